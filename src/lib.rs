@@ -1,0 +1,1 @@
+//! ttnn-tui: explains TT-NN allocation failures from memory and performance reports.
