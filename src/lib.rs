@@ -1,1 +1,3 @@
 //! ttnn-tui: explains TT-NN allocation failures from memory and performance reports.
+
+pub mod analysis;

@@ -1,0 +1,142 @@
+//! Attaching error rows to operations: id and name must both match, the first row wins, with the
+//! rank-0 fallback (behaviour.md §2.2–§2.3).
+
+use std::collections::HashMap;
+
+/// The identity of an operation, for attachment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperationKey<'a> {
+    /// `operations.operation_id`.
+    pub id: u64,
+    /// `operations.name`.
+    pub name: &'a str,
+    /// `operations.rank` (0 without the column).
+    pub rank: u32,
+}
+
+/// The identity of an error row, for attachment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorKey<'a> {
+    /// `errors.operation_id`.
+    pub operation_id: u64,
+    /// `errors.operation_name`.
+    pub operation_name: &'a str,
+    /// `errors.rank` (0 without the column).
+    pub rank: u32,
+}
+
+/// The result of attachment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// For each operation, the index of its error row.
+    pub error_of_operation: Vec<Option<usize>>,
+    /// For each error row, whether some operation picked it.
+    pub attached: Vec<bool>,
+}
+
+impl Attachment {
+    /// Indexes of the error rows no operation picked, in table order.
+    pub fn unattached(&self) -> impl Iterator<Item = usize> + '_ {
+        self.attached.iter().enumerate().filter(|(_, a)| !**a).map(|(i, _)| i)
+    }
+}
+
+/// Attaches error rows (in table order) to operations.
+pub fn attach_errors(operations: &[OperationKey<'_>], errors: &[ErrorKey<'_>]) -> Attachment {
+    let mut by_id_rank: HashMap<(u64, u32), Vec<usize>> = HashMap::new();
+    for (i, e) in errors.iter().enumerate() {
+        by_id_rank.entry((e.operation_id, e.rank)).or_default().push(i);
+    }
+    let mut attached = vec![false; errors.len()];
+    let error_of_operation = operations
+        .iter()
+        .map(|op| {
+            let exact = by_id_rank.get(&(op.id, op.rank)).into_iter().flatten();
+            let fallback = (op.rank != 0).then(|| by_id_rank.get(&(op.id, 0))).flatten().into_iter().flatten();
+            let picked = exact.chain(fallback).copied().find(|&i| errors[i].operation_name == op.name);
+            if let Some(i) = picked {
+                attached[i] = true;
+            }
+            picked
+        })
+        .collect();
+    Attachment { error_of_operation, attached }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(id: u64, name: &str) -> OperationKey<'_> {
+        OperationKey { id, name, rank: 0 }
+    }
+    fn err(operation_id: u64, operation_name: &str) -> ErrorKey<'_> {
+        ErrorKey { operation_id, operation_name, rank: 0 }
+    }
+
+    /// behaviour.md §14.7, operations (1, ttnn.add), (2, ttnn.conv2d), (10000, ttnn.matmul).
+    fn ops() -> Vec<OperationKey<'static>> {
+        vec![op(1, "ttnn.add"), op(2, "ttnn.conv2d"), op(10000, "ttnn.matmul")]
+    }
+
+    #[test]
+    fn id_and_name_match() {
+        let a = attach_errors(&ops(), &[err(2, "ttnn.conv2d")]);
+        assert_eq!(a.error_of_operation, vec![None, Some(0), None]);
+        assert_eq!(a.attached, vec![true]);
+    }
+
+    #[test]
+    fn orphans_at_base_ids_never_attach() {
+        for id in [0, 10000] {
+            let a = attach_errors(&ops(), &[err(id, "ttnn.conv2d")]);
+            assert_eq!(a.error_of_operation, vec![None, None, None]);
+            assert_eq!(a.attached, vec![false]);
+        }
+    }
+
+    #[test]
+    fn empty_names_never_attach() {
+        let a = attach_errors(&ops(), &[err(1, "")]);
+        assert_eq!(a.attached, vec![false]);
+        assert_eq!(a.unattached().collect::<Vec<_>>(), vec![0]);
+    }
+
+    #[test]
+    fn the_first_row_wins() {
+        let a = attach_errors(&ops(), &[err(2, "ttnn.conv2d"), err(2, "ttnn.conv2d")]);
+        assert_eq!(a.error_of_operation[1], Some(0));
+        assert_eq!(a.attached, vec![true, false]);
+    }
+
+    #[test]
+    fn no_errors_table_means_no_errors() {
+        let a = attach_errors(&ops(), &[]);
+        assert_eq!(a.error_of_operation, vec![None, None, None]);
+        assert_eq!(a.unattached().count(), 0);
+    }
+
+    #[test]
+    fn operations_sharing_an_id_get_their_own_row() {
+        let a = attach_errors(&[op(10001, "ttnn.add"), op(10001, "ttnn.mul")], &[err(10001, "ttnn.mul")]);
+        assert_eq!(a.error_of_operation, vec![None, Some(0)]);
+    }
+
+    #[test]
+    fn ranks_and_the_rank_zero_fallback() {
+        let ranked = |id, name, rank| OperationKey { id, name, rank };
+        let e = |operation_id, operation_name, rank| ErrorKey { operation_id, operation_name, rank };
+        // Each rank sees its own rows.
+        let errors = [e(1, "op_r0", 0), e(2, "op_r1", 1)];
+        assert_eq!(attach_errors(&[ranked(1, "op_r0", 0)], &errors[..1]).attached, vec![true]);
+        assert_eq!(attach_errors(&[ranked(2, "op_r1", 1)], &errors[1..]).attached, vec![true]);
+        // A rank-0 row attaches to a rank-1 operation with the same id and name, never without the name.
+        assert_eq!(attach_errors(&[ranked(3, "x", 1)], &[e(3, "x", 0)]).error_of_operation, vec![Some(0)]);
+        assert_eq!(attach_errors(&[ranked(3, "x", 1)], &[e(3, "y", 0)]).error_of_operation, vec![None]);
+        // An exact-rank row wins over a rank-0 row, whatever the table order.
+        assert_eq!(
+            attach_errors(&[ranked(3, "x", 1)], &[e(3, "x", 0), e(3, "x", 1)]).error_of_operation,
+            vec![Some(1)]
+        );
+    }
+}

@@ -1,0 +1,18 @@
+//! Pure rules: failure parsing, reasons, byte formatting, scope outcomes, error attachment.
+//! No I/O and no UI here.
+
+pub mod attach;
+pub mod failure;
+pub mod format;
+pub mod graph;
+pub mod reason;
+pub mod sanitize;
+pub mod scopes;
+pub mod stack;
+
+#[cfg(test)]
+mod eras;
+#[cfg(test)]
+mod scope_vectors;
+#[cfg(test)]
+mod vectors;
