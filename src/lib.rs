@@ -1,3 +1,6 @@
 //! ttnn-tui: explains TT-NN allocation failures from memory and performance reports.
 
 pub mod analysis;
+pub mod cli;
+pub mod explain;
+pub mod report;

@@ -1,1 +1,60 @@
-fn main() {}
+//! `ttnn-tui`: parse the command line, open the report, then print or draw.
+
+use clap::Parser;
+use std::io::Write;
+use std::process::ExitCode;
+use ttnn_tui::cli::{Cli, Command, OpenArgs};
+use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_text};
+use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let (open, json) = match &cli.command {
+        Some(Command::Explain(args)) => (&args.open, args.json),
+        None => (&cli.open, false),
+    };
+    match run(open, json) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure { message, code }) => {
+            eprintln!("error: {message}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+/// A failure to report on stderr, with the exit code.
+struct Failure {
+    message: String,
+    code: u8,
+}
+
+fn run(open: &OpenArgs, json: bool) -> Result<(), Failure> {
+    if let Some(perf) = &open.perf {
+        let path = perf.display();
+        return Err(Failure {
+            message: format!("--perf is not supported by this version yet; open the memory report alone: {path}"),
+            code: 2,
+        });
+    }
+    let report = open_report(open)?;
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}: {}", report.source.display_path());
+    }
+    let options = ExplainOptions { operation: open.operation, hex: open.hex };
+    let explanation = collect(&report, &options).map_err(|id| Failure {
+        message: format!("no operation {id} in this report: {}", report.source.display_path()),
+        code: 1,
+    })?;
+    let text =
+        if json { render_json(&report, &explanation, &options) } else { render_text(&report, &explanation, &options) };
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (e.g. `| head`) is not an error worth a message.
+    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    Ok(())
+}
+
+fn open_report(open: &OpenArgs) -> Result<MemoryReport, Failure> {
+    let fail = |e: ttnn_tui::report::ReportError| Failure { message: e.to_string(), code: 1 };
+    let source = if open.demo { ReportSource::Demo } else { resolve_report(open.report.as_deref()).map_err(fail)? };
+    MemoryReport::open(&source, open.rank).map_err(fail)
+}

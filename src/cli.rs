@@ -1,0 +1,73 @@
+//! The command line: `ttnn-tui [REPORT] [options]` opens the terminal UI, `ttnn-tui explain`
+//! prints.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Explains TT-NN allocation failures from a memory report (db.sqlite), in a terminal.
+#[derive(Debug, Parser)]
+#[command(name = "ttnn-tui", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// Print instead of drawing.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Which report to open.
+    #[command(flatten)]
+    pub open: OpenArgs,
+    /// When to use colours (NO_COLOR, when set and non-empty, means never).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print every error of the report, explained (text, or JSON with --json).
+    Explain(ExplainArgs),
+}
+
+/// Arguments of `explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// Which report to open.
+    #[command(flatten)]
+    pub open: OpenArgs,
+    /// Print JSON (a stable contract) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Choosing the report, shared by the UI and `explain`.
+#[derive(Debug, Args, Clone)]
+pub struct OpenArgs {
+    /// A report folder holding db.sqlite, or the database itself
+    /// [default: the newest report under ./generated/ttnn/reports/]
+    #[arg(value_name = "REPORT", conflicts_with = "demo")]
+    pub report: Option<PathBuf>,
+    /// Open the demo report built into the binary.
+    #[arg(long)]
+    pub demo: bool,
+    /// Show this operation (by operation id).
+    #[arg(long, value_name = "ID")]
+    pub operation: Option<u64>,
+    /// Read this rank of a multi-host report.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub rank: u32,
+    /// Show addresses in hexadecimal.
+    #[arg(long)]
+    pub hex: bool,
+    /// A device performance report (profiler folder or ops_perf_results*.csv).
+    #[arg(long, value_name = "PATH")]
+    pub perf: Option<PathBuf>,
+}
+
+/// When to colour the terminal UI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colours unless NO_COLOR is set.
+    Auto,
+    /// Always colours.
+    Always,
+    /// Never colours.
+    Never,
+}

@@ -1,0 +1,65 @@
+//! The plain-text form of print mode.
+
+use super::{ExplainOptions, ExplainedError, Explanation, first_line};
+use crate::analysis::reason::CalloutBody;
+use crate::report::MemoryReport;
+use std::fmt::Write;
+
+/// Renders the errors of a report as text blocks, one per error.
+pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
+    let mut out = String::new();
+    if let Some(id) = options.operation
+        && explanation.operations.is_empty()
+    {
+        let name = report.operation_index(id).map(|i| report.operations[i].name.as_str()).unwrap_or("");
+        let _ = writeln!(out, "Operation {id} {name} has no error.");
+        return out;
+    }
+    if explanation.operations.is_empty() && explanation.unattached.is_empty() {
+        let n = report.operations.len();
+        let _ = writeln!(out, "No errors recorded in this report ({n} operation{}).", if n == 1 { "" } else { "s" });
+        return out;
+    }
+    let blocks = explanation
+        .operations
+        .iter()
+        .map(|e| block(&format!("Operation {} {}", e.operation_id, e.operation_name), e, options.hex))
+        .chain(explanation.unattached.iter().map(|e| {
+            let name = if e.operation_name.is_empty() { "Unknown operation" } else { e.operation_name };
+            block(
+                &format!("Unattached error (operation {} {name}, {})", e.operation_id, e.error.error_type),
+                e,
+                options.hex,
+            )
+        }));
+    for b in blocks {
+        out.push_str(&b);
+    }
+    out
+}
+
+/// One block: a heading line, then indented explanation lines.
+fn block(heading: &str, e: &ExplainedError<'_>, hex: bool) -> String {
+    let mut out = String::new();
+    match e.failure {
+        Some(failure) => {
+            let failed = e.failed_device_operations.as_deref().unwrap_or_default();
+            let body = CalloutBody::new(failure, hex, failed, None);
+            let _ = writeln!(out, "{heading}: {}", body.kind_label);
+            for line in body.lines().iter().skip(1) {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        None => {
+            let _ = writeln!(out, "{heading}: {}", e.error.error_type);
+            let line = first_line(&e.error.message);
+            if !line.is_empty() {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+    }
+    if let Err(reason) = &e.failed_device_operations {
+        let _ = writeln!(out, "  Device operations unavailable: {reason}");
+    }
+    out
+}

@@ -1,0 +1,173 @@
+//! Read-only SQLite access: opening a report database without ever writing to it, and reading
+//! tables whose columns vary by era (behaviour.md §1.3).
+
+use super::ReportError;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::time::Duration;
+
+/// The SQLite file header.
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// Opens a report database read-only: no journal, WAL or SHM file is created, nothing is written.
+pub fn open_read_only(path: &Path) -> Result<Connection, ReportError> {
+    let fail = |what: String| ReportError::new(what, path);
+    let header = read_header(path).map_err(|e| fail(format!("cannot read the database ({e})")))?;
+    if header.is_empty() {
+        return Err(
+            fail("empty file, not a TT-NN memory report".into()).hint("point at a report folder or its db.sqlite")
+        );
+    }
+    if header.len() < 100 || &header[..16] != SQLITE_MAGIC {
+        return Err(fail("not an SQLite database".into()).hint("point at a TT-NN report folder or its db.sqlite"));
+    }
+    // Bytes 18 and 19 are 2 in WAL mode. A read-only connection would create -wal and -shm files
+    // next to the database unless it is opened immutable; that is safe only when no -wal exists.
+    let wal_mode = header[18] == 2 || header[19] == 2;
+    let wal_file_exists = sibling(path, "-wal").exists();
+    let mut uri = format!("file:{}?mode=ro", uri_path(path));
+    if wal_mode && !wal_file_exists {
+        uri.push_str("&immutable=1");
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(&uri, flags).map_err(|e| open_error(e, path, wal_mode))?;
+    conn.busy_timeout(Duration::from_millis(250)).map_err(|e| open_error(e, path, wal_mode))?;
+    // Touch the schema now so a damaged or locked file fails here, with its name.
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
+        .map_err(|e| open_error(e, path, wal_mode))?;
+    Ok(conn)
+}
+
+fn read_header(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut header = Vec::with_capacity(100);
+    std::fs::File::open(path)?.take(100).read_to_end(&mut header)?;
+    Ok(header)
+}
+
+fn sibling(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// Percent-encodes a path for an SQLite `file:` URI.
+fn uri_path(path: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = String::new();
+    for b in absolute.to_string_lossy().bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Turns an SQLite error into a one-line error naming the file.
+pub fn open_error(e: rusqlite::Error, path: &Path, wal_mode: bool) -> ReportError {
+    use rusqlite::ErrorCode::*;
+    let code = e.sqlite_error_code();
+    match code {
+        Some(DatabaseBusy | DatabaseLocked) => ReportError::new("the database is locked by another process", path)
+            .hint("wait for the run that writes it to finish, or open a copy"),
+        Some(NotADatabase) => ReportError::new("not an SQLite database, or a damaged one", path),
+        Some(DatabaseCorrupt) => ReportError::new("the database is damaged (truncated or corrupt)", path),
+        Some(CannotOpen) if wal_mode => ReportError::new(
+            "the database is in WAL mode with changes not yet checkpointed, and cannot be read without writing next to it",
+            path,
+        )
+        .hint("copy the report folder somewhere writable and open the copy"),
+        Some(CannotOpen | PermissionDenied) => ReportError::new("cannot open the database (permission denied?)", path),
+        _ => ReportError::new(format!("cannot read the database ({e})"), path),
+    }
+}
+
+/// The columns of every table, by table name; a missing table is absent.
+#[derive(Debug, Clone, Default)]
+pub struct Schema {
+    tables: HashMap<String, HashSet<String>>,
+}
+
+impl Schema {
+    /// Reads the tables and their columns.
+    pub fn read(conn: &Connection) -> rusqlite::Result<Self> {
+        let mut tables = HashMap::new();
+        let names: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for name in names {
+            let mut stmt = conn.prepare(&format!("PRAGMA table_info({})", quote(&name)))?;
+            let columns = stmt.query_map([], |r| r.get::<_, String>(1))?.collect::<Result<_, _>>()?;
+            tables.insert(name, columns);
+        }
+        Ok(Self { tables })
+    }
+
+    /// True when the table exists.
+    pub fn has_table(&self, table: &str) -> bool {
+        self.tables.contains_key(table)
+    }
+
+    /// True when the table exists and has the column.
+    pub fn has_column(&self, table: &str, column: &str) -> bool {
+        self.tables.get(table).is_some_and(|c| c.contains(column))
+    }
+
+    /// A select list for `columns` of `table`, each missing column replaced by its default literal.
+    pub fn select_list(&self, table: &str, columns: &[(&str, &str)]) -> String {
+        columns
+            .iter()
+            .map(|(column, default)| if self.has_column(table, column) { quote(column) } else { default.to_string() })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// A `WHERE` fragment selecting one rank, or `1` when the table has no rank column.
+    pub fn rank_filter(&self, table: &str) -> &'static str {
+        if self.has_column(table, "rank") { "rank = ?1" } else { "(1 OR ?1)" }
+    }
+}
+
+/// Quotes an SQL identifier.
+pub fn quote(identifier: &str) -> String {
+    format!("\"{}\"", identifier.replace('"', "\"\""))
+}
+
+/// Reads an integer cell whatever its storage class; text is parsed, anything else is 0.
+pub fn int(value: ValueRef<'_>) -> i64 {
+    match value {
+        ValueRef::Integer(i) => i,
+        ValueRef::Real(f) => f as i64,
+        ValueRef::Text(t) => std::str::from_utf8(t).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Reads an unsigned id or size cell; negative values read as 0.
+pub fn uint(value: ValueRef<'_>) -> u64 {
+    u64::try_from(int(value)).unwrap_or(0)
+}
+
+/// Reads a float cell; none when NULL or not numeric.
+pub fn float(value: ValueRef<'_>) -> Option<f64> {
+    match value {
+        ValueRef::Integer(i) => Some(i as f64),
+        ValueRef::Real(f) => Some(f),
+        ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// Reads a text cell; numbers are written out, NULL and blobs read as empty.
+pub fn text(value: ValueRef<'_>) -> String {
+    match value {
+        ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Real(f) => f.to_string(),
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,442 @@
+//! The TT-NN memory report: operations, errors and devices read at start; graphs, stack traces
+//! and arguments read when an operation is shown (behaviour.md §1–§2).
+
+use super::ReportError;
+use super::database::{Schema, float, int, open_error, open_read_only, text, uint};
+use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
+use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors};
+use crate::analysis::failure::{AllocationFailure, parse_allocation_failure};
+use crate::analysis::graph::{GraphNode, parse_graph};
+use crate::analysis::sanitize::{sanitize_line, sanitize_text};
+use crate::analysis::scopes::failed_device_operations;
+use rusqlite::{Connection, MAIN_DB, params};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The embedded demo report (`fixtures/demo/`).
+static DEMO_DATABASE: &[u8] = include_bytes!("../../fixtures/demo/db.sqlite");
+/// The embedded demo report's config file.
+static DEMO_CONFIG: &str = include_str!("../../fixtures/demo/config.json");
+
+/// The reference's text for a rank asked of a report without per-rank data (behaviour.md §1.4).
+pub const NO_RANKS: &str =
+    "This report database does not store per-rank data. Omit the rank query parameter or use rank=0 only.";
+
+/// One operation of the report, in `operation_id` order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Operation {
+    /// `operation_id`.
+    pub id: u64,
+    /// The operation's name, e.g. `ttnn.conv2d`.
+    pub name: String,
+    /// `duration` in seconds, when recorded.
+    pub duration: Option<f64>,
+    /// The rank the operation belongs to.
+    pub rank: u32,
+    /// Index into [`MemoryReport::errors`] of the error attached to it.
+    pub error: Option<usize>,
+}
+
+/// One `errors` row, sanitised, with its allocation failure when it is one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorRecord {
+    /// `errors.operation_id` (for orphans, a base id such as 0 or 10000).
+    pub operation_id: u64,
+    /// `errors.operation_name`; may be empty.
+    pub operation_name: String,
+    /// `error_type`, e.g. `RuntimeError` or `incomplete_operation`.
+    pub error_type: String,
+    /// The whole stored text, sanitised.
+    pub message: String,
+    /// The error's stack trace, sanitised; may be empty.
+    pub stack_trace: String,
+    /// `timestamp` as stored.
+    pub timestamp: String,
+    /// The row's rank.
+    pub rank: u32,
+    /// The allocation failure recognised in the message.
+    pub failure: Option<AllocationFailure>,
+    /// True when an operation picked this row.
+    pub attached: bool,
+}
+
+/// One `devices` row (the last row wins for a repeated id).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Device {
+    /// `device_id`.
+    pub device_id: u64,
+    /// `num_x_cores` × `num_y_cores` grid.
+    pub num_x_cores: u64,
+    /// Rows of cores.
+    pub num_y_cores: u64,
+    /// `worker_l1_size`.
+    pub worker_l1_size: u64,
+    /// `l1_num_banks`.
+    pub l1_num_banks: u64,
+    /// `l1_bank_size`.
+    pub l1_bank_size: u64,
+    /// `total_l1_memory`.
+    pub total_l1_memory: u64,
+    /// `cb_limit`.
+    pub cb_limit: u64,
+}
+
+/// An opened memory report.
+pub struct MemoryReport {
+    /// Where it came from.
+    pub source: ReportSource,
+    /// Display name: `report_name` of its config, else the folder name.
+    pub name: String,
+    /// The rank read.
+    pub rank: u32,
+    /// `report_metadata.schema_version`, when recorded.
+    pub schema_version: Option<String>,
+    /// Warnings about the report as a whole (e.g. `Incompatible report version`).
+    pub warnings: Vec<String>,
+    /// Operations of the rank, by `operation_id`.
+    pub operations: Vec<Operation>,
+    /// Error rows of the rank, in table order.
+    pub errors: Vec<ErrorRecord>,
+    /// Devices of the rank.
+    pub devices: Vec<Device>,
+    /// Captured graphs of the operations with an error, by operation index.
+    error_graphs: HashMap<usize, Result<Vec<GraphNode>, String>>,
+    conn: Connection,
+    schema: Schema,
+}
+
+impl MemoryReport {
+    /// Opens a report read-only for one rank, reading only what the first screen needs.
+    pub fn open(source: &ReportSource, rank: u32) -> Result<Self, ReportError> {
+        let (conn, path, name) = match source {
+            ReportSource::File { database, folder } => {
+                let conn = open_read_only(database)?;
+                let name = report_name_from_folder(folder, rank).unwrap_or_else(|| folder_name(folder, database));
+                (conn, database.clone(), name)
+            }
+            ReportSource::Demo => {
+                let mut conn = Connection::open_in_memory().map_err(|e| open_error(e, Path::new("demo"), false))?;
+                conn.deserialize_bytes(MAIN_DB, DEMO_DATABASE).map_err(|e| open_error(e, Path::new("demo"), false))?;
+                let name = report_name_from_config(DEMO_CONFIG).unwrap_or_else(|| "demo".into());
+                (conn, "demo".into(), name)
+            }
+        };
+        let fail = |e: rusqlite::Error| open_error(e, &path, false);
+        let schema = Schema::read(&conn).map_err(fail)?;
+        if !schema.has_table("operations") {
+            return Err(ReportError::new("no operations table: not a TT-NN memory report", &path)
+                .hint("point at the db.sqlite of a TT-NN report folder"));
+        }
+        if rank > 0 && !schema.has_column("operations", "rank") {
+            return Err(ReportError::new(NO_RANKS, &path).hint("omit --rank or use --rank 0"));
+        }
+        let mut report = Self {
+            source: source.clone(),
+            name,
+            rank,
+            schema_version: None,
+            warnings: Vec::new(),
+            operations: Vec::new(),
+            errors: Vec::new(),
+            devices: Vec::new(),
+            error_graphs: HashMap::new(),
+            conn,
+            schema,
+        };
+        report.load().map_err(fail)?;
+        Ok(report)
+    }
+
+    fn load(&mut self) -> rusqlite::Result<()> {
+        self.schema_version = self.read_schema_version()?;
+        if let Some(major) =
+            self.schema_version.as_deref().and_then(|v| v.split('.').next()?.trim().parse::<u64>().ok())
+            && major > 3
+        {
+            self.warnings.push("Incompatible report version".to_string());
+        }
+        self.operations = self.read_operations()?;
+        let errors = self.read_errors()?;
+        self.attach(errors);
+        self.devices = self.read_devices()?;
+        self.error_graphs = self.read_error_graphs()?;
+        Ok(())
+    }
+
+    fn read_schema_version(&self) -> rusqlite::Result<Option<String>> {
+        if !self.schema.has_column("report_metadata", "key") || !self.schema.has_column("report_metadata", "value") {
+            return Ok(None);
+        }
+        let mut stmt = self.conn.prepare("SELECT value FROM report_metadata WHERE key = 'schema_version'")?;
+        let mut rows = stmt.query([])?;
+        Ok(rows.next()?.map(|r| sanitize_line(&text(r.get_ref_unwrap(0)))))
+    }
+
+    fn read_operations(&self) -> rusqlite::Result<Vec<Operation>> {
+        let columns = self
+            .schema
+            .select_list("operations", &[("operation_id", "0"), ("name", "''"), ("duration", "NULL"), ("rank", "0")]);
+        let filter = self.schema.rank_filter("operations");
+        let sql = format!("SELECT {columns} FROM operations WHERE {filter} ORDER BY 1, rowid");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(params![self.rank], |r| {
+            Ok(Operation {
+                id: uint(r.get_ref(0)?),
+                name: sanitize_line(&text(r.get_ref(1)?)),
+                duration: float(r.get_ref(2)?),
+                rank: int(r.get_ref(3)?) as u32,
+                error: None,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// Error rows of the rank, and of rank 0 for the fallback, in table order.
+    fn read_errors(&self) -> rusqlite::Result<Vec<ErrorRecord>> {
+        if !self.schema.has_table("errors") {
+            return Ok(Vec::new());
+        }
+        let columns = self.schema.select_list(
+            "errors",
+            &[
+                ("operation_id", "0"),
+                ("operation_name", "''"),
+                ("error_type", "''"),
+                ("error_message", "NULL"),
+                ("stack_trace", "''"),
+                ("timestamp", "''"),
+                ("rank", "0"),
+            ],
+        );
+        let filter = if self.schema.has_column("errors", "rank") { "rank = ?1 OR rank = 0" } else { "(1 OR ?1)" };
+        let sql = format!("SELECT {columns} FROM errors WHERE {filter} ORDER BY rowid");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(params![self.rank], |r| {
+            // The raw message is parsed before sanitising; only sanitised text is kept.
+            let raw = match r.get_ref(3)? {
+                rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+                _ => None,
+            };
+            let failure = raw.as_deref().and_then(parse_allocation_failure).map(|mut f| {
+                f.figures.core_range = f.figures.core_range.map(|c| sanitize_line(&c));
+                f
+            });
+            Ok(ErrorRecord {
+                operation_id: uint(r.get_ref(0)?),
+                operation_name: sanitize_line(&text(r.get_ref(1)?)),
+                error_type: sanitize_line(&text(r.get_ref(2)?)),
+                message: sanitize_text(raw.as_deref().unwrap_or("")),
+                stack_trace: sanitize_text(&text(r.get_ref(4)?)),
+                timestamp: sanitize_line(&text(r.get_ref(5)?)),
+                rank: int(r.get_ref(6)?) as u32,
+                failure,
+                attached: false,
+            })
+        })?;
+        rows.collect()
+    }
+
+    fn attach(&mut self, mut errors: Vec<ErrorRecord>) {
+        let op_keys: Vec<_> =
+            self.operations.iter().map(|o| OperationKey { id: o.id, name: &o.name, rank: o.rank }).collect();
+        let error_keys: Vec<_> = errors
+            .iter()
+            .map(|e| ErrorKey { operation_id: e.operation_id, operation_name: &e.operation_name, rank: e.rank })
+            .collect();
+        let attachment = attach_errors(&op_keys, &error_keys);
+        for (e, attached) in errors.iter_mut().zip(&attachment.attached) {
+            e.attached = *attached;
+        }
+        // Keep the rank's rows, and rank-0 rows only where the fallback attached them.
+        let rank = self.rank;
+        let mut new_index = vec![None; errors.len()];
+        let mut kept = Vec::new();
+        for (i, e) in errors.into_iter().enumerate() {
+            if e.rank == rank || e.attached {
+                new_index[i] = Some(kept.len());
+                kept.push(e);
+            }
+        }
+        for (op, picked) in self.operations.iter_mut().zip(attachment.error_of_operation) {
+            op.error = picked.and_then(|i| new_index[i]);
+        }
+        self.errors = kept;
+    }
+
+    fn read_devices(&self) -> rusqlite::Result<Vec<Device>> {
+        if !self.schema.has_table("devices") {
+            return Ok(Vec::new());
+        }
+        let wanted = [
+            "device_id",
+            "num_x_cores",
+            "num_y_cores",
+            "worker_l1_size",
+            "l1_num_banks",
+            "l1_bank_size",
+            "total_l1_memory",
+            "cb_limit",
+        ];
+        let columns = self.schema.select_list("devices", &wanted.map(|c| (c, "0")));
+        let filter = self.schema.rank_filter("devices");
+        let mut stmt = self.conn.prepare(&format!("SELECT {columns} FROM devices WHERE {filter} ORDER BY rowid"))?;
+        let mut by_id: Vec<Device> = Vec::new();
+        let mut rows = stmt.query(params![self.rank])?;
+        while let Some(r) = rows.next()? {
+            let v = |i: usize| uint(r.get_ref_unwrap(i));
+            let device = Device {
+                device_id: v(0),
+                num_x_cores: v(1),
+                num_y_cores: v(2),
+                worker_l1_size: v(3),
+                l1_num_banks: v(4),
+                l1_bank_size: v(5),
+                total_l1_memory: v(6),
+                cb_limit: v(7),
+            };
+            match by_id.iter_mut().find(|d| d.device_id == device.device_id) {
+                Some(existing) => *existing = device,
+                None => by_id.push(device),
+            }
+        }
+        Ok(by_id)
+    }
+
+    /// Reads the captured graphs of the operations that have an error, in one query.
+    fn read_error_graphs(&self) -> rusqlite::Result<HashMap<usize, Result<Vec<GraphNode>, String>>> {
+        let wanted: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
+        if wanted.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let ids: Vec<u64> = wanted.iter().map(|&i| self.operations[i].id).collect();
+        let texts = self.graph_texts(&ids)?;
+        Ok(wanted
+            .into_iter()
+            .map(|i| {
+                let op = &self.operations[i];
+                (i, pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| parse_graph(t)))
+            })
+            .collect())
+    }
+
+    /// Raw `captured_graph` texts of some operation ids, with their ranks, in table order.
+    fn graph_texts(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
+        let mut out: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
+        if !self.schema.has_table("captured_graph") || ids.is_empty() {
+            return Ok(out);
+        }
+        let columns = self
+            .schema
+            .select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")]);
+        for chunk in ids.chunks(500) {
+            let list = chunk.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+            let sql = format!("SELECT {columns} FROM captured_graph WHERE operation_id IN ({list}) ORDER BY rowid");
+            let mut stmt = self.conn.prepare(&sql)?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let id = uint(r.get_ref(0)?);
+                out.entry(id).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The captured graph of an operation (by index): nodes, or why they are unavailable.
+    pub fn graph(&self, index: usize) -> Result<Vec<GraphNode>, String> {
+        if let Some(graph) = self.error_graphs.get(&index) {
+            return graph.clone();
+        }
+        let op = &self.operations[index];
+        let texts = self.graph_texts(&[op.id]).map_err(|e| format!("cannot read the captured graph ({e})"))?;
+        pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| parse_graph(t))
+    }
+
+    /// The failed device operations of an operation with an error (behaviour.md §3.5);
+    /// empty when it has no graph, or why its graph is unavailable.
+    pub fn failed_device_operations(&self, index: usize) -> Result<Vec<String>, String> {
+        match self.error_graphs.get(&index) {
+            Some(Ok(nodes)) => Ok(failed_device_operations(nodes)),
+            Some(Err(reason)) => Err(reason.clone()),
+            None => self.graph(index).map(|nodes| failed_device_operations(&nodes)),
+        }
+    }
+
+    /// The error attached to an operation (by index).
+    pub fn error_of(&self, index: usize) -> Option<&ErrorRecord> {
+        self.operations[index].error.map(|e| &self.errors[e])
+    }
+
+    /// Error rows no operation picked, in table order.
+    pub fn unattached_errors(&self) -> impl Iterator<Item = &ErrorRecord> {
+        self.errors.iter().filter(|e| !e.attached)
+    }
+
+    /// Index of the operation with this id, when there is one.
+    pub fn operation_index(&self, id: u64) -> Option<usize> {
+        let start = self.operations.partition_point(|o| o.id < id);
+        (self.operations.get(start)?.id == id).then_some(start)
+    }
+
+    /// The stack traces of some operations (by index), sanitised; empty when none is stored.
+    pub fn stack_traces(&self, indexes: &[usize]) -> Result<HashMap<usize, String>, String> {
+        let mut out = HashMap::new();
+        if !self.schema.has_table("stack_traces") || indexes.is_empty() {
+            return Ok(out);
+        }
+        let columns =
+            self.schema.select_list("stack_traces", &[("operation_id", "0"), ("stack_trace", "''"), ("rank", "0")]);
+        let ids: Vec<String> = indexes.iter().map(|&i| self.operations[i].id.to_string()).collect();
+        let sql =
+            format!("SELECT {columns} FROM stack_traces WHERE operation_id IN ({}) ORDER BY rowid", ids.join(","));
+        let read = || -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
+            let mut by_id: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
+            let mut stmt = self.conn.prepare(&sql)?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                by_id.entry(uint(r.get_ref(0)?)).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
+            }
+            Ok(by_id)
+        };
+        let by_id = read().map_err(|e| format!("cannot read stack traces ({e})"))?;
+        for &i in indexes {
+            let op = &self.operations[i];
+            let rows = by_id.get(&op.id).map(Vec::as_slice).unwrap_or_default();
+            // The last row of the operation's rank wins, with the rank-0 fallback.
+            let trace =
+                rows.iter().rev().find(|(r, _)| *r == op.rank).or_else(|| rows.iter().rev().find(|(r, _)| *r == 0));
+            out.insert(i, trace.map(|(_, t)| sanitize_text(t)).unwrap_or_default());
+        }
+        Ok(out)
+    }
+
+    /// The arguments of an operation (by index): name and printed value, in table order.
+    pub fn arguments(&self, index: usize) -> Result<Vec<(String, String)>, String> {
+        if !self.schema.has_table("operation_arguments") {
+            return Ok(Vec::new());
+        }
+        let op = &self.operations[index];
+        let columns = self.schema.select_list("operation_arguments", &[("name", "''"), ("value", "''")]);
+        let filter = self.schema.rank_filter("operation_arguments");
+        let sql =
+            format!("SELECT {columns} FROM operation_arguments WHERE operation_id = ?2 AND {filter} ORDER BY rowid");
+        let read = || -> rusqlite::Result<Vec<(String, String)>> {
+            let mut stmt = self.conn.prepare(&sql)?;
+            let rows = stmt.query_map(params![op.rank, op.id], |r| {
+                Ok((sanitize_line(&text(r.get_ref(0)?)), sanitize_text(&text(r.get_ref(1)?))))
+            })?;
+            rows.collect()
+        };
+        read().map_err(|e| format!("cannot read arguments ({e})"))
+    }
+}
+
+/// The graph of an operation: the first row of its rank, otherwise the first row for the id.
+fn pick_graph(rows: Option<&Vec<(u32, String)>>, rank: u32) -> Option<&str> {
+    let rows = rows?;
+    rows.iter().find(|(r, _)| *r == rank).or_else(|| rows.first()).map(|(_, t)| t.as_str())
+}
+
+fn folder_name(folder: &Path, database: &Path) -> String {
+    let name = folder.file_name().or_else(|| database.file_name()).map(|n| n.to_string_lossy().into_owned());
+    sanitize_line(&name.unwrap_or_else(|| database.display().to_string()))
+}
