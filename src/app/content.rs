@@ -1,0 +1,193 @@
+//! The texts of the Operations tab, built from the state: list labels and markers, the failure
+//! callout, expanded items (behaviour.md §7.2), the detail pane, the unattached-errors callout
+//! (§7.5) and what `y` copies.
+
+use super::App;
+use crate::analysis::failure::FailureKind;
+use crate::analysis::reason::CalloutBody;
+use crate::analysis::stack::source_label;
+use crate::report::ErrorRecord;
+use crate::ui::theme::Theme;
+use ratatui::text::{Line, Span};
+
+/// How many unattached errors the callout explains before `And {n − 5} more.`.
+pub const UNATTACHED_SHOWN: usize = 5;
+
+/// The list label of behaviour.md §1.5: `{id} {name} ({file}:{line})`, the place once the stack
+/// trace is loaded.
+pub fn list_label(app: &App, operation: usize) -> String {
+    let op = &app.operations[operation];
+    match app.stack_traces.get(&operation).and_then(|t| source_label(t)) {
+        Some(place) => format!("{} {} ({place})", op.id, op.name),
+        None => format!("{} {}", op.id, op.name),
+    }
+}
+
+/// The error marker of a list row, a glyph and a word that survive without colour.
+pub fn marker(app: &App, operation: usize) -> Option<&'static str> {
+    let error = app.error_of(operation)?;
+    Some(match error.failure.as_ref().map(|f| f.kind) {
+        Some(FailureKind::BankOutOfMemory | FailureKind::BankOutOfMemoryWithDependencies) => "✖ OOM",
+        Some(FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash) => "✖ CB",
+        None => "✖ error",
+    })
+}
+
+/// The callout body of an error, with `Failed in …` from `failed_in` (empty for unattached errors).
+pub fn callout_body(app: &App, error: &ErrorRecord, failed_in: &[String]) -> Option<CalloutBody> {
+    error.failure.as_ref().map(|f| CalloutBody::new(f, app.hex, failed_in, None))
+}
+
+/// The callout body as styled lines: kind label bold, reason label bold before its detail.
+pub fn callout_lines(body: &CalloutBody, theme: &Theme, indent: &str) -> Vec<Line<'static>> {
+    let mut lines = vec![
+        Line::from(vec![Span::raw(indent.to_string()), Span::styled(body.kind_label, theme.bold.patch(theme.danger))]),
+        Line::from(format!("{indent}{}", body.summary)),
+    ];
+    if let Some(e) = &body.explanation {
+        lines.push(Line::from(vec![
+            Span::raw(indent.to_string()),
+            Span::styled(format!("{}.", e.reason.label()), theme.bold),
+            Span::raw(format!(" {}", e.detail)),
+        ]));
+    }
+    if let Some(last) = &body.last_line {
+        lines.push(Line::from(format!("{indent}{last}")));
+    }
+    lines
+}
+
+/// Lines of a multi-line text, each indented.
+fn text_lines(text: &str, indent: &str) -> impl Iterator<Item = Line<'static>> {
+    text.lines().map(move |l| Line::from(format!("{indent}{l}")))
+}
+
+/// The lines an expanded list item shows below its row (behaviour.md §7.2).
+pub fn expansion_lines(app: &App, operation: usize) -> Vec<Line<'static>> {
+    const INDENT: &str = "    ";
+    let theme = &app.theme;
+    let Some(error) = app.error_of(operation) else {
+        return vec![Line::styled(format!("{INDENT}No error recorded for this operation"), theme.dim)];
+    };
+    let failed_in = app.failed_in.get(&operation).map(Vec::as_slice).unwrap_or_default();
+    let mut lines = callout_body(app, error, failed_in).map(|b| callout_lines(&b, theme, INDENT)).unwrap_or_default();
+    lines.push(Line::styled(format!("{INDENT}Error Message"), theme.bold));
+    lines.extend(text_lines(&error.message, INDENT));
+    if !error.stack_trace.trim().is_empty() {
+        lines.push(Line::styled(format!("{INDENT}Error Stack Trace"), theme.bold));
+        lines.extend(text_lines(&error.stack_trace, INDENT));
+    }
+    lines
+}
+
+/// A duration in seconds, as shown in the detail pane.
+pub fn duration_text(seconds: Option<f64>) -> String {
+    match seconds {
+        None => "not recorded".to_string(),
+        Some(s) if s >= 1.0 => format!("{s:.3} s"),
+        Some(s) => format!("{:.3} ms", s * 1000.0),
+    }
+}
+
+/// The detail pane of an operation: identity, the failure callout or the error, arguments and
+/// stack trace.
+pub fn detail_lines(app: &App, operation: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let op = &app.operations[operation];
+    let field =
+        |label: &str, value: String| Line::from(vec![Span::styled(format!("{label:<9}"), theme.dim), Span::raw(value)]);
+    let mut lines = vec![
+        field("Id", op.id.to_string()),
+        field("Name", op.name.clone()),
+        field("Duration", duration_text(op.duration)),
+    ];
+    if let Some(error) = app.error_of(operation) {
+        lines.push(Line::default());
+        let failed_in = app.failed_in.get(&operation).map(Vec::as_slice).unwrap_or_default();
+        match callout_body(app, error, failed_in) {
+            Some(body) => lines.extend(callout_lines(&body, theme, "")),
+            None => {
+                lines.push(Line::styled(error.error_type.clone(), theme.bold.patch(theme.danger)));
+                lines.extend(text_lines(&error.message, ""));
+            }
+        }
+        lines.push(Line::styled("v: raw message and stack trace", theme.dim));
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled("Arguments", theme.bold));
+    match app.arguments.get(&operation) {
+        None => lines.push(Line::styled("  loading…", theme.dim)),
+        Some(Err(e)) => lines.push(Line::styled(format!("  {e}"), theme.danger)),
+        Some(Ok(args)) if args.is_empty() => lines.push(Line::styled("  none recorded", theme.dim)),
+        Some(Ok(args)) => {
+            for (name, value) in args {
+                let mut value_lines = value.lines();
+                let first = value_lines.next().unwrap_or("");
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  {name} "), theme.bold),
+                    Span::raw(first.to_string()),
+                ]));
+                lines.extend(text_lines(&value_lines.collect::<Vec<_>>().join("\n"), "    "));
+            }
+        }
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled("Stack trace", theme.bold));
+    match app.stack_traces.get(&operation) {
+        None => lines.push(Line::styled("  loading…", theme.dim)),
+        Some(t) if t.trim().is_empty() => lines.push(Line::styled("  none recorded", theme.dim)),
+        Some(t) => lines.extend(text_lines(t, "  ")),
+    }
+    lines
+}
+
+/// The title of the unattached-errors callout (behaviour.md §7.5).
+pub fn unattached_title(n: usize) -> String {
+    if n == 1 {
+        "1 error recorded that is not shown on any operation".to_string()
+    } else {
+        format!("{n} errors recorded that are not shown on any operation")
+    }
+}
+
+/// The body of the unattached-errors callout: the first 5 explained, then `And {n − 5} more.`.
+pub fn unattached_lines(app: &App) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let mut lines = Vec::new();
+    for (k, &e) in app.unattached.iter().take(UNATTACHED_SHOWN).enumerate() {
+        let error = &app.errors[e];
+        if k > 0 {
+            lines.push(Line::default());
+        }
+        let name = if error.operation_name.is_empty() { "Unknown operation" } else { &error.operation_name };
+        lines.push(Line::from(vec![
+            Span::styled(name.to_string(), theme.bold),
+            Span::raw(format!(" {}", error.error_type)),
+        ]));
+        if let Some(body) = callout_body(app, error, &[]) {
+            lines.extend(callout_lines(&body, theme, "  "));
+        }
+        lines.extend(text_lines(&error.message, "  "));
+        if !error.stack_trace.trim().is_empty() {
+            lines.extend(text_lines(&error.stack_trace, "  "));
+        }
+    }
+    if app.unattached.len() > UNATTACHED_SHOWN {
+        lines.push(Line::default());
+        lines.push(Line::from(format!("And {} more.", app.unattached.len() - UNATTACHED_SHOWN)));
+    }
+    lines
+}
+
+/// What `y` copies for an operation: its callout as plain text, or its error type and message;
+/// none without an error.
+pub fn copy_text(app: &App, operation: usize) -> Option<String> {
+    let op = &app.operations[operation];
+    let error = app.error_of(operation)?;
+    let failed_in = app.failed_in.get(&operation).map(Vec::as_slice).unwrap_or_default();
+    let body = match callout_body(app, error, failed_in) {
+        Some(body) => body.lines(),
+        None => vec![error.error_type.clone(), crate::explain::first_line(&error.message).to_string()],
+    };
+    Some(format!("Operation {} {}\n{}\n", op.id, op.name, body.join("\n")))
+}
