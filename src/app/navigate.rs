@@ -33,7 +33,10 @@ impl App {
             Action::ToggleUnattached if !self.unattached.is_empty() => {
                 self.unattached_collapsed = !self.unattached_collapsed;
             }
-            Action::ScrollUnattachedDown => self.unattached_scroll = self.unattached_scroll.saturating_add(1),
+            Action::ScrollUnattachedDown => {
+                let lines = content::unattached_lines(self).len() as u16;
+                self.unattached_scroll = (self.unattached_scroll + 1).min(lines);
+            }
             Action::ScrollUnattachedUp => self.unattached_scroll = self.unattached_scroll.saturating_sub(1),
             _ => {}
         }

@@ -21,7 +21,7 @@ pub fn draw_tab(frame: &mut Frame, app: &mut App, area: Rect) {
         unattached::draw(frame, app, callout_area);
     }
     let [list_area, detail_area] = if rest.width >= SIDE_BY_SIDE_WIDTH {
-        Layout::horizontal([Constraint::Percentage(55), Constraint::Fill(1)]).areas(rest)
+        Layout::horizontal([Constraint::Percentage(45), Constraint::Fill(1)]).areas(rest)
     } else {
         Layout::vertical([Constraint::Percentage(55), Constraint::Fill(1)]).areas(rest)
     };
