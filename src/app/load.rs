@@ -96,7 +96,8 @@ fn new_tree(entries: Result<Vec<TreeEntry>, String>, hex: bool, theme: &Theme) -
         Ok(entries) => {
             match first_failed_path(entries) {
                 Some(path) => {
-                    for depth in 1..path.len() {
+                    // Open the failed scope too, so what it allocated before failing shows.
+                    for depth in 1..=path.len() {
                         state.open(path[..depth].to_vec());
                     }
                     state.select(path);
