@@ -117,9 +117,6 @@ impl Mem {
             .remove(i.unwrap_or_else(|| panic!("{name} is not live")))
             .1
     }
-    fn get(&self, name: &str) -> Buf {
-        self.live.iter().find(|(n, _)| *n == name).expect("live").1
-    }
     fn rows(&self) -> Vec<BufferRow> {
         let mut bufs: Vec<Buf> = self.live.iter().map(|(_, b)| *b).collect();
         bufs.sort_by_key(|b| (b.bt.code(), b.address));
@@ -129,8 +126,8 @@ impl Mem {
 
 struct Demo {
     mem: Mem,
-    report: ReportBuilder,
-    next_id: i64,
+    ops: Vec<Op>,
+    errors: Vec<ErrorRow>,
     clock: u32,
 }
 
@@ -145,8 +142,7 @@ impl Demo {
         args: &[(&str, &str)],
         graph: Option<String>,
     ) -> i64 {
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.ops.len() as i64 + 1;
         let mut op = Op::new(id, name)
             .duration(duration)
             .stack_trace(&op_stack(frames))
@@ -158,8 +154,7 @@ impl Demo {
         if let Some(g) = graph {
             op = op.graph(g);
         }
-        let report = std::mem::replace(&mut self.report, ReportBuilder::new(Schema::V2_1));
-        self.report = report.operation(op);
+        self.ops.push(op);
         id
     }
 
@@ -168,7 +163,7 @@ impl Demo {
         let row = ErrorRow::new(id, name, "RuntimeError", &message)
             .stack_trace(&text::error_stack(frames))
             .timestamp(&self.timestamp());
-        self.push_error(row);
+        self.errors.push(row);
     }
 
     /// The next error timestamp: a few seconds after the previous one.
@@ -180,11 +175,6 @@ impl Demo {
             self.clock % 60,
             (self.clock * 37) % 1000
         )
-    }
-
-    fn push_error(&mut self, row: ErrorRow) {
-        let report = std::mem::replace(&mut self.report, ReportBuilder::new(Schema::V2_1));
-        self.report = report.error(row);
     }
 }
 
@@ -208,14 +198,10 @@ fn call(needle: &str) -> String {
 
 /// The demo report, ready to write.
 pub fn demo_report() -> ReportBuilder {
-    let report = ReportBuilder::new(Schema::V2_1)
-        .report_name(REPORT_NAME)
-        .device(Device::wormhole(0))
-        .source_file(SourceFile::new(1, text::MODEL_PY_PATH, text::MODEL_PY));
     let mut d = Demo {
         mem: Mem::default(),
-        report,
-        next_id: 1,
+        ops: Vec::new(),
+        errors: Vec::new(),
         clock: 0,
     };
     // Weights and inputs placed before the first recorded operation.
@@ -236,8 +222,13 @@ pub fn demo_report() -> ReportBuilder {
     block::block(&mut d);
     block::finish(&mut d);
     // graph_report's row for a top-level scope that never ended, at base id 0.
-    d.push_error(ErrorRow::incomplete(0, "ttnn.conv2d"));
-    d.report
+    d.errors.push(ErrorRow::incomplete(0, "ttnn.conv2d"));
+    let report = ReportBuilder::new(Schema::V2_1)
+        .report_name(REPORT_NAME)
+        .device(Device::wormhole(0))
+        .source_file(SourceFile::new(1, text::MODEL_PY_PATH, text::MODEL_PY));
+    let report = d.ops.into_iter().fold(report, ReportBuilder::operation);
+    d.errors.into_iter().fold(report, ReportBuilder::error)
 }
 
 /// A completed top-level op: one device op that allocates `out` (and runs `cbs` circular

@@ -92,7 +92,7 @@ pub(super) fn block(d: &mut Demo) {
     )
     .stack_trace("C++ stack trace not available")
     .timestamp(&d.timestamp());
-    d.push_error(row);
+    d.errors.push(row);
 
     // 24: ttnn.experimental.nlp_create_qkv_heads fails: the dataflow-buffer variant (shown
     // raw). The newest node type dataflow_buffer_allocate precedes the failure.
