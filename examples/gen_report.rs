@@ -58,60 +58,23 @@ const OPS: &[(&str, &str, &str)] = &[
         "x = ttnn.conv2d(input_tensor=x, weight_tensor=self.conv.weight, device=self.device, **self.conv_config)",
     ),
     ("ttnn.relu", "UnaryDeviceOperation", "x = ttnn.relu(x)"),
-    (
-        "ttnn.add",
-        "BinaryNgDeviceOperation",
-        "x = ttnn.add(x, residual)",
-    ),
-    (
-        "ttnn.layer_norm",
-        "LayerNormDeviceOperation",
-        "h = ttnn.layer_norm(x, weight=self.ln.weight, bias=self.ln.bias)",
-    ),
-    (
-        "ttnn.linear",
-        "MatmulDeviceOperation",
-        "qkv = ttnn.linear(h, self.qkv.weight, bias=self.qkv.bias)",
-    ),
+    ("ttnn.add", "BinaryNgDeviceOperation", "x = ttnn.add(x, residual)"),
+    ("ttnn.layer_norm", "LayerNormDeviceOperation", "h = ttnn.layer_norm(x, weight=self.ln.weight, bias=self.ln.bias)"),
+    ("ttnn.linear", "MatmulDeviceOperation", "qkv = ttnn.linear(h, self.qkv.weight, bias=self.qkv.bias)"),
     (
         "ttnn.experimental.nlp_create_qkv_heads",
         "NlpCreateHeadsDeviceOperation",
         "q, k, v = ttnn.experimental.nlp_create_qkv_heads(qkv, num_heads=16)",
     ),
-    (
-        "ttnn.matmul",
-        "MatmulDeviceOperation",
-        "scores = ttnn.matmul(q, k, transpose_b=True)",
-    ),
-    (
-        "ttnn.softmax",
-        "SoftmaxDeviceOperation",
-        "probs = ttnn.softmax(scores, dim=-1)",
-    ),
-    (
-        "ttnn.matmul",
-        "MatmulDeviceOperation",
-        "context = ttnn.matmul(probs, v)",
-    ),
-    (
-        "ttnn.linear",
-        "MatmulDeviceOperation",
-        "out = ttnn.linear(context, self.proj.weight, bias=self.proj.bias)",
-    ),
-    (
-        "ttnn.max_pool2d",
-        "Pool2D",
-        "x = ttnn.max_pool2d(x, **self.pool_config)",
-    ),
+    ("ttnn.matmul", "MatmulDeviceOperation", "scores = ttnn.matmul(q, k, transpose_b=True)"),
+    ("ttnn.softmax", "SoftmaxDeviceOperation", "probs = ttnn.softmax(scores, dim=-1)"),
+    ("ttnn.matmul", "MatmulDeviceOperation", "context = ttnn.matmul(probs, v)"),
+    ("ttnn.linear", "MatmulDeviceOperation", "out = ttnn.linear(context, self.proj.weight, bias=self.proj.bias)"),
+    ("ttnn.max_pool2d", "Pool2D", "x = ttnn.max_pool2d(x, **self.pool_config)"),
 ];
 
-const FAILURES: &[&str] = &[
-    text::FRAGMENTED_DRAM,
-    text::NOT_ENOUGH_FREE_DRAM,
-    text::V2_DRAM,
-    text::FRAGMENTED_L1,
-    text::ONLY_WITH_STATS_L1,
-];
+const FAILURES: &[&str] =
+    &[text::FRAGMENTED_DRAM, text::NOT_ENOUGH_FREE_DRAM, text::V2_DRAM, text::FRAGMENTED_L1, text::ONLY_WITH_STATS_L1];
 
 const L1_TOP: u64 = 1499136;
 
@@ -162,12 +125,7 @@ struct Live {
 
 impl Live {
     fn new(n: u64, rng: &mut Rng) -> Self {
-        let mut live = Live {
-            bufs: Vec::new(),
-            dram_next: 1024,
-            l1_next: L1_TOP,
-            cursor: 0,
-        };
+        let mut live = Live { bufs: Vec::new(), dram_next: 1024, l1_next: L1_TOP, cursor: 0 };
         for _ in 0..n {
             let b = live.fresh(rng);
             live.bufs.push(b);
@@ -182,27 +140,13 @@ impl Live {
                 self.l1_next = L1_TOP;
             }
             self.l1_next -= per_bank;
-            let layout = if rng.below(2) == 0 {
-                Layout::Interleaved
-            } else {
-                Layout::HeightSharded
-            };
-            Buf {
-                address: self.l1_next,
-                per_bank,
-                bt: BufferType::L1,
-                layout,
-            }
+            let layout = if rng.below(2) == 0 { Layout::Interleaved } else { Layout::HeightSharded };
+            Buf { address: self.l1_next, per_bank, bt: BufferType::L1, layout }
         } else {
             if self.dram_next > 1_000_000_000 {
                 self.dram_next = 1024;
             }
-            let b = Buf {
-                address: self.dram_next,
-                per_bank,
-                bt: BufferType::Dram,
-                layout: Layout::Interleaved,
-            };
+            let b = Buf { address: self.dram_next, per_bank, bt: BufferType::Dram, layout: Layout::Interleaved };
             self.dram_next += per_bank;
             b
         }
@@ -222,22 +166,13 @@ impl Live {
 }
 
 fn graph(top: &str, dev: &str, new: &[(Buf, Buf)], failed: bool) -> String {
-    let mut g = Graph::new()
-        .capture_start()
-        .start(top)
-        .tensor(1, "Shape([1, 1, 1024, 1024])")
-        .start(dev);
+    let mut g = Graph::new().capture_start().start(top).tensor(1, "Shape([1, 1, 1024, 1024])").start(dev);
     for (b, _) in new {
         g = g.alloc(b.alloc());
     }
-    g = g
-        .cb_deallocate_all()
-        .cb_allocate(32768, 101440, "{[0-0 - 7-7]}")
-        .cb_allocate(16384, 134208, "{[0-0 - 7-7]}");
+    g = g.cb_deallocate_all().cb_allocate(32768, 101440, "{[0-0 - 7-7]}").cb_allocate(16384, 134208, "{[0-0 - 7-7]}");
     if failed {
-        g = g
-            .aborted_end(dev, Some("Out of Memory"))
-            .aborted_end(top, Some("Out of Memory"));
+        g = g.aborted_end(dev, Some("Out of Memory")).aborted_end(top, Some("Out of Memory"));
     } else {
         g = g.end(dev);
         for (_, old) in new {
@@ -270,13 +205,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let start = Instant::now();
     // The empty V2 schema and config.json, from the fixture builder.
-    let name = format!(
-        "gen_report {} ops x {} buffers",
-        args.ops, args.buffers_per_op
-    );
-    ReportBuilder::new(Schema::V2)
-        .report_name(&name)
-        .write_to(&args.out);
+    let name = format!("gen_report {} ops x {} buffers", args.ops, args.buffers_per_op);
+    ReportBuilder::new(Schema::V2).report_name(&name).write_to(&args.out);
 
     let mut conn = Connection::open(&db_path)?;
     conn.execute_batch("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")?;
@@ -287,35 +217,26 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         let mut ins_st = tx.prepare("INSERT INTO stack_traces VALUES (?1, ?2)")?;
         let mut ins_graph = tx.prepare("INSERT INTO captured_graph VALUES (?1, ?2)")?;
         let mut ins_buf = tx.prepare("INSERT INTO buffers VALUES (?1, 0, ?2, ?3, ?4, ?5)")?;
-        let mut ins_err =
-            tx.prepare("INSERT INTO errors VALUES (?1, ?2, 'RuntimeError', ?3, ?4, ?5)")?;
-        let device: Vec<_> = support::Device::wormhole(0)
-            .values()
-            .into_iter()
-            .filter(|(k, _)| *k != "rank")
-            .collect();
+        let mut ins_err = tx.prepare("INSERT INTO errors VALUES (?1, ?2, 'RuntimeError', ?3, ?4, ?5)")?;
+        let device: Vec<_> = support::Device::wormhole(0).values().into_iter().filter(|(k, _)| *k != "rank").collect();
         let names: Vec<&str> = device.iter().map(|(k, _)| *k).collect();
-        let sql = format!(
-            "INSERT INTO devices ({}) VALUES ({})",
-            names.join(", "),
-            vec!["?"; names.len()].join(", ")
-        );
+        let sql = format!("INSERT INTO devices ({}) VALUES ({})", names.join(", "), vec!["?"; names.len()].join(", "));
         tx.execute(&sql, params_from_iter(device.into_iter().map(|(_, v)| v)))?;
 
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut live = Live::new(args.buffers_per_op, &mut rng);
-        let error_every = if args.errors > 0 {
-            (args.ops / (args.errors + 1)).max(1)
-        } else {
-            0
-        };
+        let error_every = if args.errors > 0 { (args.ops / (args.errors + 1)).max(1) } else { 0 };
         let mut errors_left = args.errors;
         for id in 1..=args.ops {
             let (top, dev, code) = OPS[(id as usize - 1) % OPS.len()];
             let failed = errors_left > 0 && error_every > 0 && id % error_every == 0;
             let duration = (50 + rng.below(5000)) as f64 * 1e-6;
             ins_op.execute(params![id, top, duration])?;
-            ins_arg.execute(params![id, "input_tensor", "ttnn.Tensor(shape=Shape([1, 1, 1024, 1024]), dtype=DataType::BFLOAT16, layout=Layout::TILE)"])?;
+            ins_arg.execute(params![
+                id,
+                "input_tensor",
+                "ttnn.Tensor(shape=Shape([1, 1, 1024, 1024]), dtype=DataType::BFLOAT16, layout=Layout::TILE)"
+            ])?;
             ins_arg.execute(params![id, "memory_config", "MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::DRAM,shard_spec=std::nullopt)"])?;
             let line = 40 + (id as usize - 1) % OPS.len() * 3;
             let trace = stack_trace(line, code);
@@ -341,20 +262,10 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                 errors_left -= 1;
                 let message = FAILURES[(args.errors - errors_left - 1) as usize % FAILURES.len()];
                 let secs = id;
-                let timestamp = format!(
-                    "2026-03-18 {:02}:{:02}:{:02}.000",
-                    10 + secs / 3600 % 12,
-                    secs / 60 % 60,
-                    secs % 60
-                );
+                let timestamp =
+                    format!("2026-03-18 {:02}:{:02}:{:02}.000", 10 + secs / 3600 % 12, secs / 60 % 60, secs % 60);
                 let error_trace = format!("Traceback (most recent call last):\n{trace}");
-                ins_err.execute(params![
-                    id,
-                    top,
-                    text::stored(message),
-                    error_trace,
-                    timestamp
-                ])?;
+                ins_err.execute(params![id, top, text::stored(message), error_trace, timestamp])?;
             }
         }
     }
@@ -366,20 +277,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     tx.commit()?;
     let elapsed = start.elapsed();
     let size = std::fs::metadata(&db_path)?.len();
-    println!(
-        "wrote {} in {:.2} s ({:.1} MiB)",
-        db_path.display(),
-        elapsed.as_secs_f64(),
-        size as f64 / 1048576.0
-    );
-    for table in [
-        "operations",
-        "operation_arguments",
-        "stack_traces",
-        "captured_graph",
-        "buffers",
-        "errors",
-    ] {
+    println!("wrote {} in {:.2} s ({:.1} MiB)", db_path.display(), elapsed.as_secs_f64(), size as f64 / 1048576.0);
+    for table in ["operations", "operation_arguments", "stack_traces", "captured_graph", "buffers", "errors"] {
         let n: i64 = conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
         println!("  {table:20} {n:>12}");
     }

@@ -29,28 +29,20 @@ fn open_ro(db: &Path) -> Connection {
 fn logical_dump(db: &Path) -> String {
     let conn = open_ro(db);
     let mut out = String::new();
-    let mut stmt = conn
-        .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
-        .unwrap();
+    let mut stmt = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").unwrap();
     let mut rows = stmt.query([]).unwrap();
     let mut tables = Vec::new();
     while let Some(r) = rows.next().unwrap() {
-        let (kind, name, table): (String, String, String) =
-            (r.get(0).unwrap(), r.get(1).unwrap(), r.get(2).unwrap());
+        let (kind, name, table): (String, String, String) = (r.get(0).unwrap(), r.get(1).unwrap(), r.get(2).unwrap());
         let sql: Option<String> = r.get(3).unwrap();
-        out.push_str(&format!(
-            "{kind} {name} on {table}: {}\n",
-            sql.unwrap_or_default()
-        ));
+        out.push_str(&format!("{kind} {name} on {table}: {}\n", sql.unwrap_or_default()));
         if kind == "table" {
             tables.push(name);
         }
     }
     for table in tables {
         out.push_str(&format!("== {table}\n"));
-        let mut stmt = conn
-            .prepare(&format!("SELECT rowid, * FROM \"{table}\" ORDER BY rowid"))
-            .unwrap();
+        let mut stmt = conn.prepare(&format!("SELECT rowid, * FROM \"{table}\" ORDER BY rowid")).unwrap();
         let n = stmt.column_count();
         let mut rows = stmt.query([]).unwrap();
         while let Some(r) = rows.next().unwrap() {
@@ -80,11 +72,7 @@ fn assert_same(what: &str, expected: &str, actual: &str) {
         return;
     }
     let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-    let i = e
-        .iter()
-        .zip(&a)
-        .position(|(x, y)| x != y)
-        .unwrap_or(e.len().min(a.len()));
+    let i = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
     panic!(
         "{what} differs at line {}:\n  built:     {}\n  committed: {}\n\
          Run `UPDATE_DEMO=1 cargo test --test demo_fixture` if the change is intended.",
@@ -110,11 +98,7 @@ fn committed_demo_matches_builder() {
         "{} is missing: run `UPDATE_DEMO=1 cargo test --test demo_fixture`",
         committed_db.display()
     );
-    assert_same(
-        "fixtures/demo/db.sqlite",
-        &logical_dump(&built),
-        &logical_dump(&committed_db),
-    );
+    assert_same("fixtures/demo/db.sqlite", &logical_dump(&built), &logical_dump(&committed_db));
     let read = |p: PathBuf| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p:?}: {e}"));
     assert_same(
         "fixtures/demo/config.json",
@@ -132,34 +116,20 @@ fn demo_shape() {
     let ops = count("SELECT count(*) FROM operations");
     assert!((30..=40).contains(&ops), "{ops} operations");
     assert_eq!(
-        count(
-            "SELECT count(*) FROM operations WHERE operation_id NOT IN (SELECT operation_id FROM stack_traces)"
-        ),
+        count("SELECT count(*) FROM operations WHERE operation_id NOT IN (SELECT operation_id FROM stack_traces)"),
         0
     );
     assert_eq!(
-        count(
-            "SELECT count(*) FROM operations WHERE operation_id NOT IN (SELECT operation_id FROM buffers)"
-        ),
+        count("SELECT count(*) FROM operations WHERE operation_id NOT IN (SELECT operation_id FROM buffers)"),
         0
     );
-    let version: String = conn
-        .query_row(
-            "SELECT value FROM report_metadata WHERE key = 'schema_version'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let version: String =
+        conn.query_row("SELECT value FROM report_metadata WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
     assert_eq!(version, "2.1");
     // Every stored graph parses and counters equal positions, except operation 15's.
-    let mut stmt = conn
-        .prepare("SELECT operation_id, captured_graph FROM captured_graph ORDER BY rowid")
-        .unwrap();
-    let graphs: Vec<(i64, String)> = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let mut stmt = conn.prepare("SELECT operation_id, captured_graph FROM captured_graph ORDER BY rowid").unwrap();
+    let graphs: Vec<(i64, String)> =
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
     let mut invalid = Vec::new();
     for (id, text) in &graphs {
         match serde_json::from_str::<serde_json::Value>(text) {
@@ -181,14 +151,8 @@ fn demo_shape() {
         ),
         1
     );
-    assert_eq!(
-        count("SELECT count(*) FROM errors WHERE operation_name = ''"),
-        1
-    );
-    assert_eq!(
-        count("SELECT count(*) FROM errors WHERE operation_id = 13"),
-        2
-    );
+    assert_eq!(count("SELECT count(*) FROM errors WHERE operation_name = ''"), 1);
+    assert_eq!(count("SELECT count(*) FROM errors WHERE operation_id = 13"), 2);
 }
 
 #[test]
@@ -211,18 +175,10 @@ fn each_era_builds_and_opens() {
                     .argument("input_tensor_a", "ttnn.Tensor(...)")
                     .stack_trace("  File \"/x/model.py\", line 42, in forward\n")
                     .graph(&graph)
-                    .buffers(vec![
-                        BufferRow::dram(1024, 65536),
-                        BufferRow::l1(1433600, 65536).text_type(),
-                    ])
+                    .buffers(vec![BufferRow::dram(1024, 65536), BufferRow::l1(1433600, 65536).text_type()])
                     .outputs(&[7]),
             )
-            .tensor(TensorRow::new(
-                7,
-                "Shape([1, 1, 32, 32])",
-                "DataType::BFLOAT16",
-                "Layout::TILE",
-            ));
+            .tensor(TensorRow::new(7, "Shape([1, 1, 32, 32])", "DataType::BFLOAT16", "Layout::TILE"));
         if schema != Schema::Legacy {
             b = b
                 .error(ErrorRow::new(1, "ttnn.add", "RuntimeError", "boom").timestamp("t"))
@@ -232,16 +188,8 @@ fn each_era_builds_and_opens() {
             // ids restart per rank: the same operation and tensor ids on rank 1.
             b = b
                 .device(Device::wormhole(0).rank(1))
-                .operation(
-                    Op::new(1, "ttnn.add")
-                        .rank(1)
-                        .buffers(vec![BufferRow::dram(1024, 65536)]),
-                )
-                .tensor(
-                    TensorRow::new(7, "Shape([1])", "DataType::BFLOAT16", "Layout::TILE")
-                        .rank(1)
-                        .size(2048),
-                )
+                .operation(Op::new(1, "ttnn.add").rank(1).buffers(vec![BufferRow::dram(1024, 65536)]))
+                .tensor(TensorRow::new(7, "Shape([1])", "DataType::BFLOAT16", "Layout::TILE").rank(1).size(2048))
                 .error(ErrorRow::new(1, "ttnn.add", "RuntimeError", "boom").rank(1));
         }
         let tmp = TempDir::new("era");
@@ -256,16 +204,8 @@ fn each_era_builds_and_opens() {
             .collect();
         let has = |t: &str| tables.iter().any(|x| x == t);
         assert_eq!(has("errors"), schema != Schema::Legacy, "{schema:?}");
-        assert_eq!(
-            has("report_metadata"),
-            schema != Schema::Legacy,
-            "{schema:?}"
-        );
-        assert_eq!(
-            has("device_tensors"),
-            schema != Schema::Legacy,
-            "{schema:?}"
-        );
+        assert_eq!(has("report_metadata"), schema != Schema::Legacy, "{schema:?}");
+        assert_eq!(has("device_tensors"), schema != Schema::Legacy, "{schema:?}");
         assert_eq!(has("source_files"), schema == Schema::V2_1, "{schema:?}");
         let columns = |t: &str| -> Vec<String> {
             conn.prepare(&format!("SELECT name FROM pragma_table_info('{t}')"))
@@ -275,45 +215,19 @@ fn each_era_builds_and_opens() {
                 .map(Result::unwrap)
                 .collect()
         };
-        assert_eq!(
-            columns("buffers").contains(&"buffer_layout".to_string()),
-            schema != Schema::Legacy
-        );
-        assert_eq!(
-            columns("devices").contains(&"num_storage_cores".to_string()),
-            schema != Schema::Legacy
-        );
-        assert_eq!(
-            columns("captured_graph").contains(&"rank".to_string()),
-            schema == Schema::MultiHost
-        );
-        assert_eq!(
-            columns("stack_traces").contains(&"source_file_id".to_string()),
-            schema == Schema::V2_1
-        );
-        let text_type: String = conn
-            .query_row(
-                "SELECT buffer_type FROM buffers WHERE address = 1433600",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
+        assert_eq!(columns("buffers").contains(&"buffer_layout".to_string()), schema != Schema::Legacy);
+        assert_eq!(columns("devices").contains(&"num_storage_cores".to_string()), schema != Schema::Legacy);
+        assert_eq!(columns("captured_graph").contains(&"rank".to_string()), schema == Schema::MultiHost);
+        assert_eq!(columns("stack_traces").contains(&"source_file_id".to_string()), schema == Schema::V2_1);
+        let text_type: String =
+            conn.query_row("SELECT buffer_type FROM buffers WHERE address = 1433600", [], |r| r.get(0)).unwrap();
         assert_eq!(text_type, "L1");
-        let ops: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM operations WHERE operation_id = 1",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
+        let ops: i64 =
+            conn.query_row("SELECT count(*) FROM operations WHERE operation_id = 1", [], |r| r.get(0)).unwrap();
         assert_eq!(ops, if schema == Schema::MultiHost { 2 } else { 1 });
         if schema == Schema::V2_1 {
             let version: String = conn
-                .query_row(
-                    "SELECT value FROM report_metadata WHERE key = 'schema_version'",
-                    [],
-                    |r| r.get(0),
-                )
+                .query_row("SELECT value FROM report_metadata WHERE key = 'schema_version'", [], |r| r.get(0))
                 .unwrap();
             assert_eq!(version, "2.1");
             let index: i64 = conn
@@ -341,17 +255,10 @@ fn without_table_and_raw_sql() {
         .sql("INSERT INTO operations (operation_id, name) VALUES (2, 'ttnn.mul')")
         .write_to(tmp.path());
     let conn = open_ro(&db);
-    let errors: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE name = 'errors'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let errors: i64 =
+        conn.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'errors'", [], |r| r.get(0)).unwrap();
     assert_eq!(errors, 0);
-    let ops: i64 = conn
-        .query_row("SELECT count(*) FROM operations", [], |r| r.get(0))
-        .unwrap();
+    let ops: i64 = conn.query_row("SELECT count(*) FROM operations", [], |r| r.get(0)).unwrap();
     assert_eq!(ops, 2);
     assert!(!tmp.path().join("config.json").exists());
 }
@@ -400,12 +307,7 @@ fn graph_builder_matches_formats_examples() {
         serde_json::json!({"counter":3,"node_type":"function_end","params":{"name":"MatmulDeviceOperation","aborted":"true","abort_reason":"Out of Memory"},"connections":[],"stacking_level":2})
     );
     assert!(aborted.node_json(0).contains(r#""params":null"#));
-    assert!(
-        Graph::strings()
-            .capture_start()
-            .node_json(0)
-            .contains(r#""params":{}"#)
-    );
+    assert!(Graph::strings().capture_start().node_json(0).contains(r#""params":{}"#));
     let with_id = Graph::new().node_key(NodeKey::CounterAndId).capture_start();
     assert!(with_id.node_json(0).ends_with(r#""id":0}"#));
 }

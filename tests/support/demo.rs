@@ -35,17 +35,17 @@ const DRAM_BASE: i64 = 1024;
 /// Top of the L1 banks of `Device::wormhole` (first bank address + bank size).
 const L1_TOP: i64 = 134208 + 1364928;
 
-const DRAM_MC: &str = "MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::DRAM,shard_spec=std::nullopt)";
-const L1_MC: &str = "MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::L1,shard_spec=std::nullopt)";
+const DRAM_MC: &str =
+    "MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::DRAM,shard_spec=std::nullopt)";
+const L1_MC: &str =
+    "MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::L1,shard_spec=std::nullopt)";
 const HS_MC: &str = "MemoryConfig(memory_layout=TensorMemoryLayout::HEIGHT_SHARDED,buffer_type=BufferType::L1,shard_spec=ShardSpec(grid={[(x=0,y=0) - (x=7,y=7)]},shape={800, 64},orientation=ShardOrientation::ROW_MAJOR))";
 const DEVICE: &str = "MeshDevice(1x1 grid, 1 devices)";
 const CORES_OLD: &str = "{[(x=0,y=0) - (x=7,y=7)]}";
 const CORES_NEW: &str = "{[0-0 - 7-7]}";
 
 fn tensor(shape: &str, layout: &str) -> String {
-    format!(
-        "ttnn.Tensor(shape=Shape([{shape}]), dtype=DataType::BFLOAT16, layout=Layout::{layout})"
-    )
+    format!("ttnn.Tensor(shape=Shape([{shape}]), dtype=DataType::BFLOAT16, layout=Layout::{layout})")
 }
 
 /// A device buffer of the allocator model.
@@ -101,21 +101,13 @@ impl Mem {
                 (low - per_bank) / 32 * 32
             }
         };
-        let b = Buf {
-            address,
-            per_bank,
-            bt,
-            layout,
-            cores,
-        };
+        let b = Buf { address, per_bank, bt, layout, cores };
         self.live.push((name, b));
         b
     }
     fn free(&mut self, name: &str) -> Buf {
         let i = self.live.iter().position(|(n, _)| *n == name);
-        self.live
-            .remove(i.unwrap_or_else(|| panic!("{name} is not live")))
-            .1
+        self.live.remove(i.unwrap_or_else(|| panic!("{name} is not live"))).1
     }
     fn rows(&self) -> Vec<BufferRow> {
         let mut bufs: Vec<Buf> = self.live.iter().map(|(_, b)| *b).collect();
@@ -143,11 +135,8 @@ impl Demo {
         graph: Option<String>,
     ) -> i64 {
         let id = self.ops.len() as i64 + 1;
-        let mut op = Op::new(id, name)
-            .duration(duration)
-            .stack_trace(&op_stack(frames))
-            .source_file(1)
-            .buffers(self.mem.rows());
+        let mut op =
+            Op::new(id, name).duration(duration).stack_trace(&op_stack(frames)).source_file(1).buffers(self.mem.rows());
         for (k, v) in args {
             op = op.argument(k, v);
         }
@@ -169,12 +158,7 @@ impl Demo {
     /// The next error timestamp: a few seconds after the previous one.
     fn timestamp(&mut self) -> String {
         self.clock += 7;
-        format!(
-            "2026-03-18 14:{:02}:{:02}.{:03}",
-            2 + self.clock / 60,
-            self.clock % 60,
-            (self.clock * 37) % 1000
-        )
+        format!("2026-03-18 14:{:02}:{:02}.{:03}", 2 + self.clock / 60, self.clock % 60, (self.clock * 37) % 1000)
     }
 }
 
@@ -198,12 +182,7 @@ fn call(needle: &str) -> String {
 
 /// The demo report, ready to write.
 pub fn demo_report() -> ReportBuilder {
-    let mut d = Demo {
-        mem: Mem::default(),
-        ops: Vec::new(),
-        errors: Vec::new(),
-        clock: 0,
-    };
+    let mut d = Demo { mem: Mem::default(), ops: Vec::new(), errors: Vec::new(), clock: 0 };
     // Weights and inputs placed before the first recorded operation.
     for (name, per_bank) in [
         ("conv1.weight", 4096),
@@ -233,23 +212,9 @@ pub fn demo_report() -> ReportBuilder {
 
 /// A completed top-level op: one device op that allocates `out` (and runs `cbs` circular
 /// buffers), then frees `frees`.
-fn simple_graph(
-    g: Graph,
-    top: &str,
-    dev: &str,
-    out: &[Buf],
-    cbs: &[(u64, u64)],
-    frees: &[Buf],
-) -> Graph {
-    let cores = if g.style() == Style::Integers {
-        CORES_NEW
-    } else {
-        CORES_OLD
-    };
-    let mut g = g
-        .capture_start()
-        .start(top)
-        .tensor(1001, "Shape([1, 1, 12544, 64])");
+fn simple_graph(g: Graph, top: &str, dev: &str, out: &[Buf], cbs: &[(u64, u64)], frees: &[Buf]) -> Graph {
+    let cores = if g.style() == Style::Integers { CORES_NEW } else { CORES_OLD };
+    let mut g = g.capture_start().start(top).tensor(1001, "Shape([1, 1, 12544, 64])");
     if !dev.is_empty() {
         g = g.start(dev);
     }

@@ -52,10 +52,7 @@ impl ReportBuilder {
 
     /// Leaves `table` out of the database; rows meant for it are dropped.
     pub fn without_table(mut self, table: &str) -> Self {
-        assert!(
-            TABLE_ORDER.contains(&table),
-            "without_table: unknown table {table}"
-        );
+        assert!(TABLE_ORDER.contains(&table), "without_table: unknown table {table}");
         self.without.push(table.to_string());
         self
     }
@@ -138,18 +135,12 @@ impl ReportBuilder {
     fn fill(&self, conn: &mut Connection) {
         let tx = conn.transaction().expect("begin");
         for stmt in self.schema.ddl(&self.without) {
-            tx.execute_batch(&stmt)
-                .unwrap_or_else(|e| panic!("{e}: {stmt}"));
+            tx.execute_batch(&stmt).unwrap_or_else(|e| panic!("{e}: {stmt}"));
         }
-        let mut w = Writer {
-            tx: &tx,
-            schema: self.schema,
-            without: &self.without,
-        };
+        let mut w = Writer { tx: &tx, schema: self.schema, without: &self.without };
         self.insert_rows(&mut w);
         for sql in &self.sql {
-            tx.execute_batch(sql)
-                .unwrap_or_else(|e| panic!("{e}: {sql}"));
+            tx.execute_batch(sql).unwrap_or_else(|e| panic!("{e}: {sql}"));
         }
         tx.commit().expect("commit");
     }
@@ -167,32 +158,19 @@ impl ReportBuilder {
             let (id, rank) = (("operation_id", I(op.id)), ("rank", I(op.rank)));
             let duration = ("duration", op.duration.map_or(Null, Real));
             let name = ("name", T(op.name.clone()));
-            w.insert(
-                "operations",
-                &[id.clone(), name, duration, rank.clone()],
-                &[],
-            );
+            w.insert("operations", &[id.clone(), name, duration, rank.clone()], &[]);
             for (name, value) in &op.arguments {
                 let (name, value) = (("name", T(name.clone())), ("value", T(value.clone())));
-                w.insert(
-                    "operation_arguments",
-                    &[id.clone(), name, value, rank.clone()],
-                    &[],
-                );
+                w.insert("operation_arguments", &[id.clone(), name, value, rank.clone()], &[]);
             }
             if let Some(trace) = &op.stack_trace {
                 let trace = ("stack_trace", T(trace.clone()));
                 let file = ("source_file_id", op.source_file_id.map_or(Null, I));
-                w.insert(
-                    "stack_traces",
-                    &[id.clone(), trace, file, rank.clone()],
-                    &[],
-                );
+                w.insert("stack_traces", &[id.clone(), trace, file, rank.clone()], &[]);
             }
-            for (table, index, tensors) in [
-                ("input_tensors", "input_index", &op.inputs),
-                ("output_tensors", "output_index", &op.outputs),
-            ] {
+            for (table, index, tensors) in
+                [("input_tensors", "input_index", &op.inputs), ("output_tensors", "output_index", &op.outputs)]
+            {
                 for (i, tensor_id) in tensors.iter().enumerate() {
                     let (i, t) = ((index, I(i as i64)), ("tensor_id", I(*tensor_id)));
                     w.insert(table, &[id.clone(), i, t, rank.clone()], &[]);
@@ -234,11 +212,7 @@ impl Writer<'_> {
         if self.without.iter().any(|w| w == table) {
             return;
         }
-        assert!(
-            self.schema.columns(table).is_some(),
-            "{:?} reports have no {table} table",
-            self.schema
-        );
+        assert!(self.schema.columns(table).is_some(), "{:?} reports have no {table} table", self.schema);
         let mut names = Vec::new();
         let mut params = Vec::new();
         for (name, value) in values {
@@ -250,22 +224,10 @@ impl Writer<'_> {
             let harmless = matches!(value, Value::Null)
                 || (*name == "rank" && *value == Value::Integer(0))
                 || droppable.contains(name);
-            assert!(
-                harmless,
-                "{:?} reports have no {table}.{name} column (value {value:?})",
-                self.schema
-            );
+            assert!(harmless, "{:?} reports have no {table}.{name} column (value {value:?})", self.schema);
         }
-        let sql = format!(
-            "INSERT INTO {table} ({}) VALUES ({})",
-            names.join(", "),
-            vec!["?"; names.len()].join(", ")
-        );
-        let mut stmt = self
-            .tx
-            .prepare_cached(&sql)
-            .unwrap_or_else(|e| panic!("{e}: {sql}"));
-        stmt.execute(rusqlite::params_from_iter(params))
-            .unwrap_or_else(|e| panic!("{e}: {sql}"));
+        let sql = format!("INSERT INTO {table} ({}) VALUES ({})", names.join(", "), vec!["?"; names.len()].join(", "));
+        let mut stmt = self.tx.prepare_cached(&sql).unwrap_or_else(|e| panic!("{e}: {sql}"));
+        stmt.execute(rusqlite::params_from_iter(params)).unwrap_or_else(|e| panic!("{e}: {sql}"));
     }
 }

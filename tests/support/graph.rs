@@ -213,10 +213,7 @@ impl Graph {
     fn start_full(mut self, name: &str, level: u32, arguments: &[&str]) -> Self {
         let mut node = Self::node(
             "function_start",
-            Self::map(vec![
-                ("inputs", Value::String("0".into())),
-                ("name", Value::String(name.into())),
-            ]),
+            Self::map(vec![("inputs", Value::String("0".into())), ("name", Value::String(name.into()))]),
         );
         node.arguments = Some(arguments.iter().map(|a| a.to_string()).collect());
         if self.levels() {
@@ -224,11 +221,7 @@ impl Graph {
         }
         let c = self.push(node, Some(level));
         self.connect_to_parent(c);
-        self.open.push(Open {
-            name: name.to_string(),
-            counter: c,
-            level,
-        });
+        self.open.push(Open { name: name.to_string(), counter: c, level });
         self
     }
 
@@ -281,25 +274,19 @@ impl Graph {
     /// older tt-metal unwound without an end node). The next start at its level is a sibling.
     pub fn unwind(mut self, name: &str) -> Self {
         let i = self.open.iter().rposition(|o| o.name == name);
-        self.open
-            .remove(i.unwrap_or_else(|| panic!("unwind: no open scope {name}")));
+        self.open.remove(i.unwrap_or_else(|| panic!("unwind: no open scope {name}")));
         self
     }
 
     /// A `tensor` node. Tensors right after a `function_start` become its `input_tensors`.
     pub fn tensor(mut self, tensor_id: u64, shape: &str) -> Self {
-        let params = Self::map(vec![
-            ("shape", Value::String(shape.into())),
-            ("tensor_id", self.num(tensor_id)),
-        ]);
+        let params = Self::map(vec![("shape", Value::String(shape.into())), ("tensor_id", self.num(tensor_id))]);
         let level = self.inner_level();
         let c = self.push(Self::node("tensor", params), Some(level));
         // Inputs: the tensors directly following the innermost open start.
         if let Some(open) = self.open.last() {
             let start = open.counter;
-            let only_tensors_since = self.nodes[start + 1..c]
-                .iter()
-                .all(|n| n.node_type == "tensor");
+            let only_tensors_since = self.nodes[start + 1..c].iter().all(|n| n.node_type == "tensor");
             if only_tensors_since {
                 let inputs = (c - start).to_string();
                 if let Params::Map(m) = &mut self.nodes[start].params {
@@ -354,13 +341,7 @@ impl Graph {
 
     /// A `buffer` node (when new) and a `buffer_allocate` connected to it, with [`Alloc`]'s
     /// defaults.
-    pub fn buffer_allocate(
-        self,
-        size: u64,
-        address: u64,
-        buffer_type: BufferType,
-        layout: Layout,
-    ) -> Self {
+    pub fn buffer_allocate(self, size: u64, address: u64, buffer_type: BufferType, layout: Layout) -> Self {
         self.alloc(Alloc::new(size, address, buffer_type, layout))
     }
 
@@ -380,13 +361,7 @@ impl Graph {
     }
 
     /// `buffer_deallocate` of a buffer (2024 captures carry no address).
-    pub fn buffer_deallocate(
-        self,
-        size: u64,
-        address: u64,
-        buffer_type: BufferType,
-        layout: Layout,
-    ) -> Self {
+    pub fn buffer_deallocate(self, size: u64, address: u64, buffer_type: BufferType, layout: Layout) -> Self {
         self.dealloc(Alloc::new(size, address, buffer_type, layout))
     }
 
@@ -420,10 +395,7 @@ impl Graph {
     pub fn cb_deallocate_all(mut self) -> Self {
         let params = Self::map(vec![("device_id", self.num(0))]);
         let level = self.inner_level();
-        let c = self.push(
-            Self::node("circular_buffer_deallocate_all", params),
-            Some(level),
-        );
+        let c = self.push(Self::node("circular_buffer_deallocate_all", params), Some(level));
         self.connect_to_parent(c);
         self
     }
@@ -445,19 +417,14 @@ impl Graph {
         }
         let mut fields: Vec<(&str, String)> = Vec::new();
         match self.key {
-            NodeKey::Counter | NodeKey::CounterAndId => {
-                fields.push(("counter", counter.to_string()))
-            }
+            NodeKey::Counter | NodeKey::CounterAndId => fields.push(("counter", counter.to_string())),
             NodeKey::Id => fields.push(("id", counter.to_string())),
         }
         fields.push(("node_type", json_str(&node.node_type)));
         let params = match &node.params {
             Params::Null => "null".to_string(),
             Params::Map(m) => {
-                let items: Vec<String> = m
-                    .iter()
-                    .map(|(k, v)| format!("{}:{}", json_str(k), v))
-                    .collect();
+                let items: Vec<String> = m.iter().map(|(k, v)| format!("{}:{}", json_str(k), v)).collect();
                 format!("{{{}}}", items.join(","))
             }
         };
@@ -476,10 +443,7 @@ impl Graph {
         if self.key == NodeKey::CounterAndId {
             fields.push(("id", counter.to_string()));
         }
-        let items: Vec<String> = fields
-            .into_iter()
-            .map(|(k, v)| format!("{}:{}", json_str(k), v))
-            .collect();
+        let items: Vec<String> = fields.into_iter().map(|(k, v)| format!("{}:{}", json_str(k), v)).collect();
         format!("{{{}}}", items.join(","))
     }
 

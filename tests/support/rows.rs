@@ -42,26 +42,14 @@ impl Device {
             ("l1_num_banks", I(self.l1_num_banks)),
             ("l1_bank_size", I(self.l1_bank_size)),
             ("address_at_first_l1_bank", I(self.address_at_first_l1_bank)),
-            (
-                "address_at_first_l1_cb_buffer",
-                I(self.address_at_first_l1_cb_buffer),
-            ),
-            (
-                "num_banks_per_storage_core",
-                I(self.num_banks_per_storage_core),
-            ),
+            ("address_at_first_l1_cb_buffer", I(self.address_at_first_l1_cb_buffer)),
+            ("num_banks_per_storage_core", I(self.num_banks_per_storage_core)),
             ("num_compute_cores", I(self.num_compute_cores)),
             ("num_storage_cores", I(self.num_storage_cores)),
             ("total_l1_memory", I(self.total_l1_memory)),
             ("total_l1_for_tensors", I(self.total_l1_for_tensors)),
-            (
-                "total_l1_for_interleaved_buffers",
-                I(self.total_l1_for_interleaved_buffers),
-            ),
-            (
-                "total_l1_for_sharded_buffers",
-                I(self.total_l1_for_sharded_buffers),
-            ),
+            ("total_l1_for_interleaved_buffers", I(self.total_l1_for_interleaved_buffers)),
+            ("total_l1_for_sharded_buffers", I(self.total_l1_for_sharded_buffers)),
             ("cb_limit", I(self.cb_limit)),
             ("rank", I(self.rank)),
         ]
@@ -180,9 +168,7 @@ impl BufferRow {
         } else {
             Value::Integer(self.buffer_type.code())
         };
-        let layout = self
-            .buffer_layout
-            .map_or(Value::Null, |l| Value::Integer(l.code()));
+        let layout = self.buffer_layout.map_or(Value::Null, |l| Value::Integer(l.code()));
         vec![
             ("operation_id", Value::Integer(operation_id)),
             ("device_id", Value::Integer(self.device_id)),
@@ -227,13 +213,7 @@ impl TensorRow {
             rank: 0,
         }
     }
-    pub fn on_device(
-        mut self,
-        device_id: i64,
-        address: i64,
-        buffer_type: BufferType,
-        memory_config: &str,
-    ) -> Self {
+    pub fn on_device(mut self, device_id: i64, address: i64, buffer_type: BufferType, memory_config: &str) -> Self {
         self.device_id = Some(device_id);
         self.address = Some(address);
         self.buffer_type = Some(buffer_type);
@@ -408,11 +388,7 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn new(id: i64, path: &str, contents: &str) -> Self {
-        SourceFile {
-            id,
-            path: path.to_string(),
-            contents: Some(contents.to_string()),
-        }
+        SourceFile { id, path: path.to_string(), contents: Some(contents.to_string()) }
     }
 
     /// The `source_files` columns and values.
@@ -420,10 +396,7 @@ impl SourceFile {
         vec![
             ("id", Value::Integer(self.id)),
             ("path", Value::Text(self.path.clone())),
-            (
-                "contents",
-                self.contents.clone().map_or(Value::Null, Value::Text),
-            ),
+            ("contents", self.contents.clone().map_or(Value::Null, Value::Text)),
         ]
     }
 }

@@ -87,11 +87,7 @@ impl Schema {
             "operations" => vec!["operation_id int UNIQUE", "name text", "duration float"],
             "operation_arguments" => vec!["operation_id int", "name text", "value text"],
             "tensors" => {
-                let id = if multi {
-                    "tensor_id int"
-                } else {
-                    "tensor_id int UNIQUE"
-                };
+                let id = if multi { "tensor_id int" } else { "tensor_id int UNIQUE" };
                 let mut c = vec![
                     id,
                     "shape text",
@@ -124,12 +120,7 @@ impl Schema {
                 c
             }
             "captured_graph" => vec!["operation_id int", "captured_graph text"],
-            "nodes" => vec![
-                "operation_id int",
-                "unique_id int",
-                "node_operation_id int",
-                "name text",
-            ],
+            "nodes" => vec!["operation_id int", "unique_id int", "node_operation_id int", "name text"],
             "edges" => vec![
                 "operation_id int",
                 "source_unique_id int",
@@ -150,11 +141,7 @@ impl Schema {
                 "timestamp text",
             ],
             "source_files" if self == V2_1 => {
-                return Some(vec![
-                    "id INTEGER PRIMARY KEY",
-                    "path text UNIQUE NOT NULL",
-                    "contents text",
-                ]);
+                return Some(vec!["id INTEGER PRIMARY KEY", "path text UNIQUE NOT NULL", "contents text"]);
             }
             "source_files" => return None,
             "stack_traces" if self == V2_1 => {
@@ -201,28 +188,18 @@ impl Schema {
 
     /// The tables of this era, in `.schema` order.
     pub fn tables(self) -> Vec<&'static str> {
-        TABLE_ORDER
-            .iter()
-            .copied()
-            .filter(|t| self.columns(t).is_some())
-            .collect()
+        TABLE_ORDER.iter().copied().filter(|t| self.columns(t).is_some()).collect()
     }
 
     /// Whether `table` of this era has a column named `column`.
     pub fn has_column(self, table: &str, column: &str) -> bool {
-        self.columns(table).is_some_and(|cols| {
-            cols.iter()
-                .any(|c| c.split_whitespace().next() == Some(column))
-        })
+        self.columns(table).is_some_and(|cols| cols.iter().any(|c| c.split_whitespace().next() == Some(column)))
     }
 
     /// The `CREATE TABLE` statement of `table`, formatted like a `.schema` dump.
     pub fn create_table_sql(self, table: &str) -> Option<String> {
         let cols = self.columns(table)?;
-        Some(format!(
-            "CREATE TABLE {table} (\n    {}\n)",
-            cols.join(",\n    ")
-        ))
+        Some(format!("CREATE TABLE {table} (\n    {}\n)", cols.join(",\n    ")))
     }
 
     /// Every statement creating this era's schema (tables, then the V2.1 index), minus `without`.
@@ -234,10 +211,7 @@ impl Schema {
             .filter_map(|t| self.create_table_sql(t))
             .collect();
         if self == Schema::V2_1 && !without.iter().any(|w| w == "stack_traces") {
-            out.push(
-                "CREATE INDEX idx_stack_traces_source_file_id ON stack_traces (source_file_id)"
-                    .to_string(),
-            );
+            out.push("CREATE INDEX idx_stack_traces_source_file_id ON stack_traces (source_file_id)".to_string());
         }
         out
     }

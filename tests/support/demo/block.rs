@@ -5,17 +5,15 @@ use serde_json::json;
 use super::Graph;
 use super::text::{self, frame};
 use super::{
-    Buf, CORES_NEW, DEVICE, DRAM_MC, Demo, Dram, ErrorRow, HS, HS_MC, IL, L1, L1_MC, attempt, call,
-    fallback, lambda, simple_graph, tensor,
+    Buf, CORES_NEW, DEVICE, DRAM_MC, Demo, Dram, ErrorRow, HS, HS_MC, IL, L1, L1_MC, attempt, call, fallback, lambda,
+    simple_graph, tensor,
 };
 
 pub(super) fn block(d: &mut Demo) {
     let up = call("x = self.block(x)");
     let x = tensor("1, 197, 512", "TILE");
-    let at =
-        |needle: &str, func: &str| [lambda(needle), attempt(), frame(needle, func), up.clone()];
-    let fb =
-        |needle: &str, func: &str| [lambda(needle), fallback(), frame(needle, func), up.clone()];
+    let at = |needle: &str, func: &str| [lambda(needle), attempt(), frame(needle, func), up.clone()];
+    let fb = |needle: &str, func: &str| [lambda(needle), fallback(), frame(needle, func), up.clone()];
 
     // 21: ttnn.layer_norm fails, kind 2 D3 (placeable suffix), L1. A statistics buffer was
     // allocated inside the failed scope before it failed.
@@ -32,19 +30,9 @@ pub(super) fn block(d: &mut Demo) {
         .aborted_end("ttnn.layer_norm", Some("Out of Memory"))
         .capture_end();
     let cfg = "LayerNormShardedMultiCoreProgramConfig(compute_with_storage_grid_size=(x=8,y=2),subblock_w=2,block_h=1,block_w=2,inplace=false)";
-    let id = d.op(
-        "ttnn.layer_norm",
-        0.000072,
-        &frames21,
-        &[("input_tensor", &x), ("program_config", cfg)],
-        Some(g.into()),
-    );
-    d.error(
-        id,
-        "ttnn.layer_norm",
-        text::stored(text::DEPENDENCIES_D3_L1),
-        &frames21,
-    );
+    let id =
+        d.op("ttnn.layer_norm", 0.000072, &frames21, &[("input_tensor", &x), ("program_config", cfg)], Some(g.into()));
+    d.error(id, "ttnn.layer_norm", text::stored(text::DEPENDENCIES_D3_L1), &frames21);
 
     // 22: ttnn.layer_norm completes.
     let h = d.mem.alloc("h", Dram, 17408, IL);
@@ -56,13 +44,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(4096, 101440), (4096, 105536), (2048, 109632)],
         &[],
     );
-    d.op(
-        "ttnn.layer_norm",
-        0.000158,
-        &fb("h = with_fallback(", "block"),
-        &[("input_tensor", &x)],
-        Some(g.into()),
-    );
+    d.op("ttnn.layer_norm", 0.000158, &fb("h = with_fallback(", "block"), &[("input_tensor", &x)], Some(g.into()));
 
     // 23: ttnn.linear (qkv projection).
     let qkv = d.mem.alloc("qkv", Dram, 52224, IL);
@@ -84,14 +66,9 @@ pub(super) fn block(d: &mut Demo) {
         Some(g.into()),
     );
     // An error row with an empty operation name (written by the C++ writer), at this id.
-    let row = ErrorRow::new(
-        id,
-        "",
-        "RuntimeError",
-        &text::stored(text::NOT_ENOUGH_FREE_DRAM),
-    )
-    .stack_trace("C++ stack trace not available")
-    .timestamp(&d.timestamp());
+    let row = ErrorRow::new(id, "", "RuntimeError", &text::stored(text::NOT_ENOUGH_FREE_DRAM))
+        .stack_trace("C++ stack trace not available")
+        .timestamp(&d.timestamp());
     d.errors.push(row);
 
     // 24: ttnn.experimental.nlp_create_qkv_heads fails: the dataflow-buffer variant (shown
@@ -122,12 +99,7 @@ pub(super) fn block(d: &mut Demo) {
         &[("input_tensor", &t), ("num_heads", "8")],
         Some(g.into()),
     );
-    d.error(
-        id,
-        "ttnn.experimental.nlp_create_qkv_heads",
-        text::stored(text::DFB_BEYOND_L1),
-        &frames24,
-    );
+    d.error(id, "ttnn.experimental.nlp_create_qkv_heads", text::stored(text::DFB_BEYOND_L1), &frames24);
 
     // 25: ttnn.experimental.nlp_create_qkv_heads completes.
     let mut heads = Vec::new();
@@ -161,19 +133,9 @@ pub(super) fn block(d: &mut Demo) {
         .tensor(1018, "ttnn.Shape([1, 8, 197, 64])")
         .capture_end();
     let qt = tensor("1, 8, 197, 64", "TILE");
-    let id = d.op(
-        "ttnn.matmul",
-        0.000012,
-        &frames26,
-        &[("input_tensor_a", &qt), ("input_tensor_b", &qt)],
-        Some(g.into()),
-    );
-    d.error(
-        id,
-        "ttnn.matmul",
-        text::stored(text::MATMUL_WIDTH),
-        &frames26,
-    );
+    let id =
+        d.op("ttnn.matmul", 0.000012, &frames26, &[("input_tensor_a", &qt), ("input_tensor_b", &qt)], Some(g.into()));
+    d.error(id, "ttnn.matmul", text::stored(text::MATMUL_WIDTH), &frames26);
 
     // 27: ttnn.matmul with transpose_b completes into L1.
     let s = d.mem.alloc("scores", L1, 25600, IL);
@@ -189,11 +151,7 @@ pub(super) fn block(d: &mut Demo) {
         "ttnn.matmul",
         0.000245,
         &fb("scores = with_fallback(", "block"),
-        &[
-            ("input_tensor_a", &qt),
-            ("input_tensor_b", &qt),
-            ("transpose_b", "True"),
-        ],
+        &[("input_tensor_a", &qt), ("input_tensor_b", &qt), ("transpose_b", "True")],
         Some(g.into()),
     );
 
@@ -201,13 +159,7 @@ pub(super) fn block(d: &mut Demo) {
     // stacking levels): SoftmaxDeviceOperation allocated its output and CBs, then was left
     // open; the end of the graph closes it.
     let frames28 = at("probs = with_fallback(", "block");
-    let out = Buf {
-        address: 600256,
-        per_bank: 25600,
-        bt: L1,
-        layout: HS,
-        cores: 40,
-    };
+    let out = Buf { address: 600256, per_bank: 25600, bt: L1, layout: HS, cores: 40 };
     let g = Graph::strings_with_levels()
         .capture_start()
         .start("ttnn.softmax")
@@ -223,19 +175,10 @@ pub(super) fn block(d: &mut Demo) {
         "ttnn.softmax",
         0.000043,
         &frames28,
-        &[
-            ("input_tensor", &st),
-            ("dim", "-1"),
-            ("program_config", cfg),
-        ],
+        &[("input_tensor", &st), ("dim", "-1"), ("program_config", cfg)],
         Some(g.into()),
     );
-    d.error(
-        id,
-        "ttnn.softmax",
-        text::stored(text::CB_CLASH_OLD),
-        &frames28,
-    );
+    d.error(id, "ttnn.softmax", text::stored(text::CB_CLASH_OLD), &frames28);
 
     // 29: ttnn.softmax completes.
     let p = d.mem.alloc("probs", L1, 25600, IL);
@@ -284,11 +227,7 @@ pub(super) fn block(d: &mut Demo) {
         "ttnn.matmul",
         0.000524,
         &frames30,
-        &[
-            ("input_tensor_a", &st),
-            ("input_tensor_b", &vt),
-            ("memory_config", DRAM_MC),
-        ],
+        &[("input_tensor_a", &st), ("input_tensor_b", &vt), ("memory_config", DRAM_MC)],
         Some(g.into()),
     );
     d.error(id, "ttnn.matmul", text::stored(text::V2_DRAM), &frames30);
@@ -330,19 +269,9 @@ pub(super) fn block(d: &mut Demo) {
         .capture_end();
     let ct = tensor("1, 197, 512", "TILE");
     let wt = tensor("512, 512", "TILE");
-    let id = d.op(
-        "ttnn.linear",
-        0.000077,
-        &frames32,
-        &[("input_tensor_a", &ct), ("input_tensor_b", &wt)],
-        Some(g.into()),
-    );
-    d.error(
-        id,
-        "ttnn.linear",
-        text::stored(text::FRAGMENTED_DRAM),
-        &frames32,
-    );
+    let id =
+        d.op("ttnn.linear", 0.000077, &frames32, &[("input_tensor_a", &ct), ("input_tensor_b", &wt)], Some(g.into()));
+    d.error(id, "ttnn.linear", text::stored(text::FRAGMENTED_DRAM), &frames32);
 
     // 33: ttnn.linear completes into L1.
     let o = d.mem.alloc("out", L1, 8192, IL);
@@ -359,11 +288,7 @@ pub(super) fn block(d: &mut Demo) {
         "ttnn.linear",
         0.000231,
         &fb("out = with_fallback(", "block"),
-        &[
-            ("input_tensor_a", &ct),
-            ("input_tensor_b", &wt),
-            ("memory_config", L1_MC),
-        ],
+        &[("input_tensor_a", &ct), ("input_tensor_b", &wt), ("memory_config", L1_MC)],
         Some(g.into()),
     );
 
@@ -396,21 +321,12 @@ pub(super) fn finish(d: &mut Demo) {
 
     // 35: ttnn.relu inside the trace capture.
     let t = d.mem.alloc("traced", Dram, 17408, IL);
-    let g = simple_graph(
-        Graph::new(),
-        "ttnn.relu",
-        "UnaryDeviceOperation",
-        &[t],
-        &[(4096, 101440), (4096, 105536)],
-        &[],
-    );
+    let g =
+        simple_graph(Graph::new(), "ttnn.relu", "UnaryDeviceOperation", &[t], &[(4096, 101440), (4096, 105536)], &[]);
     d.op(
         "ttnn.relu",
         0.000102,
-        &[
-            frame("self.traced_output = ttnn.relu(x)", "capture_trace"),
-            trace.clone(),
-        ],
+        &[frame("self.traced_output = ttnn.relu(x)", "capture_trace"), trace.clone()],
         &[("input_tensor", &x)],
         Some(g.into()),
     );
@@ -421,19 +337,10 @@ pub(super) fn finish(d: &mut Demo) {
         "ttnn.end_trace_capture",
         0.000019,
         &frames36,
-        &[
-            ("device", DEVICE),
-            ("trace_id", "MeshTraceId(0)"),
-            ("cq_id", "0"),
-        ],
+        &[("device", DEVICE), ("trace_id", "MeshTraceId(0)"), ("cq_id", "0")],
         None,
     );
-    d.error(
-        id,
-        "ttnn.end_trace_capture",
-        text::stored(text::TRACE_REGION),
-        &frames36,
-    );
+    d.error(id, "ttnn.end_trace_capture", text::stored(text::TRACE_REGION), &frames36);
 
     // 37: ttnn.deallocate of the scratch buffer (host scope, no device operation).
     let scratch = d.mem.free("scratch");
@@ -445,13 +352,7 @@ pub(super) fn finish(d: &mut Demo) {
         .end("ttnn.deallocate")
         .capture_end();
     let s = tensor("1, 1, 1536, 1024", "TILE");
-    d.op(
-        "ttnn.deallocate",
-        0.000008,
-        &[call("ttnn.deallocate(self.scratch)")],
-        &[("tensor", &s)],
-        Some(g.into()),
-    );
+    d.op("ttnn.deallocate", 0.000008, &[call("ttnn.deallocate(self.scratch)")], &[("tensor", &s)], Some(g.into()));
 
     // 38: ttnn.from_device (host scope only).
     let g = Graph::new()
@@ -460,13 +361,7 @@ pub(super) fn finish(d: &mut Demo) {
         .tensor(1025, "Shape([1, 197, 512])")
         .end("ttnn.from_device")
         .capture_end();
-    d.op(
-        "ttnn.from_device",
-        0.001203,
-        &[call("output = ttnn.from_device(x)")],
-        &[("tensor", &x)],
-        Some(g.into()),
-    );
+    d.op("ttnn.from_device", 0.001203, &[call("output = ttnn.from_device(x)")], &[("tensor", &x)], Some(g.into()));
 
     // 39: ttnn.to_memory_config, no error: the capture ended (no capture_end) while
     // InterleavedToShardedDeviceOperation and ttnn.to_memory_config were still open.
@@ -483,10 +378,7 @@ pub(super) fn finish(d: &mut Demo) {
     d.op(
         "ttnn.to_memory_config",
         0.000217,
-        &[
-            frame("self.next_input = ttnn.to_memory_config(", "prefetch"),
-            call("self.prefetch(self.next_pixels)"),
-        ],
+        &[frame("self.next_input = ttnn.to_memory_config(", "prefetch"), call("self.prefetch(self.next_pixels)")],
         &[("tensor", &t), ("memory_config", HS_MC)],
         Some(g.into()),
     );

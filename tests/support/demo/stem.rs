@@ -5,8 +5,8 @@ use serde_json::json;
 use super::Graph;
 use super::text::{self, frame};
 use super::{
-    CORES_NEW, CORES_OLD, DEVICE, DRAM_MC, Demo, Dram, HS, HS_MC, IL, L1, attempt, call, fallback,
-    lambda, refs, simple_graph, tensor,
+    CORES_NEW, CORES_OLD, DEVICE, DRAM_MC, Demo, Dram, HS, HS_MC, IL, L1, attempt, call, fallback, lambda, refs,
+    simple_graph, tensor,
 };
 
 pub(super) fn stem(d: &mut Demo) {
@@ -30,13 +30,7 @@ pub(super) fn stem(d: &mut Demo) {
         ("memory_config", DRAM_MC.into()),
     ];
     let args = refs(&args);
-    d.op(
-        "ttnn.to_device",
-        0.000912,
-        &fr("ttnn.to_device(pixels", "stem"),
-        &args,
-        Some(g.into()),
-    );
+    d.op("ttnn.to_device", 0.000912, &fr("ttnn.to_device(pixels", "stem"), &args, Some(g.into()));
 
     // 2: ttnn.to_layout — TilizeWithValPaddingDeviceOperation.
     let x1 = d.mem.alloc("x1", Dram, 67584, IL);
@@ -73,10 +67,7 @@ pub(super) fn stem(d: &mut Demo) {
     d.op(
         "ttnn.to_memory_config",
         0.000221,
-        &fr(
-            "ttnn.to_memory_config(x, self.c.stem_memory_config)",
-            "stem",
-        ),
+        &fr("ttnn.to_memory_config(x, self.c.stem_memory_config)", "stem"),
         &[("tensor", &t), ("memory_config", HS_MC)],
         Some(g.into()),
     );
@@ -136,13 +127,7 @@ pub(super) fn stem(d: &mut Demo) {
         &[x3],
     );
     let t = tensor("1, 1, 12544, 64", "TILE");
-    d.op(
-        "ttnn.relu",
-        0.000153,
-        &fr("x = ttnn.relu(x)", "stem"),
-        &[("input_tensor", &t)],
-        Some(g.into()),
-    );
+    d.op("ttnn.relu", 0.000153, &fr("x = ttnn.relu(x)", "stem"), &[("input_tensor", &t)], Some(g.into()));
 
     // 6: ttnn.max_pool2d — HaloDeviceOperation then Pool2D.
     let halo = d.mem.alloc("halo", L1, 215040, HS);
@@ -170,22 +155,14 @@ pub(super) fn stem(d: &mut Demo) {
         "ttnn.max_pool2d",
         0.000876,
         &fr("ttnn.max_pool2d(x", "stem"),
-        &[
-            ("input_tensor", &t),
-            ("kernel_size", "[3, 3]"),
-            ("stride", "[2, 2]"),
-            ("padding", "[1, 1]"),
-        ],
+        &[("input_tensor", &t), ("kernel_size", "[3, 3]"), ("stride", "[2, 2]"), ("padding", "[1, 1]")],
         Some(g.into()),
     );
 }
 
 pub(super) fn bottleneck(d: &mut Demo) {
     let up = call("x = self.bottleneck(x)");
-    let bn = frame(
-        "y = with_fallback(lambda: self.conv2(x, self.c.conv2_l1)",
-        "bottleneck",
-    );
+    let bn = frame("y = with_fallback(lambda: self.conv2(x, self.c.conv2_l1)", "bottleneck");
     let conv2 = frame("weight_tensor=self.p.conv2.weight", "conv2");
     let t = tensor("1, 1, 3136, 64", "TILE");
     let w = tensor("64, 64, 3, 3", "ROW_MAJOR");
@@ -203,13 +180,7 @@ pub(super) fn bottleneck(d: &mut Demo) {
     // 7: ttnn.conv2d fails, kind 3 (CB beyond L1, old core format). Newest capture: the halo
     // completes, then Conv2dDeviceOperation allocates its output and CBs and is aborted at
     // launch; ttnn.conv2d is aborted too. No abort reason.
-    let frames7 = [
-        conv2.clone(),
-        lambda("lambda: self.conv2(x, self.c.conv2_l1)"),
-        attempt(),
-        bn.clone(),
-        up.clone(),
-    ];
+    let frames7 = [conv2.clone(), lambda("lambda: self.conv2(x, self.c.conv2_l1)"), attempt(), bn.clone(), up.clone()];
     let halo = d.mem.alloc("halo", L1, 57344, HS);
     let out = d.mem.alloc("y", L1, 51200, HS);
     d.mem.free("halo");
@@ -238,19 +209,11 @@ pub(super) fn bottleneck(d: &mut Demo) {
     );
     let args = refs(&args);
     let id = d.op("ttnn.conv2d", 0.002315, &frames7, &args, Some(g.into()));
-    d.error(
-        id,
-        "ttnn.conv2d",
-        text::stored(text::CB_BEYOND_L1),
-        &frames7,
-    );
+    d.error(id, "ttnn.conv2d", text::stored(text::CB_BEYOND_L1), &frames7);
 
     // 8: ttnn.conv2d fails, kind 1 V2 L1_SMALL `bank size is only 0 B`. Older capture (2024
     // strings, no levels): Conv2dDeviceOperation is left open, with no end node.
-    let fb = frame(
-        "return with_fallback(lambda: self.conv2(x, self.c.conv2_l1_small)",
-        "conv2_fallback",
-    );
+    let fb = frame("return with_fallback(lambda: self.conv2(x, self.c.conv2_l1_small)", "conv2_fallback");
     let frames8 = [
         conv2.clone(),
         lambda("lambda: self.conv2(x, self.c.conv2_l1_small)"),
@@ -275,17 +238,10 @@ pub(super) fn bottleneck(d: &mut Demo) {
         .start("Conv2dDeviceOperation")
         .alloc(out.alloc())
         .capture_end();
-    let args = conv_args(
-        "Conv2dConfig(shard_layout=TensorMemoryLayout::HEIGHT_SHARDED,config_tensors_in_dram=false)",
-    );
+    let args = conv_args("Conv2dConfig(shard_layout=TensorMemoryLayout::HEIGHT_SHARDED,config_tensors_in_dram=false)");
     let args = refs(&args);
     let id = d.op("ttnn.conv2d", 0.001904, &frames8, &args, Some(g.into()));
-    d.error(
-        id,
-        "ttnn.conv2d",
-        text::stored(text::L1_SMALL_ZERO),
-        &frames8,
-    );
+    d.error(id, "ttnn.conv2d", text::stored(text::L1_SMALL_ZERO), &frames8);
 
     // 9: ttnn.conv2d completes with the DRAM configuration (2024 strings capture).
     let frames9 = [
@@ -318,12 +274,7 @@ pub(super) fn bottleneck(d: &mut Demo) {
     // 10: ttnn.add in place fails, kind 4 (CB clash, 2026 core format). Newest capture, ends
     // aborted with boolean `true` and no reason.
     let add = "y = with_fallback(lambda: ttnn.add(y, x, output_tensor=y)";
-    let frames10 = [
-        lambda("lambda: ttnn.add(y, x, output_tensor=y)"),
-        attempt(),
-        frame(add, "bottleneck"),
-        up.clone(),
-    ];
+    let frames10 = [lambda("lambda: ttnn.add(y, x, output_tensor=y)"), attempt(), frame(add, "bottleneck"), up.clone()];
     let g = Graph::new()
         .capture_start()
         .start("ttnn.add")
@@ -341,22 +292,13 @@ pub(super) fn bottleneck(d: &mut Demo) {
         "ttnn.add",
         0.000410,
         &frames10,
-        &[
-            ("input_tensor_a", &y),
-            ("input_tensor_b", &y),
-            ("output_tensor", &y),
-        ],
+        &[("input_tensor_a", &y), ("input_tensor_b", &y), ("output_tensor", &y)],
         Some(g.into()),
     );
     d.error(id, "ttnn.add", text::stored(text::CB_CLASH_NEW), &frames10);
 
     // 11: ttnn.add completes into DRAM.
-    let frames11 = [
-        lambda("lambda: ttnn.add(y, x))"),
-        fallback(),
-        frame(add, "bottleneck"),
-        up.clone(),
-    ];
+    let frames11 = [lambda("lambda: ttnn.add(y, x))"), fallback(), frame(add, "bottleneck"), up.clone()];
     let z = d.mem.alloc("z", Dram, 25088, IL);
     let y = d.mem.free("y");
     let x5 = d.mem.free("x5");
@@ -369,25 +311,13 @@ pub(super) fn bottleneck(d: &mut Demo) {
         &[y, x5],
     );
     let t = tensor("1, 1, 3136, 64", "TILE");
-    d.op(
-        "ttnn.add",
-        0.000297,
-        &frames11,
-        &[("input_tensor_a", &t), ("input_tensor_b", &t)],
-        Some(g.into()),
-    );
+    d.op("ttnn.add", 0.000297, &frames11, &[("input_tensor_a", &t), ("input_tensor_b", &t)], Some(g.into()));
 
     // 12: ttnn.relu.
     let r = d.mem.alloc("x", Dram, 25088, IL);
     let z = d.mem.free("z");
-    let g = simple_graph(
-        Graph::new(),
-        "ttnn.relu",
-        "UnaryDeviceOperation",
-        &[r],
-        &[(4096, 101440), (4096, 105536)],
-        &[z],
-    );
+    let g =
+        simple_graph(Graph::new(), "ttnn.relu", "UnaryDeviceOperation", &[r], &[(4096, 101440), (4096, 105536)], &[z]);
     d.op(
         "ttnn.relu",
         0.000188,

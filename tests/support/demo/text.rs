@@ -10,22 +10,10 @@ const DECORATOR_FRAME: &str = "  File \"/home/user/tt-metal/ttnn/ttnn/decorators
 /// One frame of `traceback.format_stack()` in the model file: the line holding `needle`
 /// (which must be on exactly one line), in function `func`.
 pub fn frame(needle: &str, func: &str) -> String {
-    let hits: Vec<(usize, &str)> = MODEL_PY
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| l.contains(needle))
-        .collect();
-    assert_eq!(
-        hits.len(),
-        1,
-        "needle {needle:?} must be on exactly one line"
-    );
+    let hits: Vec<(usize, &str)> = MODEL_PY.lines().enumerate().filter(|(_, l)| l.contains(needle)).collect();
+    assert_eq!(hits.len(), 1, "needle {needle:?} must be on exactly one line");
     let (index, code) = hits[0];
-    format!(
-        "  File \"{MODEL_PY_PATH}\", line {}, in {func}\n    {}\n",
-        index + 1,
-        code.trim()
-    )
+    format!("  File \"{MODEL_PY_PATH}\", line {}, in {func}\n    {}\n", index + 1, code.trim())
 }
 
 /// An operation's stack trace as TT-NN's `database.py` stores it: `format_stack()` without the
@@ -53,10 +41,7 @@ pub fn error_stack(frames: &[String]) -> String {
 /// The stored exception text: header, `info:`, the message, `backtrace:` and its frames.
 pub fn wrapped(header: &str, message: &str, backtrace: &[&str]) -> String {
     let frames: Vec<String> = backtrace.iter().map(|f| format!(" --- {f}")).collect();
-    format!(
-        "{header}\ninfo:\n{message}\nbacktrace:\n{}",
-        frames.join("\n")
-    )
+    format!("{header}\ninfo:\n{message}\nbacktrace:\n{}", frames.join("\n"))
 }
 
 const METAL: &str = "/home/user/tt-metal";
@@ -117,43 +102,28 @@ pub const DFB_BEYOND_L1: &str = "Statically allocated dataflow buffers on core r
 /// Op validation, not an allocation failure (`messages.md` D1).
 pub const MATMUL_WIDTH: &str = "ttnn.matmul: The width of the first tensor must be equal to the height of the second tensor (64 != 32). The shape of first tensor was ttnn.Shape([1, 1, 32, 64]) and the shape of second tensor was ttnn.Shape([1, 1, 32, 32]))";
 /// Trace region too small, not an allocation failure (`messages.md` C1).
-pub const TRACE_REGION: &str = "Creating trace buffers of size 36410368B on MeshDevice 0, but only 33000000B is allocated for trace region.";
+pub const TRACE_REGION: &str =
+    "Creating trace buffers of size 36410368B on MeshDevice 0, but only 33000000B is allocated for trace region.";
 
 /// The full stored text of each demo error, by message.
 pub fn stored(message: &str) -> String {
     match message {
-        FRAGMENTED_L1 => wrapped(
-            &bank_manager_header(462, "false"),
-            message,
-            ALLOCATOR_BACKTRACE,
-        ),
-        L1_SMALL_ZERO | V2_DRAM => wrapped(
-            &bank_manager_header(433, "address.has_value()"),
-            message,
-            ALLOCATOR_BACKTRACE,
-        ),
-        ONLY_WITH_STATS_L1 | NOT_ENOUGH_FREE_DRAM => wrapped(
-            &bank_manager_header(486, "false"),
-            message,
-            ALLOCATOR_BACKTRACE,
-        ),
-        FRAGMENTED_DRAM => wrapped(
-            &bank_manager_header(439, "false"),
-            message,
-            ALLOCATOR_BACKTRACE,
-        ),
-        DEPENDENCIES_D2_DRAM | DEPENDENCIES_D3_L1 => wrapped(
-            &bank_manager_header(512, "false"),
-            message,
-            ALLOCATOR_BACKTRACE,
-        ),
+        FRAGMENTED_L1 => wrapped(&bank_manager_header(462, "false"), message, ALLOCATOR_BACKTRACE),
+        L1_SMALL_ZERO | V2_DRAM => {
+            wrapped(&bank_manager_header(433, "address.has_value()"), message, ALLOCATOR_BACKTRACE)
+        }
+        ONLY_WITH_STATS_L1 | NOT_ENOUGH_FREE_DRAM => {
+            wrapped(&bank_manager_header(486, "false"), message, ALLOCATOR_BACKTRACE)
+        }
+        FRAGMENTED_DRAM => wrapped(&bank_manager_header(439, "false"), message, ALLOCATOR_BACKTRACE),
+        DEPENDENCIES_D2_DRAM | DEPENDENCIES_D3_L1 => {
+            wrapped(&bank_manager_header(512, "false"), message, ALLOCATOR_BACKTRACE)
+        }
         CB_BEYOND_L1 => wrapped(&program_header(898), message, PROGRAM_BACKTRACE),
         CB_CLASH_OLD => wrapped(&program_header(921), message, PROGRAM_BACKTRACE),
         CB_CLASH_NEW => wrapped(&program_header(1043), message, PROGRAM_BACKTRACE),
         DFB_BEYOND_L1 => wrapped(
-            &format!(
-                "TT_THROW @ {METAL}/tt_metal/impl/dataflow_buffer/dataflow_buffer.cpp:2682: tt::exception"
-            ),
+            &format!("TT_THROW @ {METAL}/tt_metal/impl/dataflow_buffer/dataflow_buffer.cpp:2682: tt::exception"),
             message,
             &[
                 "/home/user/tt-metal/build/lib/libtt_metal.so(+0x5c0e18) [0x7f3a9c9c0e18]",
