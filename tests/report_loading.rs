@@ -238,3 +238,25 @@ fn the_demo_opens_from_the_binary() {
     assert!(report.errors.iter().any(|e| e.failure.is_some()));
     assert!(report.unattached_errors().count() >= 3);
 }
+
+#[test]
+fn buffers_are_read_on_demand_with_text_or_integer_types() {
+    use support::BufferRow;
+    use ttnn_tui::analysis::failure::BufferType;
+    for schema in [Schema::Legacy, Schema::V2] {
+        let dir = TempDir::new("buffers");
+        ReportBuilder::new(schema)
+            .operation(Op::new(1, "ttnn.add").buffers(vec![
+                BufferRow::dram(1024, 4096),
+                BufferRow::l1(1_433_600, 65_536).text_type(),
+                BufferRow::l1_small(98_304, 2048),
+            ]))
+            .write_to(dir.path());
+        let report = open(dir.path(), 0).unwrap();
+        let rows = report.buffers(0).unwrap();
+        let types: Vec<_> = rows.iter().map(|b| b.buffer_type.clone()).collect();
+        assert_eq!(types, vec![Ok(BufferType::Dram), Ok(BufferType::L1), Ok(BufferType::L1Small)], "{schema:?}");
+        assert_eq!((rows[1].address, rows[1].max_size_per_bank), (1_433_600, 65_536));
+        assert_eq!(rows[0].buffer_layout.is_some(), schema != Schema::Legacy);
+    }
+}

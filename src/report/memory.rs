@@ -5,7 +5,7 @@ use super::ReportError;
 use super::database::{Schema, float, int, open_error, open_read_only, text, uint};
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
 use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors};
-use crate::analysis::failure::{AllocationFailure, parse_allocation_failure};
+use crate::analysis::failure::{AllocationFailure, BufferType, parse_allocation_failure};
 use crate::analysis::graph::{GraphNode, parse_graph};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use crate::analysis::scopes::failed_device_operations;
@@ -79,6 +79,21 @@ pub struct Device {
     pub total_l1_memory: u64,
     /// `cb_limit`.
     pub cb_limit: u64,
+}
+
+/// One `buffers` row: a device buffer live after an operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BufferRecord {
+    /// `device_id`.
+    pub device_id: u64,
+    /// Bank-relative base address.
+    pub address: u64,
+    /// Bytes per bank.
+    pub max_size_per_bank: u64,
+    /// The buffer type, from an integer code or a name; `Err` keeps an unknown value as written.
+    pub buffer_type: Result<BufferType, String>,
+    /// `buffer_layout` (TensorMemoryLayout code), when recorded.
+    pub buffer_layout: Option<i64>,
 }
 
 /// An opened memory report.
@@ -427,6 +442,59 @@ impl MemoryReport {
             rows.collect()
         };
         read().map_err(|e| format!("cannot read arguments ({e})"))
+    }
+}
+
+impl MemoryReport {
+    /// The `buffers` rows of an operation (by index), in table order; read only when asked for.
+    pub fn buffers(&self, index: usize) -> Result<Vec<BufferRecord>, String> {
+        if !self.schema.has_table("buffers") {
+            return Ok(Vec::new());
+        }
+        let op = &self.operations[index];
+        let columns = self.schema.select_list(
+            "buffers",
+            &[
+                ("device_id", "0"),
+                ("address", "0"),
+                ("max_size_per_bank", "0"),
+                ("buffer_type", "NULL"),
+                ("buffer_layout", "NULL"),
+            ],
+        );
+        let filter = self.schema.rank_filter("buffers");
+        let sql = format!("SELECT {columns} FROM buffers WHERE operation_id = ?2 AND {filter} ORDER BY rowid");
+        let read = || -> rusqlite::Result<Vec<BufferRecord>> {
+            let mut stmt = self.conn.prepare(&sql)?;
+            let rows = stmt.query_map(params![op.rank, op.id], |r| {
+                Ok(BufferRecord {
+                    device_id: uint(r.get_ref(0)?),
+                    address: uint(r.get_ref(1)?),
+                    max_size_per_bank: uint(r.get_ref(2)?),
+                    buffer_type: buffer_type(r.get_ref(3)?),
+                    buffer_layout: match r.get_ref(4)? {
+                        rusqlite::types::ValueRef::Null => None,
+                        v => Some(int(v)),
+                    },
+                })
+            })?;
+            rows.collect()
+        };
+        read().map_err(|e| format!("cannot read buffers ({e})"))
+    }
+}
+
+/// A buffer type stored as an integer code `0..4` or as a name (`'L1'`); other values pass
+/// through unchanged (behaviour.md §1.3.3).
+fn buffer_type(value: rusqlite::types::ValueRef<'_>) -> Result<BufferType, String> {
+    use rusqlite::types::ValueRef;
+    match value {
+        ValueRef::Integer(code) => BufferType::from_code(code).ok_or_else(|| code.to_string()),
+        ValueRef::Text(t) => {
+            let name = String::from_utf8_lossy(t);
+            BufferType::from_token(name.trim()).ok_or_else(|| sanitize_line(&name))
+        }
+        other => Err(text(other)),
     }
 }
 

@@ -6,7 +6,7 @@ pub mod locate;
 pub mod memory;
 
 pub use locate::{ReportSource, resolve_report};
-pub use memory::{Device, ErrorRecord, MemoryReport, Operation};
+pub use memory::{BufferRecord, Device, ErrorRecord, MemoryReport, Operation};
 
 use std::fmt;
 use std::path::Path;
