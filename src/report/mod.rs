@@ -2,11 +2,13 @@
 //! every schema era.
 
 pub mod database;
+pub mod details;
 pub mod locate;
 pub mod memory;
 
+pub use details::BufferRecord;
 pub use locate::{ReportSource, resolve_report};
-pub use memory::{BufferRecord, Device, ErrorRecord, MemoryReport, Operation};
+pub use memory::{Device, ErrorRecord, MemoryReport, Operation};
 
 use std::fmt;
 use std::path::Path;
