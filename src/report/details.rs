@@ -24,6 +24,12 @@ pub struct BufferRecord {
 }
 
 impl MemoryReport {
+    /// One `WHERE` condition selecting an operation's rows of `table` (`0` when it has none).
+    fn rows_condition(&self, table: &str, id: u64) -> rusqlite::Result<String> {
+        let conditions = self.operation_rows(table, &[id])?;
+        Ok(if conditions.is_empty() { "0".to_string() } else { conditions.join(" OR ") })
+    }
+
     /// The stack traces of some operations (by index), sanitised; empty when none is stored.
     pub fn stack_traces(&self, indexes: &[usize]) -> Result<HashMap<usize, String>, String> {
         let mut out = HashMap::new();
@@ -32,15 +38,17 @@ impl MemoryReport {
         }
         let columns =
             self.schema.select_list("stack_traces", &[("operation_id", "0"), ("stack_trace", "''"), ("rank", "0")]);
-        let ids: Vec<String> = indexes.iter().map(|&i| self.operations[i].id.to_string()).collect();
-        let sql =
-            format!("SELECT {columns} FROM stack_traces WHERE operation_id IN ({}) ORDER BY rowid", ids.join(","));
+        let ids: Vec<u64> = indexes.iter().map(|&i| self.operations[i].id).collect();
         let read = || -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
             let mut by_id: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
-            let mut stmt = self.conn.prepare(&sql)?;
-            let mut rows = stmt.query([])?;
-            while let Some(r) = rows.next()? {
-                by_id.entry(uint(r.get_ref(0)?)).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
+            for condition in self.operation_rows("stack_traces", &ids)? {
+                let sql = format!("SELECT {columns} FROM stack_traces WHERE {condition} ORDER BY rowid");
+                let mut stmt = self.conn.prepare(&sql)?;
+                let mut rows = stmt.query([])?;
+                while let Some(r) = rows.next()? {
+                    let id = uint(r.get_ref(0)?);
+                    by_id.entry(id).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
+                }
             }
             Ok(by_id)
         };
@@ -64,11 +72,12 @@ impl MemoryReport {
         let op = &self.operations[index];
         let columns = self.schema.select_list("operation_arguments", &[("name", "''"), ("value", "''")]);
         let filter = self.schema.rank_filter("operation_arguments");
-        let sql =
-            format!("SELECT {columns} FROM operation_arguments WHERE operation_id = ?2 AND {filter} ORDER BY rowid");
+        let rows =
+            self.rows_condition("operation_arguments", op.id).map_err(|e| format!("cannot read arguments ({e})"))?;
+        let sql = format!("SELECT {columns} FROM operation_arguments WHERE ({rows}) AND {filter} ORDER BY rowid");
         let read = || -> rusqlite::Result<Vec<(String, String)>> {
             let mut stmt = self.conn.prepare(&sql)?;
-            let rows = stmt.query_map(params![op.rank, op.id], |r| {
+            let rows = stmt.query_map(params![op.rank], |r| {
                 Ok((sanitize_line(&text(r.get_ref(0)?)), sanitize_text(&text(r.get_ref(1)?))))
             })?;
             rows.collect()
@@ -93,10 +102,11 @@ impl MemoryReport {
             ],
         );
         let filter = self.schema.rank_filter("buffers");
-        let sql = format!("SELECT {columns} FROM buffers WHERE operation_id = ?2 AND {filter} ORDER BY rowid");
+        let rows = self.rows_condition("buffers", op.id).map_err(|e| format!("cannot read buffers ({e})"))?;
+        let sql = format!("SELECT {columns} FROM buffers WHERE ({rows}) AND {filter} ORDER BY rowid");
         let read = || -> rusqlite::Result<Vec<BufferRecord>> {
             let mut stmt = self.conn.prepare(&sql)?;
-            let rows = stmt.query_map(params![op.rank, op.id], |r| {
+            let rows = stmt.query_map(params![op.rank], |r| {
                 Ok(BufferRecord {
                     device_id: uint(r.get_ref(0)?),
                     address: uint(r.get_ref(1)?),
