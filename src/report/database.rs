@@ -3,7 +3,7 @@
 
 use super::ReportError;
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
@@ -169,5 +169,71 @@ pub fn text(value: ValueRef<'_>) -> String {
         ValueRef::Integer(i) => i.to_string(),
         ValueRef::Real(f) => f.to_string(),
         _ => String::new(),
+    }
+}
+
+/// Where the rows of one operation lie in a table without an index on `operation_id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowSpan {
+    /// The rows lie between these rowids (inclusive start, exclusive end).
+    Rowids(i64, i64),
+    /// The table has no row for the operation.
+    Empty,
+    /// The table is not in operation order (or could not be probed): scan it.
+    Unknown,
+}
+
+/// Finds the rows of `operation_id` in `table` without scanning it.
+///
+/// Every TT-NN writer inserts per-operation rows (`captured_graph`, `stack_traces`, `buffers`,
+/// …) in operation order, so `operation_id` does not decrease with rowid. A binary search over
+/// rowid then finds an operation's rows in O(log n) seeks instead of a scan of a table that can
+/// hold gigabytes. An index on `operation_id`, when the report has one, is used instead; any
+/// disorder met while probing gives `Unknown`, and the caller scans.
+pub fn operation_row_span(conn: &Connection, table: &str, operation_id: u64) -> rusqlite::Result<RowSpan> {
+    let t = quote(table);
+    let (first, last): (Option<i64>, Option<i64>) =
+        conn.query_row(&format!("SELECT min(rowid), max(rowid) FROM {t}"), [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let (Some(first), Some(last)) = (first, last) else { return Ok(RowSpan::Empty) };
+    let mut probe =
+        conn.prepare_cached(&format!("SELECT rowid, operation_id FROM {t} WHERE rowid >= ?1 ORDER BY rowid LIMIT 1"))?;
+    let mut seen: Vec<(i64, u64)> = Vec::new();
+    // The smallest rowid whose operation id is at least `target` (or last + 1).
+    let mut lower_bound = |target: u64, seen: &mut Vec<(i64, u64)>| -> rusqlite::Result<i64> {
+        let (mut lo, mut hi) = (first, last + 1);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let row: Option<(i64, u64)> =
+                probe.query_row([mid], |r| Ok((r.get(0)?, uint(r.get_ref(1)?)))).optional()?;
+            let Some((rowid, id)) = row else {
+                hi = mid;
+                continue;
+            };
+            seen.push((rowid, id));
+            if id < target { lo = rowid + 1 } else { hi = mid }
+        }
+        Ok(lo)
+    };
+    let start = lower_bound(operation_id, &mut seen)?;
+    let end = lower_bound(operation_id.saturating_add(1), &mut seen)?;
+    seen.sort();
+    if seen.windows(2).any(|w| w[0].1 > w[1].1) {
+        return Ok(RowSpan::Unknown);
+    }
+    Ok(if start >= end { RowSpan::Empty } else { RowSpan::Rowids(start, end) })
+}
+
+impl Schema {
+    /// True when some index of `table` starts with `column`, so lookups by it are cheap.
+    pub fn indexed(&self, conn: &Connection, table: &str, column: &str) -> bool {
+        let Ok(mut stmt) = conn.prepare(&format!("PRAGMA index_list({})", quote(table))) else { return false };
+        let names: Vec<String> = match stmt.query_map([], |r| r.get(1)) {
+            Ok(rows) => rows.filter_map(Result::ok).collect(),
+            Err(_) => return false,
+        };
+        names.iter().any(|index| {
+            conn.query_row(&format!("PRAGMA index_info({})", quote(index)), [], |r| r.get::<_, String>(2))
+                .is_ok_and(|first| first == column)
+        })
     }
 }

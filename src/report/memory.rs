@@ -2,7 +2,7 @@
 //! and arguments read when an operation is shown (behaviour.md §1–§2).
 
 use super::ReportError;
-use super::database::{Schema, float, int, open_error, open_read_only, text, uint};
+use super::database::{RowSpan, Schema, float, int, open_error, open_read_only, operation_row_span, text, uint};
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
 use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors};
 use crate::analysis::failure::{AllocationFailure, parse_allocation_failure};
@@ -101,8 +101,10 @@ pub struct MemoryReport {
     pub devices: Vec<Device>,
     /// Captured graphs of the operations with an error, by operation index.
     error_graphs: HashMap<usize, Result<Vec<GraphNode>, String>>,
-    conn: Connection,
-    schema: Schema,
+    pub(super) conn: Connection,
+    pub(super) schema: Schema,
+    /// Tables with an index starting with `operation_id`.
+    indexed_by_operation: Vec<String>,
 }
 
 impl MemoryReport {
@@ -140,6 +142,7 @@ impl MemoryReport {
             errors: Vec::new(),
             devices: Vec::new(),
             error_graphs: HashMap::new(),
+            indexed_by_operation: Vec::new(),
             conn,
             schema,
         };
@@ -148,6 +151,11 @@ impl MemoryReport {
     }
 
     fn load(&mut self) -> rusqlite::Result<()> {
+        self.indexed_by_operation = ["captured_graph", "stack_traces", "operation_arguments", "buffers"]
+            .into_iter()
+            .filter(|t| self.schema.indexed(&self.conn, t, "operation_id"))
+            .map(String::from)
+            .collect();
         self.schema_version = self.read_schema_version()?;
         if let Some(major) =
             self.schema_version.as_deref().and_then(|v| v.split('.').next()?.trim().parse::<u64>().ok())
@@ -177,7 +185,8 @@ impl MemoryReport {
             .schema
             .select_list("operations", &[("operation_id", "0"), ("name", "''"), ("duration", "NULL"), ("rank", "0")]);
         let filter = self.schema.rank_filter("operations");
-        let sql = format!("SELECT {columns} FROM operations WHERE {filter} ORDER BY 1, rowid");
+        // Table order, then a stable sort by id: cheap when the table is already in id order.
+        let sql = format!("SELECT {columns} FROM operations WHERE {filter}");
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(params![self.rank], |r| {
             Ok(Operation {
@@ -188,7 +197,9 @@ impl MemoryReport {
                 error: None,
             })
         })?;
-        rows.collect()
+        let mut operations = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+        operations.sort_by_key(|o| o.id);
+        Ok(operations)
     }
 
     /// Error rows of the rank, and of rank 0 for the fallback, in table order.
@@ -322,15 +333,14 @@ impl MemoryReport {
     /// Raw `captured_graph` texts of some operation ids, with their ranks, in table order.
     fn graph_texts(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
         let mut out: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
-        if !self.schema.has_table("captured_graph") || ids.is_empty() {
+        if !self.schema.has_table("captured_graph") {
             return Ok(out);
         }
         let columns = self
             .schema
             .select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")]);
-        for chunk in ids.chunks(500) {
-            let list = chunk.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
-            let sql = format!("SELECT {columns} FROM captured_graph WHERE operation_id IN ({list}) ORDER BY rowid");
+        for condition in self.operation_rows("captured_graph", ids)? {
+            let sql = format!("SELECT {columns} FROM captured_graph WHERE {condition} ORDER BY rowid");
             let mut stmt = self.conn.prepare(&sql)?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
@@ -339,6 +349,32 @@ impl MemoryReport {
             }
         }
         Ok(out)
+    }
+
+    /// `WHERE` conditions that together select the rows of some operations in `table`, as cheaply
+    /// as the table allows: by index, by rowid span (tables in operation order), or by a scan.
+    pub(super) fn operation_rows(&self, table: &str, ids: &[u64]) -> rusqlite::Result<Vec<String>> {
+        let list = |ids: &[u64]| ids.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let indexed = self.indexed_by_operation.iter().any(|t| t == table);
+        if indexed || self.schema.has_column(table, "rank") {
+            return Ok(ids.chunks(500).map(|chunk| format!("operation_id IN ({})", list(chunk))).collect());
+        }
+        let mut conditions = Vec::new();
+        for &id in ids {
+            match operation_row_span(&self.conn, table, id)? {
+                RowSpan::Rowids(start, end) => {
+                    conditions.push(format!("rowid >= {start} AND rowid < {end} AND operation_id = {id}"))
+                }
+                RowSpan::Empty => {}
+                RowSpan::Unknown => {
+                    return Ok(ids.chunks(500).map(|chunk| format!("operation_id IN ({})", list(chunk))).collect());
+                }
+            }
+        }
+        Ok(conditions)
     }
 
     /// The captured graph of an operation (by index): nodes, or why they are unavailable.
@@ -375,58 +411,6 @@ impl MemoryReport {
     pub fn operation_index(&self, id: u64) -> Option<usize> {
         let start = self.operations.partition_point(|o| o.id < id);
         (self.operations.get(start)?.id == id).then_some(start)
-    }
-
-    /// The stack traces of some operations (by index), sanitised; empty when none is stored.
-    pub fn stack_traces(&self, indexes: &[usize]) -> Result<HashMap<usize, String>, String> {
-        let mut out = HashMap::new();
-        if !self.schema.has_table("stack_traces") || indexes.is_empty() {
-            return Ok(out);
-        }
-        let columns =
-            self.schema.select_list("stack_traces", &[("operation_id", "0"), ("stack_trace", "''"), ("rank", "0")]);
-        let ids: Vec<String> = indexes.iter().map(|&i| self.operations[i].id.to_string()).collect();
-        let sql =
-            format!("SELECT {columns} FROM stack_traces WHERE operation_id IN ({}) ORDER BY rowid", ids.join(","));
-        let read = || -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
-            let mut by_id: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
-            let mut stmt = self.conn.prepare(&sql)?;
-            let mut rows = stmt.query([])?;
-            while let Some(r) = rows.next()? {
-                by_id.entry(uint(r.get_ref(0)?)).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
-            }
-            Ok(by_id)
-        };
-        let by_id = read().map_err(|e| format!("cannot read stack traces ({e})"))?;
-        for &i in indexes {
-            let op = &self.operations[i];
-            let rows = by_id.get(&op.id).map(Vec::as_slice).unwrap_or_default();
-            // The last row of the operation's rank wins, with the rank-0 fallback.
-            let trace =
-                rows.iter().rev().find(|(r, _)| *r == op.rank).or_else(|| rows.iter().rev().find(|(r, _)| *r == 0));
-            out.insert(i, trace.map(|(_, t)| sanitize_text(t)).unwrap_or_default());
-        }
-        Ok(out)
-    }
-
-    /// The arguments of an operation (by index): name and printed value, in table order.
-    pub fn arguments(&self, index: usize) -> Result<Vec<(String, String)>, String> {
-        if !self.schema.has_table("operation_arguments") {
-            return Ok(Vec::new());
-        }
-        let op = &self.operations[index];
-        let columns = self.schema.select_list("operation_arguments", &[("name", "''"), ("value", "''")]);
-        let filter = self.schema.rank_filter("operation_arguments");
-        let sql =
-            format!("SELECT {columns} FROM operation_arguments WHERE operation_id = ?2 AND {filter} ORDER BY rowid");
-        let read = || -> rusqlite::Result<Vec<(String, String)>> {
-            let mut stmt = self.conn.prepare(&sql)?;
-            let rows = stmt.query_map(params![op.rank, op.id], |r| {
-                Ok((sanitize_line(&text(r.get_ref(0)?)), sanitize_text(&text(r.get_ref(1)?))))
-            })?;
-            rows.collect()
-        };
-        read().map_err(|e| format!("cannot read arguments ({e})"))
     }
 }
 

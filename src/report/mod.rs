@@ -2,9 +2,11 @@
 //! every schema era.
 
 pub mod database;
+pub mod details;
 pub mod locate;
 pub mod memory;
 
+pub use details::BufferRecord;
 pub use locate::{ReportSource, resolve_report};
 pub use memory::{Device, ErrorRecord, MemoryReport, Operation};
 
