@@ -154,3 +154,26 @@ fn a_panic_restores_the_terminal() {
     assert!(screen.contains("panic requested by"), "{screen}");
     assert!(!t.alternate_screen(), "a panic left the alternate screen on");
 }
+
+#[test]
+fn the_demo_on_an_operation_with_its_tree() {
+    if !tmux_available() {
+        return;
+    }
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let t = Tmux::start("demo", &format!("{bin} --demo --operation 13"));
+    let screen = t.wait_for("op 13/39");
+    assert!(screen.contains("3 errors recorded that are not shown on any operation"), "{screen}");
+    assert!(screen.contains("Not enough free space."), "{screen}");
+    t.keys(&["e"]);
+    t.wait_for("Showing 13 of 39 operations");
+    t.keys(&["Tab"]);
+    t.wait_for("InterleavedToShardedDeviceOperation: Out of Memory");
+    t.keys(&["v"]);
+    t.wait_for("Error details");
+    t.keys(&["Escape", "?"]);
+    t.wait_for("Ctrl-d/Ctrl-u");
+    t.keys(&["Escape", "q"]);
+    t.wait_for("EXITED 0");
+    assert!(!t.alternate_screen());
+}

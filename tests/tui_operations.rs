@@ -252,3 +252,20 @@ fn paging_and_ends_move_the_selection() {
     h.press(&[HalfPageUp, First]);
     assert!(h.screen().contains("op 1/500"));
 }
+
+#[test]
+fn demo_list_and_a_failure_in_it() {
+    let report = ttnn_tui::report::MemoryReport::open(&ttnn_tui::report::ReportSource::Demo, 0).unwrap();
+    let mut h = Harness::new(report, 120, 40, false, Some(32));
+    assert!(h.screen().contains("3 errors recorded that are not shown on any operation"));
+    let text = detail_text(&h);
+    assert!(
+        text.contains(
+            "Fragmented. 174.9 MiB free per bank, but no single block holds 4.67 MiB; the largest is 3.23 MiB."
+        )
+    );
+    assert!(text.contains("Failed in MatmulDeviceOperation"));
+    assert_snapshot!("demo_op_32", h.terminal.backend());
+    h.press(&[GoToTab(1)]);
+    assert_snapshot!("demo_op_32_tree", h.terminal.backend());
+}
