@@ -234,6 +234,5 @@ pub fn tables_indexed_by(conn: &Connection, column: &str) -> rusqlite::Result<Ve
         "SELECT m.tbl_name FROM sqlite_master AS m, pragma_index_info(m.name) AS p \
          WHERE m.type = 'index' AND p.seqno = 0 AND p.name = ?1",
     )?;
-    let tables = stmt.query_map([column], |r| r.get(0))?.collect();
-    tables
+    stmt.query_map([column], |r| r.get(0))?.collect()
 }
