@@ -5,6 +5,8 @@ pub mod attach;
 pub mod failure;
 pub mod format;
 pub mod graph;
+pub mod link;
+pub mod perf_rows;
 pub mod reason;
 pub mod sanitize;
 pub mod scopes;
