@@ -42,10 +42,11 @@ pub fn pair_scopes(nodes: &[GraphNode]) -> Vec<Option<usize>> {
     for (i, node) in nodes.iter().enumerate() {
         if node.is(NodeType::FunctionStart) {
             open.push(i);
-        } else if node.is(NodeType::FunctionEnd) && !node.name.is_empty() {
-            if let Some(k) = open.iter().rposition(|&s| nodes[s].name == node.name) {
-                paired[i] = Some(open.remove(k));
-            }
+        } else if node.is(NodeType::FunctionEnd)
+            && !node.name.is_empty()
+            && let Some(k) = open.iter().rposition(|&s| nodes[s].name == node.name)
+        {
+            paired[i] = Some(open.remove(k));
         }
     }
     paired

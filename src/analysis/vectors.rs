@@ -260,7 +260,7 @@ fn real_messages() {
 #[test]
 fn full_stored_message() {
     let text = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\n".to_string()
-        + &V2[..]
+        + V2
         + "\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]\n";
     assert_eq!(parsed(&text), parsed(V2));
 }

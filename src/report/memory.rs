@@ -314,7 +314,7 @@ impl MemoryReport {
             .into_iter()
             .map(|i| {
                 let op = &self.operations[i];
-                (i, pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| parse_graph(t)))
+                (i, pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), parse_graph))
             })
             .collect())
     }
@@ -348,7 +348,7 @@ impl MemoryReport {
         }
         let op = &self.operations[index];
         let texts = self.graph_texts(&[op.id]).map_err(|e| format!("cannot read the captured graph ({e})"))?;
-        pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| parse_graph(t))
+        pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), parse_graph)
     }
 
     /// The failed device operations of an operation with an error (behaviour.md §3.5);
