@@ -4,6 +4,8 @@
 pub mod database;
 pub mod locate;
 pub mod memory;
+pub mod perf;
+pub mod perf_csv;
 
 pub use locate::{ReportSource, resolve_report};
 pub use memory::{Device, ErrorRecord, MemoryReport, Operation};
