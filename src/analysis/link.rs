@@ -178,16 +178,20 @@ pub fn link(operations: &[MemoryOperation], rows: &[PerfRow], num_devices: usize
     let starts = entries(|op| &op.starts);
     let ends = entries(|op| &op.ends);
     let alignable: Vec<&PerfRow> = rows.iter().filter(|r| !r.is_signpost()).collect();
-    let same_multiset = multiset(&starts) == multiset(&ends);
-    let mut attempts: Vec<(Attempt, Option<Vec<Entry<'_>>>)> =
-        vec![(Attempt::StartOrder, Some(starts.clone())), (Attempt::EndOrder, same_multiset.then(|| ends.clone()))];
-    if num_devices > 1 {
-        attempts.push((Attempt::StartOrderCollapsed, collapse(&starts, num_devices)));
-        attempts.push((Attempt::EndOrderCollapsed, collapse(&ends, num_devices)));
-    }
+    let same_multiset = || multiset(&starts) == multiset(&ends);
+    // Attempts are built only when the previous ones failed.
+    let attempt_list = |attempt: Attempt| -> Option<std::borrow::Cow<'_, [Entry<'_>]>> {
+        match attempt {
+            Attempt::StartOrder => Some(starts.as_slice().into()),
+            Attempt::EndOrder => same_multiset().then(|| ends.as_slice().into()),
+            Attempt::StartOrderCollapsed if num_devices > 1 => collapse(&starts, num_devices).map(Into::into),
+            Attempt::EndOrderCollapsed if num_devices > 1 => collapse(&ends, num_devices).map(Into::into),
+            _ => None,
+        }
+    };
     let mut result = Link { has_operations: !operations.is_empty(), ..Link::default() };
-    for (attempt, list) in attempts {
-        let Some(list) = list else { continue };
+    for attempt in [Attempt::StartOrder, Attempt::EndOrder, Attempt::StartOrderCollapsed, Attempt::EndOrderCollapsed] {
+        let Some(list) = attempt_list(attempt) else { continue };
         if let Some(pairs) = align(&list, &alignable) {
             for p in &pairs {
                 result.map.insert(p.operation_id, p.row_id);
@@ -252,12 +256,12 @@ pub fn per_device_map(merged: &LinkMap, unmerged_rows: &[PerfRow]) -> LinkMap {
         return map;
     }
     let device_of = |r: &PerfRow| if r.op_type == DEVICE_OP_TYPE { r.device } else { None };
-    for group in lock_step_groups(unmerged_rows, device_of, |r| &r.raw_op_code) {
+    for group in lock_step_groups(unmerged_rows, device_of, |r| &r.raw_op_code).iter() {
         let mut operations: Vec<u64> = group.iter().filter_map(|&i| merged.operation_of(unmerged_rows[i].id)).collect();
         operations.sort_unstable();
         operations.dedup();
         if let [operation_id] = operations[..] {
-            for &i in &group {
+            for &i in group {
                 map.insert(operation_id, unmerged_rows[i].id);
             }
         }

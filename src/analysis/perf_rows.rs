@@ -215,14 +215,28 @@ fn comparable_duration(record: &PerfRecord) -> f64 {
     }
 }
 
+/// Lock-step groups as one flat list of row indexes with each group's end in it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Groups {
+    indexes: Vec<usize>,
+    ends: Vec<usize>,
+}
+
+impl Groups {
+    /// The groups, each as indexes into the grouped rows, in ascending device order.
+    pub fn iter(&self) -> impl Iterator<Item = &[usize]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(start, &end)| &self.indexes[start..end])
+    }
+}
+
 /// Groups the device rows per device in lock step: each group takes the head of every queue
-/// whose head has the op code of the first non-empty queue's head. Returns the groups as
-/// indexes into `rows`, each group in ascending device order.
+/// whose head has the op code of the first non-empty queue's head.
 pub fn lock_step_groups<T>(
     rows: &[T],
     device_of: impl Fn(&T) -> Option<u64>,
     op_code_of: impl Fn(&T) -> &str,
-) -> Vec<Vec<usize>> {
+) -> Groups {
     let mut devices: Vec<u64> = rows.iter().filter_map(&device_of).collect();
     devices.sort_unstable();
     devices.dedup();
@@ -233,19 +247,24 @@ pub fn lock_step_groups<T>(
             queues[q].push_back(i);
         }
     }
-    let mut groups = Vec::new();
-    while let Some(first) = queues.iter().find_map(|q| q.front().copied()) {
-        let code = op_code_of(&rows[first]);
-        let mut group = Vec::new();
-        for q in queues.iter_mut() {
+    let mut groups = Groups::default();
+    // Queues before `first` are empty for good: skip them.
+    let mut first = 0;
+    loop {
+        while first < queues.len() && queues[first].is_empty() {
+            first += 1;
+        }
+        let Some(&head) = queues.get(first).and_then(|q| q.front()) else { break };
+        let code = op_code_of(&rows[head]);
+        for q in queues[first..].iter_mut() {
             if let Some(&head) = q.front()
                 && op_code_of(&rows[head]) == code
             {
-                group.push(head);
+                groups.indexes.push(head);
                 q.pop_front();
             }
         }
-        groups.push(group);
+        groups.ends.push(groups.indexes.len());
     }
     groups
 }
@@ -255,7 +274,7 @@ fn merge_devices(order: Vec<Merged<'_>>) -> Vec<Merged<'_>> {
     let device_of = |m: &Merged<'_>| if m.record.op_type == DEVICE_OP_TYPE { m.record.device_id } else { None };
     let groups = lock_step_groups(&order, device_of, |m| &m.record.op_code);
     let mut kept: Vec<Merged<'_>> = Vec::with_capacity(order.len());
-    for group in &groups {
+    for group in groups.iter() {
         let first = &order[group[0]];
         if is_collective(&first.record.op_code) {
             let durations: Vec<f64> = group.iter().filter_map(|&i| order[i].record.kernel_duration_ns).collect();

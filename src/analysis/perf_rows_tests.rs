@@ -141,7 +141,7 @@ fn op_to_op_gap_needs_a_previous_non_signpost_row() {
 fn lock_step_groups_by_device_and_op_code() {
     let rows = [(Some(1), "A"), (Some(0), "A"), (None, "S"), (Some(0), "B"), (Some(1), "B")];
     let groups = lock_step_groups(&rows, |r| r.0, |r| r.1);
-    assert_eq!(groups, vec![vec![1, 0], vec![3, 4]]);
+    assert_eq!(groups.iter().collect::<Vec<_>>(), [[1, 0], [3, 4]]);
 }
 
 #[test]

@@ -7,7 +7,6 @@ use crate::analysis::flags::max_cores;
 use crate::analysis::perf_rows::{PerfRow, RowOptions, build_rows, device_count};
 use crate::analysis::sanitize::sanitize_line;
 use std::fs::File;
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -82,7 +81,7 @@ impl PerfReport {
             (path.to_path_buf(), path.parent().map(Path::to_path_buf).unwrap_or_default())
         };
         let file = File::open(&csv).map_err(|e| ReportError::new(format!("cannot read ({e})"), &csv))?;
-        let parsed = parse_csv(BufReader::with_capacity(1 << 20, file), &csv)?;
+        let parsed = parse_csv(file, &csv)?;
         Ok(Self::from_parsed(csv, read_device_log(&folder), parsed))
     }
 

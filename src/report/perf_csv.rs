@@ -114,7 +114,8 @@ impl Cells<'_> {
 
 /// Parses a CSV; `path` names it in errors.
 pub fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, ReportError> {
-    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(input);
+    let mut reader =
+        csv::ReaderBuilder::new().has_headers(false).flexible(true).buffer_capacity(1 << 16).from_reader(input);
     let read_error = |e: csv::Error| ReportError::new(format!("cannot read the CSV ({e})"), path);
     let mut header = ByteRecord::new();
     if !reader.read_byte_record(&mut header).map_err(read_error)? {
