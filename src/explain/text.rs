@@ -20,26 +20,21 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
         let _ = writeln!(out, "No errors recorded in this report ({n} operation{}).", if n == 1 { "" } else { "s" });
         return out;
     }
-    let blocks = explanation
-        .operations
-        .iter()
-        .map(|e| block(&format!("Operation {} {}", e.operation_id, e.operation_name), e, options.hex))
-        .chain(explanation.unattached.iter().map(|e| {
-            let name = if e.operation_name.is_empty() { "Unknown operation" } else { e.operation_name };
-            block(
-                &format!("Unattached error (operation {} {name}, {})", e.operation_id, e.error.error_type),
-                e,
-                options.hex,
-            )
-        }));
-    for b in blocks {
-        out.push_str(&b);
+    for e in &explanation.operations {
+        let heading = format!("Operation {} {}", e.operation_id, e.operation_name);
+        out.push_str(&block(&heading, e, true, options.hex));
+    }
+    for e in &explanation.unattached {
+        let name = if e.operation_name.is_empty() { "Unknown operation" } else { e.operation_name };
+        let heading = format!("Unattached error (operation {} {name}, {})", e.operation_id, e.error.error_type);
+        out.push_str(&block(&heading, e, false, options.hex));
     }
     out
 }
 
-/// One block: a heading line, then indented explanation lines.
-fn block(heading: &str, e: &ExplainedError<'_>, hex: bool) -> String {
+/// One block: a heading line, then indented explanation lines. The heading is followed by the
+/// kind label of an allocation failure, or by the error type when `with_type` is set.
+fn block(heading: &str, e: &ExplainedError<'_>, with_type: bool, hex: bool) -> String {
     let mut out = String::new();
     match e.failure {
         Some(failure) => {
@@ -51,7 +46,11 @@ fn block(heading: &str, e: &ExplainedError<'_>, hex: bool) -> String {
             }
         }
         None => {
-            let _ = writeln!(out, "{heading}: {}", e.error.error_type);
+            if with_type {
+                let _ = writeln!(out, "{heading}: {}", e.error.error_type);
+            } else {
+                let _ = writeln!(out, "{heading}");
+            }
             let line = first_line(&e.error.message);
             if !line.is_empty() {
                 let _ = writeln!(out, "  {line}");

@@ -101,8 +101,8 @@ pub struct MemoryReport {
     pub devices: Vec<Device>,
     /// Captured graphs of the operations with an error, by operation index.
     error_graphs: HashMap<usize, Result<Vec<GraphNode>, String>>,
-    conn: Connection,
-    schema: Schema,
+    pub(super) conn: Connection,
+    pub(super) schema: Schema,
 }
 
 impl MemoryReport {
@@ -375,58 +375,6 @@ impl MemoryReport {
     pub fn operation_index(&self, id: u64) -> Option<usize> {
         let start = self.operations.partition_point(|o| o.id < id);
         (self.operations.get(start)?.id == id).then_some(start)
-    }
-
-    /// The stack traces of some operations (by index), sanitised; empty when none is stored.
-    pub fn stack_traces(&self, indexes: &[usize]) -> Result<HashMap<usize, String>, String> {
-        let mut out = HashMap::new();
-        if !self.schema.has_table("stack_traces") || indexes.is_empty() {
-            return Ok(out);
-        }
-        let columns =
-            self.schema.select_list("stack_traces", &[("operation_id", "0"), ("stack_trace", "''"), ("rank", "0")]);
-        let ids: Vec<String> = indexes.iter().map(|&i| self.operations[i].id.to_string()).collect();
-        let sql =
-            format!("SELECT {columns} FROM stack_traces WHERE operation_id IN ({}) ORDER BY rowid", ids.join(","));
-        let read = || -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
-            let mut by_id: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
-            let mut stmt = self.conn.prepare(&sql)?;
-            let mut rows = stmt.query([])?;
-            while let Some(r) = rows.next()? {
-                by_id.entry(uint(r.get_ref(0)?)).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
-            }
-            Ok(by_id)
-        };
-        let by_id = read().map_err(|e| format!("cannot read stack traces ({e})"))?;
-        for &i in indexes {
-            let op = &self.operations[i];
-            let rows = by_id.get(&op.id).map(Vec::as_slice).unwrap_or_default();
-            // The last row of the operation's rank wins, with the rank-0 fallback.
-            let trace =
-                rows.iter().rev().find(|(r, _)| *r == op.rank).or_else(|| rows.iter().rev().find(|(r, _)| *r == 0));
-            out.insert(i, trace.map(|(_, t)| sanitize_text(t)).unwrap_or_default());
-        }
-        Ok(out)
-    }
-
-    /// The arguments of an operation (by index): name and printed value, in table order.
-    pub fn arguments(&self, index: usize) -> Result<Vec<(String, String)>, String> {
-        if !self.schema.has_table("operation_arguments") {
-            return Ok(Vec::new());
-        }
-        let op = &self.operations[index];
-        let columns = self.schema.select_list("operation_arguments", &[("name", "''"), ("value", "''")]);
-        let filter = self.schema.rank_filter("operation_arguments");
-        let sql =
-            format!("SELECT {columns} FROM operation_arguments WHERE operation_id = ?2 AND {filter} ORDER BY rowid");
-        let read = || -> rusqlite::Result<Vec<(String, String)>> {
-            let mut stmt = self.conn.prepare(&sql)?;
-            let rows = stmt.query_map(params![op.rank, op.id], |r| {
-                Ok((sanitize_line(&text(r.get_ref(0)?)), sanitize_text(&text(r.get_ref(1)?))))
-            })?;
-            rows.collect()
-        };
-        read().map_err(|e| format!("cannot read arguments ({e})"))
     }
 }
 

@@ -2,11 +2,13 @@
 //! every schema era.
 
 pub mod database;
+pub mod details;
 pub mod locate;
 pub mod memory;
 pub mod perf;
 pub mod perf_csv;
 
+pub use details::BufferRecord;
 pub use locate::{ReportSource, resolve_report};
 pub use memory::{Device, ErrorRecord, MemoryReport, Operation};
 

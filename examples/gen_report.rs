@@ -1,0 +1,289 @@
+//! Writes a large, realistic V2 memory report folder (`db.sqlite` + `config.json`) for
+//! performance work:
+//!
+//! ```text
+//! cargo run --release --example gen_report -- --ops 100000 --buffers-per-op 100 /tmp/big
+//! ```
+//!
+//! Every operation gets a name from a realistic cycle, two arguments, a Python stack trace, a
+//! newest-style captured graph (capture_start, the `ttnn.*` scope, its device operation, two
+//! buffer allocations and circular buffers, ends, capture_end) and `--buffers-per-op` `buffers`
+//! rows: the live set, of which two buffers change per operation. `--errors` operations, spread
+//! through the run, fail with a full TT_FATAL allocation-failure message and an aborted graph.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Parser;
+use rusqlite::{Connection, params, params_from_iter};
+
+use support::demo::text;
+use support::{Alloc, BufferType, Graph, LOOKUP_INDEXES, Layout, ReportBuilder, Schema};
+
+#[derive(Parser, Debug)]
+#[command(about = "Write a large synthetic TT-NN memory report (V2 schema)")]
+struct Args {
+    /// Number of operations.
+    #[arg(long, default_value_t = 1000)]
+    ops: u64,
+    /// `buffers` rows per operation.
+    #[arg(long, default_value_t = 20)]
+    buffers_per_op: u64,
+    /// Operations that fail with an allocation error, spread through the run.
+    #[arg(long, default_value_t = 5)]
+    errors: u64,
+    /// Also create tt-metal's lookup indexes (idx_buffers_operation_id, …).
+    #[arg(long)]
+    indexes: bool,
+    /// Replace an existing db.sqlite.
+    #[arg(long)]
+    force: bool,
+    /// Report folder to write.
+    out: PathBuf,
+}
+
+/// (top-level op, its device operation, the model line that calls it)
+const OPS: &[(&str, &str, &str)] = &[
+    (
+        "ttnn.to_memory_config",
+        "InterleavedToShardedDeviceOperation",
+        "x = ttnn.to_memory_config(x, self.sharded_config)",
+    ),
+    (
+        "ttnn.conv2d",
+        "Conv2dDeviceOperation",
+        "x = ttnn.conv2d(input_tensor=x, weight_tensor=self.conv.weight, device=self.device, **self.conv_config)",
+    ),
+    ("ttnn.relu", "UnaryDeviceOperation", "x = ttnn.relu(x)"),
+    ("ttnn.add", "BinaryNgDeviceOperation", "x = ttnn.add(x, residual)"),
+    ("ttnn.layer_norm", "LayerNormDeviceOperation", "h = ttnn.layer_norm(x, weight=self.ln.weight, bias=self.ln.bias)"),
+    ("ttnn.linear", "MatmulDeviceOperation", "qkv = ttnn.linear(h, self.qkv.weight, bias=self.qkv.bias)"),
+    (
+        "ttnn.experimental.nlp_create_qkv_heads",
+        "NlpCreateHeadsDeviceOperation",
+        "q, k, v = ttnn.experimental.nlp_create_qkv_heads(qkv, num_heads=16)",
+    ),
+    ("ttnn.matmul", "MatmulDeviceOperation", "scores = ttnn.matmul(q, k, transpose_b=True)"),
+    ("ttnn.softmax", "SoftmaxDeviceOperation", "probs = ttnn.softmax(scores, dim=-1)"),
+    ("ttnn.matmul", "MatmulDeviceOperation", "context = ttnn.matmul(probs, v)"),
+    ("ttnn.linear", "MatmulDeviceOperation", "out = ttnn.linear(context, self.proj.weight, bias=self.proj.bias)"),
+    ("ttnn.max_pool2d", "Pool2D", "x = ttnn.max_pool2d(x, **self.pool_config)"),
+];
+
+const FAILURES: &[&str] =
+    &[text::FRAGMENTED_DRAM, text::NOT_ENOUGH_FREE_DRAM, text::V2_DRAM, text::FRAGMENTED_L1, text::ONLY_WITH_STATS_L1];
+
+const L1_TOP: u64 = 1499136;
+
+/// A small deterministic generator (xorshift), so runs are reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Buf {
+    address: u64,
+    per_bank: u64,
+    bt: BufferType,
+    layout: Layout,
+}
+
+impl Buf {
+    fn alloc(&self) -> Alloc {
+        let (banks, cores) = match (self.bt, self.layout) {
+            (BufferType::Dram, _) => (12, 0),
+            (_, Layout::Interleaved) => (64, 0),
+            _ => (64, 64),
+        };
+        Alloc::new(self.per_bank * banks, self.address, self.bt, self.layout)
+            .num_cores(cores)
+            .max_size_per_bank(self.per_bank)
+    }
+}
+
+/// The live buffers: a fixed-size set where each operation replaces a couple of entries with
+/// freshly allocated buffers (DRAM bottom-up, L1 top-down, wrapping around).
+struct Live {
+    bufs: Vec<Buf>,
+    dram_next: u64,
+    l1_next: u64,
+    cursor: usize,
+}
+
+impl Live {
+    fn new(n: u64, rng: &mut Rng) -> Self {
+        let mut live = Live { bufs: Vec::new(), dram_next: 1024, l1_next: L1_TOP, cursor: 0 };
+        for _ in 0..n {
+            let b = live.fresh(rng);
+            live.bufs.push(b);
+        }
+        live
+    }
+
+    fn fresh(&mut self, rng: &mut Rng) -> Buf {
+        let per_bank = (1 + rng.below(32)) * 2048;
+        if rng.below(3) == 0 {
+            if self.l1_next < 400_000 + per_bank {
+                self.l1_next = L1_TOP;
+            }
+            self.l1_next -= per_bank;
+            let layout = if rng.below(2) == 0 { Layout::Interleaved } else { Layout::HeightSharded };
+            Buf { address: self.l1_next, per_bank, bt: BufferType::L1, layout }
+        } else {
+            if self.dram_next > 1_000_000_000 {
+                self.dram_next = 1024;
+            }
+            let b = Buf { address: self.dram_next, per_bank, bt: BufferType::Dram, layout: Layout::Interleaved };
+            self.dram_next += per_bank;
+            b
+        }
+    }
+
+    /// Replaces the next entry with a new buffer; returns (new, old).
+    fn churn(&mut self, rng: &mut Rng) -> Option<(Buf, Buf)> {
+        if self.bufs.is_empty() {
+            return None;
+        }
+        let new = self.fresh(rng);
+        let i = self.cursor % self.bufs.len();
+        self.cursor += 1;
+        let old = std::mem::replace(&mut self.bufs[i], new);
+        Some((new, old))
+    }
+}
+
+fn graph(top: &str, dev: &str, new: &[(Buf, Buf)], failed: bool) -> String {
+    let mut g = Graph::new().capture_start().start(top).tensor(1, "Shape([1, 1, 1024, 1024])").start(dev);
+    for (b, _) in new {
+        g = g.alloc(b.alloc());
+    }
+    g = g.cb_deallocate_all().cb_allocate(32768, 101440, "{[0-0 - 7-7]}").cb_allocate(16384, 134208, "{[0-0 - 7-7]}");
+    if failed {
+        g = g.aborted_end(dev, Some("Out of Memory")).aborted_end(top, Some("Out of Memory"));
+    } else {
+        g = g.end(dev);
+        for (_, old) in new {
+            g = g.dealloc(old.alloc());
+        }
+        g = g.end(top);
+    }
+    g.capture_end().to_json()
+}
+
+fn stack_trace(line: usize, code: &str) -> String {
+    format!(
+        "  File \"/home/user/tt-metal/models/demos/big_model/tt/model.py\", line {line}, in forward\n    {code}\n\n  \
+         File \"/home/user/tt-metal/models/demos/big_model/tests/test_big_model.py\", line 57, in test_big_model\n    output = model(inputs)\n"
+    )
+}
+
+fn main() {
+    let args = Args::parse();
+    if let Err(e) = run(&args) {
+        eprintln!("gen_report: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    let db_path = args.out.join("db.sqlite");
+    if db_path.exists() && !args.force {
+        return Err(format!("{} exists; pass --force to replace it", db_path.display()).into());
+    }
+    let start = Instant::now();
+    // The empty V2 schema and config.json, from the fixture builder.
+    let name = format!("gen_report {} ops x {} buffers", args.ops, args.buffers_per_op);
+    ReportBuilder::new(Schema::V2).report_name(&name).write_to(&args.out);
+
+    let mut conn = Connection::open(&db_path)?;
+    conn.execute_batch("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")?;
+    let tx = conn.transaction()?;
+    {
+        let mut ins_op = tx.prepare("INSERT INTO operations VALUES (?1, ?2, ?3)")?;
+        let mut ins_arg = tx.prepare("INSERT INTO operation_arguments VALUES (?1, ?2, ?3)")?;
+        let mut ins_st = tx.prepare("INSERT INTO stack_traces VALUES (?1, ?2)")?;
+        let mut ins_graph = tx.prepare("INSERT INTO captured_graph VALUES (?1, ?2)")?;
+        let mut ins_buf = tx.prepare("INSERT INTO buffers VALUES (?1, 0, ?2, ?3, ?4, ?5)")?;
+        let mut ins_err = tx.prepare("INSERT INTO errors VALUES (?1, ?2, 'RuntimeError', ?3, ?4, ?5)")?;
+        let device: Vec<_> = support::Device::wormhole(0).values().into_iter().filter(|(k, _)| *k != "rank").collect();
+        let names: Vec<&str> = device.iter().map(|(k, _)| *k).collect();
+        let sql = format!("INSERT INTO devices ({}) VALUES ({})", names.join(", "), vec!["?"; names.len()].join(", "));
+        tx.execute(&sql, params_from_iter(device.into_iter().map(|(_, v)| v)))?;
+
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut live = Live::new(args.buffers_per_op, &mut rng);
+        let error_every = if args.errors > 0 { (args.ops / (args.errors + 1)).max(1) } else { 0 };
+        let mut errors_left = args.errors;
+        for id in 1..=args.ops {
+            let (top, dev, code) = OPS[(id as usize - 1) % OPS.len()];
+            let failed = errors_left > 0 && error_every > 0 && id % error_every == 0;
+            let duration = (50 + rng.below(5000)) as f64 * 1e-6;
+            ins_op.execute(params![id, top, duration])?;
+            ins_arg.execute(params![
+                id,
+                "input_tensor",
+                "ttnn.Tensor(shape=Shape([1, 1, 1024, 1024]), dtype=DataType::BFLOAT16, layout=Layout::TILE)"
+            ])?;
+            ins_arg.execute(params![id, "memory_config", "MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::DRAM,shard_spec=std::nullopt)"])?;
+            let line = 40 + (id as usize - 1) % OPS.len() * 3;
+            let trace = stack_trace(line, code);
+            ins_st.execute(params![id, trace])?;
+            let new: Vec<(Buf, Buf)> = (0..2).filter_map(|_| live.churn(&mut rng)).collect();
+            if failed {
+                // The new buffers never became live: put the old ones back.
+                let base = live.cursor - new.len();
+                for (i, (_, old)) in new.iter().enumerate().rev() {
+                    let at = (base + i) % live.bufs.len();
+                    live.bufs[at] = *old;
+                }
+            }
+            ins_graph.execute(params![id, graph(top, dev, &new, failed)])?;
+            for b in &live.bufs {
+                let layout = match b.layout {
+                    Layout::Interleaved => 0,
+                    _ => 2,
+                };
+                ins_buf.execute(params![id, b.address, b.per_bank, b.bt.code(), layout])?;
+            }
+            if failed {
+                errors_left -= 1;
+                let message = FAILURES[(args.errors - errors_left - 1) as usize % FAILURES.len()];
+                let secs = id;
+                let timestamp =
+                    format!("2026-03-18 {:02}:{:02}:{:02}.000", 10 + secs / 3600 % 12, secs / 60 % 60, secs % 60);
+                let error_trace = format!("Traceback (most recent call last):\n{trace}");
+                ins_err.execute(params![id, top, text::stored(message), error_trace, timestamp])?;
+            }
+        }
+    }
+    if args.indexes {
+        for sql in LOOKUP_INDEXES {
+            tx.execute_batch(sql)?;
+        }
+    }
+    tx.commit()?;
+    let elapsed = start.elapsed();
+    let size = std::fs::metadata(&db_path)?.len();
+    println!("wrote {} in {:.2} s ({:.1} MiB)", db_path.display(), elapsed.as_secs_f64(), size as f64 / 1048576.0);
+    for table in ["operations", "operation_arguments", "stack_traces", "captured_graph", "buffers", "errors"] {
+        let n: i64 = conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
+        println!("  {table:20} {n:>12}");
+    }
+    if args.indexes {
+        println!("  with lookup indexes: {}", LOOKUP_INDEXES.len());
+    }
+    Ok(())
+}

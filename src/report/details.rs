@@ -1,0 +1,129 @@
+//! Per-operation details read only when an operation is shown: stack traces, arguments and
+//! `buffers` rows.
+
+use super::database::{int, text, uint};
+use super::memory::MemoryReport;
+use crate::analysis::failure::BufferType;
+use crate::analysis::sanitize::{sanitize_line, sanitize_text};
+use rusqlite::params;
+use std::collections::HashMap;
+
+/// One `buffers` row: a device buffer live after an operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BufferRecord {
+    /// `device_id`.
+    pub device_id: u64,
+    /// Bank-relative base address.
+    pub address: u64,
+    /// Bytes per bank.
+    pub max_size_per_bank: u64,
+    /// The buffer type, from an integer code or a name; `Err` keeps an unknown value as written.
+    pub buffer_type: Result<BufferType, String>,
+    /// `buffer_layout` (TensorMemoryLayout code), when recorded.
+    pub buffer_layout: Option<i64>,
+}
+
+impl MemoryReport {
+    /// The stack traces of some operations (by index), sanitised; empty when none is stored.
+    pub fn stack_traces(&self, indexes: &[usize]) -> Result<HashMap<usize, String>, String> {
+        let mut out = HashMap::new();
+        if !self.schema.has_table("stack_traces") || indexes.is_empty() {
+            return Ok(out);
+        }
+        let columns =
+            self.schema.select_list("stack_traces", &[("operation_id", "0"), ("stack_trace", "''"), ("rank", "0")]);
+        let ids: Vec<String> = indexes.iter().map(|&i| self.operations[i].id.to_string()).collect();
+        let sql =
+            format!("SELECT {columns} FROM stack_traces WHERE operation_id IN ({}) ORDER BY rowid", ids.join(","));
+        let read = || -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
+            let mut by_id: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
+            let mut stmt = self.conn.prepare(&sql)?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                by_id.entry(uint(r.get_ref(0)?)).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
+            }
+            Ok(by_id)
+        };
+        let by_id = read().map_err(|e| format!("cannot read stack traces ({e})"))?;
+        for &i in indexes {
+            let op = &self.operations[i];
+            let rows = by_id.get(&op.id).map(Vec::as_slice).unwrap_or_default();
+            // The last row of the operation's rank wins, with the rank-0 fallback.
+            let trace =
+                rows.iter().rev().find(|(r, _)| *r == op.rank).or_else(|| rows.iter().rev().find(|(r, _)| *r == 0));
+            out.insert(i, trace.map(|(_, t)| sanitize_text(t)).unwrap_or_default());
+        }
+        Ok(out)
+    }
+
+    /// The arguments of an operation (by index): name and printed value, in table order.
+    pub fn arguments(&self, index: usize) -> Result<Vec<(String, String)>, String> {
+        if !self.schema.has_table("operation_arguments") {
+            return Ok(Vec::new());
+        }
+        let op = &self.operations[index];
+        let columns = self.schema.select_list("operation_arguments", &[("name", "''"), ("value", "''")]);
+        let filter = self.schema.rank_filter("operation_arguments");
+        let sql =
+            format!("SELECT {columns} FROM operation_arguments WHERE operation_id = ?2 AND {filter} ORDER BY rowid");
+        let read = || -> rusqlite::Result<Vec<(String, String)>> {
+            let mut stmt = self.conn.prepare(&sql)?;
+            let rows = stmt.query_map(params![op.rank, op.id], |r| {
+                Ok((sanitize_line(&text(r.get_ref(0)?)), sanitize_text(&text(r.get_ref(1)?))))
+            })?;
+            rows.collect()
+        };
+        read().map_err(|e| format!("cannot read arguments ({e})"))
+    }
+
+    /// The `buffers` rows of an operation (by index), in table order; read only when asked for.
+    pub fn buffers(&self, index: usize) -> Result<Vec<BufferRecord>, String> {
+        if !self.schema.has_table("buffers") {
+            return Ok(Vec::new());
+        }
+        let op = &self.operations[index];
+        let columns = self.schema.select_list(
+            "buffers",
+            &[
+                ("device_id", "0"),
+                ("address", "0"),
+                ("max_size_per_bank", "0"),
+                ("buffer_type", "NULL"),
+                ("buffer_layout", "NULL"),
+            ],
+        );
+        let filter = self.schema.rank_filter("buffers");
+        let sql = format!("SELECT {columns} FROM buffers WHERE operation_id = ?2 AND {filter} ORDER BY rowid");
+        let read = || -> rusqlite::Result<Vec<BufferRecord>> {
+            let mut stmt = self.conn.prepare(&sql)?;
+            let rows = stmt.query_map(params![op.rank, op.id], |r| {
+                Ok(BufferRecord {
+                    device_id: uint(r.get_ref(0)?),
+                    address: uint(r.get_ref(1)?),
+                    max_size_per_bank: uint(r.get_ref(2)?),
+                    buffer_type: buffer_type(r.get_ref(3)?),
+                    buffer_layout: match r.get_ref(4)? {
+                        rusqlite::types::ValueRef::Null => None,
+                        v => Some(int(v)),
+                    },
+                })
+            })?;
+            rows.collect()
+        };
+        read().map_err(|e| format!("cannot read buffers ({e})"))
+    }
+}
+
+/// A buffer type stored as an integer code `0..4` or as a name (`'L1'`); other values pass
+/// through unchanged (behaviour.md §1.3.3).
+fn buffer_type(value: rusqlite::types::ValueRef<'_>) -> Result<BufferType, String> {
+    use rusqlite::types::ValueRef;
+    match value {
+        ValueRef::Integer(code) => BufferType::from_code(code).ok_or_else(|| code.to_string()),
+        ValueRef::Text(t) => {
+            let name = String::from_utf8_lossy(t);
+            BufferType::from_token(name.trim()).ok_or_else(|| sanitize_line(&name))
+        }
+        other => Err(text(other)),
+    }
+}

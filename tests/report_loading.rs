@@ -1,0 +1,262 @@
+//! Loading memory reports of every era, built with the fixture builder: schema tolerance, ranks,
+//! attachment on real databases, lazy reads, sanitising, and read-only opening.
+
+mod support;
+
+use std::path::Path;
+use support::{ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir};
+use ttnn_tui::analysis::failure::FailureKind;
+use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
+
+const OOM: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\nOut of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]";
+
+fn open(dir: &Path, rank: u32) -> Result<MemoryReport, ttnn_tui::report::ReportError> {
+    MemoryReport::open(&resolve_report(Some(dir)).expect("resolves"), rank)
+}
+
+/// The files of a folder with their bytes, to check nothing was written or created.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap_or_default()))
+        .collect();
+    files.sort();
+    files
+}
+
+fn failing_graph() -> String {
+    Graph::new()
+        .capture_start()
+        .start_at("ttnn.conv2d", 1)
+        .start_at("HaloDeviceOperation", 2)
+        .end_at("HaloDeviceOperation", 2)
+        .start_at("Conv2dDeviceOperation", 2)
+        .aborted_end("Conv2dDeviceOperation", Some("Out of Memory"))
+        .aborted_end("ttnn.conv2d", Some("Out of Memory"))
+        .capture_end()
+        .to_json()
+}
+
+fn basic(schema: Schema) -> ReportBuilder {
+    ReportBuilder::new(schema)
+        .report_name("era test")
+        .operation(Op::new(1, "ttnn.add").stack_trace("  File \"/m/model.py\", line 10, in f"))
+        .operation(Op::new(2, "ttnn.conv2d").graph(failing_graph()))
+}
+
+#[test]
+fn every_era_loads_and_read_only_opening_writes_nothing() {
+    for schema in [Schema::Legacy, Schema::V2, Schema::V2_1, Schema::MultiHost] {
+        let dir = TempDir::new("era");
+        let mut builder = basic(schema);
+        if schema != Schema::Legacy {
+            builder = builder.error(ErrorRow::new(2, "ttnn.conv2d", "RuntimeError", OOM));
+        }
+        builder.write_to(dir.path());
+        let before = snapshot(dir.path());
+        let report = open(dir.path(), 0).unwrap_or_else(|e| panic!("{schema:?}: {e}"));
+        assert_eq!(report.name, "era test");
+        assert_eq!(report.operations.iter().map(|o| o.id).collect::<Vec<_>>(), vec![1, 2], "{schema:?}");
+        if schema == Schema::Legacy {
+            assert!(report.errors.is_empty(), "no errors table means no errors");
+        } else {
+            let error = report.error_of(1).expect("attached to ttnn.conv2d");
+            assert_eq!(error.failure.as_ref().map(|f| f.kind), Some(FailureKind::BankOutOfMemory));
+            assert_eq!(report.failed_device_operations(1), Ok(vec!["Conv2dDeviceOperation".to_string()]));
+        }
+        assert_eq!(report.stack_traces(&[0]).unwrap()[&0], "  File \"/m/model.py\", line 10, in f");
+        drop(report);
+        assert_eq!(snapshot(dir.path()), before, "{schema:?}: the folder must be byte-identical");
+    }
+}
+
+#[test]
+fn schema_version_is_read_and_a_newer_major_warns() {
+    let dir = TempDir::new("version");
+    ReportBuilder::new(Schema::V2_1).operation(Op::new(1, "ttnn.add")).write_to(dir.path());
+    assert_eq!(open(dir.path(), 0).unwrap().schema_version.as_deref(), Some("2.1"));
+    assert!(open(dir.path(), 0).unwrap().warnings.is_empty());
+    let dir = TempDir::new("version4");
+    ReportBuilder::new(Schema::V2).metadata("schema_version", "4.0").operation(Op::new(1, "x")).write_to(dir.path());
+    assert_eq!(open(dir.path(), 0).unwrap().warnings, vec!["Incompatible report version".to_string()]);
+}
+
+#[test]
+fn missing_optional_tables_mean_no_data() {
+    for table in
+        ["errors", "captured_graph", "stack_traces", "devices", "report_metadata", "buffers", "operation_arguments"]
+    {
+        let dir = TempDir::new("without");
+        basic(Schema::V2).without_table(table).write_to(dir.path());
+        let report = open(dir.path(), 0).unwrap_or_else(|e| panic!("without {table}: {e}"));
+        assert_eq!(report.operations.len(), 2, "without {table}");
+        assert!(report.arguments(0).is_ok());
+        assert!(report.graph(1).is_ok());
+    }
+}
+
+#[test]
+fn a_database_without_operations_is_refused() {
+    let dir = TempDir::new("no-ops");
+    basic(Schema::V2).without_table("operations").write_to(dir.path());
+    let e = open(dir.path(), 0).err().expect("refused");
+    assert!(e.to_string().starts_with("no operations table: not a TT-NN memory report: "), "{e}");
+}
+
+#[test]
+fn ranks_of_a_multi_host_report() {
+    let dir = TempDir::new("ranks");
+    ReportBuilder::new(Schema::MultiHost)
+        .operation(Op::new(1, "op_r0").rank(0))
+        .operation(Op::new(2, "op_r1").rank(1))
+        .operation(Op::new(3, "x").rank(1))
+        .error(ErrorRow::new(1, "op_r0", "TypeError", "oops").rank(0))
+        .error(ErrorRow::new(2, "op_r1", "ValueError", "nope").rank(1))
+        .error(ErrorRow::new(3, "x", "RuntimeError", "rank-0 row for a rank-1 operation").rank(0))
+        .write_to(dir.path());
+    let r0 = open(dir.path(), 0).unwrap();
+    assert_eq!(r0.operations.iter().map(|o| o.id).collect::<Vec<_>>(), vec![1]);
+    assert_eq!(r0.error_of(0).unwrap().message, "oops");
+    let r1 = open(dir.path(), 1).unwrap();
+    assert_eq!(r1.operations.iter().map(|o| (o.id, o.rank)).collect::<Vec<_>>(), vec![(2, 1), (3, 1)]);
+    assert_eq!(r1.error_of(0).unwrap().message, "nope");
+    // The rank-0 fallback attaches a rank-0 row with the same id and name.
+    assert_eq!(r1.error_of(1).unwrap().message, "rank-0 row for a rank-1 operation");
+    assert_eq!(r1.unattached_errors().count(), 0);
+}
+
+#[test]
+fn a_rank_is_refused_on_a_report_without_ranks() {
+    let dir = TempDir::new("no-ranks");
+    basic(Schema::V2).write_to(dir.path());
+    let e = open(dir.path(), 1).err().expect("refused");
+    assert!(
+        e.to_string().starts_with(
+            "This report database does not store per-rank data. Omit the rank query parameter or use rank=0 only.: "
+        ),
+        "{e}"
+    );
+    assert!(open(dir.path(), 0).is_ok());
+}
+
+/// behaviour.md §14.7 on a real database.
+#[test]
+fn attachment_on_a_real_database() {
+    let dir = TempDir::new("attach");
+    ReportBuilder::new(Schema::V2)
+        .operation(Op::new(1, "ttnn.add"))
+        .operation(Op::new(2, "ttnn.conv2d"))
+        .operation(Op::new(10000, "ttnn.matmul"))
+        .error(ErrorRow::incomplete(0, "ttnn.conv2d"))
+        .error(ErrorRow::new(2, "ttnn.conv2d", "RuntimeError", "first").stack_trace("trace"))
+        .error(ErrorRow::new(2, "ttnn.conv2d", "RuntimeError", "second"))
+        .error(ErrorRow::incomplete(10000, "ttnn.conv2d"))
+        .error(ErrorRow::new(1, "", "RuntimeError", "boom"))
+        .write_to(dir.path());
+    let report = open(dir.path(), 0).unwrap();
+    assert_eq!(report.operations.iter().map(|o| o.error.is_some()).collect::<Vec<_>>(), vec![false, true, false]);
+    assert_eq!(report.error_of(1).unwrap().message, "first");
+    let attached: Vec<_> = report.errors.iter().map(|e| (e.operation_id, e.attached)).collect();
+    assert_eq!(attached, vec![(0, false), (2, true), (2, false), (10000, false), (1, false)]);
+    assert_eq!(report.unattached_errors().count(), 4);
+}
+
+#[test]
+fn an_invalid_graph_spoils_only_its_operation() {
+    let dir = TempDir::new("bad-graph");
+    ReportBuilder::new(Schema::V2)
+        .operation(Op::new(1, "ttnn.linear").graph("[{\"node_type\": \"function_start\""))
+        .operation(Op::new(2, "ttnn.conv2d").graph(failing_graph()))
+        .error(ErrorRow::new(1, "ttnn.linear", "RuntimeError", OOM))
+        .error(ErrorRow::new(2, "ttnn.conv2d", "RuntimeError", OOM))
+        .write_to(dir.path());
+    let report = open(dir.path(), 0).unwrap();
+    assert!(report.failed_device_operations(0).unwrap_err().starts_with("invalid captured graph JSON"));
+    assert_eq!(report.failed_device_operations(1), Ok(vec!["Conv2dDeviceOperation".to_string()]));
+}
+
+#[test]
+fn report_text_is_sanitised_at_load() {
+    let dir = TempDir::new("sanitise");
+    let hostile = "\x1b]52;c;cm0gLXJmIH4=\x07TT_FATAL \x1b[31mred\x1b[0m \u{202E}evil\u{202C}\nnext line\x07";
+    ReportBuilder::new(Schema::V2)
+        .operation(Op::new(1, "ttnn.add\x1b[2J").stack_trace("File \"a.py\", line 1\x1b[1m"))
+        .error(ErrorRow::new(1, "ttnn.add\x1b[2J", "Runtime\x1bError", hostile))
+        .write_to(dir.path());
+    let report = open(dir.path(), 0).unwrap();
+    assert_eq!(report.operations[0].name, "ttnn.add");
+    let error = report.error_of(0).expect("names match after sanitising both");
+    assert_eq!(error.message, "TT_FATAL red evil\nnext line\\x07");
+    // ESC E is a whole two-character escape (NEL): removed, not shown.
+    assert_eq!(error.error_type, "Runtimerror");
+    assert!(!report.stack_traces(&[0]).unwrap()[&0].contains('\x1b'));
+}
+
+#[test]
+fn config_of_the_rank_names_the_report() {
+    let dir = TempDir::new("ranked-config");
+    ReportBuilder::new(Schema::MultiHost).operation(Op::new(1, "a").rank(1)).write_to(dir.path());
+    std::fs::write(dir.path().join("config_2_of_2.json"), "{\"report_name\": \"rank one\"}").unwrap();
+    std::fs::write(dir.path().join("config_1_of_2.json"), "{\"report_name\": \"rank zero\"}").unwrap();
+    assert_eq!(open(dir.path(), 1).unwrap().name, "rank one");
+    assert_eq!(open(dir.path(), 0).unwrap().name, "rank zero");
+    std::fs::write(dir.path().join("config.json"), "{\"report_name\": \"plain\"}").unwrap();
+    assert_eq!(open(dir.path(), 1).unwrap().name, "plain");
+}
+
+#[test]
+fn a_database_path_opens_and_its_folder_names_it() {
+    let dir = TempDir::new("db-path");
+    let db = ReportBuilder::new(Schema::V2).operation(Op::new(1, "a")).write_to(&dir.path().join("resnet_nov29_1012"));
+    let report = MemoryReport::open(&resolve_report(Some(&db)).unwrap(), 0).unwrap();
+    assert_eq!(report.name, "resnet_nov29_1012");
+}
+
+#[test]
+fn a_wal_mode_database_opens_without_creating_files() {
+    let dir = TempDir::new("wal");
+    let db = basic(Schema::V2).write_to(dir.path());
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+    }
+    let before = snapshot(dir.path());
+    assert!(!before.iter().any(|(name, _)| name.ends_with("-wal") || name.ends_with("-shm")));
+    let report = open(dir.path(), 0).unwrap();
+    assert_eq!(report.operations.len(), 2);
+    assert!(report.graph(1).is_ok());
+    drop(report);
+    assert_eq!(snapshot(dir.path()), before);
+}
+
+#[test]
+fn the_demo_opens_from_the_binary() {
+    let report = MemoryReport::open(&ReportSource::Demo, 0).unwrap();
+    assert!(report.operations.len() >= 20);
+    assert!(report.errors.iter().any(|e| e.failure.is_some()));
+    assert!(report.unattached_errors().count() >= 3);
+}
+
+#[test]
+fn buffers_are_read_on_demand_with_text_or_integer_types() {
+    use support::BufferRow;
+    use ttnn_tui::analysis::failure::BufferType;
+    for schema in [Schema::Legacy, Schema::V2] {
+        let dir = TempDir::new("buffers");
+        ReportBuilder::new(schema)
+            .operation(Op::new(1, "ttnn.add").buffers(vec![
+                BufferRow::dram(1024, 4096),
+                BufferRow::l1(1_433_600, 65_536).text_type(),
+                BufferRow::l1_small(98_304, 2048),
+            ]))
+            .write_to(dir.path());
+        let report = open(dir.path(), 0).unwrap();
+        let rows = report.buffers(0).unwrap();
+        let types: Vec<_> = rows.iter().map(|b| b.buffer_type.clone()).collect();
+        assert_eq!(types, vec![Ok(BufferType::Dram), Ok(BufferType::L1), Ok(BufferType::L1Small)], "{schema:?}");
+        assert_eq!((rows[1].address, rows[1].max_size_per_bank), (1_433_600, 65_536));
+        assert_eq!(rows[0].buffer_layout.is_some(), schema != Schema::Legacy);
+    }
+}

@@ -1,0 +1,385 @@
+//! Demo operations 21–39: the transformer block, the trace capture and the end of the run.
+
+use serde_json::json;
+
+use super::Graph;
+use super::text::{self, frame};
+use super::{
+    Buf, CORES_NEW, DEVICE, DRAM_MC, Demo, Dram, ErrorRow, HS, HS_MC, IL, L1, L1_MC, attempt, call, fallback, lambda,
+    simple_graph, tensor,
+};
+
+pub(super) fn block(d: &mut Demo) {
+    let up = call("x = self.block(x)");
+    let x = tensor("1, 197, 512", "TILE");
+    let at = |needle: &str, func: &str| [lambda(needle), attempt(), frame(needle, func), up.clone()];
+    let fb = |needle: &str, func: &str| [lambda(needle), fallback(), frame(needle, func), up.clone()];
+
+    // 21: ttnn.layer_norm fails, kind 2 D3 (placeable suffix), L1. A statistics buffer was
+    // allocated inside the failed scope before it failed.
+    let frames21 = at("h = with_fallback(", "block");
+    let stats = d.mem.alloc("stats", L1, 2048, IL);
+    d.mem.free("stats");
+    let g = Graph::new()
+        .capture_start()
+        .start("ttnn.layer_norm")
+        .tensor(1015, "Shape([1, 197, 512])")
+        .start("LayerNormDeviceOperation")
+        .alloc(stats.alloc())
+        .aborted_end("LayerNormDeviceOperation", Some("Out of Memory"))
+        .aborted_end("ttnn.layer_norm", Some("Out of Memory"))
+        .capture_end();
+    let cfg = "LayerNormShardedMultiCoreProgramConfig(compute_with_storage_grid_size=(x=8,y=2),subblock_w=2,block_h=1,block_w=2,inplace=false)";
+    let id =
+        d.op("ttnn.layer_norm", 0.000072, &frames21, &[("input_tensor", &x), ("program_config", cfg)], Some(g.into()));
+    d.error(id, "ttnn.layer_norm", text::stored(text::DEPENDENCIES_D3_L1), &frames21);
+
+    // 22: ttnn.layer_norm completes.
+    let h = d.mem.alloc("h", Dram, 17408, IL);
+    let g = simple_graph(
+        Graph::new(),
+        "ttnn.layer_norm",
+        "LayerNormDeviceOperation",
+        &[h],
+        &[(4096, 101440), (4096, 105536), (2048, 109632)],
+        &[],
+    );
+    d.op("ttnn.layer_norm", 0.000158, &fb("h = with_fallback(", "block"), &[("input_tensor", &x)], Some(g.into()));
+
+    // 23: ttnn.linear (qkv projection).
+    let qkv = d.mem.alloc("qkv", Dram, 52224, IL);
+    let h = d.mem.free("h");
+    let g = simple_graph(
+        Graph::new(),
+        "ttnn.linear",
+        "MatmulDeviceOperation",
+        &[qkv],
+        &[(8192, 101440), (8192, 109632), (16384, 117824)],
+        &[h],
+    );
+    let w = tensor("512, 1536", "TILE");
+    let id = d.op(
+        "ttnn.linear",
+        0.000366,
+        &[frame("qkv = ttnn.linear(", "block"), up.clone()],
+        &[("input_tensor_a", &x), ("input_tensor_b", &w)],
+        Some(g.into()),
+    );
+    // An error row with an empty operation name (written by the C++ writer), at this id.
+    let row = ErrorRow::new(id, "", "RuntimeError", &text::stored(text::NOT_ENOUGH_FREE_DRAM))
+        .stack_trace("C++ stack trace not available")
+        .timestamp(&d.timestamp());
+    d.errors.push(row);
+
+    // 24: ttnn.experimental.nlp_create_qkv_heads fails: the dataflow-buffer variant (shown
+    // raw). The newest node type dataflow_buffer_allocate precedes the failure.
+    let frames24 = at("q, k, v = with_fallback(", "block");
+    let q = d.mem.alloc("q", L1, 9216, IL);
+    let k = d.mem.alloc("k", L1, 9216, IL);
+    d.mem.free("q");
+    d.mem.free("k");
+    let g = Graph::new()
+        .capture_start()
+        .start("ttnn.experimental.nlp_create_qkv_heads")
+        .tensor(1016, "Shape([1, 1, 197, 1536])")
+        .start("NlpCreateHeadsDeviceOperation")
+        .alloc(q.alloc())
+        .alloc(k.alloc());
+    let dfb = json!({"counter": g.len(), "node_type": "dataflow_buffer_allocate", "params": {"address": 101440, "borrows_memory": "0", "core_range_set": "{[0-0 - 10-7]}", "device_id": 0, "size": 1789888}, "connections": [], "stacking_level": 2});
+    let g = g
+        .raw(dfb)
+        .aborted_end("NlpCreateHeadsDeviceOperation", None)
+        .aborted_end("ttnn.experimental.nlp_create_qkv_heads", None)
+        .capture_end();
+    let t = tensor("1, 1, 197, 1536", "TILE");
+    let id = d.op(
+        "ttnn.experimental.nlp_create_qkv_heads",
+        0.000051,
+        &frames24,
+        &[("input_tensor", &t), ("num_heads", "8")],
+        Some(g.into()),
+    );
+    d.error(id, "ttnn.experimental.nlp_create_qkv_heads", text::stored(text::DFB_BEYOND_L1), &frames24);
+
+    // 25: ttnn.experimental.nlp_create_qkv_heads completes.
+    let mut heads = Vec::new();
+    for name in ["q", "k", "v"] {
+        heads.push(d.mem.alloc(name, Dram, 17408, IL));
+    }
+    let qkv = d.mem.free("qkv");
+    let g = simple_graph(
+        Graph::new(),
+        "ttnn.experimental.nlp_create_qkv_heads",
+        "NlpCreateHeadsDeviceOperation",
+        &heads,
+        &[(8192, 101440)],
+        &[qkv],
+    );
+    d.op(
+        "ttnn.experimental.nlp_create_qkv_heads",
+        0.000134,
+        &fb("q, k, v = with_fallback(", "block"),
+        &[("input_tensor", &t), ("num_heads", "8")],
+        Some(g.into()),
+    );
+
+    // 26: ttnn.matmul fails validation (not an allocation failure). 2024 capture: ttnn.matmul
+    // is left open and no device operation started.
+    let frames26 = at("scores = with_fallback(", "block");
+    let g = Graph::strings()
+        .capture_start()
+        .start("ttnn.matmul")
+        .tensor(1017, "ttnn.Shape([1, 8, 197, 64])")
+        .tensor(1018, "ttnn.Shape([1, 8, 197, 64])")
+        .capture_end();
+    let qt = tensor("1, 8, 197, 64", "TILE");
+    let id =
+        d.op("ttnn.matmul", 0.000012, &frames26, &[("input_tensor_a", &qt), ("input_tensor_b", &qt)], Some(g.into()));
+    d.error(id, "ttnn.matmul", text::stored(text::MATMUL_WIDTH), &frames26);
+
+    // 27: ttnn.matmul with transpose_b completes into L1.
+    let s = d.mem.alloc("scores", L1, 25600, IL);
+    let g = simple_graph(
+        Graph::new(),
+        "ttnn.matmul",
+        "MatmulDeviceOperation",
+        &[s],
+        &[(8192, 101440), (8192, 109632), (8192, 117824)],
+        &[],
+    );
+    d.op(
+        "ttnn.matmul",
+        0.000245,
+        &fb("scores = with_fallback(", "block"),
+        &[("input_tensor_a", &qt), ("input_tensor_b", &qt), ("transpose_b", "True")],
+        Some(g.into()),
+    );
+
+    // 28: ttnn.softmax fails, kind 4 (CB clash, old core format). 2025 capture (strings,
+    // stacking levels): SoftmaxDeviceOperation allocated its output and CBs, then was left
+    // open; the end of the graph closes it.
+    let frames28 = at("probs = with_fallback(", "block");
+    let out = Buf { address: 600256, per_bank: 25600, bt: L1, layout: HS, cores: 40 };
+    let g = Graph::strings_with_levels()
+        .capture_start()
+        .start("ttnn.softmax")
+        .tensor(1019, "Shape([1, 8, 197, 197])")
+        .start("SoftmaxDeviceOperation")
+        .alloc(out.alloc())
+        .cb_deallocate_all()
+        .cb_allocate(520384, 101440, "{[(x=0,y=0) - (x=4,y=7)]}")
+        .capture_end();
+    let st = tensor("1, 8, 197, 197", "TILE");
+    let cfg = "SoftmaxShardedMultiCoreProgramConfig(compute_with_storage_grid_size=(x=5,y=8),subblock_w=8,block_h=2,block_w=8)";
+    let id = d.op(
+        "ttnn.softmax",
+        0.000043,
+        &frames28,
+        &[("input_tensor", &st), ("dim", "-1"), ("program_config", cfg)],
+        Some(g.into()),
+    );
+    d.error(id, "ttnn.softmax", text::stored(text::CB_CLASH_OLD), &frames28);
+
+    // 29: ttnn.softmax completes.
+    let p = d.mem.alloc("probs", L1, 25600, IL);
+    let s = d.mem.free("scores");
+    let g = simple_graph(
+        Graph::strings_with_levels(),
+        "ttnn.softmax",
+        "SoftmaxDeviceOperation",
+        &[p],
+        &[(8192, 101440), (8192, 109632)],
+        &[s],
+    );
+    d.op(
+        "ttnn.softmax",
+        0.000187,
+        &fb("probs = with_fallback(", "block"),
+        &[("input_tensor", &st), ("dim", "-1")],
+        Some(g.into()),
+    );
+
+    // 30: ttnn.matmul fails, kind 1 V2 DRAM (no statistics). 2025 capture: the failed
+    // MatmulDeviceOperation is left open and the next start at its level (MoveDeviceOperation)
+    // closes it; ttnn.matmul then ends normally.
+    let frames30 = at("context = with_fallback(", "block");
+    let tmp = d.mem.alloc("tmp", Dram, 65536, IL);
+    let moved = d.mem.alloc("moved", Dram, 25600, IL);
+    d.mem.free("tmp");
+    d.mem.free("moved");
+    let g = Graph::strings_with_levels()
+        .capture_start()
+        .start("ttnn.matmul")
+        .tensor(1020, "Shape([1, 8, 197, 197])")
+        .tensor(1021, "Shape([1, 8, 197, 64])")
+        .start("MatmulDeviceOperation")
+        .alloc(tmp.alloc())
+        .unwind("MatmulDeviceOperation")
+        .start("MoveDeviceOperation")
+        .alloc(moved.alloc())
+        .end("MoveDeviceOperation")
+        .dealloc(tmp.alloc())
+        .dealloc(moved.alloc())
+        .end("ttnn.matmul")
+        .capture_end();
+    let vt = tensor("1, 8, 197, 64", "TILE");
+    let id = d.op(
+        "ttnn.matmul",
+        0.000524,
+        &frames30,
+        &[("input_tensor_a", &st), ("input_tensor_b", &vt), ("memory_config", DRAM_MC)],
+        Some(g.into()),
+    );
+    d.error(id, "ttnn.matmul", text::stored(text::V2_DRAM), &frames30);
+
+    // 31: ttnn.matmul completes.
+    let c = d.mem.alloc("context", Dram, 17408, IL);
+    let p = d.mem.free("probs");
+    let g = simple_graph(
+        Graph::new(),
+        "ttnn.matmul",
+        "MatmulDeviceOperation",
+        &[c],
+        &[(8192, 101440), (8192, 109632), (8192, 117824)],
+        &[p],
+    );
+    d.op(
+        "ttnn.matmul",
+        0.000298,
+        &fb("context = with_fallback(", "block"),
+        &[("input_tensor_a", &st), ("input_tensor_b", &vt)],
+        Some(g.into()),
+    );
+
+    // 32: ttnn.linear fails, kind 1 V3 DRAM, fragmented. Newest capture: a DRAM buffer was
+    // allocated inside MatmulDeviceOperation, which then ends aborted ("Out of Memory"), and
+    // so does ttnn.linear.
+    let frames32 = at("out = with_fallback(", "block");
+    let tmp = d.mem.alloc("tmp", Dram, 3379200, IL);
+    d.mem.free("tmp");
+    let g = Graph::new()
+        .capture_start()
+        .start("ttnn.linear")
+        .tensor(1022, "Shape([1, 197, 512])")
+        .tensor(1023, "Shape([512, 512])")
+        .start("MatmulDeviceOperation")
+        .alloc(tmp.alloc())
+        .aborted_end("MatmulDeviceOperation", Some("Out of Memory"))
+        .aborted_end("ttnn.linear", Some("Out of Memory"))
+        .capture_end();
+    let ct = tensor("1, 197, 512", "TILE");
+    let wt = tensor("512, 512", "TILE");
+    let id =
+        d.op("ttnn.linear", 0.000077, &frames32, &[("input_tensor_a", &ct), ("input_tensor_b", &wt)], Some(g.into()));
+    d.error(id, "ttnn.linear", text::stored(text::FRAGMENTED_DRAM), &frames32);
+
+    // 33: ttnn.linear completes into L1.
+    let o = d.mem.alloc("out", L1, 8192, IL);
+    let c = d.mem.free("context");
+    let g = simple_graph(
+        Graph::new(),
+        "ttnn.linear",
+        "MatmulDeviceOperation",
+        &[o],
+        &[(8192, 101440), (8192, 109632)],
+        &[c],
+    );
+    d.op(
+        "ttnn.linear",
+        0.000231,
+        &fb("out = with_fallback(", "block"),
+        &[("input_tensor_a", &ct), ("input_tensor_b", &wt), ("memory_config", L1_MC)],
+        Some(g.into()),
+    );
+
+    // 34: ttnn.add (residual).
+    let r = d.mem.alloc("r", Dram, 17408, IL);
+    let o = d.mem.free("out");
+    for name in ["q", "k", "v"] {
+        d.mem.free(name);
+    }
+    let g = simple_graph(
+        Graph::new(),
+        "ttnn.add",
+        "BinaryNgDeviceOperation",
+        &[r],
+        &[(4096, 101440), (4096, 105536), (4096, 109632)],
+        &[o],
+    );
+    d.op(
+        "ttnn.add",
+        0.000189,
+        &[frame("return ttnn.add(x, out)", "block"), up],
+        &[("input_tensor_a", &x), ("input_tensor_b", &x)],
+        Some(g.into()),
+    );
+}
+
+pub(super) fn finish(d: &mut Demo) {
+    let trace = call("self.capture_trace(x)");
+    let x = tensor("1, 197, 512", "TILE");
+
+    // 35: ttnn.relu inside the trace capture.
+    let t = d.mem.alloc("traced", Dram, 17408, IL);
+    let g =
+        simple_graph(Graph::new(), "ttnn.relu", "UnaryDeviceOperation", &[t], &[(4096, 101440), (4096, 105536)], &[]);
+    d.op(
+        "ttnn.relu",
+        0.000102,
+        &[frame("self.traced_output = ttnn.relu(x)", "capture_trace"), trace.clone()],
+        &[("input_tensor", &x)],
+        Some(g.into()),
+    );
+
+    // 36: ttnn.end_trace_capture fails: trace region too small (shown raw). No captured graph.
+    let frames36 = [frame("ttnn.end_trace_capture(", "capture_trace"), trace];
+    let id = d.op(
+        "ttnn.end_trace_capture",
+        0.000019,
+        &frames36,
+        &[("device", DEVICE), ("trace_id", "MeshTraceId(0)"), ("cq_id", "0")],
+        None,
+    );
+    d.error(id, "ttnn.end_trace_capture", text::stored(text::TRACE_REGION), &frames36);
+
+    // 37: ttnn.deallocate of the scratch buffer (host scope, no device operation).
+    let scratch = d.mem.free("scratch");
+    let g = Graph::new()
+        .capture_start()
+        .start("ttnn.deallocate")
+        .tensor(1024, "Shape([1, 1, 1536, 1024])")
+        .dealloc(scratch.alloc())
+        .end("ttnn.deallocate")
+        .capture_end();
+    let s = tensor("1, 1, 1536, 1024", "TILE");
+    d.op("ttnn.deallocate", 0.000008, &[call("ttnn.deallocate(self.scratch)")], &[("tensor", &s)], Some(g.into()));
+
+    // 38: ttnn.from_device (host scope only).
+    let g = Graph::new()
+        .capture_start()
+        .start("ttnn.from_device")
+        .tensor(1025, "Shape([1, 197, 512])")
+        .end("ttnn.from_device")
+        .capture_end();
+    d.op("ttnn.from_device", 0.001203, &[call("output = ttnn.from_device(x)")], &[("tensor", &x)], Some(g.into()));
+
+    // 39: ttnn.to_memory_config, no error: the capture ended (no capture_end) while
+    // InterleavedToShardedDeviceOperation and ttnn.to_memory_config were still open.
+    let next = d.mem.alloc("next_input", L1, 102400, HS);
+    let g = Graph::new()
+        .capture_start()
+        .start("ttnn.to_memory_config")
+        .tensor(1026, "Shape([1, 1, 50176, 4])")
+        .start("InterleavedToShardedDeviceOperation")
+        .alloc(next.alloc())
+        .cb_deallocate_all()
+        .cb_allocate(102400, 101440, CORES_NEW);
+    let t = tensor("1, 1, 50176, 4", "TILE");
+    d.op(
+        "ttnn.to_memory_config",
+        0.000217,
+        &[frame("self.next_input = ttnn.to_memory_config(", "prefetch"), call("self.prefetch(self.next_pixels)")],
+        &[("tensor", &t), ("memory_config", HS_MC)],
+        Some(g.into()),
+    );
+}

@@ -1,0 +1,68 @@
+//! Test support: builds TT-NN memory reports and captured graphs the way TT-NN writes them.
+//!
+//! Used by the test files (`mod support;`) and by `examples/gen_report.rs`
+//! (`#[path = "../tests/support/mod.rs"] mod support;`). It only writes SQLite files with
+//! rusqlite; it does not depend on the `ttnn_tui` library.
+//!
+//! ```ignore
+//! use support::*;
+//! let graph = Graph::new()
+//!     .capture_start()
+//!     .start("ttnn.conv2d")
+//!     .start("Conv2dDeviceOperation")
+//!     .buffer_allocate(1_048_576, 1_310_720, BufferType::L1, Layout::HeightSharded)
+//!     .aborted_end("Conv2dDeviceOperation", Some("Out of Memory"))
+//!     .aborted_end("ttnn.conv2d", Some("Out of Memory"))
+//!     .capture_end();
+//! let db = ReportBuilder::new(Schema::V2)
+//!     .report_name("oom")
+//!     .device(Device::wormhole(0))
+//!     .operation(Op::new(1, "ttnn.conv2d").duration(0.0123).graph(graph)
+//!         .buffers(vec![BufferRow::dram(1_024, 65_536)]))
+//!     .error(ErrorRow::new(1, "ttnn.conv2d", "RuntimeError", "TT_FATAL @ ..."))
+//!     .write_to(&dir); // dir/db.sqlite, dir/config.json
+//! ```
+#![allow(dead_code)]
+
+pub mod demo;
+pub mod fixture;
+pub mod graph;
+pub mod rows;
+pub mod schema;
+
+// Not every test uses every item.
+#[allow(unused_imports)]
+pub use {
+    fixture::ReportBuilder,
+    graph::{Alloc, Graph, NodeKey, Style},
+    rows::{BufferRow, Device, ErrorRow, Op, SourceFile, TensorRow},
+    schema::{BufferType, LOOKUP_INDEXES, Layout, Schema},
+};
+
+use std::path::PathBuf;
+
+/// A fresh, empty directory under the system temp dir, unique to this process and `tag`.
+/// Remove it with [`TempDir`]'s drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Self {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("ttnn-tui-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
