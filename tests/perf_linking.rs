@@ -1,12 +1,11 @@
 //! Linking perf CSVs to memory-side operations end to end: the reference's retry case, `Op
 //! failed` rows and the callout, multi-device collapse, and an unrelated CSV that must not link.
 
-#[path = "support/perf.rs"]
-mod perf;
+mod support;
 
-use perf::{Era, PerfCsv, Row};
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use support::perf::{Era, PerfCsv, Row};
 use ttnn_tui::analysis::failure::parse_allocation_failure;
 use ttnn_tui::analysis::flags::{FlagKind, flags_for_rows};
 use ttnn_tui::analysis::graph::parse_graph;

@@ -1,10 +1,9 @@
 //! Reading perf CSVs of every era, ragged rows, tt-perf-report outputs, folders and refusals.
 
-#[path = "support/perf.rs"]
-mod perf;
+mod support;
 
-use perf::{ANALYSED_HEADER, Era, PerfCsv, Row, analysed_row, header};
 use std::path::PathBuf;
+use support::perf::{ANALYSED_HEADER, Era, PerfCsv, Row, analysed_row, header};
 use ttnn_tui::report::perf::{PerfReport, newest_ops_csv, newest_perf_folder};
 
 fn temp_folder(name: &str) -> PathBuf {
