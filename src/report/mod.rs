@@ -5,6 +5,8 @@ pub mod database;
 pub mod details;
 pub mod locate;
 pub mod memory;
+pub mod perf;
+pub mod perf_csv;
 
 pub use details::BufferRecord;
 pub use locate::{ReportSource, resolve_report};
