@@ -5,6 +5,8 @@ use std::io::Write;
 use std::process::ExitCode;
 use ttnn_tui::cli::{Cli, Command, OpenArgs};
 use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_text};
+use ttnn_tui::report::linked::LinkedReports;
+use ttnn_tui::report::perf::{PerfReport, default_perf_report};
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
 
 fn main() -> ExitCode {
@@ -29,19 +31,13 @@ struct Failure {
 }
 
 fn run(open: &OpenArgs, json: bool) -> Result<(), Failure> {
-    if let Some(perf) = &open.perf {
-        let path = perf.display();
-        return Err(Failure {
-            message: format!("--perf is not supported by this version yet; open the memory report alone: {path}"),
-            code: 2,
-        });
-    }
     let report = open_report(open)?;
     for warning in &report.warnings {
         eprintln!("warning: {warning}: {}", report.source.display_path());
     }
+    let linked = open_perf(open, &report)?;
     let options = ExplainOptions { operation: open.operation, hex: open.hex };
-    let explanation = collect(&report, &options).map_err(|id| Failure {
+    let explanation = collect(&report, linked.as_ref(), &options).map_err(|id| Failure {
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
         code: 1,
     })?;
@@ -57,4 +53,24 @@ fn open_report(open: &OpenArgs) -> Result<MemoryReport, Failure> {
     let fail = |e: ttnn_tui::report::ReportError| Failure { message: e.to_string(), code: 1 };
     let source = if open.demo { ReportSource::Demo } else { resolve_report(open.report.as_deref()).map_err(fail)? };
     MemoryReport::open(&source, open.rank).map_err(fail)
+}
+
+/// Opens the performance report: `--perf`, else (no REPORT given) the newest one under the
+/// profiler's default root, which linking then accepts or not. A named report that cannot be
+/// read is an error; one found by looking around is skipped with a warning.
+fn open_perf(open: &OpenArgs, report: &MemoryReport) -> Result<Option<LinkedReports>, Failure> {
+    let fail = |message: String| Failure { message, code: 1 };
+    let perf = match (&open.perf, open.report.is_none() && !open.demo) {
+        (Some(path), _) => PerfReport::open(path).map_err(|e| fail(e.to_string()))?,
+        (None, true) => match default_perf_report().map(|path| PerfReport::open(&path)) {
+            Some(Ok(perf)) => perf,
+            Some(Err(e)) => {
+                eprintln!("warning: skipping the newest performance report: {e}");
+                return Ok(None);
+            }
+            None => return Ok(None),
+        },
+        (None, false) => return Ok(None),
+    };
+    LinkedReports::new(report, perf).map(Some).map_err(|e| fail(format!("{e}: {}", report.source.display_path())))
 }

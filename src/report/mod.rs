@@ -3,6 +3,7 @@
 
 pub mod database;
 pub mod details;
+pub mod linked;
 pub mod locate;
 pub mod memory;
 pub mod perf;
