@@ -5,6 +5,7 @@ pub mod content;
 pub mod keys;
 pub mod load;
 mod navigate;
+mod search_index;
 
 pub use keys::{Action, KEY_TABLE, KeyBinding, Pane, keymap};
 
@@ -124,7 +125,7 @@ pub struct App {
     /// Why stack traces could not be read, when they could not.
     pub load_error: Option<String>,
     /// Lower-cased `"{id} {name}"` of every operation, for the search.
-    search_keys: Vec<String>,
+    search_index: search_index::SearchIndex,
     /// Indexes of the operations with an error.
     error_operations: Vec<usize>,
 }
@@ -160,7 +161,7 @@ impl App {
             clipboard: None,
             quit: false,
             load_error: None,
-            search_keys: report.operations.iter().map(|o| format!("{} {}", o.id, o.name).to_lowercase()).collect(),
+            search_index: search_index::SearchIndex::new(report.operations.iter().map(|o| (o.id, o.name.as_str()))),
             error_operations,
         };
         if let Some(index) = operation.and_then(|id| report.operation_index(id)) {
@@ -313,9 +314,12 @@ impl App {
         let query = self.search.query.to_lowercase();
         self.search.matches = if query.is_empty() {
             Vec::new()
+        } else if self.list.shown.len() < self.operations.len() {
+            // Filtered: test the shown rows only.
+            (0..self.list.shown.len()).filter(|&p| self.search_index.is_match(self.list.shown[p], &query)).collect()
         } else {
-            let keys = &self.search_keys;
-            (0..self.list.shown.len()).filter(|&p| keys[self.list.shown[p]].contains(&query)).collect()
+            // Every operation is shown, so positions are operation indexes.
+            self.search_index.matches(&query)
         };
         if jump
             && let Some(&first) =
