@@ -35,6 +35,8 @@ impl Tmux {
             &script,
         ]);
         assert!(out.status.success(), "tmux new-session: {}", String::from_utf8_lossy(&out.stderr));
+        // Let OSC 52 from the pane fill a tmux paste buffer (what `y` writes).
+        tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
         tmux
     }
 
@@ -109,6 +111,21 @@ fn keys_popups_and_quit_in_a_real_terminal() {
     let screen = t.wait_for("op 9/10");
     assert!(screen.contains("ttnn.layer_norm") && screen.contains("Overlaps an L1 buffer."), "{screen}");
     assert!(t.alternate_screen());
+    t.keys(&["y"]);
+    t.wait_for("Copied the callout of operation 9 (OSC 52)");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let buffer = String::from_utf8_lossy(&t.run(&["show-buffer"]).stdout).into_owned();
+        if buffer.starts_with("Operation 9 ttnn.layer_norm\nCircular buffers clash with L1 buffers\n") {
+            assert!(
+                buffer
+                    .contains("Overlaps an L1 buffer. The circular buffers overlap the L1 buffer at 600256 by 21 KiB.")
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "OSC 52 copy not received; buffer: {buffer:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     t.keys(&["e"]);
     t.wait_for("Showing 7 of 10 operations");
     t.keys(&["g", "2"]);

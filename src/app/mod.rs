@@ -122,6 +122,8 @@ pub struct App {
     pub clipboard: Option<String>,
     /// The user asked to quit.
     pub quit: bool,
+    /// Centre the selected row once the list's height is known (`--operation`).
+    pub center_selection: bool,
     /// Why stack traces could not be read, when they could not.
     pub load_error: Option<String>,
     /// Lower-cased `"{id} {name}"` of every operation, for the search.
@@ -160,6 +162,7 @@ impl App {
             message: None,
             clipboard: None,
             quit: false,
+            center_selection: false,
             load_error: None,
             search_index: search_index::SearchIndex::new(report.operations.iter().map(|o| (o.id, o.name.as_str()))),
             error_operations,
@@ -167,6 +170,7 @@ impl App {
         if let Some(index) = operation.and_then(|id| report.operation_index(id)) {
             app.list.selected = index;
             app.list.offset = index;
+            app.center_selection = true;
         }
         app
     }
