@@ -61,6 +61,21 @@ impl Tmux {
         }
     }
 
+    /// Waits until the screen no longer shows `text` (10 s at most).
+    fn wait_gone(&self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.screen().contains(text) {
+            assert!(Instant::now() < deadline, "timed out waiting for {text:?} to go");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Sends Escape alone: followed at once by another key, a terminal reads the pair as Alt+key.
+    fn escape(&self, until_gone: &str) {
+        self.keys(&["Escape"]);
+        self.wait_gone(until_gone);
+    }
+
     fn keys(&self, keys: &[&str]) {
         for key in keys {
             assert!(self.run(&["send-keys", "-t", "main", key]).status.success());
@@ -137,9 +152,11 @@ fn keys_popups_and_quit_in_a_real_terminal() {
     t.wait_for("buffer_allocate  800 KiB  L1  at 1474560");
     t.keys(&["v"]);
     t.wait_for("Error details");
-    t.keys(&["Escape", "?"]);
+    t.escape("Error details");
+    t.keys(&["?"]);
     t.wait_for("Ctrl-d/Ctrl-u");
-    t.keys(&["Escape", "BTab"]);
+    t.escape("Ctrl-d/Ctrl-u");
+    t.keys(&["BTab"]);
     t.wait_for("[1 Operations]");
     t.keys(&["q"]);
     let screen = t.wait_for("EXITED 0");
@@ -188,9 +205,11 @@ fn the_demo_on_an_operation_with_its_tree() {
     t.wait_for("InterleavedToShardedDeviceOperation: Out of Memory");
     t.keys(&["v"]);
     t.wait_for("Error details");
-    t.keys(&["Escape", "?"]);
+    t.escape("Error details");
+    t.keys(&["?"]);
     t.wait_for("Ctrl-d/Ctrl-u");
-    t.keys(&["Escape", "q"]);
+    t.escape("Ctrl-d/Ctrl-u");
+    t.keys(&["q"]);
     t.wait_for("EXITED 0");
     assert!(!t.alternate_screen());
 }
