@@ -126,8 +126,8 @@ pub struct App {
     pub center_selection: bool,
     /// Why stack traces could not be read, when they could not.
     pub load_error: Option<String>,
-    /// Lower-cased `"{id} {name}"` of every operation, for the search.
-    search_index: search_index::SearchIndex,
+    /// Lower-cased `"{id} {name}"` of every operation, built at the first search.
+    search_index: Option<search_index::SearchIndex>,
     /// Indexes of the operations with an error.
     error_operations: Vec<usize>,
 }
@@ -164,7 +164,7 @@ impl App {
             quit: false,
             center_selection: false,
             load_error: None,
-            search_index: search_index::SearchIndex::new(report.operations.iter().map(|o| (o.id, o.name.as_str()))),
+            search_index: None,
             error_operations,
         };
         if let Some(index) = operation.and_then(|id| report.operation_index(id)) {
@@ -316,14 +316,18 @@ impl App {
     /// after the selection.
     fn refresh_matches(&mut self, jump: bool) {
         let query = self.search.query.to_lowercase();
+        let operations = &self.operations;
+        let index = self
+            .search_index
+            .get_or_insert_with(|| search_index::SearchIndex::new(operations.iter().map(|o| (o.id, o.name.as_str()))));
         self.search.matches = if query.is_empty() {
             Vec::new()
         } else if self.list.shown.len() < self.operations.len() {
             // Filtered: test the shown rows only.
-            (0..self.list.shown.len()).filter(|&p| self.search_index.is_match(self.list.shown[p], &query)).collect()
+            (0..self.list.shown.len()).filter(|&p| index.is_match(self.list.shown[p], &query)).collect()
         } else {
             // Every operation is shown, so positions are operation indexes.
-            self.search_index.matches(&query)
+            index.matches(&query)
         };
         if jump
             && let Some(&first) =
