@@ -58,7 +58,7 @@ fn floor(db: &Path) {
 fn explain_in_process(folder: &Path) -> usize {
     let report = MemoryReport::open(&resolve_report(Some(folder)).unwrap(), 0).unwrap();
     let options = ExplainOptions::default();
-    let explanation = collect(&report, &options).unwrap();
+    let explanation = collect(&report, None, &options).unwrap();
     render_json(&report, &explanation, &options).len()
 }
 

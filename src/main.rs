@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use ttnn_tui::app::App;
 use ttnn_tui::cli::{Cli, ColorChoice, Command, OpenArgs};
 use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_text};
+use ttnn_tui::report::linked::LinkedReports;
+use ttnn_tui::report::perf::{PerfReport, default_perf_report};
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
 use ttnn_tui::ui::theme::Theme;
 
@@ -33,22 +35,16 @@ struct Failure {
 
 /// Prints the explanation, or draws the terminal UI when `tui` gives the colour choice.
 fn run(open: &OpenArgs, json: bool, tui: Option<ColorChoice>) -> Result<(), Failure> {
-    if let Some(perf) = &open.perf {
-        let path = perf.display();
-        return Err(Failure {
-            message: format!("--perf is not supported by this version yet; open the memory report alone: {path}"),
-            code: 2,
-        });
-    }
     let report = open_report(open)?;
     for warning in &report.warnings {
         eprintln!("warning: {warning}: {}", report.source.display_path());
     }
+    let linked = open_perf(open, &report)?;
     if let Some(color) = tui {
-        return run_tui(&report, open, color);
+        return run_tui(&report, linked.is_some(), open, color);
     }
     let options = ExplainOptions { operation: open.operation, hex: open.hex };
-    let explanation = collect(&report, &options).map_err(|id| Failure {
+    let explanation = collect(&report, linked.as_ref(), &options).map_err(|id| Failure {
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
         code: 1,
     })?;
@@ -67,7 +63,7 @@ fn open_report(open: &OpenArgs) -> Result<MemoryReport, Failure> {
 }
 
 /// The terminal UI; everything that can fail without a terminal is checked before touching it.
-fn run_tui(report: &MemoryReport, open: &OpenArgs, color: ColorChoice) -> Result<(), Failure> {
+fn run_tui(report: &MemoryReport, perf_linked: bool, open: &OpenArgs, color: ColorChoice) -> Result<(), Failure> {
     if let Some(id) = open.operation
         && report.operation_index(id).is_none()
     {
@@ -76,6 +72,27 @@ fn run_tui(report: &MemoryReport, open: &OpenArgs, color: ColorChoice) -> Result
     }
     let theme = Theme::choose(color, std::env::var_os("NO_COLOR").as_deref());
     color_eyre::install().map_err(|e| Failure { message: e.to_string(), code: 1 })?;
-    let app = App::new(report, theme, open.hex, open.operation);
+    let mut app = App::new(report, theme, open.hex, open.operation);
+    app.perf_linked = perf_linked;
     ttnn_tui::tui::run(report, app).map_err(|e| Failure { message: format!("terminal: {e}"), code: 1 })
+}
+
+/// Opens the performance report: `--perf`, else (no REPORT given) the newest one under the
+/// profiler's default root, which linking then accepts or not. A named report that cannot be
+/// read is an error; one found by looking around is skipped with a warning.
+fn open_perf(open: &OpenArgs, report: &MemoryReport) -> Result<Option<LinkedReports>, Failure> {
+    let fail = |message: String| Failure { message, code: 1 };
+    let perf = match (&open.perf, open.report.is_none() && !open.demo) {
+        (Some(path), _) => PerfReport::open(path).map_err(|e| fail(e.to_string()))?,
+        (None, true) => match default_perf_report().map(|path| PerfReport::open(&path)) {
+            Some(Ok(perf)) => perf,
+            Some(Err(e)) => {
+                eprintln!("warning: skipping the newest performance report: {e}");
+                return Ok(None);
+            }
+            None => return Ok(None),
+        },
+        (None, false) => return Ok(None),
+    };
+    LinkedReports::new(report, perf).map(Some).map_err(|e| fail(format!("{e}: {}", report.source.display_path())))
 }

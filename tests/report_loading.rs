@@ -260,3 +260,46 @@ fn buffers_are_read_on_demand_with_text_or_integer_types() {
         assert_eq!(rows[0].buffer_layout.is_some(), schema != Schema::Legacy);
     }
 }
+
+/// The rowid binary search must give what a scan gives: tables in operation order, tables out
+/// of order (found by probing, then scanned), tables with the lookup indexes, and ids with no row.
+#[test]
+fn lookups_by_operation_agree_with_a_scan_in_every_table_order() {
+    let ops: Vec<u64> = (1..=60).collect();
+    let trace = |id: u64| format!("  File \"/m/model.py\", line {id}, in f");
+    let builders = [
+        ("in order", ReportBuilder::new(Schema::V2)),
+        ("with indexes", ReportBuilder::new(Schema::V2).sql(&support::LOOKUP_INDEXES.join(";\n"))),
+    ];
+    for (label, mut builder) in builders {
+        for &id in &ops {
+            // Every fifth operation has no stack trace; the others one each.
+            let mut op = Op::new(id as i64, "ttnn.add");
+            if id % 5 != 0 {
+                op = op.stack_trace(&trace(id));
+            }
+            builder = builder.operation(op);
+        }
+        let dir = TempDir::new("lookup");
+        builder.write_to(dir.path());
+        let report = open(dir.path(), 0).unwrap();
+        let all: Vec<usize> = (0..ops.len()).collect();
+        let traces = report.stack_traces(&all).unwrap();
+        for (i, &id) in ops.iter().enumerate() {
+            let expected = if id % 5 == 0 { String::new() } else { trace(id) };
+            assert_eq!(traces[&i], expected, "{label}: operation {id}");
+        }
+    }
+    // Out of order: rows written for operations 30..1 then 31..60; still every answer right.
+    let dir = TempDir::new("lookup-disorder");
+    let mut builder = ReportBuilder::new(Schema::V2);
+    for id in (1..=30).rev().chain(31..=60) {
+        builder = builder.operation(Op::new(id, "ttnn.add").stack_trace(&trace(id as u64)));
+    }
+    builder.write_to(dir.path());
+    let report = open(dir.path(), 0).unwrap();
+    let traces = report.stack_traces(&(0..60).collect::<Vec<_>>()).unwrap();
+    for i in 0..60 {
+        assert_eq!(traces[&i], trace(report.operations[i].id), "disorder: index {i}");
+    }
+}

@@ -282,3 +282,11 @@ fn demo_list_and_a_failure_in_it() {
     h.press(&[GoToTab(1)]);
     assert_snapshot!("demo_op_32_tree", h.terminal.backend());
 }
+
+#[test]
+fn performance_tab_without_a_performance_report() {
+    let mut h = harness(120, 40);
+    h.press(&[GoToTab(2)]);
+    assert!(h.screen().contains("No performance report loaded — pass --perf"));
+    assert!(h.screen().contains("[3 Performance]"));
+}

@@ -138,6 +138,12 @@ fn compile(pattern: &str) -> Regex {
     Regex::new(pattern).expect("allocation-failure patterns are valid")
 }
 
+/// Searches with a pattern only when its fixed opening is in the message, so a pattern is
+/// compiled (about a millisecond each) only for reports that could match it.
+fn search<'m>(opening: &str, pattern: &LazyLock<Regex>, message: &'m str) -> Option<regex::Captures<'m>> {
+    if message.contains(opening) { pattern.captures(message) } else { None }
+}
+
 static OUT_OF_MEMORY: LazyLock<Regex> = LazyLock::new(|| {
     compile(&format!(
         r"Out of Memory: Not enough space to allocate {N} B {T} buffer across {N} banks, where each bank needs to store {N} B, but bank size is (?:only )?{N} B(?: \(allocated: {N} B, free: {N} B, largest free block: {N} B\))?"
@@ -173,15 +179,19 @@ static DFB_CLASH: LazyLock<Regex> = LazyLock::new(|| clash("dataflow"));
 /// clash); the first that matches decides. The dataflow-buffer wording is tried last, beyond the
 /// reference. A figure that does not fit in 64 bits makes the text unrecognised.
 pub fn parse_allocation_failure(message: &str) -> Option<AllocationFailure> {
-    if let Some(c) = OUT_OF_MEMORY.captures(message) {
+    if let Some(c) = search("Out of Memory: Not enough space to allocate ", &OUT_OF_MEMORY, message) {
         return bank_failure(FailureKind::BankOutOfMemory, &c);
     }
-    if let Some(c) = OUT_OF_MEMORY_DEPENDENCIES.captures(message) {
+    let dependencies = "Out of Memory: Not enough space after considering dependencies to allocate ";
+    if let Some(c) = search(dependencies, &OUT_OF_MEMORY_DEPENDENCIES, message) {
         return bank_failure(FailureKind::BankOutOfMemoryWithDependencies, &c);
     }
-    for (beyond, clash, beyond_reference) in [(&*CB_BEYOND_L1, &*CB_CLASH, false), (&*DFB_BEYOND_L1, &*DFB_CLASH, true)]
-    {
-        if let Some(c) = beyond.captures(message) {
+    let variants = [
+        ("Statically allocated circular buffers ", &CB_BEYOND_L1, &CB_CLASH, false),
+        ("Statically allocated dataflow buffers ", &DFB_BEYOND_L1, &DFB_CLASH, true),
+    ];
+    for (opening, beyond, clash, beyond_reference) in variants {
+        if let Some(c) = search(opening, beyond, message) {
             let figures = Figures {
                 core_range: Some(c[1].to_string()),
                 region_end: Some(number(&c, 2)?),
@@ -190,7 +200,7 @@ pub fn parse_allocation_failure(message: &str) -> Option<AllocationFailure> {
             };
             return Some(AllocationFailure { kind: FailureKind::CircularBuffersBeyondL1, figures, beyond_reference });
         }
-        if let Some(c) = clash.captures(message) {
+        if let Some(c) = search(opening, clash, message) {
             let figures = Figures {
                 core_range: Some(c[1].to_string()),
                 l1_buffer_address: Some(number(&c, 2)?),

@@ -2,9 +2,14 @@
 //! No I/O and no UI here.
 
 pub mod attach;
+pub mod dram_fallback;
 pub mod failure;
+pub mod flags;
 pub mod format;
 pub mod graph;
+pub mod link;
+pub mod perf_callout;
+pub mod perf_rows;
 pub mod reason;
 pub mod sanitize;
 pub mod scopes;

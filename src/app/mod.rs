@@ -122,6 +122,8 @@ pub struct App {
     pub clipboard: Option<String>,
     /// The user asked to quit.
     pub quit: bool,
+    /// A performance report was opened and linked (its table is not drawn yet).
+    pub perf_linked: bool,
     /// Centre the selected row once the list's height is known (`--operation`).
     pub center_selection: bool,
     /// Why stack traces could not be read, when they could not.
@@ -163,6 +165,7 @@ impl App {
             clipboard: None,
             quit: false,
             center_selection: false,
+            perf_linked: false,
             load_error: None,
             search_index: None,
             error_operations,

@@ -3,6 +3,7 @@
 use super::{ExplainOptions, ExplainedError, Explanation};
 use crate::analysis::failure::AllocationFailure;
 use crate::analysis::reason::{explain, summary};
+use crate::analysis::sanitize::sanitize_line;
 use crate::report::MemoryReport;
 use serde_json::{Value, json};
 
@@ -14,20 +15,24 @@ pub fn render_json(report: &MemoryReport, explanation: &Explanation<'_>, options
         .map(|e| {
             let mut v = error_fields(e, options.hex);
             v["failed_device_operations"] = json!(e.failed_device_operations.clone().unwrap_or_default());
-            v["perf"] = Value::Null;
+            v["perf"] = e.perf.as_ref().map_or(Value::Null, |p| json!(p));
             v
         })
         .collect();
     let unattached: Vec<Value> = explanation.unattached.iter().map(|e| error_fields(e, options.hex)).collect();
     let document = json!({
         "memory_report": {
-            "path": report.source.display_path(),
+            "path": sanitize_line(&report.source.display_path()),
             "rank": report.rank,
             "operations": report.operations.len(),
             "errors": report.errors.len(),
             "schema_version": report.schema_version,
         },
-        "perf_report": Value::Null,
+        "perf_report": explanation.linked.map_or(Value::Null, |l| json!({
+            "path": sanitize_line(&l.perf.path.display().to_string()),
+            "rows": l.rows.len(),
+            "link": l.state().as_str(),
+        })),
         "operations": operations,
         "unattached_errors": unattached,
     });

@@ -5,6 +5,8 @@ mod json;
 mod text;
 
 use crate::analysis::failure::AllocationFailure;
+use crate::analysis::perf_callout::PerfStatus;
+use crate::report::linked::LinkedReports;
 use crate::report::{ErrorRecord, MemoryReport};
 
 pub use json::render_json;
@@ -32,10 +34,14 @@ pub struct ExplainedError<'a> {
     pub failure: Option<&'a AllocationFailure>,
     /// Failed device operations (attached errors only), or why the graph is unavailable.
     pub failed_device_operations: Result<Vec<String>, String>,
+    /// The operation's perf status, when a linked performance report is open.
+    pub perf: Option<PerfStatus>,
 }
 
 /// The errors of a report, in print order: attached ones by operation id, then unattached ones.
 pub struct Explanation<'a> {
+    /// The performance report opened with the memory report, linked or not.
+    pub linked: Option<&'a LinkedReports>,
     /// Operations with an attached error, in id order.
     pub operations: Vec<ExplainedError<'a>>,
     /// Errors no operation picked, in table order.
@@ -43,7 +49,11 @@ pub struct Explanation<'a> {
 }
 
 /// Collects what to print; `Err` names an `--operation` id the report does not have.
-pub fn collect<'a>(report: &'a MemoryReport, options: &ExplainOptions) -> Result<Explanation<'a>, u64> {
+pub fn collect<'a>(
+    report: &'a MemoryReport,
+    linked: Option<&'a LinkedReports>,
+    options: &ExplainOptions,
+) -> Result<Explanation<'a>, u64> {
     let indexes: Vec<usize> = match options.operation {
         Some(id) => vec![report.operation_index(id).ok_or(id)?],
         None => (0..report.operations.len()).collect(),
@@ -59,6 +69,7 @@ pub fn collect<'a>(report: &'a MemoryReport, options: &ExplainOptions) -> Result
                 error,
                 failure: error.failure.as_ref(),
                 failed_device_operations: report.failed_device_operations(i),
+                perf: linked.and_then(|l| l.status_of(report, i)),
             })
         })
         .collect();
@@ -73,10 +84,11 @@ pub fn collect<'a>(report: &'a MemoryReport, options: &ExplainOptions) -> Result
                 error,
                 failure: error.failure.as_ref(),
                 failed_device_operations: Ok(Vec::new()),
+                perf: None,
             })
             .collect()
     };
-    Ok(Explanation { operations, unattached })
+    Ok(Explanation { linked, operations, unattached })
 }
 
 /// The message's own first line: the text after `info:` when present, else its first non-empty line.

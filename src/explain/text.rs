@@ -2,12 +2,17 @@
 
 use super::{ExplainOptions, ExplainedError, Explanation, first_line};
 use crate::analysis::reason::CalloutBody;
+use crate::analysis::sanitize::sanitize_line;
 use crate::report::MemoryReport;
 use std::fmt::Write;
 
 /// Renders the errors of a report as text blocks, one per error.
 pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
     let mut out = String::new();
+    if let Some(linked) = explanation.linked {
+        let path = sanitize_line(&linked.perf.path.display().to_string());
+        let _ = writeln!(out, "{}: {path}", linked.state().text());
+    }
     if let Some(id) = options.operation
         && explanation.operations.is_empty()
     {
@@ -39,7 +44,9 @@ fn block(heading: &str, e: &ExplainedError<'_>, with_type: bool, hex: bool) -> S
     match e.failure {
         Some(failure) => {
             let failed = e.failed_device_operations.as_deref().unwrap_or_default();
-            let body = CalloutBody::new(failure, hex, failed, None);
+            // Linked to a performance report, the status sentence replaces `Failed in …`.
+            let status = e.perf.as_ref().map(|p| p.status.clone());
+            let body = CalloutBody::new(failure, hex, failed, status);
             let _ = writeln!(out, "{heading}: {}", body.kind_label);
             for line in body.lines().iter().skip(1) {
                 let _ = writeln!(out, "  {line}");

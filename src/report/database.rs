@@ -92,17 +92,18 @@ pub struct Schema {
 }
 
 impl Schema {
-    /// Reads the tables and their columns.
+    /// Reads the tables and their columns, in one statement.
     pub fn read(conn: &Connection) -> rusqlite::Result<Self> {
-        let mut tables = HashMap::new();
-        let names: Vec<String> = conn
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        for name in names {
-            let mut stmt = conn.prepare(&format!("PRAGMA table_info({})", quote(&name)))?;
-            let columns = stmt.query_map([], |r| r.get::<_, String>(1))?.collect::<Result<_, _>>()?;
-            tables.insert(name, columns);
+        let mut tables: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut stmt = conn.prepare(
+            "SELECT m.name, p.name FROM sqlite_master AS m LEFT JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table'",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let columns = tables.entry(r.get(0)?).or_default();
+            if let Some(column) = r.get::<_, Option<String>>(1)? {
+                columns.insert(column);
+            }
         }
         Ok(Self { tables })
     }
@@ -193,7 +194,11 @@ pub enum RowSpan {
 pub fn operation_row_span(conn: &Connection, table: &str, operation_id: u64) -> rusqlite::Result<RowSpan> {
     let t = quote(table);
     let (first, last): (Option<i64>, Option<i64>) =
-        conn.query_row(&format!("SELECT min(rowid), max(rowid) FROM {t}"), [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        // Two subqueries: SQLite answers a lone min() or max() of rowid with one seek, but scans
+        // the whole table for both in one select.
+        conn.query_row(&format!("SELECT (SELECT min(rowid) FROM {t}), (SELECT max(rowid) FROM {t})"), [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
     let (Some(first), Some(last)) = (first, last) else { return Ok(RowSpan::Empty) };
     let mut probe =
         conn.prepare_cached(&format!("SELECT rowid, operation_id FROM {t} WHERE rowid >= ?1 ORDER BY rowid LIMIT 1"))?;
@@ -223,17 +228,11 @@ pub fn operation_row_span(conn: &Connection, table: &str, operation_id: u64) -> 
     Ok(if start >= end { RowSpan::Empty } else { RowSpan::Rowids(start, end) })
 }
 
-impl Schema {
-    /// True when some index of `table` starts with `column`, so lookups by it are cheap.
-    pub fn indexed(&self, conn: &Connection, table: &str, column: &str) -> bool {
-        let Ok(mut stmt) = conn.prepare(&format!("PRAGMA index_list({})", quote(table))) else { return false };
-        let names: Vec<String> = match stmt.query_map([], |r| r.get(1)) {
-            Ok(rows) => rows.filter_map(Result::ok).collect(),
-            Err(_) => return false,
-        };
-        names.iter().any(|index| {
-            conn.query_row(&format!("PRAGMA index_info({})", quote(index)), [], |r| r.get::<_, String>(2))
-                .is_ok_and(|first| first == column)
-        })
-    }
+/// The tables that have an index whose first column is `column`, so lookups by it are cheap.
+pub fn tables_indexed_by(conn: &Connection, column: &str) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT m.tbl_name FROM sqlite_master AS m, pragma_index_info(m.name) AS p \
+         WHERE m.type = 'index' AND p.seqno = 0 AND p.name = ?1",
+    )?;
+    stmt.query_map([column], |r| r.get(0))?.collect()
 }

@@ -2,8 +2,9 @@
 //! `buffers` rows.
 
 use super::database::{int, text, uint};
-use super::memory::MemoryReport;
+use super::memory::{MemoryReport, pick_graph};
 use crate::analysis::failure::BufferType;
+use crate::analysis::graph::{GraphNode, parse_graph};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use rusqlite::params;
 use std::collections::HashMap;
@@ -135,5 +136,33 @@ fn buffer_type(value: rusqlite::types::ValueRef<'_>) -> Result<BufferType, Strin
             BufferType::from_token(name.trim()).ok_or_else(|| sanitize_line(&name))
         }
         other => Err(text(other)),
+    }
+}
+
+impl MemoryReport {
+    /// The captured graph of every operation, in operation order, read in one pass over the table
+    /// (linking needs them all). An operation without a graph has none; an invalid one, the reason.
+    pub fn all_graphs(&self) -> Result<Vec<Result<Vec<GraphNode>, String>>, String> {
+        let mut texts: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
+        if self.schema.has_table("captured_graph") {
+            let columns = self
+                .schema
+                .select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")]);
+            let mut read = || -> rusqlite::Result<()> {
+                let mut stmt = self.conn.prepare(&format!("SELECT {columns} FROM captured_graph ORDER BY rowid"))?;
+                let mut rows = stmt.query([])?;
+                while let Some(r) = rows.next()? {
+                    let id = uint(r.get_ref(0)?);
+                    texts.entry(id).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
+                }
+                Ok(())
+            };
+            read().map_err(|e| format!("cannot read captured graphs ({e})"))?;
+        }
+        Ok(self
+            .operations
+            .iter()
+            .map(|op| pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), parse_graph))
+            .collect())
     }
 }

@@ -2,7 +2,9 @@
 //! and arguments read when an operation is shown (behaviour.md §1–§2).
 
 use super::ReportError;
-use super::database::{RowSpan, Schema, float, int, open_error, open_read_only, operation_row_span, text, uint};
+use super::database::{
+    RowSpan, Schema, float, int, open_error, open_read_only, operation_row_span, tables_indexed_by, text, uint,
+};
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
 use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors};
 use crate::analysis::failure::{AllocationFailure, parse_allocation_failure};
@@ -124,6 +126,9 @@ impl MemoryReport {
             }
         };
         let fail = |e: rusqlite::Error| open_error(e, &path, false);
+        // One read transaction for everything read at start: each statement outside one takes
+        // and drops the file lock and revalidates the page cache. Reading writes nothing.
+        conn.execute_batch("BEGIN").map_err(fail)?;
         let schema = Schema::read(&conn).map_err(fail)?;
         if !schema.has_table("operations") {
             return Err(ReportError::new("no operations table: not a TT-NN memory report", &path)
@@ -147,15 +152,12 @@ impl MemoryReport {
             schema,
         };
         report.load().map_err(fail)?;
+        report.conn.execute_batch("COMMIT").map_err(fail)?;
         Ok(report)
     }
 
     fn load(&mut self) -> rusqlite::Result<()> {
-        self.indexed_by_operation = ["captured_graph", "stack_traces", "operation_arguments", "buffers"]
-            .into_iter()
-            .filter(|t| self.schema.indexed(&self.conn, t, "operation_id"))
-            .map(String::from)
-            .collect();
+        self.indexed_by_operation = tables_indexed_by(&self.conn, "operation_id")?;
         self.schema_version = self.read_schema_version()?;
         if let Some(major) =
             self.schema_version.as_deref().and_then(|v| v.split('.').next()?.trim().parse::<u64>().ok())
@@ -415,7 +417,7 @@ impl MemoryReport {
 }
 
 /// The graph of an operation: the first row of its rank, otherwise the first row for the id.
-fn pick_graph(rows: Option<&Vec<(u32, String)>>, rank: u32) -> Option<&str> {
+pub(super) fn pick_graph(rows: Option<&Vec<(u32, String)>>, rank: u32) -> Option<&str> {
     let rows = rows?;
     rows.iter().find(|(r, _)| *r == rank).or_else(|| rows.first()).map(|(_, t)| t.as_str())
 }

@@ -27,6 +27,7 @@
 pub mod demo;
 pub mod fixture;
 pub mod graph;
+pub mod perf;
 pub mod rows;
 pub mod schema;
 

@@ -1,0 +1,71 @@
+//! A memory report and a performance report opened together: the link between them and what
+//! depends on it — failures listed above the perf table, each operation's perf status
+//! (behaviour.md §9–§10).
+
+use super::memory::MemoryReport;
+use super::perf::PerfReport;
+use crate::analysis::link::{Link, LinkState, MemoryOperation, link};
+use crate::analysis::perf_callout::{
+    FailedOperation, PerfCallout, PerfStatus, failure_listings, perf_callout, perf_status_for_operation,
+};
+use crate::analysis::perf_rows::PerfRow;
+
+/// Both reports, linked (or found not to be).
+pub struct LinkedReports {
+    /// The performance report.
+    pub perf: PerfReport,
+    /// Its rows with devices merged: the link view.
+    pub rows: Vec<PerfRow>,
+    /// The alignment of completed device operations with those rows.
+    pub link: Link,
+    /// The memory report's allocation failures, in operation id order.
+    pub failed: Vec<FailedOperation>,
+}
+
+impl LinkedReports {
+    /// Links a performance report to a memory report; reads every captured graph of the memory
+    /// report once. An operation whose graph cannot be read takes part with no device operation.
+    pub fn new(memory: &MemoryReport, perf: PerfReport) -> Result<Self, String> {
+        let graphs = memory.all_graphs()?;
+        let memory_side: Vec<MemoryOperation> = memory
+            .operations
+            .iter()
+            .zip(&graphs)
+            .map(|(op, graph)| MemoryOperation::from_graph(op.id, op.name.clone(), graph.as_deref().unwrap_or(&[])))
+            .collect();
+        let rows = perf.rows(true);
+        let link = link(&memory_side, &rows, memory.devices.len());
+        let failed = (0..memory.operations.len())
+            .filter_map(|i| {
+                let op = &memory.operations[i];
+                let failure = memory.error_of(i)?.failure.clone()?;
+                let failed_device_operations = memory.failed_device_operations(i).unwrap_or_default();
+                Some(FailedOperation { id: op.id, name: op.name.clone(), failure, failed_device_operations })
+            })
+            .collect();
+        Ok(Self { perf, rows, link, failed })
+    }
+
+    /// `linked` or `unlinked`.
+    pub fn state(&self) -> LinkState {
+        self.link.state()
+    }
+
+    /// The perf status of an operation with an attached error, when the reports are linked.
+    pub fn status_of(&self, memory: &MemoryReport, index: usize) -> Option<PerfStatus> {
+        if !self.link.is_linked() {
+            return None;
+        }
+        let op = &memory.operations[index];
+        let error = memory.error_of(index)?;
+        let failed = memory.failed_device_operations(index).unwrap_or_default();
+        Some(perf_status_for_operation(op.id, &failed, error.failure.is_some(), &self.link.map, &self.link.map))
+    }
+
+    /// The callout above the perf table (merged view), when linked and the memory report has
+    /// allocation failures.
+    pub fn callout(&self, hex: bool) -> Option<PerfCallout> {
+        let listings = failure_listings(&self.failed, &self.link.map, &self.link.map);
+        perf_callout(&listings, self.link.is_linked(), hex)
+    }
+}
