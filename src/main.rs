@@ -77,9 +77,8 @@ fn run_tui(
     }
     let theme = Theme::choose(color, std::env::var_os("NO_COLOR").as_deref());
     color_eyre::install().map_err(|e| Failure { message: e.to_string(), code: 1 })?;
-    let app = App::new(report, theme, open.hex, open.operation);
-    // The Performance tab takes `linked` (issue 4); until it does, the tab says none is loaded.
-    drop(linked);
+    let mut app = App::new(report, theme, open.hex, open.operation);
+    app.perf_linked = linked.is_some();
     ttnn_tui::tui::run(report, app).map_err(|e| Failure { message: format!("terminal: {e}"), code: 1 })
 }
 

@@ -51,10 +51,10 @@ fn event_loop(terminal: &mut DefaultTerminal, report: &MemoryReport, app: &mut A
     }
 }
 
-/// Loads what the screen needs, then draws; draws again when the draw measured rows that still
-/// need loading (the first frame, a resize). Tests call this after every action.
+/// Draws at once, then loads what the drawn screen needs (stack traces of the rows it showed,
+/// the selected operation's arguments or graph) and draws again if anything was loaded, so a
+/// slow read never delays the first frame. Tests call this after every action.
 pub fn frame<B: Backend>(terminal: &mut Terminal<B>, app: &mut App, report: &MemoryReport) -> Result<(), B::Error> {
-    app.load(report);
     terminal.draw(|f| ui::draw(f, app))?;
     if app.load(report) {
         terminal.draw(|f| ui::draw(f, app))?;

@@ -35,6 +35,8 @@ impl Tmux {
             &script,
         ]);
         assert!(out.status.success(), "tmux new-session: {}", String::from_utf8_lossy(&out.stderr));
+        // Let OSC 52 from the pane fill a tmux paste buffer (what `y` writes).
+        tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
         tmux
     }
 
@@ -57,6 +59,21 @@ impl Tmux {
             assert!(Instant::now() < deadline, "timed out waiting for {text:?}; screen:\n{screen}");
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Waits until the screen no longer shows `text` (10 s at most).
+    fn wait_gone(&self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.screen().contains(text) {
+            assert!(Instant::now() < deadline, "timed out waiting for {text:?} to go");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Sends Escape alone: followed at once by another key, a terminal reads the pair as Alt+key.
+    fn escape(&self, until_gone: &str) {
+        self.keys(&["Escape"]);
+        self.wait_gone(until_gone);
     }
 
     fn keys(&self, keys: &[&str]) {
@@ -109,6 +126,21 @@ fn keys_popups_and_quit_in_a_real_terminal() {
     let screen = t.wait_for("op 9/10");
     assert!(screen.contains("ttnn.layer_norm") && screen.contains("Overlaps an L1 buffer."), "{screen}");
     assert!(t.alternate_screen());
+    t.keys(&["y"]);
+    t.wait_for("Copied the callout of operation 9 (OSC 52)");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let buffer = String::from_utf8_lossy(&t.run(&["show-buffer"]).stdout).into_owned();
+        if buffer.starts_with("Operation 9 ttnn.layer_norm\nCircular buffers clash with L1 buffers\n") {
+            assert!(
+                buffer
+                    .contains("Overlaps an L1 buffer. The circular buffers overlap the L1 buffer at 600256 by 21 KiB.")
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "OSC 52 copy not received; buffer: {buffer:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     t.keys(&["e"]);
     t.wait_for("Showing 7 of 10 operations");
     t.keys(&["g", "2"]);
@@ -120,9 +152,11 @@ fn keys_popups_and_quit_in_a_real_terminal() {
     t.wait_for("buffer_allocate  800 KiB  L1  at 1474560");
     t.keys(&["v"]);
     t.wait_for("Error details");
-    t.keys(&["Escape", "?"]);
+    t.escape("Error details");
+    t.keys(&["?"]);
     t.wait_for("Ctrl-d/Ctrl-u");
-    t.keys(&["Escape", "BTab"]);
+    t.escape("Ctrl-d/Ctrl-u");
+    t.keys(&["BTab"]);
     t.wait_for("[1 Operations]");
     t.keys(&["q"]);
     let screen = t.wait_for("EXITED 0");
@@ -171,9 +205,11 @@ fn the_demo_on_an_operation_with_its_tree() {
     t.wait_for("InterleavedToShardedDeviceOperation: Out of Memory");
     t.keys(&["v"]);
     t.wait_for("Error details");
-    t.keys(&["Escape", "?"]);
+    t.escape("Error details");
+    t.keys(&["?"]);
     t.wait_for("Ctrl-d/Ctrl-u");
-    t.keys(&["Escape", "q"]);
+    t.escape("Ctrl-d/Ctrl-u");
+    t.keys(&["q"]);
     t.wait_for("EXITED 0");
     assert!(!t.alternate_screen());
 }

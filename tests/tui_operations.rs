@@ -3,6 +3,7 @@
 mod tui_support;
 
 use insta::assert_snapshot;
+use ratatui::style::Color;
 use ttnn_tui::app::Action;
 use ttnn_tui::app::Action::*;
 use tui_support::{Harness, Report, scenario};
@@ -139,6 +140,18 @@ fn error_filter_disabled_without_errors() {
     assert!(!h.app.errors_only);
     assert!(h.screen().contains("No operation in the list has an error attached"));
     assert_snapshot!("filter_disabled", h.terminal.backend());
+    assert_eq!(hint_key_colour(&h, "e errors only"), Some(Color::DarkGray), "the disabled key is dimmed");
+    let h = harness(120, 40);
+    assert_eq!(hint_key_colour(&h, "e errors only"), Some(Color::Cyan), "the enabled key is not");
+}
+
+/// The foreground colour of the first character of a hint on the status bar's last line.
+fn hint_key_colour(h: &Harness, hint: &str) -> Option<Color> {
+    let buffer = h.terminal.backend().buffer();
+    let y = buffer.area.height - 1;
+    let line: String = (0..buffer.area.width).map(|x| buffer[(x, y)].symbol().to_string()).collect();
+    let x = line.find(hint)? as u16;
+    Some(buffer[(x, y)].fg)
 }
 
 #[test]
@@ -268,4 +281,12 @@ fn demo_list_and_a_failure_in_it() {
     assert_snapshot!("demo_op_32", h.terminal.backend());
     h.press(&[GoToTab(1)]);
     assert_snapshot!("demo_op_32_tree", h.terminal.backend());
+}
+
+#[test]
+fn performance_tab_without_a_performance_report() {
+    let mut h = harness(120, 40);
+    h.press(&[GoToTab(2)]);
+    assert!(h.screen().contains("No performance report loaded — pass --perf"));
+    assert!(h.screen().contains("[3 Performance]"));
 }

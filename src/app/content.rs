@@ -94,13 +94,11 @@ pub fn duration_text(seconds: Option<f64>) -> String {
 pub fn detail_lines(app: &App, operation: usize) -> Vec<Line<'static>> {
     let theme = &app.theme;
     let op = &app.operations[operation];
-    let field =
-        |label: &str, value: String| Line::from(vec![Span::styled(format!("{label:<9}"), theme.dim), Span::raw(value)]);
-    let mut lines = vec![
-        field("Id", op.id.to_string()),
-        field("Name", op.name.clone()),
-        field("Duration", duration_text(op.duration)),
-    ];
+    // Id, name and duration on one line, so the callout shows on small terminals too.
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{} {}", op.id, op.name), theme.bold),
+        Span::styled(format!(" · duration {}", duration_text(op.duration)), theme.dim),
+    ])];
     if let Some(error) = app.error_of(operation) {
         lines.push(Line::default());
         let failed_in = app.failed_in.get(&operation).map(Vec::as_slice).unwrap_or_default();

@@ -11,9 +11,6 @@ use crate::ui::theme::Theme;
 use ratatui::text::{Line, Span};
 use tui_tree_widget::{TreeItem, TreeState};
 
-/// Rows assumed visible before the first draw measured the list.
-const FIRST_FRAME_ROWS: usize = 60;
-
 /// Something to read from the report before the next draw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Load {
@@ -29,8 +26,8 @@ impl App {
     /// What the next draw needs that is not loaded yet.
     pub fn pending_loads(&self) -> Vec<Load> {
         let mut loads = Vec::new();
-        let height = if self.list.height == 0 { FIRST_FRAME_ROWS } else { self.list.height };
-        let end = (self.list.offset + height).min(self.list.shown.len());
+        // The rows the last draw showed (none before the first draw).
+        let end = (self.list.offset + self.list.height).min(self.list.shown.len());
         let mut traces: Vec<usize> = self.list.shown[self.list.offset.min(end)..end]
             .iter()
             .copied()

@@ -5,6 +5,7 @@ pub mod content;
 pub mod keys;
 pub mod load;
 mod navigate;
+mod search_index;
 
 pub use keys::{Action, KEY_TABLE, KeyBinding, Pane, keymap};
 
@@ -121,10 +122,14 @@ pub struct App {
     pub clipboard: Option<String>,
     /// The user asked to quit.
     pub quit: bool,
+    /// A performance report was opened and linked (its table is not drawn yet).
+    pub perf_linked: bool,
+    /// Centre the selected row once the list's height is known (`--operation`).
+    pub center_selection: bool,
     /// Why stack traces could not be read, when they could not.
     pub load_error: Option<String>,
-    /// Lower-cased `"{id} {name}"` of every operation, for the search.
-    search_keys: Vec<String>,
+    /// Lower-cased `"{id} {name}"` of every operation, built at the first search.
+    search_index: Option<search_index::SearchIndex>,
     /// Indexes of the operations with an error.
     error_operations: Vec<usize>,
 }
@@ -159,13 +164,16 @@ impl App {
             message: None,
             clipboard: None,
             quit: false,
+            center_selection: false,
+            perf_linked: false,
             load_error: None,
-            search_keys: report.operations.iter().map(|o| format!("{} {}", o.id, o.name).to_lowercase()).collect(),
+            search_index: None,
             error_operations,
         };
         if let Some(index) = operation.and_then(|id| report.operation_index(id)) {
             app.list.selected = index;
             app.list.offset = index;
+            app.center_selection = true;
         }
         app
     }
@@ -311,11 +319,18 @@ impl App {
     /// after the selection.
     fn refresh_matches(&mut self, jump: bool) {
         let query = self.search.query.to_lowercase();
+        let operations = &self.operations;
+        let index = self
+            .search_index
+            .get_or_insert_with(|| search_index::SearchIndex::new(operations.iter().map(|o| (o.id, o.name.as_str()))));
         self.search.matches = if query.is_empty() {
             Vec::new()
+        } else if self.list.shown.len() < self.operations.len() {
+            // Filtered: test the shown rows only.
+            (0..self.list.shown.len()).filter(|&p| index.is_match(self.list.shown[p], &query)).collect()
         } else {
-            let keys = &self.search_keys;
-            (0..self.list.shown.len()).filter(|&p| keys[self.list.shown[p]].contains(&query)).collect()
+            // Every operation is shown, so positions are operation indexes.
+            index.matches(&query)
         };
         if jump
             && let Some(&first) =

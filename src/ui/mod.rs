@@ -36,7 +36,7 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
         Tab::Operations => operations::draw_tab(frame, app, body),
         Tab::DeviceOps => device_ops::draw(frame, app, body),
         Tab::Performance => frame.render_widget(
-            Paragraph::new("No performance report loaded — pass --perf").style(app.theme.dim),
+            Paragraph::new(performance_text(app.perf_linked)).style(app.theme.dim),
             body.inner(ratatui::layout::Margin::new(1, 1)),
         ),
     }
@@ -47,6 +47,15 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
             error_popup::draw(frame, app, popup_area(area, 90, 85), operation, scroll)
         }
         None => {}
+    }
+}
+
+/// The Performance tab's text until the performance table is drawn in the terminal.
+pub fn performance_text(linked: bool) -> &'static str {
+    if linked {
+        "Performance report linked — its table is not shown here yet; `ttnn-tui explain` prints the callout"
+    } else {
+        "No performance report loaded — pass --perf"
     }
 }
 

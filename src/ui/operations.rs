@@ -44,6 +44,11 @@ pub fn draw_list(frame: &mut Frame, app: &mut App, area: Rect) {
         app.list.height = height;
         app.scroll_into_view();
     }
+    if app.center_selection && height > 0 {
+        app.center_selection = false;
+        app.list.offset = app.list.selected.saturating_sub(height / 2);
+        app.scroll_into_view();
+    }
     if app.list.shown.is_empty() {
         let text = if app.errors_only { "No operation has an error" } else { "This report has no operations" };
         frame.render_widget(Paragraph::new(Line::styled(text, theme.dim)), inner);

@@ -6,9 +6,11 @@ pub mod graphs;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use rusqlite::{Connection, params};
-use std::path::PathBuf;
+#[path = "../support/mod.rs"]
+pub mod support;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
+use support::{Device, ErrorRow, ReportBuilder, Schema};
 use ttnn_tui::app::{Action, App};
 use ttnn_tui::report::{MemoryReport, ReportSource};
 use ttnn_tui::ui::theme::Theme;
@@ -77,42 +79,31 @@ impl Report {
         self
     }
 
-    /// Writes `db.sqlite` in a fresh folder named `name` (the report's name) and opens it.
+    /// Writes the report with the shared fixture builder (schema V2.1), in a fresh folder
+    /// named `name` (the report's name), and opens it.
     pub fn open_as(&self, name: &str) -> MemoryReport {
         let unique = format!("ttnn-tui-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let folder = std::env::temp_dir().join(unique).join(name);
         std::fs::create_dir_all(&folder).unwrap();
-        let database: PathBuf = folder.join("db.sqlite");
-        let _ = std::fs::remove_file(&database);
-        let conn = Connection::open(&database).unwrap();
-        conn.execute_batch(
-            "CREATE TABLE operations(operation_id int UNIQUE, name text, duration float);
-             CREATE TABLE operation_arguments(operation_id int, name text, value text);
-             CREATE TABLE stack_traces(operation_id int, stack_trace text);
-             CREATE TABLE captured_graph(operation_id int, captured_graph text);
-             CREATE TABLE errors(operation_id int, operation_name text, error_type text, error_message text, stack_trace text, timestamp text);",
-        )
-        .unwrap();
+        let mut builder = ReportBuilder::new(Schema::V2_1).device(Device::wormhole(0));
         for op in &self.ops {
-            conn.execute("INSERT INTO operations VALUES (?1, ?2, ?3)", params![op.id, op.name, 0.0125 * op.id as f64])
-                .unwrap();
-            conn.execute("INSERT INTO stack_traces VALUES (?1, ?2)", params![op.id, op.stack]).unwrap();
+            let mut row =
+                support::Op::new(op.id as i64, op.name).duration(0.0125 * op.id as f64).stack_trace(&op.stack);
             for (name, value) in &op.arguments {
-                conn.execute("INSERT INTO operation_arguments VALUES (?1, ?2, ?3)", params![op.id, name, value])
-                    .unwrap();
+                row = row.argument(name, value);
             }
             if let Some(graph) = &op.graph {
-                conn.execute("INSERT INTO captured_graph VALUES (?1, ?2)", params![op.id, graph]).unwrap();
+                row = row.graph(graph.clone());
             }
+            builder = builder.operation(row);
         }
         for e in &self.errors {
-            conn.execute(
-                "INSERT INTO errors VALUES (?1, ?2, ?3, ?4, ?5, '2026-01-01T00:00:00')",
-                params![e.operation_id, e.operation_name, e.error_type, e.message, e.stack_trace],
-            )
-            .unwrap();
+            let row = ErrorRow::new(e.operation_id as i64, e.operation_name, e.error_type, &e.message)
+                .stack_trace(e.stack_trace)
+                .timestamp("2026-01-01T00:00:00");
+            builder = builder.error(row);
         }
-        drop(conn);
+        let database = builder.write_to(&folder);
         MemoryReport::open(&ReportSource::File { database, folder }, 0).unwrap()
     }
 }
