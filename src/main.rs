@@ -78,7 +78,7 @@ fn run_tui(
     let theme = Theme::choose(color, std::env::var_os("NO_COLOR").as_deref());
     color_eyre::install().map_err(|e| Failure { message: e.to_string(), code: 1 })?;
     let mut app = App::new(report, theme, open.hex, open.operation);
-    app.perf_linked = linked.is_some();
+    app.set_perf(linked);
     ttnn_tui::tui::run(report, app).map_err(|e| Failure { message: format!("terminal: {e}"), code: 1 })
 }
 

@@ -64,6 +64,16 @@ pub enum Action {
     ScrollDetailDown,
     /// Scroll the detail pane up.
     ScrollDetailUp,
+    /// Merged or per-device rows (Performance tab).
+    TogglePerDevice,
+    /// Only flagged rows, or all (Performance tab).
+    ToggleFlaggedOnly,
+    /// Select the next listed allocation failure (Performance tab).
+    NextFailure,
+    /// Select the previous listed allocation failure (Performance tab).
+    PreviousFailure,
+    /// Show the selected failure's operation on the Operations tab.
+    GoToFailure,
     /// Open the help popup.
     Help,
     /// Close a popup, or clear the search.
@@ -105,6 +115,8 @@ pub struct KeyBinding {
 }
 
 const LISTS: &[Pane] = &[Pane::Operations, Pane::DeviceOps];
+const MOVES: &[Pane] = &[Pane::Operations, Pane::DeviceOps, Pane::Performance];
+const PERF: &[Pane] = &[Pane::Performance];
 const OPS: &[Pane] = &[Pane::Operations];
 const TREE: &[Pane] = &[Pane::DeviceOps];
 const TABS: &[Pane] = &[Pane::Operations, Pane::DeviceOps, Pane::Performance];
@@ -126,11 +138,11 @@ const fn help_only(
 
 /// Every key, in the order help lists them.
 pub const KEY_TABLE: &[KeyBinding] = &[
-    bind("j/k", "move", Action::Down, LISTS),
-    help_only("↓/↑", "move", Action::Down, LISTS),
-    help_only("g/G Home/End", "first/last", Action::First, LISTS),
-    help_only("PgDn/PgUp Ctrl-f/Ctrl-b", "page down/up", Action::PageDown, LISTS),
-    help_only("Ctrl-d/Ctrl-u", "half page down/up", Action::HalfPageDown, LISTS),
+    bind("j/k", "move", Action::Down, MOVES),
+    help_only("↓/↑", "move", Action::Down, MOVES),
+    help_only("g/G Home/End", "first/last", Action::First, MOVES),
+    help_only("PgDn/PgUp Ctrl-f/Ctrl-b", "page down/up", Action::PageDown, MOVES),
+    help_only("Ctrl-d/Ctrl-u", "half page down/up", Action::HalfPageDown, MOVES),
     bind("Enter", "expand", Action::Toggle, OPS),
     help_only("Space", "expand", Action::Toggle, OPS),
     bind("h/l", "close/open", Action::Open, TREE),
@@ -145,6 +157,11 @@ pub const KEY_TABLE: &[KeyBinding] = &[
     help_only("u", "collapse/expand unattached errors", Action::ToggleUnattached, OPS),
     help_only("[/]", "scroll unattached errors", Action::ScrollUnattachedDown, OPS),
     help_only("J/K", "scroll details", Action::ScrollDetailDown, LISTS),
+    bind("Enter", "go to failure", Action::GoToFailure, PERF),
+    bind("[/]", "choose failure", Action::NextFailure, PERF),
+    bind("f", "flagged only", Action::ToggleFlaggedOnly, PERF),
+    bind("m", "merged/per device", Action::TogglePerDevice, PERF),
+    help_only("x", "hex/decimal addresses", Action::ToggleHex, PERF),
     bind("Tab", "tab", Action::NextTab, TABS),
     help_only("Shift-Tab 1-3", "previous tab, go to tab", Action::PreviousTab, TABS),
     bind("j/k", "scroll", Action::Down, POPUPS),
@@ -186,6 +203,12 @@ pub fn keymap(key: KeyEvent, pane: Pane) -> Option<Action> {
             KeyCode::Char(c) if !ctrl => Some(Action::SearchInput(c)),
             _ => None,
         };
+    }
+    if pane == Pane::Performance
+        && !ctrl
+        && let Some(action) = super::perf::perf_keymap(key.code)
+    {
+        return Some(action);
     }
     if ctrl {
         return match key.code {

@@ -1,6 +1,7 @@
 //! Lazy loading, outside `update`: stack traces of the visible rows (batched), arguments of the
 //! selected operation, and its device-operations tree when the tab first shows it. Kept after.
 
+use super::perf::TreeAnnotations;
 use super::{App, DeviceTree, Tab};
 use crate::analysis::format::{format_address, size};
 use crate::analysis::graph::NodeType;
@@ -69,8 +70,13 @@ impl App {
                 }
                 Load::Graph(i) => {
                     let has_error = self.operations[*i].error.is_some();
-                    let entries = report.graph(*i).map(|nodes| device_ops_tree(&nodes, has_error));
-                    let tree = new_tree(entries, self.hex, &self.theme);
+                    let graph = report.graph(*i);
+                    let annotations = match (&graph, &self.perf) {
+                        (Ok(nodes), Some(perf)) => perf.tree_annotations(self.operations[*i].id, nodes),
+                        _ => TreeAnnotations::new(),
+                    };
+                    let entries = graph.map(|nodes| device_ops_tree(&nodes, has_error));
+                    let tree = new_tree(entries, annotations, self.hex, &self.theme);
                     self.trees.insert(*i, tree);
                 }
             }
@@ -78,7 +84,7 @@ impl App {
         let (hex, theme) = (self.hex, self.theme);
         for tree in self.trees.values_mut().filter(|t| t.hex != hex) {
             if let Ok(entries) = &tree.entries {
-                tree.items = tree_items(entries, hex, &theme);
+                tree.items = tree_items(entries, &tree.annotations, hex, &theme);
             }
             tree.hex = hex;
         }
@@ -87,7 +93,12 @@ impl App {
 }
 
 /// A tree opened on the path to the first failed device operation (else the first entry).
-fn new_tree(entries: Result<Vec<TreeEntry>, String>, hex: bool, theme: &Theme) -> DeviceTree {
+fn new_tree(
+    entries: Result<Vec<TreeEntry>, String>,
+    annotations: TreeAnnotations,
+    hex: bool,
+    theme: &Theme,
+) -> DeviceTree {
     let mut state = TreeState::default();
     let items = match &entries {
         Ok(entries) => {
@@ -104,15 +115,21 @@ fn new_tree(entries: Result<Vec<TreeEntry>, String>, hex: bool, theme: &Theme) -
                 }
                 None => {}
             }
-            tree_items(entries, hex, theme)
+            tree_items(entries, &annotations, hex, theme)
         }
         Err(_) => Vec::new(),
     };
-    DeviceTree { entries, items, state, hex, height: 0 }
+    DeviceTree { entries, items, state, hex, height: 0, annotations }
 }
 
-/// The widget items of a tree; identifiers are child indexes, so paths match `entry_at`.
-pub fn tree_items(entries: &[TreeEntry], hex: bool, theme: &Theme) -> Vec<TreeItem<'static, usize>> {
+/// The widget items of a tree; identifiers are child indexes, so paths match `entry_at`. A scope
+/// with an annotation (its perf row) shows it after its name.
+pub fn tree_items(
+    entries: &[TreeEntry],
+    annotations: &TreeAnnotations,
+    hex: bool,
+    theme: &Theme,
+) -> Vec<TreeItem<'static, usize>> {
     entries
         .iter()
         .enumerate()
@@ -133,7 +150,10 @@ pub fn tree_items(entries: &[TreeEntry], hex: bool, theme: &Theme) -> Vec<TreeIt
                 if scope.warning.is_some() {
                     spans.push(Span::styled(" ⚠ no-op", theme.warning));
                 }
-                let children = tree_items(&scope.children, hex, theme);
+                if let Some(annotation) = annotations.get(&scope.start) {
+                    spans.push(Span::styled(format!("  {annotation}"), theme.dim));
+                }
+                let children = tree_items(&scope.children, annotations, hex, theme);
                 // Identifiers are distinct child indexes, so this cannot fail.
                 TreeItem::new(k, Line::from(spans), children).unwrap_or_else(|_| TreeItem::new_leaf(k, "?"))
             }
@@ -176,7 +196,10 @@ pub fn selected_entry_text(tree: &DeviceTree, hex: bool) -> Option<String> {
     Some(match entry_at(entries, tree.state.selected())? {
         TreeEntry::Buffer(row) => buffer_text(row, hex),
         TreeEntry::Scope(scope) => {
-            let outcome = scope.outcome_text.clone().unwrap_or_else(|| "Completed".to_string());
+            let mut outcome = scope.outcome_text.clone().unwrap_or_else(|| "Completed".to_string());
+            if let Some(annotation) = tree.annotations.get(&scope.start) {
+                outcome.push_str(&format!(" ({annotation})"));
+            }
             match scope.warning {
                 Some(w) => format!("{}: {outcome}. {w}", scope.name),
                 None => format!("{}: {outcome}", scope.name),

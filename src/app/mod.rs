@@ -5,6 +5,7 @@ pub mod content;
 pub mod keys;
 pub mod load;
 mod navigate;
+pub mod perf;
 mod search_index;
 
 pub use keys::{Action, KEY_TABLE, KeyBinding, Pane, keymap};
@@ -74,6 +75,8 @@ pub struct DeviceTree {
     pub hex: bool,
     /// Rows that fit, from the last draw.
     pub height: usize,
+    /// The perf row of each linked device operation (scope start position → text).
+    pub annotations: perf::TreeAnnotations,
 }
 
 /// Everything the UI shows, and where the user is.
@@ -122,8 +125,8 @@ pub struct App {
     pub clipboard: Option<String>,
     /// The user asked to quit.
     pub quit: bool,
-    /// A performance report was opened and linked (its table is not drawn yet).
-    pub perf_linked: bool,
+    /// The Performance tab, when a performance report was opened.
+    pub perf: Option<perf::PerfTab>,
     /// Centre the selected row once the list's height is known (`--operation`).
     pub center_selection: bool,
     /// Why stack traces could not be read, when they could not.
@@ -165,7 +168,7 @@ impl App {
             clipboard: None,
             quit: false,
             center_selection: false,
-            perf_linked: false,
+            perf: None,
             load_error: None,
             search_index: None,
             error_operations,
@@ -207,6 +210,9 @@ impl App {
 
     /// Whether an action can do something now (disabled keys are dimmed in the hints).
     pub fn enabled(&self, action: Action) -> bool {
+        if let Some(enabled) = self.perf_enabled(action) {
+            return enabled;
+        }
         match action {
             Action::ToggleErrorsOnly => self.errors_only || self.has_errors(),
             Action::ViewError | Action::Copy => self.selected_operation().is_some_and(|i| self.error_of(i).is_some()),
@@ -263,7 +269,7 @@ impl App {
             _ => match self.tab {
                 Tab::Operations => self.update_operations(action),
                 Tab::DeviceOps => self.update_tree(action),
-                Tab::Performance => {}
+                Tab::Performance => self.update_perf(action),
             },
         }
     }

@@ -6,10 +6,12 @@ pub mod device_ops;
 pub mod error_popup;
 pub mod help;
 pub mod operations;
+pub mod performance;
 pub mod status;
 pub mod tabs;
 pub mod theme;
 pub mod unattached;
+pub mod wrap;
 
 use crate::app::{App, Popup, Tab};
 use ratatui::Frame;
@@ -35,10 +37,7 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
     match app.tab {
         Tab::Operations => operations::draw_tab(frame, app, body),
         Tab::DeviceOps => device_ops::draw(frame, app, body),
-        Tab::Performance => frame.render_widget(
-            Paragraph::new(performance_text(app.perf_linked)).style(app.theme.dim),
-            body.inner(ratatui::layout::Margin::new(1, 1)),
-        ),
+        Tab::Performance => performance::draw(frame, app, body),
     }
     status::draw(frame, app, status_area);
     match app.popup {
@@ -47,15 +46,6 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
             error_popup::draw(frame, app, popup_area(area, 90, 85), operation, scroll)
         }
         None => {}
-    }
-}
-
-/// The Performance tab's text until the performance table is drawn in the terminal.
-pub fn performance_text(linked: bool) -> &'static str {
-    if linked {
-        "Performance report linked — its table is not shown here yet; `ttnn-tui explain` prints the callout"
-    } else {
-        "No performance report loaded — pass --perf"
     }
 }
 

@@ -1,7 +1,7 @@
 //! The status bar: report name, position, filter, search and message on the first line; the key
 //! hints of the focused pane, from the key table, on the second (disabled keys dimmed).
 
-use crate::app::{App, KEY_TABLE, Pane};
+use crate::app::{App, KEY_TABLE, Pane, Tab};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -10,6 +10,10 @@ use ratatui::widgets::Paragraph;
 /// The first line's texts, separated by `│`.
 pub fn state_texts(app: &App) -> Vec<String> {
     let mut parts = vec![app.name.clone()];
+    if let Some(perf) = app.perf.as_ref().filter(|_| app.tab == Tab::Performance) {
+        parts.extend(super::performance::status_texts(perf, app.hex));
+        return parts;
+    }
     let shown = app.list.shown.len();
     let position = if shown == 0 { 0 } else { app.list.selected + 1 };
     parts.push(format!("op {position}/{shown}"));
@@ -33,6 +37,9 @@ pub fn state_texts(app: &App) -> Vec<String> {
     }
     if let Some(e) = &app.load_error {
         parts.push(e.clone());
+    }
+    if let Some(perf) = &app.perf {
+        parts.push(perf.state().text().to_string());
     }
     parts
 }
