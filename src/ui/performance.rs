@@ -60,9 +60,12 @@ pub fn draw(frame: &mut Frame, app: &mut App, area: Rect) {
     };
     let (callout, starts) = callout_text(perf, app.hex, &theme, area.width.saturating_sub(2) as usize);
     let footer = wrap_lines(&footer_lines(app, perf), area.width as usize);
-    let callout_height =
-        if callout.is_empty() { 0 } else { (callout.len() + 2).min((area.height as usize * 2 / 5).max(4)) };
-    let footer_height = (footer.len() + 1).min((area.height as usize / 4).max(2));
+    let body = area.height as usize;
+    let footer_height = (footer.len() + 1).min((body / 4).max(2));
+    // The table keeps room for its rows (up to a third of the body); the callout takes the rest.
+    let table_min = (perf.table.shown.len() + 3).min((body / 3).max(5));
+    let callout_room = body.saturating_sub(footer_height + table_min).max(4);
+    let callout_height = if callout.is_empty() { 0 } else { (callout.len() + 2).min(callout_room) };
     let [callout_area, table_area, footer_area] = Layout::vertical([
         Constraint::Length(callout_height as u16),
         Constraint::Fill(1),
@@ -75,7 +78,10 @@ pub fn draw(frame: &mut Frame, app: &mut App, area: Rect) {
     perf.select(perf.table.selected);
     if callout_height > 0 {
         let visible = callout_height - 2;
-        let (start, end) = (starts[perf.listing], starts.get(perf.listing + 1).copied().unwrap_or(callout.len()));
+        // The last listing takes the closing `And … more` line with it.
+        let last = perf.listing + 1 >= perf.listed();
+        let start = starts[perf.listing];
+        let end = if last { callout.len() } else { starts[perf.listing + 1] };
         if start < perf.callout_scroll {
             perf.callout_scroll = start;
         } else if end > perf.callout_scroll + visible {
@@ -149,7 +155,7 @@ fn draw_table(frame: &mut Frame, perf: &PerfTab, theme: &Theme, area: Rect) {
     };
     let widths: &[Constraint] = if all {
         &[
-            Constraint::Length(7),
+            Constraint::Length(6),
             Constraint::Fill(3),
             Constraint::Length(6),
             Constraint::Length(13),
@@ -161,7 +167,12 @@ fn draw_table(frame: &mut Frame, perf: &PerfTab, theme: &Theme, area: Rect) {
     } else {
         &[Constraint::Length(6), Constraint::Fill(3), Constraint::Length(13), Constraint::Fill(2)]
     };
-    let header = Row::new(headers.iter().map(|h| Cell::from(*h))).style(theme.bold);
+    let numeric = |h: &str| matches!(h, "ID" | "Device" | "Device Time" | "Op-to-Op Gap" | "Cores");
+    let header = Row::new(headers.iter().map(|&h| {
+        let line = Line::from(h);
+        Cell::from(if numeric(h) { line.right_aligned() } else { line })
+    }))
+    .style(theme.bold);
     let window = &perf.table.shown[perf.table.offset.min(perf.table.shown.len())..];
     let rows = window.iter().take(perf.table.height.max(1)).map(|&r| table_row(perf, r, theme, all));
     let table = Table::new(rows, widths.to_vec())

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod graphs;
+pub mod perf;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
