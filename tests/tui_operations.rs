@@ -180,10 +180,24 @@ fn expanded_items_explain_above_the_raw_message() {
     h.press(&[ToggleUnattached]);
     select_id(&mut h, 2);
     h.press(&[Toggle]);
+    let i = h.app.selected_operation().unwrap();
+    let width = h.app.list.width;
+    let lines: Vec<String> =
+        ttnn_tui::app::content::wrapped_expansion(&h.app, i, width).iter().map(|l| l.to_string()).collect();
+    assert!(lines.iter().all(|l| l.chars().count() <= width), "{lines:#?}");
+    let text = lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in {text}"));
+    // The explanation, wrapped and whole, above the raw message and the stack trace.
+    assert!(
+        at("Not enough free space.") < at("so it may be short by more.") && at("short by more.") < at("Error Message")
+    );
+    assert!(at("Error Message") < at("Error Stack Trace"));
+    let screen = h.screen();
+    assert!(lines.iter().take(20).all(|l| screen.contains(l.as_str())), "{screen}");
+    assert_snapshot!("expanded_item", h.terminal.backend());
     select_id(&mut h, 10);
     h.press(&[Toggle]);
-    let screen = h.screen();
-    assert!(screen.contains("Error Message") && screen.contains("Error Stack Trace"));
+    assert!(h.screen().contains("along dim 0"));
     assert_snapshot!("expanded_items", h.terminal.backend());
     h.resize(60, 15);
     assert_snapshot!("expanded_items_60x15", h.terminal.backend());

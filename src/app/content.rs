@@ -8,6 +8,7 @@ use crate::analysis::reason::CalloutBody;
 use crate::analysis::stack::source_label;
 use crate::report::ErrorRecord;
 use crate::ui::theme::Theme;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 /// How many unattached errors the callout explains before `And {n − 5} more.`.
@@ -78,6 +79,66 @@ pub fn expansion_lines(app: &App, operation: usize) -> Vec<Line<'static>> {
         lines.extend(text_lines(&error.stack_trace, INDENT));
     }
     lines
+}
+
+/// The expansion of a list item wrapped to `width` columns (continuations keep the indent), as
+/// the list draws it; `width` 0 leaves the lines as they are.
+pub fn wrapped_expansion(app: &App, operation: usize, width: usize) -> Vec<Line<'static>> {
+    let lines = expansion_lines(app, operation);
+    if width == 0 {
+        return lines;
+    }
+    lines.into_iter().flat_map(|line| wrap_line(line, width)).collect()
+}
+
+/// Splits a styled line into lines of at most `width` columns, at the last space that fits
+/// (mid-word only for a word longer than a line); continuation lines repeat the leading spaces.
+pub fn wrap_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+    use unicode_width::UnicodeWidthChar;
+    if line.width() <= width {
+        return vec![line];
+    }
+    let chars: Vec<(char, Style)> =
+        line.spans.iter().flat_map(|s| s.content.chars().map(move |c| (c, s.style))).collect();
+    let indent = chars.iter().take_while(|(c, _)| *c == ' ').count().min(width / 2);
+    let mut rows: Vec<&[(char, Style)]> = Vec::new();
+    let mut rest = &chars[..];
+    let mut first = true;
+    while !rest.is_empty() {
+        let room = if first { width } else { width - indent };
+        let mut used = 0;
+        let mut fit = 0;
+        while fit < rest.len() && used + rest[fit].0.width().unwrap_or(0) <= room {
+            used += rest[fit].0.width().unwrap_or(0);
+            fit += 1;
+        }
+        let cut = if fit == rest.len() {
+            fit
+        } else {
+            let lead = rest.iter().take_while(|(c, _)| *c == ' ').count();
+            rest[..=fit].iter().rposition(|(c, _)| *c == ' ').filter(|&k| k > lead).unwrap_or(fit.max(1))
+        };
+        rows.push(&rest[..cut]);
+        rest = &rest[cut..];
+        // The space the line was broken at is not carried to the next line.
+        if rest.first().is_some_and(|(c, _)| *c == ' ') {
+            rest = &rest[1..];
+        }
+        first = false;
+    }
+    rows.iter()
+        .enumerate()
+        .map(|(k, row)| {
+            let mut spans = if k == 0 { Vec::new() } else { vec![Span::raw(" ".repeat(indent))] };
+            for (c, style) in row.iter() {
+                match spans.last_mut() {
+                    Some(last) if last.style == *style => last.content.to_mut().push(*c),
+                    _ => spans.push(Span::styled(c.to_string(), *style)),
+                }
+            }
+            Line::from(spans).style(line.style)
+        })
+        .collect()
 }
 
 /// A duration in seconds, as shown in the detail pane.
@@ -188,4 +249,25 @@ pub fn copy_text(app: &App, operation: usize) -> Option<String> {
         None => vec![error.error_type.clone(), crate::explain::first_line(&error.message).to_string()],
     };
     Some(format!("Operation {} {}\n{}\n", op.id, op.name, body.join("\n")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_keeps_styles_and_the_indent() {
+        let bold = Style::new().add_modifier(ratatui::style::Modifier::BOLD);
+        let line = Line::from(vec![Span::raw("  "), Span::styled("Fragmented.", bold), Span::raw(" 977 KiB free")]);
+        let wrapped = wrap_line(line, 10);
+        let texts: Vec<String> = wrapped.iter().map(|l| l.to_string()).collect();
+        assert_eq!(texts, vec!["  Fragment", "  ed. 977", "  KiB free"]);
+        assert!(wrapped.iter().all(|l| l.width() <= 10));
+        assert_eq!(wrapped[1].spans.iter().find(|s| s.content.contains("ed.")).map(|s| s.style), Some(bold));
+        let words = wrap_line(Line::from("    Short by 426 KiB per bank: needs 800 KiB"), 20);
+        let texts: Vec<String> = words.iter().map(|l| l.to_string()).collect();
+        assert_eq!(texts, vec!["    Short by 426 KiB", "    per bank: needs", "    800 KiB"]);
+        let short = Line::from("fits");
+        assert_eq!(wrap_line(short.clone(), 10), vec![short]);
+    }
 }

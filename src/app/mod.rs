@@ -50,6 +50,8 @@ pub struct ListView {
     pub offset: usize,
     /// Rows that fit, from the last draw.
     pub height: usize,
+    /// Columns of the rows, from the last draw (expanded items wrap to it).
+    pub width: usize,
 }
 
 /// The search: what was typed, whether typing goes on, and the matching rows.

@@ -78,7 +78,7 @@ impl App {
     /// Lines a row takes: one, plus its expansion.
     pub fn row_height(&self, position: usize) -> usize {
         match self.list.shown.get(position) {
-            Some(i) if self.expanded.contains(i) => 1 + content::expansion_lines(self, *i).len(),
+            Some(i) if self.expanded.contains(i) => 1 + content::wrapped_expansion(self, *i, self.list.width).len(),
             _ => 1,
         }
     }

@@ -4,7 +4,7 @@
 use super::theme::SELECTION_SYMBOL;
 use super::{detail, unattached};
 use crate::app::App;
-use crate::app::content::{expansion_lines, list_label, marker};
+use crate::app::content::{list_label, marker, wrapped_expansion};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::text::{Line, Span};
@@ -40,8 +40,11 @@ pub fn draw_list(frame: &mut Frame, app: &mut App, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let height = inner.height as usize;
-    if app.list.height != height {
+    // Leave the last column to the scrollbar.
+    let width = (inner.width as usize).saturating_sub(1);
+    if app.list.height != height || app.list.width != width {
         app.list.height = height;
+        app.list.width = width;
         app.scroll_into_view();
     }
     if app.center_selection && height > 0 {
@@ -73,7 +76,7 @@ pub fn draw_list(frame: &mut Frame, app: &mut App, area: Rect) {
         }
         lines.push(line);
         if app.expanded.contains(&i) {
-            lines.extend(expansion_lines(app, i));
+            lines.extend(wrapped_expansion(app, i, width));
         }
         position += 1;
     }
