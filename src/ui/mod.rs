@@ -11,7 +11,6 @@ pub mod status;
 pub mod tabs;
 pub mod theme;
 pub mod unattached;
-pub mod wrap;
 
 use crate::app::{App, Popup, Tab};
 use ratatui::Frame;

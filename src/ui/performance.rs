@@ -3,10 +3,9 @@
 //! selected row's flags (§11).
 
 use super::theme::{SELECTION_SYMBOL, Theme};
-use super::wrap::wrap_lines;
 use crate::analysis::flags::{Flag, FlagKind};
 use crate::app::App;
-use crate::app::content::callout_lines;
+use crate::app::content::{callout_lines, wrap_line};
 use crate::app::perf::{NO_PERF_REPORT, PerfTab, micros};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
@@ -59,7 +58,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, area: Rect) {
         return;
     };
     let (callout, starts) = callout_text(perf, app.hex, &theme, area.width.saturating_sub(2) as usize);
-    let footer = wrap_lines(&footer_lines(app, perf), area.width as usize);
+    let footer = wrap_lines(footer_lines(app, perf), area.width as usize);
     let body = area.height as usize;
     let footer_height = (footer.len() + 1).min((body / 4).max(2));
     // The table keeps room for its rows (up to a third of the body); the callout takes the rest.
@@ -98,6 +97,11 @@ pub fn draw(frame: &mut Frame, app: &mut App, area: Rect) {
     frame.render_widget(Paragraph::new(footer).block(block), footer_area);
 }
 
+/// Lines wrapped to `width` columns, continuations keeping their indent.
+fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    lines.into_iter().flat_map(|line| wrap_line(line, width)).collect()
+}
+
 /// The callout's lines wrapped to `width`, and the line where each listing starts.
 fn callout_text(perf: &PerfTab, hex: bool, theme: &Theme, width: usize) -> (Vec<Line<'static>>, Vec<usize>) {
     let Some(callout) = perf.callout(hex) else { return (Vec::new(), Vec::new()) };
@@ -111,11 +115,11 @@ fn callout_text(perf: &PerfTab, hex: bool, theme: &Theme, width: usize) -> (Vec<
             Span::styled(listing.label.clone(), if selected { theme.selected.patch(theme.bold) } else { theme.bold }),
         ]);
         lines.push(label);
-        lines.extend(wrap_lines(&callout_lines(&listing.body, theme, "    "), width));
+        lines.extend(wrap_lines(callout_lines(&listing.body, theme, "    "), width));
     }
     if let Some(more) = callout.more {
         starts.push(lines.len());
-        lines.extend(wrap_lines(&[Line::from(format!("  {more}"))], width));
+        lines.extend(wrap_line(Line::from(format!("  {more}")), width));
     }
     (lines, starts)
 }
