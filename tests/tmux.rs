@@ -213,3 +213,32 @@ fn the_demo_on_an_operation_with_its_tree() {
     t.wait_for("EXITED 0");
     assert!(!t.alternate_screen());
 }
+
+#[test]
+fn the_performance_tab_of_a_linked_perf_report() {
+    if !tmux_available() {
+        return;
+    }
+    use tui_support::perf::{linked_csv, linked_report, open_csv};
+    let report = linked_report().open();
+    let ttnn_tui::report::ReportSource::File { database, .. } = &report.source else { unreachable!() };
+    let csv = open_csv(&linked_csv()).path;
+    let bin = Path::new(env!("CARGO_BIN_EXE_ttnn-tui"));
+    let t =
+        Tmux::start("perf", &format!("{} {} --perf {}", shell_quote(bin), shell_quote(database), shell_quote(&csv)));
+    t.wait_for("Data linked between memory and performance reports");
+    t.keys(&["3"]);
+    let screen = t.wait_for("3 allocation failures recorded in the linked memory report");
+    assert!(screen.contains("✖ Op failed"), "{screen}");
+    assert!(
+        screen.contains("Failed in MatmulDeviceOperation; 1 earlier device op ran, so it has 1 row in this report.")
+    );
+    t.keys(&["f"]);
+    t.wait_for("Showing 4 of 6 rows");
+    t.keys(&["]", "Enter"]);
+    t.wait_for("[1 Operations]");
+    t.wait_for("op 5/7");
+    t.keys(&["q"]);
+    t.wait_for("EXITED 0");
+    assert!(!t.alternate_screen());
+}
