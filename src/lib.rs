@@ -1,6 +1,9 @@
 //! ttnn-tui: explains TT-NN allocation failures from memory and performance reports.
 
 pub mod analysis;
+pub mod app;
 pub mod cli;
 pub mod explain;
 pub mod report;
+pub mod tui;
+pub mod ui;

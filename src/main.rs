@@ -1,13 +1,15 @@
 //! `ttnn-tui`: parse the command line, open the report, then print or draw.
 
 use clap::Parser;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use ttnn_tui::cli::{Cli, Command, OpenArgs};
+use ttnn_tui::app::App;
+use ttnn_tui::cli::{Cli, ColorChoice, Command, OpenArgs};
 use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_text};
 use ttnn_tui::report::linked::LinkedReports;
 use ttnn_tui::report::perf::{PerfReport, default_perf_report};
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
+use ttnn_tui::ui::theme::Theme;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -15,7 +17,8 @@ fn main() -> ExitCode {
         Some(Command::Explain(args)) => (&args.open, args.json),
         None => (&cli.open, false),
     };
-    match run(open, json) {
+    let tui = cli.command.is_none() && std::io::stdout().is_terminal();
+    match run(open, json, tui.then_some(cli.color)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure { message, code }) => {
             eprintln!("error: {message}");
@@ -30,12 +33,16 @@ struct Failure {
     code: u8,
 }
 
-fn run(open: &OpenArgs, json: bool) -> Result<(), Failure> {
+/// Prints the explanation, or draws the terminal UI when `tui` gives the colour choice.
+fn run(open: &OpenArgs, json: bool, tui: Option<ColorChoice>) -> Result<(), Failure> {
     let report = open_report(open)?;
     for warning in &report.warnings {
         eprintln!("warning: {warning}: {}", report.source.display_path());
     }
     let linked = open_perf(open, &report)?;
+    if let Some(color) = tui {
+        return run_tui(&report, linked.is_some(), open, color);
+    }
     let options = ExplainOptions { operation: open.operation, hex: open.hex };
     let explanation = collect(&report, linked.as_ref(), &options).map_err(|id| Failure {
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
@@ -53,6 +60,21 @@ fn open_report(open: &OpenArgs) -> Result<MemoryReport, Failure> {
     let fail = |e: ttnn_tui::report::ReportError| Failure { message: e.to_string(), code: 1 };
     let source = if open.demo { ReportSource::Demo } else { resolve_report(open.report.as_deref()).map_err(fail)? };
     MemoryReport::open(&source, open.rank).map_err(fail)
+}
+
+/// The terminal UI; everything that can fail without a terminal is checked before touching it.
+fn run_tui(report: &MemoryReport, perf_linked: bool, open: &OpenArgs, color: ColorChoice) -> Result<(), Failure> {
+    if let Some(id) = open.operation
+        && report.operation_index(id).is_none()
+    {
+        let path = report.source.display_path();
+        return Err(Failure { message: format!("no operation {id} in this report: {path}"), code: 1 });
+    }
+    let theme = Theme::choose(color, std::env::var_os("NO_COLOR").as_deref());
+    color_eyre::install().map_err(|e| Failure { message: e.to_string(), code: 1 })?;
+    let mut app = App::new(report, theme, open.hex, open.operation);
+    app.perf_linked = perf_linked;
+    ttnn_tui::tui::run(report, app).map_err(|e| Failure { message: format!("terminal: {e}"), code: 1 })
 }
 
 /// Opens the performance report: `--perf`, else the embedded demo one with `--demo`, else (no

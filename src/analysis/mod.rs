@@ -14,6 +14,7 @@ pub mod reason;
 pub mod sanitize;
 pub mod scopes;
 pub mod stack;
+pub mod tree;
 
 #[cfg(test)]
 mod eras;

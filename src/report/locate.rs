@@ -40,14 +40,7 @@ pub fn resolve_report(argument: Option<&Path>) -> Result<ReportSource, ReportErr
 }
 
 fn resolve_path(path: &Path) -> Result<ReportSource, ReportError> {
-    let metadata = std::fs::metadata(path).map_err(|e| {
-        let what = if e.kind() == std::io::ErrorKind::NotFound {
-            "no such file or folder".to_string()
-        } else {
-            format!("cannot read ({e})")
-        };
-        ReportError::new(what, path)
-    })?;
+    let metadata = super::path_metadata(path)?;
     if metadata.is_dir() {
         let database = path.join("db.sqlite");
         if !database.is_file() {

@@ -53,3 +53,15 @@ impl fmt::Display for ReportError {
 }
 
 impl std::error::Error for ReportError {}
+
+/// The metadata of a report path, or a one-line error: missing, or unreadable and why.
+pub fn path_metadata(path: &Path) -> Result<std::fs::Metadata, ReportError> {
+    std::fs::metadata(path).map_err(|e| {
+        let what = if e.kind() == std::io::ErrorKind::NotFound {
+            "no such file or folder".to_string()
+        } else {
+            format!("cannot read ({e})")
+        };
+        ReportError::new(what, path)
+    })
+}

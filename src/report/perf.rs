@@ -70,14 +70,7 @@ pub struct PerfReport {
 impl PerfReport {
     /// Opens a profiler report folder (the newest `ops_perf_results*.csv` in it) or a CSV file.
     pub fn open(path: &Path) -> Result<Self, ReportError> {
-        let metadata = std::fs::metadata(path).map_err(|e| {
-            let what = if e.kind() == std::io::ErrorKind::NotFound {
-                "no such file or folder".to_string()
-            } else {
-                format!("cannot read ({e})")
-            };
-            ReportError::new(what, path)
-        })?;
+        let metadata = super::path_metadata(path)?;
         let (csv, folder) = if metadata.is_dir() {
             let csv = newest_ops_csv(path).ok_or_else(|| {
                 ReportError::new("no ops_perf_results*.csv in this folder", path)

@@ -1,0 +1,29 @@
+//! The tab bar: `1 Operations`, `2 Device ops`, `3 Performance`, and the report's name.
+
+use crate::app::{App, TABS, Tab};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+/// The tab's title, with its number key.
+pub fn title(tab: Tab) -> &'static str {
+    match tab {
+        Tab::Operations => "1 Operations",
+        Tab::DeviceOps => "2 Device ops",
+        Tab::Performance => "3 Performance",
+    }
+}
+
+/// Draws the tab bar.
+pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
+    let mut spans = Vec::new();
+    for tab in TABS {
+        let style = if tab == app.tab { app.theme.active_tab } else { app.theme.dim };
+        let text = if tab == app.tab { format!("[{}]", title(tab)) } else { format!(" {} ", title(tab)) };
+        spans.push(Span::styled(text, style));
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled(format!("  ttnn-tui · {}", app.name), app.theme.dim));
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

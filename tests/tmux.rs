@@ -1,0 +1,215 @@
+//! The real binary in a real terminal (tmux): start-up on `--operation`, keys, popups, quitting,
+//! and the terminal restored after a normal exit, an early error and a panic. Skipped, with the
+//! reason printed, when tmux is missing.
+
+mod tui_support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// A private tmux server running one session of the binary.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Starts `command` in a 120×40 session; the shell prints `EXITED <code>` when it ends.
+    fn start(name: &str, command: &str) -> Self {
+        let socket = format!("ttnn-tui-test-{}-{name}", std::process::id());
+        let script = format!("{command}; echo \"EXITED $?\"; sleep 60");
+        let tmux = Self { socket };
+        let out = tmux.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-s",
+            "main",
+            "sh",
+            "-c",
+            &script,
+        ]);
+        assert!(out.status.success(), "tmux new-session: {}", String::from_utf8_lossy(&out.stderr));
+        // Let OSC 52 from the pane fill a tmux paste buffer (what `y` writes).
+        tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().expect("tmux runs")
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "main"]).stdout).into_owned()
+    }
+
+    /// Waits until the screen shows `text` (10 s at most).
+    fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {text:?}; screen:\n{screen}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits until the screen no longer shows `text` (10 s at most).
+    fn wait_gone(&self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.screen().contains(text) {
+            assert!(Instant::now() < deadline, "timed out waiting for {text:?} to go");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Sends Escape alone: followed at once by another key, a terminal reads the pair as Alt+key.
+    fn escape(&self, until_gone: &str) {
+        self.keys(&["Escape"]);
+        self.wait_gone(until_gone);
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for key in keys {
+            assert!(self.run(&["send-keys", "-t", "main", key]).status.success());
+        }
+    }
+
+    /// Whether the pane is on the alternate screen.
+    fn alternate_screen(&self) -> bool {
+        let out = self.run(&["display-message", "-p", "-t", "main", "#{alternate_on}"]);
+        String::from_utf8_lossy(&out.stdout).trim() == "1"
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+fn tmux_available() -> bool {
+    match Command::new("tmux").arg("-V").output() {
+        Ok(out) if out.status.success() => true,
+        _ => {
+            eprintln!("skipped: tmux is not installed, so the real-terminal test cannot run");
+            false
+        }
+    }
+}
+
+fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
+}
+
+/// The scenario report on disk, and the command that opens it.
+fn command(args: &str, env: &str) -> String {
+    let report = tui_support::scenario(2).open();
+    let ttnn_tui::report::ReportSource::File { database, .. } = &report.source else { unreachable!() };
+    let bin = Path::new(env!("CARGO_BIN_EXE_ttnn-tui"));
+    format!("{env} {} {} {args}", shell_quote(bin), shell_quote(database))
+}
+
+#[test]
+fn keys_popups_and_quit_in_a_real_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let t = Tmux::start("keys", &command("--operation 9", ""));
+    let screen = t.wait_for("op 9/10");
+    assert!(screen.contains("ttnn.layer_norm") && screen.contains("Overlaps an L1 buffer."), "{screen}");
+    assert!(t.alternate_screen());
+    t.keys(&["y"]);
+    t.wait_for("Copied the callout of operation 9 (OSC 52)");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let buffer = String::from_utf8_lossy(&t.run(&["show-buffer"]).stdout).into_owned();
+        if buffer.starts_with("Operation 9 ttnn.layer_norm\nCircular buffers clash with L1 buffers\n") {
+            assert!(
+                buffer
+                    .contains("Overlaps an L1 buffer. The circular buffers overlap the L1 buffer at 600256 by 21 KiB.")
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "OSC 52 copy not received; buffer: {buffer:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys(&["e"]);
+    t.wait_for("Showing 7 of 10 operations");
+    t.keys(&["g", "2"]);
+    t.wait_for("▾ ✖ MatmulDeviceOperation (failed)");
+    t.wait_for("MatmulDeviceOperation: Out of Memory");
+    t.keys(&["h"]);
+    t.wait_for("▸ ✖ MatmulDeviceOperation (failed)");
+    t.keys(&["l"]);
+    t.wait_for("buffer_allocate  800 KiB  L1  at 1474560");
+    t.keys(&["v"]);
+    t.wait_for("Error details");
+    t.escape("Error details");
+    t.keys(&["?"]);
+    t.wait_for("Ctrl-d/Ctrl-u");
+    t.escape("Ctrl-d/Ctrl-u");
+    t.keys(&["BTab"]);
+    t.wait_for("[1 Operations]");
+    t.keys(&["q"]);
+    let screen = t.wait_for("EXITED 0");
+    assert!(!t.alternate_screen(), "still on the alternate screen");
+    assert!(!screen.contains("[1 Operations]"), "the UI is still shown:\n{screen}");
+}
+
+#[test]
+fn unknown_operation_fails_before_touching_the_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let t = Tmux::start("unknown", &command("--operation 999", ""));
+    let screen = t.wait_for("EXITED 1");
+    assert!(screen.contains("error: no operation 999 in this report: "), "{screen}");
+    assert!(!t.alternate_screen());
+}
+
+#[test]
+fn a_panic_restores_the_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let env = format!("RUST_BACKTRACE=0 RUST_LIB_BACKTRACE=0 {}=1", ttnn_tui::tui::PANIC_FOR_TEST);
+    let t = Tmux::start("panic", &command("", &env));
+    t.wait_for("op 1/10");
+    t.keys(&["j"]);
+    let screen = t.wait_for("EXITED 101");
+    assert!(screen.contains("panic requested by"), "{screen}");
+    assert!(!t.alternate_screen(), "a panic left the alternate screen on");
+}
+
+#[test]
+fn the_demo_on_an_operation_with_its_tree() {
+    if !tmux_available() {
+        return;
+    }
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let t = Tmux::start("demo", &format!("{bin} --demo --operation 13"));
+    let screen = t.wait_for("op 13/39");
+    assert!(screen.contains("3 errors recorded that are not shown on any operation"), "{screen}");
+    assert!(screen.contains("Not enough free space."), "{screen}");
+    t.keys(&["e"]);
+    t.wait_for("Showing 13 of 39 operations");
+    t.keys(&["Tab"]);
+    t.wait_for("InterleavedToShardedDeviceOperation: Out of Memory");
+    t.keys(&["v"]);
+    t.wait_for("Error details");
+    t.escape("Error details");
+    t.keys(&["?"]);
+    t.wait_for("Ctrl-d/Ctrl-u");
+    t.escape("Ctrl-d/Ctrl-u");
+    t.keys(&["q"]);
+    t.wait_for("EXITED 0");
+    assert!(!t.alternate_screen());
+}

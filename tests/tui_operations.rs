@@ -1,0 +1,306 @@
+//! The Operations tab driven by actions and drawn to a `TestBackend` after every step.
+
+mod tui_support;
+
+use insta::assert_snapshot;
+use ratatui::style::Color;
+use ttnn_tui::app::Action;
+use ttnn_tui::app::Action::*;
+use tui_support::{Harness, Report, scenario};
+
+fn harness(width: u16, height: u16) -> Harness {
+    Harness::new(scenario(2).open(), width, height, false, None)
+}
+
+/// The detail pane's text of the selected operation, one string per line (before wrapping).
+fn detail_text(h: &Harness) -> String {
+    let i = h.app.selected_operation().expect("a selected operation");
+    let lines = ttnn_tui::app::content::detail_lines(&h.app, i);
+    lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join("\n")
+}
+
+/// Selects the operation with this id by moving down from the first row.
+fn select_id(h: &mut Harness, id: u64) {
+    h.press(&[First]);
+    while h.app.selected_operation().map(|i| h.app.operations[i].id) != Some(id) {
+        h.press(&[Down]);
+    }
+}
+
+#[test]
+fn list_with_unattached_callout() {
+    let mut h = harness(120, 40);
+    let screen = h.screen();
+    assert!(screen.contains("✖ 2 errors recorded that are not shown on any operation"));
+    assert!(screen.contains("Showing 10 operations"));
+    assert!(screen.contains("✖ OOM   2 ttnn.matmul (model.py:20)"));
+    assert!(screen.contains("✖ error 10 ttnn.concat (model.py:100)"));
+    assert_snapshot!("list_120x40", h.terminal.backend());
+    h.resize(60, 15);
+    assert_snapshot!("list_60x15", h.terminal.backend());
+}
+
+#[test]
+fn list_in_the_no_colour_theme() {
+    let h = Harness::new(scenario(1).open(), 120, 40, true, None);
+    assert!(h.screen().contains("1 error recorded that is not shown on any operation"));
+    assert_snapshot!("list_plain_120x40", h.terminal.backend());
+}
+
+#[test]
+fn unattached_callout_lists_five_then_says_how_many_more() {
+    let mut h = Harness::new(scenario(7).open(), 120, 40, false, None);
+    assert!(h.screen().contains("7 errors recorded that are not shown on any operation"));
+    h.press(&[ScrollUnattachedDown; 60]);
+    assert!(h.screen().contains("And 2 more."), "{}", h.screen());
+    assert_snapshot!("unattached_scrolled_to_the_end", h.terminal.backend());
+    h.press(&[ToggleUnattached]);
+    assert!(h.screen().contains("▸ ✖ 7 errors recorded that are not shown on any operation"));
+    assert_snapshot!("unattached_collapsed", h.terminal.backend());
+}
+
+#[test]
+fn detail_pane_of_each_reason_and_of_another_error() {
+    let mut h = harness(120, 40);
+    h.press(&[ToggleUnattached]);
+    let cases: [(u64, &str, &str); 7] = [
+        (
+            2,
+            "Not enough free space.",
+            "Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only the part of that free space inside the interleaved region, so it may be short by more.",
+        ),
+        (4, "Fragmented.", "977 KiB free per bank, but no single block holds 800 KiB; the largest is 293 KiB."),
+        (
+            5,
+            "A free block could hold it.",
+            "The largest free block, 3 KiB, could hold the 2 KiB per bank, but other allocators' reservations leave a placeable window of at most 1 KiB.",
+        ),
+        (
+            6,
+            "Larger than an empty bank.",
+            "Needs 1.91 MiB per bank, more than an empty bank holds (1.32 MiB): it cannot fit in this buffer type spread across 4 banks.",
+        ),
+        (8, "Beyond the end of L1.", "The circular buffers run 99 KiB past the end of L1."),
+        (9, "Overlaps an L1 buffer.", "The circular buffers overlap the L1 buffer at 600256 by 21 KiB."),
+        (10, "TypeError", "Shape mismatch: cannot concatenate"),
+    ];
+    for (id, label, detail) in cases {
+        select_id(&mut h, id);
+        let text = detail_text(&h);
+        assert!(
+            text.contains(&format!("{label} {detail}")) || text.contains(&format!("{label}\n{detail}")),
+            "op {id}: {text}"
+        );
+        assert_snapshot!(format!("detail_op_{id}"), h.terminal.backend());
+    }
+    select_id(&mut h, 2);
+    let text = detail_text(&h);
+    assert!(text.contains("Out of memory\nRequested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n"), "{text}");
+    assert!(text.contains("\nFailed in MatmulDeviceOperation\n"));
+    h.resize(60, 15);
+    assert_snapshot!("detail_op_2_60x15", h.terminal.backend());
+}
+
+#[test]
+fn hex_toggle_changes_addresses() {
+    let mut h = harness(120, 40);
+    select_id(&mut h, 9);
+    assert!(
+        detail_text(&h)
+            .contains("Circular buffers on [(x=0,y=0) - (x=4,y=7)] end at 621824, past an L1 buffer at 600256")
+    );
+    h.press(&[ToggleHex]);
+    let text = detail_text(&h);
+    assert!(text.contains("end at 0x97D00, past an L1 buffer at 0x928C0"), "{text}");
+    assert!(text.contains("Overlaps an L1 buffer. The circular buffers overlap the L1 buffer at 0x928C0 by 21 KiB."));
+    assert!(h.screen().contains("│ hex"));
+}
+
+#[test]
+fn error_filter_on_and_off() {
+    let mut h = harness(120, 40);
+    select_id(&mut h, 3);
+    h.press(&[ToggleErrorsOnly]);
+    let screen = h.screen();
+    assert!(screen.contains("Showing 7 of 10 operations"));
+    assert!(!screen.contains("ttnn.add"));
+    assert_eq!(h.app.selected_operation().map(|i| h.app.operations[i].id), Some(4));
+    assert_snapshot!("filter_on", h.terminal.backend());
+    h.press(&[ToggleErrorsOnly]);
+    assert!(h.screen().contains("Showing 10 operations"));
+    assert_snapshot!("filter_off", h.terminal.backend());
+}
+
+#[test]
+fn error_filter_disabled_without_errors() {
+    let report = Report::default().op(1, "ttnn.add", None).op(2, "ttnn.mul", None).open();
+    let mut h = Harness::new(report, 120, 40, false, None);
+    assert!(!h.app.enabled(Action::ToggleErrorsOnly));
+    h.press(&[ToggleErrorsOnly]);
+    assert!(!h.app.errors_only);
+    assert!(h.screen().contains("No operation in the list has an error attached"));
+    assert_snapshot!("filter_disabled", h.terminal.backend());
+    assert_eq!(hint_key_colour(&h, "e errors only"), Some(Color::DarkGray), "the disabled key is dimmed");
+    let h = harness(120, 40);
+    assert_eq!(hint_key_colour(&h, "e errors only"), Some(Color::Cyan), "the enabled key is not");
+}
+
+/// The foreground colour of the first character of a hint on the status bar's last line.
+fn hint_key_colour(h: &Harness, hint: &str) -> Option<Color> {
+    let buffer = h.terminal.backend().buffer();
+    let y = buffer.area.height - 1;
+    let line: String = (0..buffer.area.width).map(|x| buffer[(x, y)].symbol().to_string()).collect();
+    let x = line.find(hint)? as u16;
+    Some(buffer[(x, y)].fg)
+}
+
+#[test]
+fn error_popup_shows_message_and_stack_trace() {
+    let mut h = harness(120, 40);
+    select_id(&mut h, 2);
+    h.press(&[ViewError]);
+    let screen = h.screen();
+    assert!(screen.contains("Error details") && screen.contains("Stack Trace"));
+    assert_snapshot!("error_popup", h.terminal.backend());
+    h.press(&[Back]);
+    assert!(h.app.popup.is_none());
+    select_id(&mut h, 10);
+    h.press(&[ViewError]);
+    assert!(h.screen().contains("No stack trace recorded"));
+    h.press(&[Back]);
+    select_id(&mut h, 1);
+    h.press(&[ViewError]);
+    assert!(h.app.popup.is_none());
+    assert!(h.screen().contains("Operation 1 has no error"));
+}
+
+#[test]
+fn expanded_items_explain_above_the_raw_message() {
+    let mut h = harness(120, 40);
+    h.press(&[ToggleUnattached]);
+    select_id(&mut h, 2);
+    h.press(&[Toggle]);
+    let i = h.app.selected_operation().unwrap();
+    let width = h.app.list.width;
+    let lines: Vec<String> =
+        ttnn_tui::app::content::wrapped_expansion(&h.app, i, width).iter().map(|l| l.to_string()).collect();
+    assert!(lines.iter().all(|l| l.chars().count() <= width), "{lines:#?}");
+    let text = lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in {text}"));
+    // The explanation, wrapped and whole, above the raw message and the stack trace.
+    assert!(
+        at("Not enough free space.") < at("so it may be short by more.") && at("short by more.") < at("Error Message")
+    );
+    assert!(at("Error Message") < at("Error Stack Trace"));
+    let screen = h.screen();
+    assert!(lines.iter().take(20).all(|l| screen.contains(l.as_str())), "{screen}");
+    assert_snapshot!("expanded_item", h.terminal.backend());
+    select_id(&mut h, 10);
+    h.press(&[Toggle]);
+    assert!(h.screen().contains("along dim 0"));
+    assert_snapshot!("expanded_items", h.terminal.backend());
+    h.resize(60, 15);
+    assert_snapshot!("expanded_items_60x15", h.terminal.backend());
+}
+
+#[test]
+fn search_with_matches_and_with_none() {
+    let mut h = harness(120, 40);
+    h.press(&[SearchStart]);
+    h.type_text("NORM");
+    assert!(h.screen().contains("/NORM█ 1/1 matches"), "{}", h.screen());
+    h.press(&[SearchConfirm]);
+    assert_eq!(h.app.selected_operation().map(|i| h.app.operations[i].id), Some(9));
+    h.press(&[SearchStart]);
+    h.type_text("ttnn.");
+    h.press(&[SearchConfirm, NextMatch, NextMatch]);
+    // From op 9, the next match is op 10, then the search wraps to op 1.
+    assert!(h.screen().contains("op 1/10 │ /ttnn. 1/10 matches"), "{}", h.screen());
+    assert_snapshot!("search_matches", h.terminal.backend());
+    h.press(&[SearchStart]);
+    h.type_text("zzz");
+    assert!(h.screen().contains("/zzz█ no matches"));
+    assert_snapshot!("search_no_match", h.terminal.backend());
+    h.press(&[Back]);
+    assert!(h.app.search.query.is_empty() && !h.app.search.editing);
+}
+
+#[test]
+fn help_lists_every_key() {
+    let mut h = harness(120, 40);
+    h.press(&[Help]);
+    assert!(h.screen().contains("errors only") && h.screen().contains("Ctrl-d/Ctrl-u"));
+    assert_snapshot!("help_120x40", h.terminal.backend());
+    h.press(&[Back]);
+    h.resize(60, 15);
+    h.press(&[Help]);
+    assert_snapshot!("help_60x15", h.terminal.backend());
+}
+
+#[test]
+fn operation_start_up_selects_and_shows_it() {
+    let h = Harness::new(scenario(2).open(), 120, 40, false, Some(9));
+    assert_eq!(h.app.selected_operation().map(|i| h.app.operations[i].id), Some(9));
+    assert!(h.screen().contains("op 9/10"));
+    assert_snapshot!("operation_start_up", h.terminal.backend());
+}
+
+#[test]
+fn tiny_terminals_say_so_and_never_panic() {
+    let mut h = harness(20, 5);
+    assert_snapshot!("tiny_20x5", h.terminal.backend());
+    for (w, hgt) in [(1, 1), (59, 40), (120, 14), (60, 15), (2, 3)] {
+        h.resize(w, hgt);
+        h.press(&[Down, Toggle, GoToTab(1), Down, Help, Back, GoToTab(0)]);
+    }
+}
+
+#[test]
+fn copy_puts_the_callout_on_the_clipboard_and_says_so() {
+    let mut h = harness(120, 40);
+    select_id(&mut h, 2);
+    h.press(&[Copy]);
+    let copied = h.app.clipboard.clone().expect("something to copy");
+    assert!(copied.starts_with("Operation 2 ttnn.matmul\nOut of memory\nRequested 3.13 MiB L1 across 4 banks"));
+    assert!(copied.contains("Failed in MatmulDeviceOperation"));
+    assert!(h.screen().contains("Copied the callout of operation 2 (OSC 52)"));
+}
+
+#[test]
+fn paging_and_ends_move_the_selection() {
+    let ops = (1..=500).fold(Report::default(), |r, id| r.op(id, "ttnn.add", None));
+    let mut h = Harness::new(ops.open(), 120, 40, false, None);
+    h.press(&[PageDown]);
+    let page = h.app.list.height;
+    assert_eq!(h.app.list.selected, page);
+    h.press(&[Last]);
+    assert!(h.screen().contains("op 500/500"));
+    assert!(h.screen().contains("500 ttnn.add (model.py:5000)"));
+    h.press(&[HalfPageUp, First]);
+    assert!(h.screen().contains("op 1/500"));
+}
+
+#[test]
+fn demo_list_and_a_failure_in_it() {
+    let report = ttnn_tui::report::MemoryReport::open(&ttnn_tui::report::ReportSource::Demo, 0).unwrap();
+    let mut h = Harness::new(report, 120, 40, false, Some(32));
+    assert!(h.screen().contains("3 errors recorded that are not shown on any operation"));
+    let text = detail_text(&h);
+    assert!(
+        text.contains(
+            "Fragmented. 174.9 MiB free per bank, but no single block holds 4.67 MiB; the largest is 3.23 MiB."
+        )
+    );
+    assert!(text.contains("Failed in MatmulDeviceOperation"));
+    assert_snapshot!("demo_op_32", h.terminal.backend());
+    h.press(&[GoToTab(1)]);
+    assert_snapshot!("demo_op_32_tree", h.terminal.backend());
+}
+
+#[test]
+fn performance_tab_without_a_performance_report() {
+    let mut h = harness(120, 40);
+    h.press(&[GoToTab(2)]);
+    assert!(h.screen().contains("No performance report loaded — pass --perf"));
+    assert!(h.screen().contains("[3 Performance]"));
+}
