@@ -82,13 +82,15 @@ fn run_tui(
     ttnn_tui::tui::run(report, app).map_err(|e| Failure { message: format!("terminal: {e}"), code: 1 })
 }
 
-/// Opens the performance report: `--perf`, else (no REPORT given) the newest one under the
-/// profiler's default root, which linking then accepts or not. A named report that cannot be
-/// read is an error; one found by looking around is skipped with a warning.
+/// Opens the performance report: `--perf`, else the embedded demo one with `--demo`, else (no
+/// REPORT given) the newest one under the profiler's default root, which linking then accepts or
+/// not. A named report that cannot be read is an error; one found by looking around is skipped
+/// with a warning.
 fn open_perf(open: &OpenArgs, report: &MemoryReport) -> Result<Option<LinkedReports>, Failure> {
     let fail = |message: String| Failure { message, code: 1 };
     let perf = match (&open.perf, open.report.is_none() && !open.demo) {
         (Some(path), _) => PerfReport::open(path).map_err(|e| fail(e.to_string()))?,
+        (None, _) if open.demo => PerfReport::demo().map_err(|e| fail(e.to_string()))?,
         (None, true) => match default_perf_report().map(|path| PerfReport::open(&path)) {
             Some(Ok(perf)) => perf,
             Some(Err(e)) => {

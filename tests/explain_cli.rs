@@ -85,7 +85,8 @@ fn demo_text_and_json() {
     let json = run(&["explain", "--demo", "--json"], None);
     assert_eq!(json.status.code(), Some(0));
     let value: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("valid JSON");
-    assert!(value["perf_report"].is_null());
+    // `--demo` opens the embedded demo performance report too, which links.
+    assert_eq!(value["perf_report"]["link"], "linked");
     insta::assert_snapshot!("demo_explain_json", stdout(&json));
 }
 

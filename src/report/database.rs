@@ -184,14 +184,18 @@ pub enum RowSpan {
     Unknown,
 }
 
-/// Finds the rows of `operation_id` in `table` without scanning it.
+/// Finds the rows of the operations with ids in `ids` in `table` without scanning it.
 ///
 /// Every TT-NN writer inserts per-operation rows (`captured_graph`, `stack_traces`, `buffers`,
 /// …) in operation order, so `operation_id` does not decrease with rowid. A binary search over
 /// rowid then finds an operation's rows in O(log n) seeks instead of a scan of a table that can
 /// hold gigabytes. An index on `operation_id`, when the report has one, is used instead; any
 /// disorder met while probing gives `Unknown`, and the caller scans.
-pub fn operation_row_span(conn: &Connection, table: &str, operation_id: u64) -> rusqlite::Result<RowSpan> {
+pub fn operation_row_span(
+    conn: &Connection,
+    table: &str,
+    ids: std::ops::RangeInclusive<u64>,
+) -> rusqlite::Result<RowSpan> {
     let t = quote(table);
     let (first, last): (Option<i64>, Option<i64>) =
         // Two subqueries: SQLite answers a lone min() or max() of rowid with one seek, but scans
@@ -219,8 +223,8 @@ pub fn operation_row_span(conn: &Connection, table: &str, operation_id: u64) -> 
         }
         Ok(lo)
     };
-    let start = lower_bound(operation_id, &mut seen)?;
-    let end = lower_bound(operation_id.saturating_add(1), &mut seen)?;
+    let start = lower_bound(*ids.start(), &mut seen)?;
+    let end = lower_bound(ids.end().saturating_add(1), &mut seen)?;
     seen.sort();
     if seen.windows(2).any(|w| w[0].1 > w[1].1) {
         return Ok(RowSpan::Unknown);

@@ -127,7 +127,7 @@ impl MemoryReport {
 
 /// A buffer type stored as an integer code `0..4` or as a name (`'L1'`); other values pass
 /// through unchanged (behaviour.md §1.3.3).
-fn buffer_type(value: rusqlite::types::ValueRef<'_>) -> Result<BufferType, String> {
+pub(super) fn buffer_type(value: rusqlite::types::ValueRef<'_>) -> Result<BufferType, String> {
     use rusqlite::types::ValueRef;
     match value {
         ValueRef::Integer(code) => BufferType::from_code(code).ok_or_else(|| code.to_string()),

@@ -1,14 +1,18 @@
 //! A memory report and a performance report opened together: the link between them and what
-//! depends on it — failures listed above the perf table, each operation's perf status
-//! (behaviour.md §9–§10).
+//! depends on it — failures listed above the perf table, each operation's perf status, likely DRAM
+//! fallbacks and the Flags column (behaviour.md §9–§11).
 
 use super::memory::MemoryReport;
 use super::perf::PerfReport;
+use crate::analysis::dram_fallback::{DramFallback, detect_dram_fallbacks};
+use crate::analysis::failure::AllocationFailure;
+use crate::analysis::flags::{Flag, flags_for_rows};
 use crate::analysis::link::{Link, LinkState, MemoryOperation, link};
 use crate::analysis::perf_callout::{
     FailedOperation, PerfCallout, PerfStatus, failure_listings, perf_callout, perf_status_for_operation,
 };
 use crate::analysis::perf_rows::PerfRow;
+use std::collections::HashMap;
 
 /// Both reports, linked (or found not to be).
 pub struct LinkedReports {
@@ -20,6 +24,8 @@ pub struct LinkedReports {
     pub link: Link,
     /// The memory report's allocation failures, in operation id order.
     pub failed: Vec<FailedOperation>,
+    /// Likely DRAM fallbacks by operation id (behaviour.md §11.3); read only when linked.
+    pub fallbacks: HashMap<u64, DramFallback>,
 }
 
 impl LinkedReports {
@@ -43,7 +49,11 @@ impl LinkedReports {
                 Some(FailedOperation { id: op.id, name: op.name.clone(), failure, failed_device_operations })
             })
             .collect();
-        Ok(Self { perf, rows, link, failed })
+        // The flag needs the link, and reading every operation's arguments costs a pass over
+        // the table: skip it when nothing is linked.
+        let fallbacks =
+            if link.is_linked() { detect_dram_fallbacks(&memory.fallback_operations()?) } else { HashMap::new() };
+        Ok(Self { perf, rows, link, failed, fallbacks })
     }
 
     /// `linked` or `unlinked`.
@@ -67,5 +77,12 @@ impl LinkedReports {
     pub fn callout(&self, hex: bool) -> Option<PerfCallout> {
         let listings = failure_listings(&self.failed, &self.link.map, &self.link.map);
         perf_callout(&listings, self.link.is_linked(), hex)
+    }
+
+    /// The Flags column of the merged rows (behaviour.md §11): `Op failed` and `DRAM fallback?`
+    /// only when linked, the other flags where the CSV carries what they need.
+    pub fn flags(&self) -> Vec<Vec<Flag>> {
+        let failures: HashMap<u64, AllocationFailure> = self.failed.iter().map(|f| (f.id, f.failure.clone())).collect();
+        flags_for_rows(&self.rows, &self.link.map, &failures, &self.fallbacks, self.perf.max_cores(&self.rows))
     }
 }

@@ -20,6 +20,9 @@ static DEMO_DATABASE: &[u8] = include_bytes!("../../fixtures/demo/db.sqlite");
 /// The embedded demo report's config file.
 static DEMO_CONFIG: &str = include_str!("../../fixtures/demo/config.json");
 
+/// Operation ids at most this far apart are looked up as one run of rows.
+const RUN_GAP: u64 = 16;
+
 /// The reference's text for a rank asked of a report without per-rank data (behaviour.md §1.4).
 pub const NO_RANKS: &str =
     "This report database does not store per-rank data. Omit the rank query parameter or use rank=0 only.";
@@ -364,11 +367,16 @@ impl MemoryReport {
         if indexed || self.schema.has_column(table, "rank") {
             return Ok(ids.chunks(500).map(|chunk| format!("operation_id IN ({})", list(chunk))).collect());
         }
+        // Ids close together (the visible rows of a list) share one span: two searches a run.
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
         let mut conditions = Vec::new();
-        for &id in ids {
-            match operation_row_span(&self.conn, table, id)? {
+        for run in sorted.chunk_by(|a, b| b - a <= RUN_GAP) {
+            let (first, last) = (run[0], run[run.len() - 1]);
+            match operation_row_span(&self.conn, table, first..=last)? {
                 RowSpan::Rowids(start, end) => {
-                    conditions.push(format!("rowid >= {start} AND rowid < {end} AND operation_id = {id}"))
+                    conditions.push(format!("rowid >= {start} AND rowid < {end} AND operation_id IN ({})", list(run)))
                 }
                 RowSpan::Empty => {}
                 RowSpan::Unknown => {

@@ -8,6 +8,7 @@ pub mod locate;
 pub mod memory;
 pub mod perf;
 pub mod perf_csv;
+pub mod tensors;
 
 pub use details::BufferRecord;
 pub use locate::{ReportSource, resolve_report};

@@ -16,6 +16,13 @@ pub const DEFAULT_PERF_ROOT: &str = "generated/profiler/reports";
 /// The device log next to the ops CSV.
 pub const DEVICE_LOG: &str = "profile_log_device.csv";
 
+/// The embedded demo performance report's label (`fixtures/demo-perf/`).
+pub const DEMO_PERF_PATH: &str = "demo-perf/ops_perf_results_2026_11_29_10_12_00.csv";
+/// The embedded demo performance report: the same run as the demo memory report.
+static DEMO_CSV: &[u8] = include_bytes!("../../fixtures/demo-perf/ops_perf_results_2026_11_29_10_12_00.csv");
+/// The embedded demo report's device log.
+static DEMO_DEVICE_LOG: &str = include_str!("../../fixtures/demo-perf/profile_log_device.csv");
+
 /// The first line of `profile_log_device.csv`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeviceLog {
@@ -81,6 +88,12 @@ impl PerfReport {
     /// Reads a CSV held in memory (the embedded demo); `label` names it.
     pub fn from_bytes(bytes: &[u8], label: &Path, device_log: Option<DeviceLog>) -> Result<Self, ReportError> {
         Ok(Self::from_parsed(label.to_path_buf(), device_log, parse_csv(bytes, label)?))
+    }
+
+    /// The demo performance report embedded in the binary, which links with the demo memory report.
+    pub fn demo() -> Result<Self, ReportError> {
+        let log = DeviceLog::parse(DEMO_DEVICE_LOG.lines().next().unwrap_or(""));
+        Self::from_bytes(DEMO_CSV, Path::new(DEMO_PERF_PATH), Some(log))
     }
 
     fn from_parsed(path: PathBuf, device_log: Option<DeviceLog>, parsed: ParsedCsv) -> Self {

@@ -25,6 +25,7 @@
 #![allow(dead_code)]
 
 pub mod demo;
+pub mod demo_perf;
 pub mod fixture;
 pub mod graph;
 pub mod perf;
