@@ -242,3 +242,27 @@ fn the_performance_tab_of_a_linked_perf_report() {
     t.wait_for("EXITED 0");
     assert!(!t.alternate_screen());
 }
+
+#[test]
+fn the_demo_performance_tab_leads_to_a_failure() {
+    if !tmux_available() {
+        return;
+    }
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let t = Tmux::start("demo-perf", &format!("{bin} --demo"));
+    t.wait_for("Data linked between memory and performance reports");
+    t.keys(&["3"]);
+    let screen = t.wait_for("11 allocation failures recorded in the linked memory report");
+    assert!(
+        screen.contains("Failed in Conv2dDeviceOperation; 1 earlier device op ran, so it has 1 row in this report.")
+    );
+    t.keys(&["f"]);
+    let screen = t.wait_for("Showing only flagged rows");
+    assert!(screen.contains("✖ Op failed") && screen.contains("! Few cores"), "{screen}");
+    t.keys(&["Enter"]);
+    t.wait_for("[1 Operations]");
+    t.wait_for("Operation 7 ttnn.conv2d");
+    t.keys(&["q"]);
+    t.wait_for("EXITED 0");
+    assert!(!t.alternate_screen());
+}

@@ -228,3 +228,24 @@ fn help_lists_the_performance_keys_and_dims_the_disabled_ones() {
     assert!(hints.contains(&("Enter", "go to failure", true)), "{hints:?}");
     assert!(hints.contains(&("m", "merged/per device", false)), "{hints:?}");
 }
+
+/// The embedded demo with its embedded performance report, as `--demo` opens them.
+fn demo(width: u16, height: u16) -> Harness {
+    use ttnn_tui::report::linked::LinkedReports;
+    use ttnn_tui::report::perf::PerfReport;
+    use ttnn_tui::report::{MemoryReport, ReportSource};
+    let memory = MemoryReport::open(&ReportSource::Demo, 0).unwrap();
+    let linked = LinkedReports::new(&memory, PerfReport::demo().unwrap()).unwrap();
+    let mut h = Harness::new(memory, width, height, false, None);
+    h.app.set_perf(Some(linked));
+    h.press(&[GoToTab(2)]);
+    h
+}
+
+#[test]
+fn the_demo_links_and_lists_its_failures() {
+    let h = demo(120, 40);
+    let screen = h.screen();
+    assert!(screen.contains("Data linked between memory and performance reports"), "{screen}");
+    assert_snapshot!("perf_demo_120x40", h.terminal.backend());
+}

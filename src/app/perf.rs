@@ -143,7 +143,8 @@ impl PerfTab {
             (true, true) => per_device_map(&link.map, &self.rows),
         };
         let max_cores = self.linked.perf.max_cores(&self.rows);
-        self.flags = flags_for_rows(&self.rows, &self.map, &self.failures, &HashMap::new(), max_cores);
+        let fallbacks = &self.linked.fallbacks;
+        self.flags = flags_for_rows(&self.rows, &self.map, &self.failures, fallbacks, max_cores);
         self.flagged = (0..self.rows.len()).filter(|&r| !self.flags[r].is_empty()).collect();
         self.listings = failure_listings(&self.linked.failed, &link.map, &self.map);
         self.listing = self.listing.min(self.listed().saturating_sub(1));
