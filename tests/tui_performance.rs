@@ -236,9 +236,12 @@ fn demo(width: u16, height: u16) -> Harness {
     use ttnn_tui::report::{MemoryReport, ReportSource};
     let memory = MemoryReport::open(&ReportSource::Demo, 0).unwrap();
     let linked = LinkedReports::new(&memory, PerfReport::demo().unwrap()).unwrap();
+    let merged_flags = linked.flags();
     let mut h = Harness::new(memory, width, height, false, None);
     h.app.set_perf(Some(linked));
     h.press(&[GoToTab(2)]);
+    // The tab flags the rows as `explain --perf` does.
+    assert_eq!(h.app.perf.as_ref().unwrap().flags, merged_flags);
     h
 }
 
@@ -248,4 +251,6 @@ fn the_demo_links_and_lists_its_failures() {
     let screen = h.screen();
     assert!(screen.contains("Data linked between memory and performance reports"), "{screen}");
     assert_snapshot!("perf_demo_120x40", h.terminal.backend());
+    let h = demo(60, 15);
+    assert_snapshot!("perf_demo_60x15", h.terminal.backend());
 }

@@ -313,3 +313,33 @@ impl App {
         self.message = Some(format!("Operation {id} {}", self.operations[index].name));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Pane, keymap};
+    use super::*;
+    use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
+
+    fn press(code: KeyCode, pane: Pane) -> Option<Action> {
+        keymap(KeyEvent::new(code, KeyModifiers::NONE), pane)
+    }
+
+    #[test]
+    fn performance_keys_only_on_the_performance_tab() {
+        assert_eq!(press(KeyCode::Enter, Pane::Performance), Some(Action::GoToFailure));
+        assert_eq!(press(KeyCode::Char(']'), Pane::Performance), Some(Action::NextFailure));
+        assert_eq!(press(KeyCode::Char('['), Pane::Performance), Some(Action::PreviousFailure));
+        assert_eq!(press(KeyCode::Char('m'), Pane::Performance), Some(Action::TogglePerDevice));
+        assert_eq!(press(KeyCode::Char('f'), Pane::Performance), Some(Action::ToggleFlaggedOnly));
+        assert_eq!(press(KeyCode::Enter, Pane::Operations), Some(Action::Toggle));
+        assert_eq!(press(KeyCode::Char(']'), Pane::Operations), Some(Action::ScrollUnattachedDown));
+        assert_eq!(press(KeyCode::Char('f'), Pane::Operations), None);
+        assert_eq!(press(KeyCode::Char('m'), Pane::Search), Some(Action::SearchInput('m')));
+    }
+
+    #[test]
+    fn times_in_microseconds() {
+        assert_eq!(micros(Some(46.21)), "46.210 µs");
+        assert_eq!(micros(None), "");
+    }
+}

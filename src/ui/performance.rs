@@ -57,7 +57,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, area: Rect) {
         frame.render_widget(Paragraph::new(NO_PERF_REPORT).style(theme.dim), area.inner(Margin::new(1, 1)));
         return;
     };
-    let (callout, starts) = callout_text(perf, app.hex, &theme, area.width.saturating_sub(2) as usize);
+    let (title, callout, starts) = callout_text(perf, app.hex, &theme, area.width.saturating_sub(2) as usize);
     let footer = wrap_lines(footer_lines(app, perf), area.width as usize);
     let body = area.height as usize;
     let footer_height = (footer.len() + 1).min((body / 4).max(2));
@@ -90,7 +90,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, area: Rect) {
     }
     let perf = app.perf.as_ref().expect("checked above");
     if callout_height > 0 {
-        draw_callout(frame, perf, &theme, callout, callout_area, app.hex);
+        draw_callout(frame, perf.callout_scroll, &theme, &title, callout, callout_area);
     }
     draw_table(frame, perf, &theme, table_area);
     let block = Block::new().borders(Borders::TOP).border_style(theme.dim);
@@ -102,9 +102,9 @@ fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
     lines.into_iter().flat_map(|line| wrap_line(line, width)).collect()
 }
 
-/// The callout's lines wrapped to `width`, and the line where each listing starts.
-fn callout_text(perf: &PerfTab, hex: bool, theme: &Theme, width: usize) -> (Vec<Line<'static>>, Vec<usize>) {
-    let Some(callout) = perf.callout(hex) else { return (Vec::new(), Vec::new()) };
+/// The callout's title, its lines wrapped to `width`, and the line where each listing starts.
+fn callout_text(perf: &PerfTab, hex: bool, theme: &Theme, width: usize) -> (String, Vec<Line<'static>>, Vec<usize>) {
+    let Some(callout) = perf.callout(hex) else { return (String::new(), Vec::new(), Vec::new()) };
     let mut lines = Vec::new();
     let mut starts = Vec::new();
     for (k, listing) in callout.listings.iter().enumerate() {
@@ -121,18 +121,17 @@ fn callout_text(perf: &PerfTab, hex: bool, theme: &Theme, width: usize) -> (Vec<
         starts.push(lines.len());
         lines.extend(wrap_line(Line::from(format!("  {more}")), width));
     }
-    (lines, starts)
+    (callout.title, lines, starts)
 }
 
-/// Draws the callout, scrolled so the selected listing shows.
-fn draw_callout(frame: &mut Frame, perf: &PerfTab, theme: &Theme, lines: Vec<Line<'static>>, area: Rect, hex: bool) {
-    let title = perf.callout(hex).map(|c| c.title).unwrap_or_default();
+/// Draws the callout from line `scroll` on (the draw keeps the selected listing in view).
+fn draw_callout(frame: &mut Frame, scroll: usize, theme: &Theme, title: &str, lines: Vec<Line<'static>>, area: Rect) {
     let block = Block::new()
         .borders(Borders::ALL)
         .border_style(theme.danger)
         .title(Span::styled(format!(" ✖ {title} "), theme.danger.patch(theme.bold)))
         .title_bottom(Line::styled(" [/] choose · Enter go to operation ", theme.dim));
-    let visible: Vec<Line> = lines.into_iter().skip(perf.callout_scroll).collect();
+    let visible: Vec<Line> = lines.into_iter().skip(scroll).collect();
     frame.render_widget(Paragraph::new(visible).block(block), area);
 }
 
