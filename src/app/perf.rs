@@ -246,6 +246,8 @@ impl App {
     /// Gives the Performance tab its report (`None`: the tab says none is loaded).
     pub fn set_perf(&mut self, linked: Option<LinkedReports>) {
         self.perf = linked.map(PerfTab::new);
+        // Trees built so far lack their perf rows: build them again when shown.
+        self.trees.clear();
     }
 
     /// Whether a Performance-tab action can do something now; `None` for other actions.
