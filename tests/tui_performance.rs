@@ -254,3 +254,16 @@ fn the_demo_links_and_lists_its_failures() {
     let h = demo(60, 15);
     assert_snapshot!("perf_demo_60x15", h.terminal.backend());
 }
+
+#[test]
+fn every_size_draws_without_panicking() {
+    let mut h = demo(120, 40);
+    h.press(&[Last, PreviousFailure]);
+    for (width, height) in [(1, 1), (20, 5), (59, 15), (60, 14), (60, 15), (61, 16), (75, 20), (99, 30), (100, 30)] {
+        h.resize(width, height);
+        let perf = h.app.perf.as_ref().unwrap();
+        assert!(perf.table.selected >= perf.table.offset, "{width}×{height}");
+    }
+    h.resize(20, 5);
+    assert!(h.screen().contains("terminal too small"), "{}", h.screen());
+}
