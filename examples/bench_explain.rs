@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use ttnn_tui::explain::{ExplainOptions, collect, render_json};
 use ttnn_tui::report::{MemoryReport, resolve_report};
 
-const RUNS: usize = 7;
+const RUNS: usize = 15;
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();

@@ -145,5 +145,7 @@ fn main() {
     println!("{:<34}{}", "link (100k device ops)", ms(linking));
     println!("{:<34}{}", "total read + merge + link", ms(total));
     println!("{:<34}{:>9.2} ×", "total / bare iteration", total.as_secs_f64() / bare.as_secs_f64());
-    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -19,7 +19,7 @@ fn open(csv: &PerfCsv, name: &str) -> PerfReport {
 }
 
 fn codes(rows: &[ttnn_tui::analysis::perf_rows::PerfRow]) -> Vec<(u64, String)> {
-    rows.iter().map(|r| (r.id, r.op_code.clone())).collect()
+    rows.iter().map(|r| (r.id, r.op_code.to_string())).collect()
 }
 
 #[test]
@@ -105,7 +105,7 @@ fn cells_are_unguarded_and_sanitised() {
     let mut csv = PerfCsv::new(Era::Y2025);
     csv.push(Row::device("'=Evil\u{1b}[31mOp", 0, 1000));
     let rows = open(&csv, "sanitise").rows(true);
-    assert_eq!(rows[0].raw_op_code, "=EvilOp");
+    assert_eq!(&*rows[0].raw_op_code, "=EvilOp");
 }
 
 #[test]
@@ -151,7 +151,7 @@ fn tt_perf_report_output_keeps_its_analytics() {
         (Some("DRAM"), Some(81.2), Some(20.1))
     );
     assert_eq!((rows[1].total_percent, rows[1].device_time_us, rows[1].cores), (Some(60.0), Some(93.8), Some(100)));
-    assert_eq!(rows[2].op_code, "-Neg");
+    assert_eq!(&*rows[2].op_code, "-Neg");
 }
 
 #[test]

@@ -219,7 +219,7 @@ fn align(list: &[Entry<'_>], rows: &[&PerfRow]) -> Option<Vec<LinkPair>> {
     list.iter()
         .zip(rows)
         .map(|(e, r)| {
-            (r.raw_op_code == e.name).then_some(LinkPair {
+            (*r.raw_op_code == *e.name).then_some(LinkPair {
                 operation_id: e.operation_id,
                 start_id: e.start_id,
                 row_id: r.id,
@@ -255,7 +255,7 @@ pub fn per_device_map(merged: &LinkMap, unmerged_rows: &[PerfRow]) -> LinkMap {
     if merged.is_empty() {
         return map;
     }
-    let device_of = |r: &PerfRow| if r.op_type == DEVICE_OP_TYPE { r.device } else { None };
+    let device_of = |r: &PerfRow| if &*r.op_type == DEVICE_OP_TYPE { r.device } else { None };
     for group in lock_step_groups(unmerged_rows, device_of, |r| &r.raw_op_code).iter() {
         let mut operations: Vec<u64> = group.iter().filter_map(|&i| merged.operation_of(unmerged_rows[i].id)).collect();
         operations.sort_unstable();

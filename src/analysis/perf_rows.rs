@@ -5,6 +5,20 @@
 /// Op codes that mark a collective operation when merging devices.
 const COLLECTIVES: [&str; 3] = ["AllGather", "ReduceScatter", "AllReduce"];
 
+/// Shared text of a perf cell: rows built from records (and the merged and per-device views)
+/// share it instead of copying it.
+pub type Text = std::sync::Arc<str>;
+
+/// Substring test for the short cells of a perf row: a plain scan, which for op codes of a few
+/// dozen bytes costs less than setting up `str::contains`'s searcher, called five times a row.
+fn has(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    match n.first() {
+        None => true,
+        Some(&first) => h.len() >= n.len() && (0..=h.len() - n.len()).any(|i| h[i] == first && &h[i..i + n.len()] == n),
+    }
+}
+
 /// `OP TYPE` of a device operation.
 pub const DEVICE_OP_TYPE: &str = "tt_dnn_device";
 
@@ -17,9 +31,9 @@ pub struct PerfRecord {
     /// The row's line number in the CSV (first data row 2).
     pub id: u64,
     /// `OP CODE`, unchanged.
-    pub op_code: String,
+    pub op_code: Text,
     /// `OP TYPE`: `tt_dnn_device`, `signpost`, or a host op type.
-    pub op_type: String,
+    pub op_type: Text,
     /// `DEVICE ID`, when it is an integer.
     pub device_id: Option<u64>,
     /// `HOST START TS`.
@@ -33,15 +47,15 @@ pub struct PerfRecord {
     /// `AVAILABLE WORKER CORE COUNT` (2026 CSVs).
     pub available_cores: Option<i64>,
     /// `MATH FIDELITY`.
-    pub math_fidelity: String,
+    pub math_fidelity: Text,
     /// `PROGRAM HASH`, when not empty.
-    pub program_hash: Option<String>,
+    pub program_hash: Option<Text>,
     /// `PROGRAM CACHE HIT`: `True` or `False`, else none.
     pub cache_hit: Option<bool>,
     /// `PM IDEAL [ns]`.
     pub pm_ideal_ns: Option<f64>,
     /// `GLOBAL CALL COUNT`, as written.
-    pub global_call_count: String,
+    pub global_call_count: Text,
 }
 
 /// tt-perf-report's analytic columns, present only when the input is a tt-perf-report CSV.
@@ -63,11 +77,11 @@ pub struct PerfRow {
     /// The row's id: its line number in the raw CSV.
     pub id: u64,
     /// The raw op code, which linking compares with device-operation names.
-    pub raw_op_code: String,
+    pub raw_op_code: Text,
     /// The displayed op code: ` (signpost)` appended for signposts.
-    pub op_code: String,
+    pub op_code: Text,
     /// `OP TYPE`; empty when the input does not say (tt-perf-report output, non-signpost rows).
-    pub op_type: String,
+    pub op_type: Text,
     /// The device the row came from (the kept row's device when merged).
     pub device: Option<u64>,
     /// Device kernel time in µs; none for signposts.
@@ -81,15 +95,15 @@ pub struct PerfRow {
     /// Share of the report's time (device time plus gaps), in percent.
     pub total_percent: Option<f64>,
     /// Math fidelity, e.g. `HiFi2`.
-    pub math_fidelity: String,
+    pub math_fidelity: Text,
     /// `PROGRAM HASH`.
-    pub program_hash: Option<String>,
+    pub program_hash: Option<Text>,
     /// `PROGRAM CACHE HIT`.
     pub cache_hit: Option<bool>,
     /// Raw `PM IDEAL [ns]`.
     pub pm_ideal_ns: Option<f64>,
     /// `GLOBAL CALL COUNT`.
-    pub global_call_count: String,
+    pub global_call_count: Text,
     /// tt-perf-report's analytics, when the input carried them.
     pub analytics: Option<Analytics>,
 }
@@ -97,12 +111,12 @@ pub struct PerfRow {
 impl PerfRow {
     /// True for a signpost row (never aligned, never flagged beyond `Op failed`).
     pub fn is_signpost(&self) -> bool {
-        self.op_type == SIGNPOST_OP_TYPE
+        &*self.op_type == SIGNPOST_OP_TYPE
     }
 
     /// True for a host op (`(torch)` in the op code), which the table hides.
     pub fn is_host_op(&self) -> bool {
-        self.op_code.contains("(torch)")
+        has(&self.op_code, "(torch)")
     }
 }
 
@@ -147,13 +161,13 @@ pub fn build_rows(records: &[PerfRecord], options: RowOptions) -> Vec<PerfRow> {
     let mut previous_non_signpost = false;
     for m in order {
         let r = m.record;
-        let signpost = r.op_type.contains(SIGNPOST_OP_TYPE);
+        let signpost = has(&r.op_type, SIGNPOST_OP_TYPE);
         let op_to_op_gap_us = if previous_non_signpost { r.op_to_op_latency_ns.map(|ns| ns / 1000.0) } else { None };
         let device_time_us = if signpost { None } else { Some(m.duration.map_or(0.0, |ns| ns / 1000.0)) };
         if !signpost {
             previous_non_signpost = true;
         }
-        let op_code = if signpost { format!("{} (signpost)", r.op_code) } else { r.op_code.clone() };
+        let op_code = if signpost { format!("{} (signpost)", r.op_code).into() } else { r.op_code.clone() };
         rows.push(PerfRow {
             id: r.id,
             raw_op_code: r.op_code.clone(),
@@ -199,7 +213,7 @@ struct Merged<'a> {
 
 /// True for an op code the merge treats as a collective.
 pub fn is_collective(op_code: &str) -> bool {
-    COLLECTIVES.iter().any(|c| op_code.contains(c))
+    COLLECTIVES.iter().any(|c| has(op_code, c))
 }
 
 /// The duration the merge compares: −1 when missing, negative, or hidden behind a large
@@ -271,7 +285,7 @@ pub fn lock_step_groups<T>(
 
 /// Merges devices: one row per lock-step group of `tt_dnn_device` rows; other rows kept.
 fn merge_devices(order: Vec<Merged<'_>>) -> Vec<Merged<'_>> {
-    let device_of = |m: &Merged<'_>| if m.record.op_type == DEVICE_OP_TYPE { m.record.device_id } else { None };
+    let device_of = |m: &Merged<'_>| if &*m.record.op_type == DEVICE_OP_TYPE { m.record.device_id } else { None };
     let groups = lock_step_groups(&order, device_of, |m| &m.record.op_code);
     let mut kept: Vec<Merged<'_>> = Vec::with_capacity(order.len());
     for group in groups.iter() {

@@ -117,8 +117,8 @@ fn signposts_are_kept_and_host_ops_hidden_without_renumbering() {
     ];
     let rows = build_rows(&records, MERGED);
     assert_eq!(ids(&rows), vec![2, 3, 5]);
-    assert_eq!(rows[0].op_code, "start (signpost)");
-    assert_eq!(rows[0].raw_op_code, "start");
+    assert_eq!(&*rows[0].op_code, "start (signpost)");
+    assert_eq!(&*rows[0].raw_op_code, "start");
     assert_eq!(rows[0].device_time_us, None);
     assert!(rows[0].is_signpost());
 }

@@ -4,7 +4,7 @@
 
 use super::ReportError;
 use crate::analysis::perf_rows::{
-    Analytics, PerfRecord, PerfRow, SIGNPOST_OP_TYPE, parse_float_prefix, parse_int_prefix,
+    Analytics, PerfRecord, PerfRow, SIGNPOST_OP_TYPE, Text, parse_float_prefix, parse_int_prefix,
 };
 use crate::analysis::sanitize::sanitize_line;
 use csv::ByteRecord;
@@ -55,6 +55,11 @@ fn cell_text(bytes: &[u8]) -> String {
 }
 
 /// Column positions by trimmed header name (the first of duplicated names wins).
+/// True when a cell reads as `text`: plain printable ASCII equal to it, with no formula guard.
+fn cell_text_is(bytes: &[u8], text: &str) -> bool {
+    bytes == text.as_bytes() && bytes.first() != Some(&b'\'') && bytes.iter().all(|b| (0x20..0x7f).contains(b))
+}
+
 struct Columns(HashMap<String, usize>);
 
 impl Columns {
@@ -85,13 +90,13 @@ impl Cells<'_> {
         column.and_then(|c| self.record.get(c)).unwrap_or_default()
     }
 
-    fn text(&self, column: Option<usize>) -> String {
-        cell_text(self.raw(column))
+    fn text(&self, column: Option<usize>) -> Text {
+        cell_text(self.raw(column)).into()
     }
 
-    fn optional_text(&self, column: Option<usize>) -> Option<String> {
-        let text = self.text(column);
-        (!text.trim().is_empty()).then_some(text)
+    fn optional_text(&self, column: Option<usize>) -> Option<Text> {
+        let text = cell_text(self.raw(column));
+        (!text.trim().is_empty()).then(|| text.into())
     }
 
     fn float(&self, column: Option<usize>) -> Option<f64> {
@@ -145,7 +150,8 @@ pub fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, ReportError
         if analysed {
             rows.extend(analysed_columns.row(&cells));
         } else {
-            raw.push(raw_columns.record(&cells, id));
+            let record = raw_columns.record(&cells, id, raw.last());
+            raw.push(record);
         }
     }
     if data_rows == 0 {
@@ -201,18 +207,24 @@ impl RawColumns {
         }
     }
 
-    fn record(&self, cells: &Cells<'_>, id: u64) -> PerfRecord {
+    fn record(&self, cells: &Cells<'_>, id: u64, previous: Option<&PerfRecord>) -> PerfRecord {
+        // Neighbouring rows mostly repeat their op type, fidelity and often op code: share the
+        // previous row's text instead of allocating it again.
+        let shared = |column: Option<usize>, last: Option<&Text>| match last {
+            Some(text) if cell_text_is(cells.raw(column), text) => text.clone(),
+            _ => cells.text(column),
+        };
         PerfRecord {
             id,
-            op_code: cells.text(self.op_code),
-            op_type: cells.text(self.op_type),
+            op_code: shared(self.op_code, previous.map(|p| &p.op_code)),
+            op_type: shared(self.op_type, previous.map(|p| &p.op_type)),
             device_id: cells.integer(self.device_id),
             host_start_ts: cells.float(self.host_start_ts),
             kernel_duration_ns: cells.float(self.kernel_duration),
             op_to_op_latency_ns: cells.float(self.op_to_op_latency),
             core_count: cells.int(self.core_count),
             available_cores: cells.int(self.available_cores),
-            math_fidelity: cells.text(self.math_fidelity),
+            math_fidelity: shared(self.math_fidelity, previous.map(|p| &p.math_fidelity)),
             program_hash: cells.optional_text(self.program_hash),
             cache_hit: match cells.raw(self.cache_hit) {
                 b"True" => Some(true),
@@ -272,18 +284,18 @@ impl AnalysedColumns {
         let signpost = op_code.ends_with(" (signpost)");
         let raw_op_code = match self.raw_op_code {
             Some(_) => cells.text(self.raw_op_code),
-            None => op_code.strip_suffix(" (signpost)").unwrap_or(&op_code).to_string(),
+            None => op_code.strip_suffix(" (signpost)").unwrap_or(&op_code).into(),
         };
         let analytics = Analytics {
-            bound: cells.optional_text(self.bound),
+            bound: cells.optional_text(self.bound).map(|t| t.to_string()),
             dram_percent: cells.float(self.dram_percent),
             flops_percent: cells.float(self.flops_percent),
-            bound_analysis: cells.optional_text(self.bound_analysis),
+            bound_analysis: cells.optional_text(self.bound_analysis).map(|t| t.to_string()),
         };
         Some(PerfRow {
             id,
             raw_op_code,
-            op_type: if signpost { SIGNPOST_OP_TYPE.to_string() } else { String::new() },
+            op_type: if signpost { SIGNPOST_OP_TYPE.into() } else { "".into() },
             op_code,
             device: cells.integer(self.device),
             device_time_us: cells.float(self.device_time),

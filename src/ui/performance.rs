@@ -204,18 +204,18 @@ fn table_row(perf: &PerfTab, index: usize, theme: &Theme, all: bool) -> Row<'sta
     let cells = if all {
         vec![
             number(row.id.to_string()),
-            Cell::from(row.op_code.clone()),
+            Cell::from(row.op_code.to_string()),
             number(row.device.map(|d| d.to_string()).unwrap_or_default()),
             number(micros(row.device_time_us)),
             number(micros(row.op_to_op_gap_us)),
             number(row.cores.map(|c| c.to_string()).unwrap_or_default()),
-            Cell::from(row.math_fidelity.clone()),
+            Cell::from(row.math_fidelity.to_string()),
             Cell::from(flags),
         ]
     } else {
         vec![
             number(row.id.to_string()),
-            Cell::from(row.op_code.clone()),
+            Cell::from(row.op_code.to_string()),
             number(micros(row.device_time_us)),
             Cell::from(flags),
         ]
