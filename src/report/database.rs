@@ -200,9 +200,8 @@ pub fn operation_row_span(
     let (first, last): (Option<i64>, Option<i64>) =
         // Two subqueries: SQLite answers a lone min() or max() of rowid with one seek, but scans
         // the whole table for both in one select.
-        conn.query_row(&format!("SELECT (SELECT min(rowid) FROM {t}), (SELECT max(rowid) FROM {t})"), [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?;
+        conn.prepare_cached(&format!("SELECT (SELECT min(rowid) FROM {t}), (SELECT max(rowid) FROM {t})"))?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let (Some(first), Some(last)) = (first, last) else { return Ok(RowSpan::Empty) };
     let mut probe =
         conn.prepare_cached(&format!("SELECT rowid, operation_id FROM {t} WHERE rowid >= ?1 ORDER BY rowid LIMIT 1"))?;
