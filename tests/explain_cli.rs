@@ -1,20 +1,13 @@
 //! `ttnn-tui explain` end to end: the text and JSON contract on the demo, options, exit codes,
 //! and bad inputs (one-line errors naming the file, never a panic, never a write).
 
+mod cli;
 mod support;
 
+use cli::run;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use support::{ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir};
-
-fn run(args: &[&str], cwd: Option<&Path>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ttnn-tui"));
-    command.args(args).env_remove("NO_COLOR");
-    if let Some(dir) = cwd {
-        command.current_dir(dir);
-    }
-    command.output().expect("the binary runs")
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8")

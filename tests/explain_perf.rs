@@ -3,25 +3,17 @@
 //! required column, the default perf report under `generated/profiler/reports/`, and the
 //! reference's retry case on a real memory report.
 
+mod cli;
 mod support;
 
+use cli::run;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use support::perf::{Era, PerfCsv, Row};
 use support::{Device, ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir};
 use ttnn_tui::report::linked::LinkedReports;
 use ttnn_tui::report::perf::PerfReport;
 use ttnn_tui::report::{MemoryReport, resolve_report};
-
-fn run(args: &[&str], cwd: Option<&Path>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ttnn-tui"));
-    command.args(args).env_remove("NO_COLOR");
-    if let Some(dir) = cwd {
-        command.current_dir(dir);
-    }
-    command.output().expect("the binary runs")
-}
 
 fn stdout(o: &Output) -> String {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));

@@ -200,26 +200,47 @@ pub fn operation_row_span(
     let (first, last): (Option<i64>, Option<i64>) =
         // Two subqueries: SQLite answers a lone min() or max() of rowid with one seek, but scans
         // the whole table for both in one select.
-        conn.query_row(&format!("SELECT (SELECT min(rowid) FROM {t}), (SELECT max(rowid) FROM {t})"), [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?;
+        conn.prepare_cached(&format!("SELECT (SELECT min(rowid) FROM {t}), (SELECT max(rowid) FROM {t})"))?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let (Some(first), Some(last)) = (first, last) else { return Ok(RowSpan::Empty) };
     let mut probe =
         conn.prepare_cached(&format!("SELECT rowid, operation_id FROM {t} WHERE rowid >= ?1 ORDER BY rowid LIMIT 1"))?;
     let mut seen: Vec<(i64, u64)> = Vec::new();
-    // The smallest rowid whose operation id is at least `target` (or last + 1).
+    let mut at = |rowid: i64, seen: &mut Vec<(i64, u64)>| -> rusqlite::Result<Option<(i64, u64)>> {
+        let row = probe.query_row([rowid], |r| Ok((r.get(0)?, uint(r.get_ref(1)?)))).optional()?;
+        seen.extend(row);
+        Ok(row)
+    };
+    let (Some(first_row), Some(last_row)) = (at(first, &mut seen)?, at(last, &mut seen)?) else {
+        return Ok(RowSpan::Unknown);
+    };
+    // The smallest rowid whose operation id is at least `target` (or last + 1). Rowids usually
+    // follow operation ids closely, so steps interpolate between the ids known around the
+    // range, alternating with halving so the worst case stays logarithmic.
     let mut lower_bound = |target: u64, seen: &mut Vec<(i64, u64)>| -> rusqlite::Result<i64> {
-        let (mut lo, mut hi) = (first, last + 1);
+        if first_row.1 >= target {
+            return Ok(first);
+        }
+        if last_row.1 < target {
+            return Ok(last + 1);
+        }
+        // Invariant: the row before `lo` has an id below target (`below`), the row at `hi` one at
+        // least target (`above`).
+        let (mut lo, mut hi, mut below, mut above) = (first + 1, last, first_row.1, last_row.1);
+        let mut interpolate = true;
         while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let row: Option<(i64, u64)> =
-                probe.query_row([mid], |r| Ok((r.get(0)?, uint(r.get_ref(1)?)))).optional()?;
-            let Some((rowid, id)) = row else {
-                hi = mid;
-                continue;
+            let mid = if interpolate && above > below {
+                let fraction = (target - below) as f64 / (above - below) as f64;
+                (lo - 1 + ((hi - lo + 1) as f64 * fraction) as i64).clamp(lo, hi - 1)
+            } else {
+                lo + (hi - lo) / 2
             };
-            seen.push((rowid, id));
-            if id < target { lo = rowid + 1 } else { hi = mid }
+            interpolate = !interpolate;
+            match at(mid, seen)? {
+                Some((rowid, id)) if id < target => (lo, below) = (rowid + 1, id),
+                Some((_, id)) => (hi, above) = (mid, id),
+                None => hi = mid,
+            }
         }
         Ok(lo)
     };

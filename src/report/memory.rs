@@ -110,6 +110,8 @@ pub struct MemoryReport {
     pub(super) schema: Schema,
     /// Tables with an index starting with `operation_id`.
     indexed_by_operation: Vec<String>,
+    /// Whether `operations` is stored in id order, so rowid searches may be trusted.
+    rows_in_operation_order: bool,
 }
 
 impl MemoryReport {
@@ -151,6 +153,7 @@ impl MemoryReport {
             devices: Vec::new(),
             error_graphs: HashMap::new(),
             indexed_by_operation: Vec::new(),
+            rows_in_operation_order: false,
             conn,
             schema,
         };
@@ -168,7 +171,7 @@ impl MemoryReport {
         {
             self.warnings.push("Incompatible report version".to_string());
         }
-        self.operations = self.read_operations()?;
+        (self.operations, self.rows_in_operation_order) = self.read_operations()?;
         let errors = self.read_errors()?;
         self.attach(errors);
         self.devices = self.read_devices()?;
@@ -185,7 +188,8 @@ impl MemoryReport {
         Ok(rows.next()?.map(|r| sanitize_line(&text(r.get_ref_unwrap(0)))))
     }
 
-    fn read_operations(&self) -> rusqlite::Result<Vec<Operation>> {
+    /// Operations in id order, and whether the table already stored them so.
+    fn read_operations(&self) -> rusqlite::Result<(Vec<Operation>, bool)> {
         let columns = self
             .schema
             .select_list("operations", &[("operation_id", "0"), ("name", "''"), ("duration", "NULL"), ("rank", "0")]);
@@ -203,8 +207,11 @@ impl MemoryReport {
             })
         })?;
         let mut operations = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+        // The per-operation tables are written by the same loop as `operations`: when this one
+        // is out of id order, theirs may be too, and lookups must not trust rowid order.
+        let in_order = operations.is_sorted_by_key(|o| o.id);
         operations.sort_by_key(|o| o.id);
-        Ok(operations)
+        Ok((operations, in_order))
     }
 
     /// Error rows of the rank, and of rank 0 for the fallback, in table order.
@@ -364,7 +371,7 @@ impl MemoryReport {
             return Ok(Vec::new());
         }
         let indexed = self.indexed_by_operation.iter().any(|t| t == table);
-        if indexed || self.schema.has_column(table, "rank") {
+        if indexed || self.schema.has_column(table, "rank") || !self.rows_in_operation_order {
             return Ok(ids.chunks(500).map(|chunk| format!("operation_id IN ({})", list(chunk))).collect());
         }
         // Ids close together (the visible rows of a list) share one span: two searches a run.
