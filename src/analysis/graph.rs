@@ -1,8 +1,10 @@
 //! Captured-graph nodes, normalised from the JSON of every era (behaviour.md §3.1, formats.md §3).
 
 use super::failure::BufferType;
+use super::graph_json::{Loose, RawNode, RawParams, RawScopeNode, read_nodes, read_scope_nodes};
 use super::sanitize::sanitize_line;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// The node types the rules and the tree look at; everything else is `Other`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +61,7 @@ pub struct GraphNode {
     pub id: u64,
     /// The node type.
     pub node_type: Option<NodeType>,
-    /// The `node_type` text as written (sanitised), for unknown types.
+    /// The `node_type` text as written (sanitised), for unknown types only; empty for the others.
     pub type_name: String,
     /// `params.name` of a function start or end; empty when absent.
     pub name: String,
@@ -104,6 +106,58 @@ pub fn parse_graph(text: &str) -> Result<Vec<GraphNode>, String> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
+    if let Some(nodes) = read_nodes(text) {
+        return Ok(nodes.iter().enumerate().map(|(position, node)| normalise(position, node)).collect());
+    }
+    parse_generic(text)
+}
+
+/// Parses only what scope rules read — id, type, name, stacking level, abort — leaving every
+/// other field of [`GraphNode`] empty (`type_name` included). Linking parses every graph of a
+/// report this way; the scope fields are exactly those [`parse_graph`] gives.
+pub fn parse_scopes(text: &str) -> Result<Vec<GraphNode>, String> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    match read_scope_nodes(text) {
+        Some(nodes) => Ok(nodes.iter().enumerate().map(|(position, node)| scope_node(position, node)).collect()),
+        None => parse_graph(text).map(|nodes| nodes.into_iter().map(scope_fields).collect()),
+    }
+}
+
+/// A node's scope fields only.
+fn scope_fields(node: GraphNode) -> GraphNode {
+    GraphNode {
+        id: node.id,
+        node_type: node.node_type,
+        name: node.name,
+        stacking_level: node.stacking_level,
+        aborted: node.aborted,
+        abort_reason: node.abort_reason,
+        ..GraphNode::default()
+    }
+}
+
+fn scope_node(position: usize, node: &RawScopeNode<'_>) -> GraphNode {
+    let full = RawNode {
+        id: node.id.clone(),
+        counter: node.counter.clone(),
+        node_type: node.node_type.clone(),
+        params: node.params.as_ref().map(|p| RawParams {
+            name: p.name.clone(),
+            aborted: p.aborted.clone(),
+            abort_reason: p.abort_reason.clone(),
+            ..RawParams::default()
+        }),
+        stacking_level: node.stacking_level.clone(),
+        input_tensors: None,
+        connections: None,
+    };
+    scope_fields(normalise(position, &full))
+}
+
+/// The generic reader: decides whatever the fast one does not accept exactly.
+fn parse_generic(text: &str) -> Result<Vec<GraphNode>, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("invalid captured graph JSON: {e}"))?;
     let Value::Array(items) = value else {
         return Err("captured graph is not a JSON array".to_string());
@@ -112,65 +166,100 @@ pub fn parse_graph(text: &str) -> Result<Vec<GraphNode>, String> {
         .iter()
         .enumerate()
         .map(|(position, item)| match item {
-            Value::Object(node) => Ok(normalise(position, node)),
+            Value::Object(node) => Ok(normalise(position, &raw_node(node))),
             _ => Err(format!("captured graph node {position} is not a JSON object")),
         })
         .collect()
 }
 
-fn normalise(position: usize, node: &Map<String, Value>) -> GraphNode {
-    let empty = Map::new();
-    let params = node.get("params").and_then(Value::as_object).unwrap_or(&empty);
-    let type_name = node.get("node_type").and_then(Value::as_str).unwrap_or("");
+/// The fields of a generic JSON node, as the fast reader gives them.
+fn raw_node(node: &Map<String, Value>) -> RawNode<'_> {
+    let list = |key: &str| match node.get(key) {
+        Some(Value::Array(items)) => Some(items.iter().map(loose).collect()),
+        _ => None,
+    };
+    let params = node.get("params").and_then(Value::as_object).map(|p| RawParams {
+        name: get(p, "name"),
+        aborted: get(p, "aborted"),
+        abort_reason: get(p, "abort_reason"),
+        size: get(p, "size"),
+        address: get(p, "address"),
+        buffer_type: get(p, "buffer_type"),
+        type_name: get(p, "type"),
+        layout: get(p, "layout"),
+        core_range_set: get(p, "core_range_set"),
+        device_id: get(p, "device_id"),
+        tensor_id: get(p, "tensor_id"),
+        shape: get(p, "shape"),
+    });
+    RawNode {
+        id: get(node, "id"),
+        counter: get(node, "counter"),
+        node_type: get(node, "node_type"),
+        params,
+        stacking_level: get(node, "stacking_level"),
+        input_tensors: list("input_tensors"),
+        connections: list("connections"),
+    }
+}
+
+fn get<'v>(map: &'v Map<String, Value>, key: &str) -> Option<Loose<'v>> {
+    map.get(key).map(loose)
+}
+
+fn loose(value: &Value) -> Loose<'_> {
+    match value {
+        Value::String(s) => Loose::Str(Cow::Borrowed(s)),
+        Value::Bool(b) => Loose::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Loose::U64(u),
+            (None, Some(i)) => Loose::I64(i),
+            _ => Loose::F64(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        _ => Loose::Other,
+    }
+}
+
+fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
+    let empty = RawParams::default();
+    let params = node.params.as_ref().unwrap_or(&empty);
+    let type_name = node.node_type.as_ref().and_then(Loose::as_str).unwrap_or("");
     let node_type = NodeType::from_name(type_name);
-    let text = |key: &str| params.get(key).and_then(Value::as_str).map(sanitize_line);
+    let text = |value: &Option<Loose<'_>>| value.as_ref().and_then(Loose::as_str).map(sanitize_line);
+    let number = |value: &Option<Loose<'_>>| value.as_ref().and_then(Loose::as_u64);
+    let numbers = |list: &Option<Vec<Loose<'_>>>| list.iter().flatten().filter_map(Loose::as_u64).collect();
     let aborted = node_type == NodeType::FunctionEnd
-        && match params.get("aborted") {
-            Some(Value::Bool(flag)) => *flag,
-            Some(Value::String(flag)) => flag == "true",
+        && match &params.aborted {
+            Some(Loose::Bool(flag)) => *flag,
+            Some(Loose::Str(flag)) => flag == "true",
             _ => false,
         };
-    let buffer_type = number(params.get("buffer_type"))
+    let buffer_type = number(&params.buffer_type)
         .and_then(|code| BufferType::from_code(code as i64))
-        .or_else(|| params.get("type").and_then(Value::as_str).and_then(BufferType::from_token));
+        .or_else(|| params.type_name.as_ref().and_then(Loose::as_str).and_then(BufferType::from_token));
     GraphNode {
-        id: number(node.get("id")).or_else(|| number(node.get("counter"))).unwrap_or(position as u64),
+        id: number(&node.id).or_else(|| number(&node.counter)).unwrap_or(position as u64),
         node_type: Some(node_type),
-        type_name: sanitize_line(type_name),
-        name: text("name").unwrap_or_default(),
-        stacking_level: node.get("stacking_level").and_then(|v| v.as_i64().or_else(|| v.as_str()?.trim().parse().ok())),
+        type_name: if node_type == NodeType::Other { sanitize_line(type_name) } else { String::new() },
+        name: text(&params.name).unwrap_or_default(),
+        stacking_level: node.stacking_level.as_ref().and_then(Loose::as_i64),
         aborted,
         abort_reason: params
-            .get("abort_reason")
-            .and_then(Value::as_str)
+            .abort_reason
+            .as_ref()
+            .and_then(Loose::as_str)
             .filter(|r| !r.trim().is_empty())
             .map(sanitize_line),
-        size: number(params.get("size")),
-        address: number(params.get("address")),
+        size: number(&params.size),
+        address: number(&params.address),
         buffer_type,
-        layout: text("layout"),
-        core_range_set: text("core_range_set"),
-        device_id: number(params.get("device_id")),
-        tensor_id: number(params.get("tensor_id")),
-        shape: text("shape"),
-        input_tensors: numbers(node.get("input_tensors")),
-        connections: numbers(node.get("connections")),
-    }
-}
-
-/// A numeric value written as a JSON integer or as a decimal string.
-fn number(value: Option<&Value>) -> Option<u64> {
-    match value? {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
-
-fn numbers(value: Option<&Value>) -> Vec<u64> {
-    match value {
-        Some(Value::Array(items)) => items.iter().filter_map(|v| number(Some(v))).collect(),
-        _ => Vec::new(),
+        layout: text(&params.layout),
+        core_range_set: text(&params.core_range_set),
+        device_id: number(&params.device_id),
+        tensor_id: number(&params.tensor_id),
+        shape: text(&params.shape),
+        input_tensors: numbers(&node.input_tensors),
+        connections: numbers(&node.connections),
     }
 }
 
@@ -237,6 +326,49 @@ mod tests {
         assert_eq!(g[0].node_type, Some(NodeType::Other));
         assert_eq!(g[0].type_name, "dataflow_buffer_allocate");
         assert_eq!(g[1].name, "");
+    }
+
+    /// The fast reader and the generic one give the same nodes for every graph both accept.
+    #[test]
+    fn fast_and_generic_readers_agree() {
+        let texts = [
+            r#"[{"counter":0,"node_type":"capture_start","params":null,"connections":[1],"stacking_level":0}]"#,
+            r#"[{"counter":"3","node_type":"function_start","params":{"inputs":"2","name":"Conv2d\u001b[1m"},"input_tensors":["4",5,-1,2.5,"x"],"connections":[],"stacking_level":"2"}]"#,
+            r#"[{"id":9,"counter":1,"node_type":"function_end","params":{"name":"X","aborted":true,"abort_reason":"Out of Memory"},"stacking_level":-1}]"#,
+            r#"[{"node_type":"function_end","params":{"name":"X","aborted":"true","abort_reason":"  "}}]"#,
+            r#"[{"node_type":"buffer_allocate","params":{"address":18446744073709551615,"size":1.5e3,"buffer_type":3,"type":"DRAM","layout":"INTERLEAVED","device_id":"0"}}]"#,
+            r#"[{"node_type":"circular_buffer_allocate","params":{"address":"101440","size":"32768","core_range_set":"{[0-0 - 10-9]}","globally_allocated":"1"},"extra":{"a":[1,{"b":2}]}}]"#,
+            r#"[{"node_type":"tensor","params":{"tensor_id":13,"shape":"Shape([1, 1, 2048, 512])","device_tensors":"[{\"address\":1}]"}},{"node_type":7,"params":{}}]"#,
+            r#"[{"node_type":"function_start","params":{"name":{"nested":true}},"stacking_level":null,"connections":null}]"#,
+        ];
+        for text in texts {
+            let fast: Vec<GraphNode> = read_nodes(text)
+                .unwrap_or_else(|| panic!("fast reader refused {text}"))
+                .iter()
+                .enumerate()
+                .map(|(i, n)| normalise(i, n))
+                .collect();
+            assert_eq!(Ok(fast), parse_generic(text), "{text}");
+        }
+        // Refused by the fast reader, decided by the generic one.
+        for text in [r#"[{"node_type":"function_start","params":"oops"}]"#, r#"[{"id":1,"id":2,"node_type":"x"}]"#] {
+            assert!(read_nodes(text).is_none(), "{text}");
+            assert!(parse_graph(text).is_ok(), "{text}");
+        }
+    }
+
+    /// `parse_scopes` gives exactly the scope fields `parse_graph` gives, on both readers' paths.
+    #[test]
+    fn scope_parsing_keeps_the_scope_fields() {
+        let texts = [
+            r#"[{"counter":0,"node_type":"capture_start","params":null},{"counter":1,"node_type":"function_start","params":{"name":"ttnn.add","inputs":"2"},"stacking_level":1},{"id":7,"counter":2,"node_type":"function_end","params":{"name":"ttnn.add","aborted":"true","abort_reason":"Out of Memory"},"stacking_level":"1"},{"node_type":"buffer_allocate","params":{"size":"4"}}]"#,
+            r#"[{"node_type":"function_start","params":"oops"},{"id":1,"id":2,"node_type":"function_end","params":{"name":"X","aborted":true}}]"#,
+        ];
+        for text in texts {
+            let full: Vec<GraphNode> = parse_graph(text).unwrap().into_iter().map(scope_fields).collect();
+            assert_eq!(parse_scopes(text).unwrap(), full, "{text}");
+        }
+        assert!(parse_scopes("[{").is_err());
     }
 
     #[test]

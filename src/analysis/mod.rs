@@ -7,6 +7,7 @@ pub mod failure;
 pub mod flags;
 pub mod format;
 pub mod graph;
+mod graph_json;
 pub mod link;
 pub mod perf_callout;
 pub mod perf_rows;

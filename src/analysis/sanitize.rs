@@ -19,6 +19,10 @@ fn is_bidi_control(c: char) -> bool {
 }
 
 fn sanitize(text: &str, multiline: bool) -> String {
+    // Most report text is plain printable ASCII (and newlines): nothing to do but copy it.
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b) || (multiline && b == b'\n')) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
     let mut column = 0usize;
     let mut chars = text.chars().peekable();

@@ -2,11 +2,12 @@
 //! `buffers` rows.
 
 use super::database::{int, text, uint};
-use super::memory::{MemoryReport, pick_graph};
+use super::memory::MemoryReport;
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::{GraphNode, parse_graph};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use rusqlite::params;
+use rusqlite::types::ValueRef;
 use std::collections::HashMap;
 
 /// One `buffers` row: a device buffer live after an operation.
@@ -128,7 +129,6 @@ impl MemoryReport {
 /// A buffer type stored as an integer code `0..4` or as a name (`'L1'`); other values pass
 /// through unchanged (behaviour.md §1.3.3).
 pub(super) fn buffer_type(value: rusqlite::types::ValueRef<'_>) -> Result<BufferType, String> {
-    use rusqlite::types::ValueRef;
     match value {
         ValueRef::Integer(code) => BufferType::from_code(code).ok_or_else(|| code.to_string()),
         ValueRef::Text(t) => {
@@ -139,11 +139,30 @@ pub(super) fn buffer_type(value: rusqlite::types::ValueRef<'_>) -> Result<Buffer
     }
 }
 
+/// An operation's captured graph, or why it cannot be read.
+pub type GraphResult = Result<Vec<GraphNode>, String>;
+
 impl MemoryReport {
     /// The captured graph of every operation, in operation order, read in one pass over the table
-    /// (linking needs them all). An operation without a graph has none; an invalid one, the reason.
-    pub fn all_graphs(&self) -> Result<Vec<Result<Vec<GraphNode>, String>>, String> {
-        let mut texts: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
+    /// and parsed as it is read (linking needs them all). For each operation the first row of its
+    /// rank wins, else the first row for its id; an operation without a graph has none, and an
+    /// invalid one gives the reason.
+    pub fn all_graphs(&self) -> Result<Vec<GraphResult>, String> {
+        self.map_graphs(parse_graph, |_, graph| graph)
+    }
+
+    /// Like [`MemoryReport::all_graphs`], with the parser to use (e.g. `parse_scopes`), keeping
+    /// only what `summarise` makes of each graph, so the nodes of 100 k graphs are never held at
+    /// once (linking keeps a few names per graph). An operation without a graph is summarised
+    /// from no nodes.
+    pub fn map_graphs<T>(
+        &self,
+        parse: fn(&str) -> GraphResult,
+        mut summarise: impl FnMut(usize, GraphResult) -> T,
+    ) -> Result<Vec<T>, String> {
+        // Per operation: what was made of the graph taken so far, and whether its row had the
+        // operation's rank.
+        let mut taken: Vec<Option<(bool, T)>> = std::iter::repeat_with(|| None).take(self.operations.len()).collect();
         if self.schema.has_table("captured_graph") {
             let columns = self
                 .schema
@@ -153,16 +172,35 @@ impl MemoryReport {
                 let mut rows = stmt.query([])?;
                 while let Some(r) = rows.next()? {
                     let id = uint(r.get_ref(0)?);
-                    texts.entry(id).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
+                    let rank = int(r.get_ref(2)?) as u32;
+                    let first = self.operations.partition_point(|o| o.id < id);
+                    let same_id = self.operations[first..].iter().take_while(|o| o.id == id);
+                    for (offset, (op, slot)) in same_id.zip(&mut taken[first..]).enumerate() {
+                        let rank_matches = op.rank == rank;
+                        if matches!(slot, Some((true, _))) || (slot.is_some() && !rank_matches) {
+                            continue;
+                        }
+                        let graph = match r.get_ref(1)? {
+                            ValueRef::Text(bytes) => match std::str::from_utf8(bytes) {
+                                Ok(text) => parse(text),
+                                Err(_) => parse(&String::from_utf8_lossy(bytes)),
+                            },
+                            other => parse(&text(other)),
+                        };
+                        *slot = Some((rank_matches, summarise(first + offset, graph)));
+                    }
                 }
                 Ok(())
             };
             read().map_err(|e| format!("cannot read captured graphs ({e})"))?;
         }
-        Ok(self
-            .operations
-            .iter()
-            .map(|op| pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), parse_graph))
+        Ok(taken
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| match t {
+                Some((_, summary)) => summary,
+                None => summarise(i, Ok(Vec::new())),
+            })
             .collect())
     }
 }

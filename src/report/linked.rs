@@ -7,6 +7,7 @@ use super::perf::PerfReport;
 use crate::analysis::dram_fallback::{DramFallback, detect_dram_fallbacks};
 use crate::analysis::failure::AllocationFailure;
 use crate::analysis::flags::{Flag, flags_for_rows};
+use crate::analysis::graph::parse_scopes;
 use crate::analysis::link::{Link, LinkState, MemoryOperation, link};
 use crate::analysis::perf_callout::{
     FailedOperation, PerfCallout, PerfStatus, failure_listings, perf_callout, perf_status_for_operation,
@@ -32,13 +33,10 @@ impl LinkedReports {
     /// Links a performance report to a memory report; reads every captured graph of the memory
     /// report once. An operation whose graph cannot be read takes part with no device operation.
     pub fn new(memory: &MemoryReport, perf: PerfReport) -> Result<Self, String> {
-        let graphs = memory.all_graphs()?;
-        let memory_side: Vec<MemoryOperation> = memory
-            .operations
-            .iter()
-            .zip(&graphs)
-            .map(|(op, graph)| MemoryOperation::from_graph(op.id, op.name.clone(), graph.as_deref().unwrap_or(&[])))
-            .collect();
+        let memory_side: Vec<MemoryOperation> = memory.map_graphs(parse_scopes, |i, graph| {
+            let op = &memory.operations[i];
+            MemoryOperation::from_graph(op.id, op.name.clone(), graph.as_deref().unwrap_or(&[]))
+        })?;
         let rows = perf.rows(true);
         let link = link(&memory_side, &rows, memory.devices.len());
         let failed = (0..memory.operations.len())

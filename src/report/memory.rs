@@ -432,7 +432,7 @@ impl MemoryReport {
 }
 
 /// The graph of an operation: the first row of its rank, otherwise the first row for the id.
-pub(super) fn pick_graph(rows: Option<&Vec<(u32, String)>>, rank: u32) -> Option<&str> {
+fn pick_graph(rows: Option<&Vec<(u32, String)>>, rank: u32) -> Option<&str> {
     let rows = rows?;
     rows.iter().find(|(r, _)| *r == rank).or_else(|| rows.first()).map(|(_, t)| t.as_str())
 }
