@@ -101,5 +101,11 @@ fn open_perf(open: &OpenArgs, report: &MemoryReport) -> Result<Option<LinkedRepo
         },
         (None, false) => return Ok(None),
     };
+    if perf.ragged_rows > 0 {
+        let (n, path) =
+            (perf.ragged_rows, ttnn_tui::analysis::sanitize::sanitize_line(&perf.path.display().to_string()));
+        let rows = if n == 1 { "row has" } else { "rows have" };
+        eprintln!("warning: {n} {rows} missing or extra cells, read as far as they go: {path}");
+    }
     LinkedReports::new(report, perf).map(Some).map_err(|e| fail(format!("{e}: {}", report.source.display_path())))
 }

@@ -138,6 +138,23 @@ fn an_unrelated_perf_report_does_not_link() {
 }
 
 #[test]
+fn rows_with_missing_or_extra_cells_are_read_and_counted() {
+    let dir = TempDir::new("ragged");
+    let mut csv = PerfCsv::new(Era::Y2025);
+    csv.push(Row::device("SoftmaxDeviceOperation", 0, 5_000));
+    csv.push(Row { truncate: Some(4), ..Row::device("MatmulDeviceOperation", 0, 5_000) });
+    csv.push(Row { extra: 2, ..Row::device("BinaryNgDeviceOperation", 0, 5_000) });
+    let perf = csv.write(dir.path(), "ops_perf_results.csv");
+    let perf = perf.to_str().unwrap();
+    let output = run(&["explain", "--demo", "--perf", perf, "--json"], None);
+    assert_eq!(json(&output)["perf_report"]["rows"], 3);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!("warning: 2 rows have missing or extra cells, read as far as they go: {perf}\n")
+    );
+}
+
+#[test]
 fn a_csv_without_op_code_is_refused() {
     let dir = TempDir::new("no-op-code");
     let mut csv = PerfCsv::new(Era::Y2026);
