@@ -54,12 +54,24 @@ fn cell_text(bytes: &[u8]) -> String {
     }
 }
 
-/// Column positions by trimmed header name (the first of duplicated names wins).
+/// A cell as shared text, allocated once: as [`cell_text`] gives it.
+fn cell_shared(bytes: &[u8]) -> Text {
+    let unguarded = match bytes {
+        [b'\'', b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r', ..] => &bytes[1..],
+        _ => bytes,
+    };
+    match std::str::from_utf8(unguarded) {
+        Ok(text) if unguarded.iter().all(|b| (0x20..0x7f).contains(b)) => Text::from(text),
+        _ => cell_text(bytes).into(),
+    }
+}
+
 /// True when a cell reads as `text`: plain printable ASCII equal to it, with no formula guard.
 fn cell_text_is(bytes: &[u8], text: &str) -> bool {
     bytes == text.as_bytes() && bytes.first() != Some(&b'\'') && bytes.iter().all(|b| (0x20..0x7f).contains(b))
 }
 
+/// Column positions by trimmed header name (the first of duplicated names wins).
 struct Columns(HashMap<String, usize>);
 
 impl Columns {
@@ -91,12 +103,12 @@ impl Cells<'_> {
     }
 
     fn text(&self, column: Option<usize>) -> Text {
-        cell_text(self.raw(column)).into()
+        cell_shared(self.raw(column))
     }
 
     fn optional_text(&self, column: Option<usize>) -> Option<Text> {
-        let text = cell_text(self.raw(column));
-        (!text.trim().is_empty()).then(|| text.into())
+        let text = cell_shared(self.raw(column));
+        (!text.trim().is_empty()).then_some(text)
     }
 
     fn float(&self, column: Option<usize>) -> Option<f64> {
