@@ -123,8 +123,10 @@ fn keys_popups_and_quit_in_a_real_terminal() {
         return;
     }
     let t = Tmux::start("keys", &command("--operation 9", ""));
-    let screen = t.wait_for("op 9/10");
-    assert!(screen.contains("ttnn.layer_norm") && screen.contains("Overlaps an L1 buffer."), "{screen}");
+    // Each text is waited for: a capture can catch the screen half redrawn.
+    for text in ["op 9/10", "ttnn.layer_norm", "Overlaps an L1 buffer."] {
+        t.wait_for(text);
+    }
     assert!(t.alternate_screen());
     t.keys(&["y"]);
     t.wait_for("Copied the callout of operation 9 (OSC 52)");
@@ -196,9 +198,9 @@ fn the_demo_on_an_operation_with_its_tree() {
     }
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start("demo", &format!("{bin} --demo --operation 13"));
-    let screen = t.wait_for("op 13/39");
-    assert!(screen.contains("3 errors recorded that are not shown on any operation"), "{screen}");
-    assert!(screen.contains("Not enough free space."), "{screen}");
+    for text in ["op 13/39", "3 errors recorded that are not shown on any operation", "Not enough free space."] {
+        t.wait_for(text);
+    }
     t.keys(&["e"]);
     t.wait_for("Showing 13 of 39 operations");
     t.keys(&["Tab"]);
