@@ -76,6 +76,16 @@ impl Tmux {
         self.wait_gone(until_gone);
     }
 
+    /// Opens the error popup (`v`) and the help (`?`), each closed again with Esc.
+    fn open_and_close_popups(&self) {
+        self.keys(&["v"]);
+        self.wait_for("Error details");
+        self.escape("Error details");
+        self.keys(&["?"]);
+        self.wait_for("Ctrl-d/Ctrl-u");
+        self.escape("Ctrl-d/Ctrl-u");
+    }
+
     fn keys(&self, keys: &[&str]) {
         for key in keys {
             assert!(self.run(&["send-keys", "-t", "main", key]).status.success());
@@ -152,12 +162,7 @@ fn keys_popups_and_quit_in_a_real_terminal() {
     t.wait_for("▸ ✖ MatmulDeviceOperation (failed)");
     t.keys(&["l"]);
     t.wait_for("buffer_allocate  800 KiB  L1  at 1474560");
-    t.keys(&["v"]);
-    t.wait_for("Error details");
-    t.escape("Error details");
-    t.keys(&["?"]);
-    t.wait_for("Ctrl-d/Ctrl-u");
-    t.escape("Ctrl-d/Ctrl-u");
+    t.open_and_close_popups();
     t.keys(&["BTab"]);
     t.wait_for("[1 Operations]");
     t.keys(&["q"]);
@@ -205,12 +210,7 @@ fn the_demo_on_an_operation_with_its_tree() {
     t.wait_for("Showing 13 of 39 operations");
     t.keys(&["Tab"]);
     t.wait_for("InterleavedToShardedDeviceOperation: Out of Memory");
-    t.keys(&["v"]);
-    t.wait_for("Error details");
-    t.escape("Error details");
-    t.keys(&["?"]);
-    t.wait_for("Ctrl-d/Ctrl-u");
-    t.escape("Ctrl-d/Ctrl-u");
+    t.open_and_close_popups();
     t.keys(&["q"]);
     t.wait_for("EXITED 0");
     assert!(!t.alternate_screen());
