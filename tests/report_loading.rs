@@ -197,7 +197,7 @@ fn an_invalid_graph_spoils_only_its_operation() {
         .error(ErrorRow::new(2, "ttnn.conv2d", "RuntimeError", OOM))
         .write_to(dir.path());
     let report = open(dir.path(), 0).unwrap();
-    assert!(report.failed_device_operations(0).unwrap_err().starts_with("invalid captured graph JSON"));
+    assert!(report.failed_device_operations(0).unwrap_err().to_string().starts_with("invalid captured graph JSON"));
     assert_eq!(report.failed_device_operations(1), Ok(vec!["Conv2dDeviceOperation".to_string()]));
 }
 

@@ -100,9 +100,23 @@ impl GraphNode {
     }
 }
 
+/// Why a stored captured graph cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GraphError {
+    /// Not JSON at all (e.g. cut off).
+    #[error("invalid captured graph JSON: {0}")]
+    InvalidJson(String),
+    /// JSON, but not an array of nodes.
+    #[error("captured graph is not a JSON array")]
+    NotAnArray,
+    /// An element of the array is not an object.
+    #[error("captured graph node {0} is not a JSON object")]
+    NodeNotAnObject(usize),
+}
+
 /// Parses a stored `captured_graph` text; empty or blank text is an empty graph.
 /// Invalid JSON, or JSON that is not an array of objects, is an error with the reason.
-pub fn parse_graph(text: &str) -> Result<Vec<GraphNode>, String> {
+pub fn parse_graph(text: &str) -> Result<Vec<GraphNode>, GraphError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
@@ -115,7 +129,7 @@ pub fn parse_graph(text: &str) -> Result<Vec<GraphNode>, String> {
 /// Parses only what scope rules read — id, type, name, stacking level, abort — leaving every
 /// other field of [`GraphNode`] empty (`type_name` included). Linking parses every graph of a
 /// report this way; the scope fields are exactly those [`parse_graph`] gives.
-pub fn parse_scopes(text: &str) -> Result<Vec<GraphNode>, String> {
+pub fn parse_scopes(text: &str) -> Result<Vec<GraphNode>, GraphError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
@@ -157,17 +171,17 @@ fn scope_node(position: usize, node: &RawScopeNode<'_>) -> GraphNode {
 }
 
 /// The generic reader: decides whatever the fast one does not accept exactly.
-fn parse_generic(text: &str) -> Result<Vec<GraphNode>, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("invalid captured graph JSON: {e}"))?;
+fn parse_generic(text: &str) -> Result<Vec<GraphNode>, GraphError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| GraphError::InvalidJson(e.to_string()))?;
     let Value::Array(items) = value else {
-        return Err("captured graph is not a JSON array".to_string());
+        return Err(GraphError::NotAnArray);
     };
     items
         .iter()
         .enumerate()
         .map(|(position, item)| match item {
             Value::Object(node) => Ok(normalise(position, &raw_node(node))),
-            _ => Err(format!("captured graph node {position} is not a JSON object")),
+            _ => Err(GraphError::NodeNotAnObject(position)),
         })
         .collect()
 }
@@ -373,8 +387,8 @@ mod tests {
 
     #[test]
     fn invalid_graphs_are_errors_and_empty_text_is_no_nodes() {
-        assert!(parse_graph("[{").unwrap_err().starts_with("invalid captured graph JSON"));
-        assert_eq!(parse_graph("{}").unwrap_err(), "captured graph is not a JSON array");
+        assert!(parse_graph("[{").unwrap_err().to_string().starts_with("invalid captured graph JSON"));
+        assert_eq!(parse_graph("{}").unwrap_err().to_string(), "captured graph is not a JSON array");
         assert!(parse_graph("[1]").is_err());
         assert!(parse_graph("").unwrap().is_empty());
         assert!(parse_graph("  ").unwrap().is_empty());

@@ -63,10 +63,10 @@ impl App {
             match load {
                 Load::StackTraces(indexes) => match report.stack_traces(indexes) {
                     Ok(traces) => self.stack_traces.extend(traces),
-                    Err(e) => self.load_error = Some(e),
+                    Err(e) => self.load_error = Some(e.to_string()),
                 },
                 Load::Arguments(i) => {
-                    self.arguments.insert(*i, report.arguments(*i));
+                    self.arguments.insert(*i, report.arguments(*i).map_err(|e| e.to_string()));
                 }
                 Load::Graph(i) => {
                     let has_error = self.operations[*i].error.is_some();
@@ -75,7 +75,7 @@ impl App {
                         (Ok(nodes), Some(perf)) => perf.tree_annotations(self.operations[*i].id, nodes),
                         _ => TreeAnnotations::new(),
                     };
-                    let entries = graph.map(|nodes| device_ops_tree(&nodes, has_error));
+                    let entries = graph.map(|nodes| device_ops_tree(&nodes, has_error)).map_err(|e| e.to_string());
                     let tree = new_tree(entries, annotations, self.hex, &self.theme);
                     self.trees.insert(*i, tree);
                 }

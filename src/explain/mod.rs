@@ -7,7 +7,7 @@ mod text;
 use crate::analysis::failure::AllocationFailure;
 use crate::analysis::perf_callout::PerfStatus;
 use crate::report::linked::LinkedReports;
-use crate::report::{ErrorRecord, MemoryReport};
+use crate::report::{ErrorRecord, MemoryReport, ReportError};
 
 pub use json::render_json;
 pub use text::render_text;
@@ -33,7 +33,7 @@ pub struct ExplainedError<'a> {
     /// The allocation failure, when the message is one.
     pub failure: Option<&'a AllocationFailure>,
     /// Failed device operations (attached errors only), or why the graph is unavailable.
-    pub failed_device_operations: Result<Vec<String>, String>,
+    pub failed_device_operations: Result<Vec<String>, ReportError>,
     /// The operation's perf status, when a linked performance report is open.
     pub perf: Option<PerfStatus>,
 }

@@ -1,10 +1,11 @@
 //! Per-operation details read only when an operation is shown: stack traces, arguments and
 //! `buffers` rows.
 
+use super::ReportError;
 use super::database::{int, text, uint};
 use super::memory::MemoryReport;
 use crate::analysis::failure::BufferType;
-use crate::analysis::graph::{GraphNode, parse_graph};
+use crate::analysis::graph::{GraphError, GraphNode};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use rusqlite::params;
 use rusqlite::types::ValueRef;
@@ -33,7 +34,7 @@ impl MemoryReport {
     }
 
     /// The stack traces of some operations (by index), sanitised; empty when none is stored.
-    pub fn stack_traces(&self, indexes: &[usize]) -> Result<HashMap<usize, String>, String> {
+    pub fn stack_traces(&self, indexes: &[usize]) -> Result<HashMap<usize, String>, ReportError> {
         let mut out = HashMap::new();
         if !self.schema.has_table("stack_traces") || indexes.is_empty() {
             return Ok(out);
@@ -54,7 +55,7 @@ impl MemoryReport {
             }
             Ok(by_id)
         };
-        let by_id = read().map_err(|e| format!("cannot read stack traces ({e})"))?;
+        let by_id = read().map_err(ReportError::read("stack traces"))?;
         for &i in indexes {
             let op = &self.operations[i];
             let rows = by_id.get(&op.id).map(Vec::as_slice).unwrap_or_default();
@@ -67,15 +68,14 @@ impl MemoryReport {
     }
 
     /// The arguments of an operation (by index): name and printed value, in table order.
-    pub fn arguments(&self, index: usize) -> Result<Vec<(String, String)>, String> {
+    pub fn arguments(&self, index: usize) -> Result<Vec<(String, String)>, ReportError> {
         if !self.schema.has_table("operation_arguments") {
             return Ok(Vec::new());
         }
         let op = &self.operations[index];
         let columns = self.schema.select_list("operation_arguments", &[("name", "''"), ("value", "''")]);
         let filter = self.schema.rank_filter("operation_arguments");
-        let rows =
-            self.rows_condition("operation_arguments", op.id).map_err(|e| format!("cannot read arguments ({e})"))?;
+        let rows = self.rows_condition("operation_arguments", op.id).map_err(ReportError::read("arguments"))?;
         let sql = format!("SELECT {columns} FROM operation_arguments WHERE ({rows}) AND {filter} ORDER BY rowid");
         let read = || -> rusqlite::Result<Vec<(String, String)>> {
             let mut stmt = self.conn.prepare(&sql)?;
@@ -84,11 +84,11 @@ impl MemoryReport {
             })?;
             rows.collect()
         };
-        read().map_err(|e| format!("cannot read arguments ({e})"))
+        read().map_err(ReportError::read("arguments"))
     }
 
     /// The `buffers` rows of an operation (by index), in table order; read only when asked for.
-    pub fn buffers(&self, index: usize) -> Result<Vec<BufferRecord>, String> {
+    pub fn buffers(&self, index: usize) -> Result<Vec<BufferRecord>, ReportError> {
         if !self.schema.has_table("buffers") {
             return Ok(Vec::new());
         }
@@ -104,7 +104,7 @@ impl MemoryReport {
             ],
         );
         let filter = self.schema.rank_filter("buffers");
-        let rows = self.rows_condition("buffers", op.id).map_err(|e| format!("cannot read buffers ({e})"))?;
+        let rows = self.rows_condition("buffers", op.id).map_err(ReportError::read("buffers"))?;
         let sql = format!("SELECT {columns} FROM buffers WHERE ({rows}) AND {filter} ORDER BY rowid");
         let read = || -> rusqlite::Result<Vec<BufferRecord>> {
             let mut stmt = self.conn.prepare(&sql)?;
@@ -122,7 +122,7 @@ impl MemoryReport {
             })?;
             rows.collect()
         };
-        read().map_err(|e| format!("cannot read buffers ({e})"))
+        read().map_err(ReportError::read("buffers"))
     }
 }
 
@@ -140,26 +140,19 @@ pub(super) fn buffer_type(value: rusqlite::types::ValueRef<'_>) -> Result<Buffer
 }
 
 /// An operation's captured graph, or why it cannot be read.
-pub type GraphResult = Result<Vec<GraphNode>, String>;
+pub type GraphResult = Result<Vec<GraphNode>, GraphError>;
 
 impl MemoryReport {
-    /// The captured graph of every operation, in operation order, read in one pass over the table
-    /// and parsed as it is read (linking needs them all). For each operation the first row of its
-    /// rank wins, else the first row for its id; an operation without a graph has none, and an
-    /// invalid one gives the reason.
-    pub fn all_graphs(&self) -> Result<Vec<GraphResult>, String> {
-        self.map_graphs(parse_graph, |_, graph| graph)
-    }
-
-    /// Like [`MemoryReport::all_graphs`], with the parser to use (e.g. `parse_scopes`), keeping
-    /// only what `summarise` makes of each graph, so the nodes of 100 k graphs are never held at
-    /// once (linking keeps a few names per graph). An operation without a graph is summarised
-    /// from no nodes.
+    /// Every operation's captured graph, in operation order, read in one pass over the table and
+    /// parsed as it is read by `parse` (e.g. `parse_scopes`), keeping only what `summarise` makes
+    /// of each graph, so the nodes of 100 k graphs are never held at once (linking keeps a few
+    /// names per graph). For each operation the first row of its rank wins, else the first row for
+    /// its id; an operation without a graph is summarised from no nodes.
     pub fn map_graphs<T>(
         &self,
         parse: fn(&str) -> GraphResult,
         mut summarise: impl FnMut(usize, GraphResult) -> T,
-    ) -> Result<Vec<T>, String> {
+    ) -> Result<Vec<T>, ReportError> {
         // Per operation: what was made of the graph taken so far, and whether its row had the
         // operation's rank.
         let mut taken: Vec<Option<(bool, T)>> = std::iter::repeat_with(|| None).take(self.operations.len()).collect();
@@ -192,7 +185,7 @@ impl MemoryReport {
                 }
                 Ok(())
             };
-            read().map_err(|e| format!("cannot read captured graphs ({e})"))?;
+            read().map_err(ReportError::read("captured graphs"))?;
         }
         Ok(taken
             .into_iter()

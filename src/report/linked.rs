@@ -2,6 +2,7 @@
 //! depends on it — failures listed above the perf table, each operation's perf status, likely DRAM
 //! fallbacks and the Flags column (behaviour.md §9–§11).
 
+use super::ReportError;
 use super::memory::MemoryReport;
 use super::perf::PerfReport;
 use crate::analysis::dram_fallback::{DramFallback, detect_dram_fallbacks};
@@ -32,7 +33,7 @@ pub struct LinkedReports {
 impl LinkedReports {
     /// Links a performance report to a memory report; reads every captured graph of the memory
     /// report once. An operation whose graph cannot be read takes part with no device operation.
-    pub fn new(memory: &MemoryReport, perf: PerfReport) -> Result<Self, String> {
+    pub fn new(memory: &MemoryReport, perf: PerfReport) -> Result<Self, ReportError> {
         let memory_side: Vec<MemoryOperation> = memory.map_graphs(parse_scopes, |i, graph| {
             let op = &memory.operations[i];
             MemoryOperation::from_graph(op.id, op.name.clone(), graph.as_deref().unwrap_or(&[]))

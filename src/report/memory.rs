@@ -105,7 +105,7 @@ pub struct MemoryReport {
     /// Devices of the rank.
     pub devices: Vec<Device>,
     /// Captured graphs of the operations with an error, by operation index.
-    error_graphs: HashMap<usize, Result<Vec<GraphNode>, String>>,
+    error_graphs: HashMap<usize, Result<Vec<GraphNode>, ReportError>>,
     pub(super) conn: Connection,
     pub(super) schema: Schema,
     /// Tables with an index starting with `operation_id`.
@@ -326,7 +326,7 @@ impl MemoryReport {
     }
 
     /// Reads the captured graphs of the operations that have an error, in one query.
-    fn read_error_graphs(&self) -> rusqlite::Result<HashMap<usize, Result<Vec<GraphNode>, String>>> {
+    fn read_error_graphs(&self) -> rusqlite::Result<HashMap<usize, Result<Vec<GraphNode>, ReportError>>> {
         let wanted: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
         if wanted.is_empty() {
             return Ok(HashMap::new());
@@ -337,7 +337,7 @@ impl MemoryReport {
             .into_iter()
             .map(|i| {
                 let op = &self.operations[i];
-                (i, pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), parse_graph))
+                (i, pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| Ok(parse_graph(t)?)))
             })
             .collect())
     }
@@ -395,18 +395,18 @@ impl MemoryReport {
     }
 
     /// The captured graph of an operation (by index): nodes, or why they are unavailable.
-    pub fn graph(&self, index: usize) -> Result<Vec<GraphNode>, String> {
+    pub fn graph(&self, index: usize) -> Result<Vec<GraphNode>, ReportError> {
         if let Some(graph) = self.error_graphs.get(&index) {
             return graph.clone();
         }
         let op = &self.operations[index];
-        let texts = self.graph_texts(&[op.id]).map_err(|e| format!("cannot read the captured graph ({e})"))?;
-        pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), parse_graph)
+        let texts = self.graph_texts(&[op.id]).map_err(ReportError::read("the captured graph"))?;
+        pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| Ok(parse_graph(t)?))
     }
 
     /// The failed device operations of an operation with an error (behaviour.md §3.5);
     /// empty when it has no graph, or why its graph is unavailable.
-    pub fn failed_device_operations(&self, index: usize) -> Result<Vec<String>, String> {
+    pub fn failed_device_operations(&self, index: usize) -> Result<Vec<String>, ReportError> {
         match self.error_graphs.get(&index) {
             Some(Ok(nodes)) => Ok(failed_device_operations(nodes)),
             Some(Err(reason)) => Err(reason.clone()),

@@ -14,45 +14,63 @@ pub use details::BufferRecord;
 pub use locate::{ReportSource, resolve_report};
 pub use memory::{Device, ErrorRecord, MemoryReport, Operation};
 
-use std::fmt;
 use std::path::Path;
 
-/// A report that could not be read: what went wrong, where, and what to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReportError {
-    /// What went wrong.
-    pub what: String,
-    /// The file or folder concerned.
-    pub path: String,
-    /// What to do about it, when a hint helps.
-    pub hint: Option<String>,
+/// What went wrong in the report layer: a report that could not be opened (what, where, what to
+/// do), a table of an open report that could not be read, or a captured graph that is invalid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReportError {
+    /// The report could not be opened.
+    #[error("{}", open_text(what, path, hint.as_deref()))]
+    Open {
+        /// What went wrong.
+        what: String,
+        /// The file or folder concerned.
+        path: String,
+        /// What to do about it, when a hint helps.
+        hint: Option<String>,
+    },
+    /// A table of an opened report could not be read.
+    #[error("cannot read {what} ({message})")]
+    Read {
+        /// What was being read, e.g. `arguments`.
+        what: &'static str,
+        /// SQLite's reason.
+        message: String,
+    },
+    /// A captured graph is not valid JSON of nodes.
+    #[error(transparent)]
+    Graph(#[from] crate::analysis::graph::GraphError),
 }
 
 impl ReportError {
-    /// An error about a path.
+    /// A report that cannot be opened, about a path.
     pub fn new(what: impl Into<String>, path: &Path) -> Self {
-        Self { what: what.into(), path: path.display().to_string(), hint: None }
+        Self::Open { what: what.into(), path: path.display().to_string(), hint: None }
     }
 
-    /// Adds a hint.
-    pub fn hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+    /// Adds a hint to an opening error.
+    pub fn hint(mut self, text: impl Into<String>) -> Self {
+        if let Self::Open { hint, .. } = &mut self {
+            *hint = Some(text.into());
+        }
         self
     }
-}
 
-impl fmt::Display for ReportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = crate::analysis::sanitize::sanitize_line(&self.path);
-        write!(f, "{}: {path}", self.what)?;
-        if let Some(hint) = &self.hint {
-            write!(f, " ({hint})")?;
-        }
-        Ok(())
+    /// A read of `what` that SQLite refused.
+    pub(crate) fn read(what: &'static str) -> impl Fn(rusqlite::Error) -> Self {
+        move |e| Self::Read { what, message: e.to_string() }
     }
 }
 
-impl std::error::Error for ReportError {}
+/// `{what}: {path} ({hint})`, the path sanitised.
+fn open_text(what: &str, path: &str, hint: Option<&str>) -> String {
+    let path = crate::analysis::sanitize::sanitize_line(path);
+    match hint {
+        Some(hint) => format!("{what}: {path} ({hint})"),
+        None => format!("{what}: {path}"),
+    }
+}
 
 /// The metadata of a report path, or a one-line error: missing, or unreadable and why.
 pub fn path_metadata(path: &Path) -> Result<std::fs::Metadata, ReportError> {

@@ -5,6 +5,7 @@
 //! per table rather than one per operation. Missing tables read as no tensors, missing columns
 //! as their defaults (behaviour.md §1.3).
 
+use super::ReportError;
 use super::database::{int, text, uint};
 use super::details::buffer_type;
 use super::memory::MemoryReport;
@@ -53,8 +54,8 @@ impl MemoryReport {
     /// The input and output tensors of some operations (by index). An operation without rows in
     /// `input_tensors`/`output_tensors` has none; a tensor id without a `tensors` row reads as a
     /// tensor with no type, shape or address.
-    pub fn operation_tensors(&self, indexes: &[usize]) -> Result<HashMap<usize, OperationTensors>, String> {
-        self.read_operation_tensors(indexes).map_err(|e| format!("cannot read tensors ({e})"))
+    pub fn operation_tensors(&self, indexes: &[usize]) -> Result<HashMap<usize, OperationTensors>, ReportError> {
+        self.read_operation_tensors(indexes).map_err(ReportError::read("tensors"))
     }
 
     fn read_operation_tensors(&self, indexes: &[usize]) -> rusqlite::Result<HashMap<usize, OperationTensors>> {
@@ -212,8 +213,8 @@ impl MemoryReport {
     /// What the DRAM-fallback detection needs of every operation, in id order. Tensors are read
     /// only for the operations the detection can flag: those whose memory configs all ask for
     /// L1, and the few operations after an allocation failure.
-    pub fn fallback_operations(&self) -> Result<Vec<FallbackOperation>, String> {
-        let arguments = self.memory_config_arguments().map_err(|e| format!("cannot read arguments ({e})"))?;
+    pub fn fallback_operations(&self) -> Result<Vec<FallbackOperation>, ReportError> {
+        let arguments = self.memory_config_arguments().map_err(ReportError::read("arguments"))?;
         let mut operations: Vec<FallbackOperation> = self
             .operations
             .iter()
