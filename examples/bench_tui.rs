@@ -11,9 +11,10 @@ use ratatui::backend::TestBackend;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use ttnn_tui::app::{Action, App};
+use ttnn_tui::app::Action;
 use ttnn_tui::report::{MemoryReport, resolve_report};
-use ttnn_tui::ui::theme::Theme;
+use ttnn_tui::tui::{app_for, perform};
+use ttnn_tui::ui::Theme;
 
 /// The key presses, in order: 1000 in all.
 fn script() -> Vec<(&'static str, Action)> {
@@ -55,6 +56,7 @@ fn ms(d: Duration) -> String {
 fn main() {
     let path: PathBuf = std::env::args_os().nth(1).map(PathBuf::from).expect("usage: bench_tui REPORT");
     let source = resolve_report(Some(&path)).expect("a report");
+    let theme = Theme::colored();
 
     // Time to first frame, as the explain benchmark times explain: a warm-up, then the median
     // of 7 runs. Each run opens the report, builds the state and draws; the complete frame adds
@@ -64,22 +66,24 @@ fn main() {
         let start = Instant::now();
         let report = MemoryReport::open(&source, 0).expect("the report opens");
         let opened = start.elapsed();
-        let mut app = App::new(&report, Theme::colored(), false, None);
+        let mut app = app_for(&report, false, None);
         let built = start.elapsed();
         let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a test terminal");
-        terminal.draw(|f| ttnn_tui::ui::draw(f, &mut app)).expect("a frame");
+        terminal.draw(|f| ttnn_tui::ui::draw(f, &mut app, &theme)).expect("a frame");
         let first_frame = start.elapsed();
-        app.load(&report);
-        terminal.draw(|f| ttnn_tui::ui::draw(f, &mut app)).expect("a frame");
+        for result in perform(&report, app.pending_reads()) {
+            app.deliver(result);
+        }
+        terminal.draw(|f| ttnn_tui::ui::draw(f, &mut app, &theme)).expect("a frame");
         runs.push((first_frame, opened, built, start.elapsed()));
     }
     runs.remove(0);
     runs.sort();
     let (first_frame, opened, built, complete) = runs[runs.len() / 2];
     let report = MemoryReport::open(&source, 0).expect("the report opens");
-    let mut app = App::new(&report, Theme::colored(), false, None);
+    let mut app = app_for(&report, false, None);
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a test terminal");
-    ttnn_tui::tui::frame(&mut terminal, &mut app, &report).expect("a frame");
+    ttnn_tui::tui::frame(&mut terminal, &mut app, &report, &theme).expect("a frame");
     println!("report: {} ({} operations, {} errors)", path.display(), report.operations.len(), report.errors.len());
     println!(
         "time to first frame (median of 7): {} (open {}, app state {}, draw {}); complete frame (stack traces, arguments loaded): {}",
@@ -103,7 +107,7 @@ fn main() {
     for (name, action) in script() {
         let t = Instant::now();
         app.update(action);
-        ttnn_tui::tui::frame(&mut terminal, &mut app, &report).expect("a frame");
+        ttnn_tui::tui::frame(&mut terminal, &mut app, &report, &theme).expect("a frame");
         let d = t.elapsed();
         all.push(d);
         by_key.entry(name).or_default().push(d);

@@ -71,3 +71,31 @@ pub enum ColorChoice {
     /// Never colours.
     Never,
 }
+
+impl ColorChoice {
+    /// Whether to draw without colours, given the value of `NO_COLOR` (set and non-empty means
+    /// no colour unless `--color always`).
+    pub fn plain(self, no_color: Option<&std::ffi::OsStr>) -> bool {
+        let no_color = no_color.is_some_and(|v| !v.is_empty());
+        match self {
+            Self::Never => true,
+            Self::Auto => no_color,
+            Self::Always => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn no_color_only_when_non_empty_and_never_overrides() {
+        assert!(!ColorChoice::Auto.plain(None));
+        assert!(!ColorChoice::Auto.plain(Some(OsStr::new(""))));
+        assert!(ColorChoice::Auto.plain(Some(OsStr::new("1"))));
+        assert!(ColorChoice::Never.plain(None));
+        assert!(!ColorChoice::Always.plain(Some(OsStr::new("1"))));
+    }
+}

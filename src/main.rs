@@ -3,13 +3,12 @@
 use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use ttnn_tui::app::App;
 use ttnn_tui::cli::{Cli, ColorChoice, Command, OpenArgs};
 use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_text};
 use ttnn_tui::report::linked::LinkedReports;
-use ttnn_tui::report::perf::{PerfReport, default_perf_report};
+use ttnn_tui::report::perf::{PerfReport, PerfSource, default_perf_report};
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
-use ttnn_tui::ui::theme::Theme;
+use ttnn_tui::ui::Theme;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -39,10 +38,14 @@ fn run(open: &OpenArgs, json: bool, tui: Option<ColorChoice>) -> Result<(), Fail
     for warning in &report.warnings {
         eprintln!("warning: {warning}: {}", report.source.display_path());
     }
-    let linked = open_perf(open, &report)?;
+    let perf = perf_source(open)?;
     if let Some(color) = tui {
-        return run_tui(&report, linked, open, color);
+        return run_tui(&report, perf, open, color);
     }
+    let linked = open_perf(perf)?
+        .map(|perf| LinkedReports::new(&report, perf))
+        .transpose()
+        .map_err(|e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 })?;
     let options = ExplainOptions { operation: open.operation, hex: open.hex };
     let explanation = collect(&report, linked.as_ref(), &options).map_err(|id| Failure {
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
@@ -65,7 +68,7 @@ fn open_report(open: &OpenArgs) -> Result<MemoryReport, Failure> {
 /// The terminal UI; everything that can fail without a terminal is checked before touching it.
 fn run_tui(
     report: &MemoryReport,
-    linked: Option<LinkedReports>,
+    perf: Option<PerfSource>,
     open: &OpenArgs,
     color: ColorChoice,
 ) -> Result<(), Failure> {
@@ -75,37 +78,45 @@ fn run_tui(
         let path = report.source.display_path();
         return Err(Failure { message: format!("no operation {id} in this report: {path}"), code: 1 });
     }
-    let theme = Theme::choose(color, std::env::var_os("NO_COLOR").as_deref());
+    let theme = Theme::new(color.plain(std::env::var_os("NO_COLOR").as_deref()));
     color_eyre::install().map_err(|e| Failure { message: e.to_string(), code: 1 })?;
-    let mut app = App::new(report, theme, open.hex, open.operation);
-    app.set_perf(linked);
-    ttnn_tui::tui::run(report, app).map_err(|e| Failure { message: format!("terminal: {e}"), code: 1 })
+    let app = ttnn_tui::tui::app_for(report, open.hex, open.operation);
+    ttnn_tui::tui::run(report, app, theme, perf).map_err(|e| Failure { message: format!("terminal: {e}"), code: 1 })
 }
 
-/// Opens the performance report: `--perf`, else the embedded demo one with `--demo`, else (no
+/// The performance report to open: `--perf`, else the embedded demo one with `--demo`, else (no
 /// REPORT given) the newest one under the profiler's default root, which linking then accepts or
-/// not. A named report that cannot be read is an error; one found by looking around is skipped
-/// with a warning.
-fn open_perf(open: &OpenArgs, report: &MemoryReport) -> Result<Option<LinkedReports>, Failure> {
-    let fail = |message: String| Failure { message, code: 1 };
-    let perf = match (&open.perf, open.report.is_none() && !open.demo) {
-        (Some(path), _) => PerfReport::open(path).map_err(|e| fail(e.to_string()))?,
-        (None, _) if open.demo => PerfReport::demo().map_err(|e| fail(e.to_string()))?,
-        (None, true) => match default_perf_report().map(|path| PerfReport::open(&path)) {
-            Some(Ok(perf)) => perf,
-            Some(Err(e)) => {
+/// not. Only what can be checked without reading its rows is checked here: a named report that
+/// fails is an error; one found by looking around is skipped with a warning.
+fn perf_source(open: &OpenArgs) -> Result<Option<PerfSource>, Failure> {
+    let fail = |e: ttnn_tui::report::ReportError| Failure { message: e.to_string(), code: 1 };
+    Ok(match (&open.perf, open.report.is_none() && !open.demo) {
+        (Some(path), _) => {
+            PerfReport::check(path).map_err(fail)?;
+            Some(PerfSource::Path(path.clone()))
+        }
+        (None, _) if open.demo => Some(PerfSource::Demo),
+        (None, true) => match default_perf_report().map(|path| (PerfReport::check(&path), path)) {
+            Some((Ok(_), path)) => Some(PerfSource::Path(path)),
+            Some((Err(e), _)) => {
                 eprintln!("warning: skipping the newest performance report: {e}");
-                return Ok(None);
+                None
             }
-            None => return Ok(None),
+            None => None,
         },
-        (None, false) => return Ok(None),
-    };
+        (None, false) => None,
+    })
+}
+
+/// Reads the performance report for `explain` (the terminal UI reads it on a worker thread).
+fn open_perf(source: Option<PerfSource>) -> Result<Option<PerfReport>, Failure> {
+    let Some(source) = source else { return Ok(None) };
+    let perf = source.open().map_err(|e| Failure { message: e.to_string(), code: 1 })?;
     if perf.ragged_rows > 0 {
         let (n, path) =
             (perf.ragged_rows, ttnn_tui::analysis::sanitize::sanitize_line(&perf.path.display().to_string()));
         let rows = if n == 1 { "row has" } else { "rows have" };
         eprintln!("warning: {n} {rows} missing or extra cells, read as far as they go: {path}");
     }
-    LinkedReports::new(report, perf).map(Some).map_err(|e| fail(format!("{e}: {}", report.source.display_path())))
+    Ok(Some(perf))
 }

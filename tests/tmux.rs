@@ -16,6 +16,11 @@ struct Tmux {
 impl Tmux {
     /// Starts `command` in a 120×40 session; the shell prints `EXITED <code>` when it ends.
     fn start(name: &str, command: &str) -> Self {
+        Self::start_sized(name, command, 120, 40)
+    }
+
+    /// Starts `command` in a session of this size.
+    fn start_sized(name: &str, command: &str, width: u16, height: u16) -> Self {
         let socket = format!("ttnn-tui-test-{}-{name}", std::process::id());
         let script = format!("{command}; echo \"EXITED $?\"; sleep 60");
         let tmux = Self { socket };
@@ -25,9 +30,9 @@ impl Tmux {
             "new-session",
             "-d",
             "-x",
-            "120",
+            &width.to_string(),
             "-y",
-            "40",
+            &height.to_string(),
             "-s",
             "main",
             "sh",
@@ -92,6 +97,12 @@ impl Tmux {
         }
     }
 
+    /// Resizes the window (and so the pane).
+    fn resize(&self, width: u16, height: u16) {
+        let (w, h) = (width.to_string(), height.to_string());
+        assert!(self.run(&["resize-window", "-t", "main", "-x", &w, "-y", &h]).status.success());
+    }
+
     /// Whether the pane is on the alternate screen.
     fn alternate_screen(&self) -> bool {
         let out = self.run(&["display-message", "-p", "-t", "main", "#{alternate_on}"]);
@@ -134,7 +145,7 @@ fn keys_popups_and_quit_in_a_real_terminal() {
     }
     let t = Tmux::start("keys", &command("--operation 9", ""));
     // Each text is waited for: a capture can catch the screen half redrawn.
-    for text in ["op 9/10", "ttnn.layer_norm", "Overlaps an L1 buffer."] {
+    for text in ["op 9 · 9/10", "ttnn.layer_norm", "Overlaps an L1 buffer."] {
         t.wait_for(text);
     }
     assert!(t.alternate_screen());
@@ -189,7 +200,7 @@ fn a_panic_restores_the_terminal() {
     }
     let env = format!("RUST_BACKTRACE=0 RUST_LIB_BACKTRACE=0 {}=1", ttnn_tui::tui::PANIC_FOR_TEST);
     let t = Tmux::start("panic", &command("", &env));
-    t.wait_for("op 1/10");
+    t.wait_for("op 2 · 2/10");
     t.keys(&["j"]);
     let screen = t.wait_for("EXITED 101");
     assert!(screen.contains("panic requested by"), "{screen}");
@@ -203,7 +214,7 @@ fn the_demo_on_an_operation_with_its_tree() {
     }
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start("demo", &format!("{bin} --demo --operation 13"));
-    for text in ["op 13/39", "3 errors recorded that are not shown on any operation", "Not enough free space."] {
+    for text in ["op 13 · 13/39", "3 errors recorded that are not shown on any operation", "Not enough free space."] {
         t.wait_for(text);
     }
     t.keys(&["e"]);
@@ -228,17 +239,19 @@ fn the_performance_tab_of_a_linked_perf_report() {
     let bin = Path::new(env!("CARGO_BIN_EXE_ttnn-tui"));
     let t =
         Tmux::start("perf", &format!("{} {} --perf {}", shell_quote(bin), shell_quote(database), shell_quote(&csv)));
-    t.wait_for("Data linked between memory and performance reports");
+    t.wait_for("perf: linked");
     t.keys(&["3"]);
+    t.wait_for("Data linked between memory and performance reports");
     // Each text is waited for: a capture can catch the screen half redrawn.
     t.wait_for("3 allocation failures recorded in the linked memory report");
     t.wait_for("Failed in MatmulDeviceOperation; 1 earlier device op ran, so it has 1 row in this report.");
     t.wait_for("✖ Op failed");
     t.keys(&["f"]);
     t.wait_for("Showing 4 of 6 rows");
-    t.keys(&["]", "Enter"]);
+    // `]` moves the keys to the callout's first failure, the next `]` to the second.
+    t.keys(&["]", "]", "Enter"]);
     t.wait_for("[1 Operations]");
-    t.wait_for("op 5/7");
+    t.wait_for("op 5 · 5/7");
     t.keys(&["q"]);
     t.wait_for("EXITED 0");
     assert!(!t.alternate_screen());
@@ -251,7 +264,7 @@ fn the_demo_performance_tab_leads_to_a_failure() {
     }
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start("demo-perf", &format!("{bin} --demo"));
-    t.wait_for("Data linked between memory and performance reports");
+    t.wait_for("perf: linked");
     t.keys(&["3"]);
     t.wait_for("11 allocation failures recorded in the linked memory report");
     t.wait_for("Failed in Conv2dDeviceOperation; 1 earlier device op ran, so it has 1 row in this report.");
@@ -259,10 +272,52 @@ fn the_demo_performance_tab_leads_to_a_failure() {
     t.wait_for("Showing only flagged rows");
     t.wait_for("✖ Op failed");
     t.wait_for("! Few cores");
-    t.keys(&["Enter"]);
+    t.keys(&["]", "Enter"]);
     t.wait_for("[1 Operations]");
     t.wait_for("Operation 7 ttnn.conv2d");
     t.keys(&["q"]);
     t.wait_for("EXITED 0");
     assert!(!t.alternate_screen());
+}
+
+#[test]
+fn resizing_leaves_nothing_behind_and_keys_wait_for_a_usable_size() {
+    if !tmux_available() {
+        return;
+    }
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let t = Tmux::start_sized("resize", &format!("{bin} --demo"), 80, 24);
+    t.wait_for("op 7 · 7/39");
+    // Too small: the screen says so, and keys pressed meanwhile are not acted on unseen.
+    t.resize(50, 12);
+    t.wait_for("terminal too small (need 60×15)");
+    t.keys(&["j", "j", "e", "3"]);
+    t.resize(80, 24);
+    let screen = t.wait_for("op 7 · 7/39");
+    assert!(screen.contains("[1 Operations]") && screen.contains("39 operations · 13 with errors"), "{screen}");
+    // Widened during the run: after quitting, no row of the UI is left above the prompt.
+    t.resize(120, 40);
+    t.wait_for("22 ttnn.layer_norm (model.py:64)");
+    t.keys(&["q"]);
+    let screen = t.wait_for("EXITED 0");
+    assert!(!screen.contains("ttnn."), "rows of the UI left behind:\n{screen}");
+    assert!(!screen.contains('│'), "rows of the UI left behind:\n{screen}");
+}
+
+#[test]
+fn at_80_columns_help_and_quit_stay_in_the_hints() {
+    if !tmux_available() {
+        return;
+    }
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let t = Tmux::start_sized("narrow", &format!("{bin} --demo"), 80, 24);
+    let screen = t.wait_for("op 7 · 7/39");
+    let hints = screen.lines().rfind(|l| !l.trim().is_empty()).unwrap_or_default();
+    assert!(hints.contains("? help") && hints.contains("q quit"), "{hints}");
+    t.keys(&["3"]);
+    let screen = t.wait_for("Showing 30 rows");
+    let hints = screen.lines().rfind(|l| !l.trim().is_empty()).unwrap_or_default();
+    assert!(hints.contains("? help") && hints.contains("q quit"), "{hints}");
+    t.keys(&["q"]);
+    t.wait_for("EXITED 0");
 }

@@ -9,9 +9,9 @@ use ratatui::{Terminal, TerminalOptions, Viewport};
 use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
-use ttnn_tui::app::{Action, App};
+use ttnn_tui::app::Action;
 use ttnn_tui::cli::ColorChoice;
-use ttnn_tui::ui::theme::Theme;
+use ttnn_tui::ui::Theme;
 use tui_support::scenario;
 
 /// A writer whose bytes the test can read after the backend wrote them.
@@ -32,13 +32,13 @@ impl Write for Shared {
 /// The bytes of one frame with the second operation (an error, so its marker is styled) selected.
 fn frame_bytes(theme: Theme) -> String {
     let report = scenario(0).open();
-    let mut app = App::new(&report, theme, false, Some(2));
+    let mut app = ttnn_tui::tui::app_for(&report, false, Some(2));
     app.update(Action::Down);
     app.update(Action::Up);
     let options = TerminalOptions { viewport: Viewport::Fixed(Rect::new(0, 0, 120, 40)) };
     let out = Shared::default();
     let mut terminal = Terminal::with_options(CrosstermBackend::new(out.clone()), options).unwrap();
-    ttnn_tui::tui::frame(&mut terminal, &mut app, &report).unwrap();
+    ttnn_tui::tui::frame(&mut terminal, &mut app, &report, &theme).unwrap();
     String::from_utf8(out.0.borrow().clone()).unwrap()
 }
 
@@ -63,7 +63,7 @@ fn has_full_reset(bytes: &str) -> bool {
 fn reverse_video_survives_no_color() {
     // SAFETY: this test binary has this one test, so no other thread reads the environment.
     unsafe { std::env::set_var("NO_COLOR", "1") };
-    let theme = Theme::choose(ColorChoice::Auto, std::env::var_os("NO_COLOR").as_deref());
+    let theme = Theme::new(ColorChoice::Auto.plain(std::env::var_os("NO_COLOR").as_deref()));
     assert!(theme.plain);
 
     // Without the workaround, crossterm's NO_COLOR path writes ESC[m for the marker's colour and

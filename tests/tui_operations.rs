@@ -4,8 +4,8 @@ mod tui_support;
 
 use insta::assert_snapshot;
 use ratatui::style::Color;
-use ttnn_tui::app::Action;
 use ttnn_tui::app::Action::*;
+use ttnn_tui::app::Pane;
 use tui_support::{Harness, Report, scenario};
 
 fn harness(width: u16, height: u16) -> Harness {
@@ -15,29 +15,39 @@ fn harness(width: u16, height: u16) -> Harness {
 /// The detail pane's text of the selected operation, one string per line (before wrapping).
 fn detail_text(h: &Harness) -> String {
     let i = h.app.selected_operation().expect("a selected operation");
-    let lines = ttnn_tui::app::content::detail_lines(&h.app, i);
+    let lines = ttnn_tui::ui::detail::detail_lines(&h.view(), i);
     lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join("\n")
 }
 
-/// Selects the operation with this id by moving down from the first row.
+/// Selects the operation with this id by moving from the first row.
 fn select_id(h: &mut Harness, id: u64) {
     h.press(&[First]);
-    while h.app.selected_operation().map(|i| h.app.operations[i].id) != Some(id) {
+    while h.selected_id() != Some(id) {
         h.press(&[Down]);
     }
 }
 
 #[test]
-fn list_with_unattached_callout() {
+fn opens_on_the_first_failure_with_the_counts() {
     let mut h = harness(120, 40);
     let screen = h.screen();
-    assert!(screen.contains("✖ 2 errors recorded that are not shown on any operation"));
-    assert!(screen.contains("Showing 10 operations"));
+    // The first operation with an error is selected; the list title counts; the status bar gives
+    // the operation id and the position.
+    assert_eq!(h.selected_id(), Some(2));
+    assert!(screen.contains("Operations · 10 operations · 7 with errors"), "{screen}");
+    assert!(screen.contains(" op 2 · 2/10"), "{screen}");
     assert!(screen.contains("✖ OOM   2 ttnn.matmul (model.py:20)"));
     assert!(screen.contains("✖ error 10 ttnn.concat (model.py:100)"));
+    // The unattached errors stay out of the way, folded to their title.
+    assert!(screen.contains("▸ ✖ 2 errors recorded that are not shown on any operation  (u: show)"), "{screen}");
     assert_snapshot!("list_120x40", h.terminal.backend());
     h.resize(60, 15);
     assert_snapshot!("list_60x15", h.terminal.backend());
+    // Without any error, the first operation, and the callout open.
+    let report = Report::default().op(1, "ttnn.add", None).op(2, "ttnn.mul", None).open();
+    let h = Harness::new(report, 120, 40, false, None);
+    assert_eq!(h.selected_id(), Some(1));
+    assert!(h.screen().contains("Operations · 2 operations · 0 with errors"), "{}", h.screen());
 }
 
 #[test]
@@ -50,11 +60,12 @@ fn list_in_the_no_colour_theme() {
 #[test]
 fn unattached_callout_lists_five_then_says_how_many_more() {
     let mut h = Harness::new(scenario(7).open(), 120, 40, false, None);
-    assert!(h.screen().contains("7 errors recorded that are not shown on any operation"));
-    h.press(&[ScrollUnattachedDown; 60]);
+    h.press(&[ToggleCallout]);
+    assert!(h.screen().contains("✖ 7 errors recorded that are not shown on any operation "));
+    h.press(&[ScrollCalloutDown; 60]);
     assert!(h.screen().contains("And 2 more."), "{}", h.screen());
     assert_snapshot!("unattached_scrolled_to_the_end", h.terminal.backend());
-    h.press(&[ToggleUnattached]);
+    h.press(&[ToggleCallout]);
     assert!(h.screen().contains("▸ ✖ 7 errors recorded that are not shown on any operation"));
     assert_snapshot!("unattached_collapsed", h.terminal.backend());
 }
@@ -62,7 +73,6 @@ fn unattached_callout_lists_five_then_says_how_many_more() {
 #[test]
 fn detail_pane_of_each_reason_and_of_another_error() {
     let mut h = harness(120, 40);
-    h.press(&[ToggleUnattached]);
     let cases: [(u64, &str, &str); 7] = [
         (
             2,
@@ -102,6 +112,20 @@ fn detail_pane_of_each_reason_and_of_another_error() {
 }
 
 #[test]
+fn the_detail_pane_scrolls_with_a_marker_and_keeps_indents() {
+    let mut h = harness(80, 24);
+    let screen = h.screen();
+    // More than fits: a scrollbar on the pane's right edge.
+    assert!(screen.contains('█') || screen.contains('║'), "{screen}");
+    h.press(&[ScrollDetailDown; 40]);
+    let screen = h.screen();
+    assert!(screen.contains("Stack trace (most recent call last)") || screen.contains("y = ttnn.op(x)"), "{screen}");
+    // A wrapped line keeps its indent: no line of the pane starts at its left border but the
+    // headings and the callout.
+    assert_snapshot!("detail_scrolled_80x24", h.terminal.backend());
+}
+
+#[test]
 fn hex_toggle_changes_addresses() {
     let mut h = harness(120, 40);
     select_id(&mut h, 9);
@@ -122,12 +146,12 @@ fn error_filter_on_and_off() {
     select_id(&mut h, 3);
     h.press(&[ToggleErrorsOnly]);
     let screen = h.screen();
-    assert!(screen.contains("Showing 7 of 10 operations"));
+    assert!(screen.contains("Operations · Showing 7 of 10 operations "), "{screen}");
     assert!(!screen.contains("ttnn.add"));
-    assert_eq!(h.app.selected_operation().map(|i| h.app.operations[i].id), Some(4));
+    assert_eq!(h.selected_id(), Some(4));
     assert_snapshot!("filter_on", h.terminal.backend());
     h.press(&[ToggleErrorsOnly]);
-    assert!(h.screen().contains("Showing 10 operations"));
+    assert!(h.screen().contains("10 operations · 7 with errors"));
     assert_snapshot!("filter_off", h.terminal.backend());
 }
 
@@ -135,9 +159,9 @@ fn error_filter_on_and_off() {
 fn error_filter_disabled_without_errors() {
     let report = Report::default().op(1, "ttnn.add", None).op(2, "ttnn.mul", None).open();
     let mut h = Harness::new(report, 120, 40, false, None);
-    assert!(!h.app.enabled(Action::ToggleErrorsOnly));
+    assert!(!h.enabled(ToggleErrorsOnly));
     h.press(&[ToggleErrorsOnly]);
-    assert!(!h.app.errors_only);
+    assert!(!h.screen().contains("errors only │"));
     assert!(h.screen().contains("No operation in the list has an error attached"));
     assert_snapshot!("filter_disabled", h.terminal.backend());
     assert_eq!(hint_key_colour(&h, "e errors only"), Some(Color::DarkGray), "the disabled key is dimmed");
@@ -150,8 +174,8 @@ fn hint_key_colour(h: &Harness, hint: &str) -> Option<Color> {
     let buffer = h.terminal.backend().buffer();
     let y = buffer.area.height - 1;
     let line: String = (0..buffer.area.width).map(|x| buffer[(x, y)].symbol().to_string()).collect();
-    let x = line.find(hint)? as u16;
-    Some(buffer[(x, y)].fg)
+    let x = line.find(hint)?;
+    Some(buffer[(line[..x].chars().count() as u16, y)].fg)
 }
 
 #[test]
@@ -163,37 +187,30 @@ fn error_popup_shows_message_and_stack_trace() {
     assert!(screen.contains("Error details") && screen.contains("Stack Trace"));
     assert_snapshot!("error_popup", h.terminal.backend());
     h.press(&[Back]);
-    assert!(h.app.popup.is_none());
+    assert_eq!(h.app.pane(), Pane::Operations);
     select_id(&mut h, 10);
     h.press(&[ViewError]);
     assert!(h.screen().contains("No stack trace recorded"));
     h.press(&[Back]);
     select_id(&mut h, 1);
     h.press(&[ViewError]);
-    assert!(h.app.popup.is_none());
+    assert_eq!(h.app.pane(), Pane::Operations);
     assert!(h.screen().contains("Operation 1 has no error"));
 }
 
 #[test]
 fn expanded_items_explain_above_the_raw_message() {
     let mut h = harness(120, 40);
-    h.press(&[ToggleUnattached]);
     select_id(&mut h, 2);
     h.press(&[Toggle]);
-    let i = h.app.selected_operation().unwrap();
-    let width = h.app.list.width;
-    let lines: Vec<String> =
-        ttnn_tui::app::content::wrapped_expansion(&h.app, i, width).iter().map(|l| l.to_string()).collect();
-    assert!(lines.iter().all(|l| l.chars().count() <= width), "{lines:#?}");
-    let text = lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    let screen = h.screen();
+    let text: String = screen.lines().map(|l| l.split('│').nth(1).unwrap_or("").trim()).collect::<Vec<_>>().join(" ");
     let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in {text}"));
     // The explanation, wrapped and whole, above the raw message and the stack trace.
     assert!(
         at("Not enough free space.") < at("so it may be short by more.") && at("short by more.") < at("Error Message")
     );
     assert!(at("Error Message") < at("Error Stack Trace"));
-    let screen = h.screen();
-    assert!(lines.iter().take(20).all(|l| screen.contains(l.as_str())), "{screen}");
     assert_snapshot!("expanded_item", h.terminal.backend());
     select_id(&mut h, 10);
     h.press(&[Toggle]);
@@ -210,19 +227,20 @@ fn search_with_matches_and_with_none() {
     h.type_text("NORM");
     assert!(h.screen().contains("/NORM█ 1/1 matches"), "{}", h.screen());
     h.press(&[SearchConfirm]);
-    assert_eq!(h.app.selected_operation().map(|i| h.app.operations[i].id), Some(9));
+    assert_eq!(h.selected_id(), Some(9));
     h.press(&[SearchStart]);
     h.type_text("ttnn.");
     h.press(&[SearchConfirm, NextMatch, NextMatch]);
     // From op 9, the next match is op 10, then the search wraps to op 1.
-    assert!(h.screen().contains("op 1/10 │ /ttnn. 1/10 matches"), "{}", h.screen());
+    assert!(h.screen().contains("op 1 · 1/10 │ /ttnn. 1/10 matches"), "{}", h.screen());
     assert_snapshot!("search_matches", h.terminal.backend());
     h.press(&[SearchStart]);
     h.type_text("zzz");
     assert!(h.screen().contains("/zzz█ no matches"));
     assert_snapshot!("search_no_match", h.terminal.backend());
     h.press(&[Back]);
-    assert!(h.app.search.query.is_empty() && !h.app.search.editing);
+    assert_eq!(h.app.pane(), Pane::Operations);
+    assert!(!h.screen().contains("/zzz"));
 }
 
 #[test]
@@ -240,8 +258,8 @@ fn help_lists_every_key() {
 #[test]
 fn operation_start_up_selects_and_shows_it() {
     let h = Harness::new(scenario(2).open(), 120, 40, false, Some(9));
-    assert_eq!(h.app.selected_operation().map(|i| h.app.operations[i].id), Some(9));
-    assert!(h.screen().contains("op 9/10"));
+    assert_eq!(h.selected_id(), Some(9));
+    assert!(h.screen().contains("op 9 · 9/10"));
     assert_snapshot!("operation_start_up", h.terminal.backend());
 }
 
@@ -260,7 +278,7 @@ fn copy_puts_the_callout_on_the_clipboard_and_says_so() {
     let mut h = harness(120, 40);
     select_id(&mut h, 2);
     h.press(&[Copy]);
-    let copied = h.app.clipboard.clone().expect("something to copy");
+    let copied = h.app.take_clipboard().expect("something to copy");
     assert!(copied.starts_with("Operation 2 ttnn.matmul\nOut of memory\nRequested 3.13 MiB L1 across 4 banks"));
     assert!(copied.contains("Failed in MatmulDeviceOperation"));
     assert!(h.screen().contains("Copied the callout of operation 2 (OSC 52)"));
@@ -270,14 +288,51 @@ fn copy_puts_the_callout_on_the_clipboard_and_says_so() {
 fn paging_and_ends_move_the_selection() {
     let ops = (1..=500).fold(Report::default(), |r, id| r.op(id, "ttnn.add", None));
     let mut h = Harness::new(ops.open(), 120, 40, false, None);
+    // 40 lines less the tab bar, the status bar and the list's borders: 35 rows a page.
     h.press(&[PageDown]);
-    let page = h.app.list.height;
-    assert_eq!(h.app.list.selected, page);
+    assert_eq!(h.selected_id(), Some(36));
     h.press(&[Last]);
-    assert!(h.screen().contains("op 500/500"));
+    assert!(h.screen().contains("op 500 · 500/500"));
     assert!(h.screen().contains("500 ttnn.add (model.py:5000)"));
     h.press(&[HalfPageUp, First]);
-    assert!(h.screen().contains("op 1/500"));
+    assert!(h.screen().contains("op 1 · 1/500"));
+}
+
+#[test]
+fn long_names_are_cut_with_an_ellipsis_keeping_the_place() {
+    let name = "ttnn.experimental.all_gather_concat_heads_fused_with_rotary_embedding_llama";
+    let report = Report::default().op(1, name, None).op(2, "ttnn.add", None).open();
+    let h = Harness::new(report, 80, 24, false, None);
+    let line = h.lines_with("1 ttnn.experimental").first().cloned().expect("the row");
+    assert!(line.contains("… (model.py:10)"), "{line}");
+}
+
+#[test]
+fn at_80_columns_the_hints_keep_help_and_quit() {
+    let h = harness(80, 24);
+    let last = h.screen().lines().last().unwrap().to_string();
+    assert!(last.contains("? help") && last.contains("q quit"), "{last}");
+    assert!(last.contains("j/k move"), "{last}");
+    assert_snapshot!("list_80x24", h.terminal.backend());
+    let h = harness(60, 15);
+    let last = h.screen().lines().last().unwrap().to_string();
+    assert!(last.contains("? help") && last.contains("q quit"), "{last}");
+}
+
+#[test]
+fn stack_traces_read_in_the_same_order_in_the_pane_and_the_popup() {
+    let report = ttnn_tui::report::MemoryReport::open(&ttnn_tui::report::ReportSource::Demo, 0).unwrap();
+    let mut h = Harness::new(report, 120, 60, false, Some(13));
+    let pane = detail_text(&h);
+    let trace = &pane[pane.find("Stack trace (most recent call last)").expect("the heading")..];
+    let order = |text: &str| ["test_hybrid_vit", "in patches", "in with_fallback", "in <lambda>"].map(|f| text.find(f));
+    let in_pane = order(trace);
+    assert!(in_pane.iter().all(Option::is_some) && in_pane.is_sorted(), "{trace}");
+    h.press(&[ViewError]);
+    let screen = h.screen();
+    let popup = &screen[screen.find("Stack Trace").expect("the popup's trace")..];
+    let in_popup = order(popup);
+    assert!(in_popup.iter().all(Option::is_some) && in_popup.is_sorted(), "{popup}");
 }
 
 #[test]
@@ -298,9 +353,10 @@ fn demo_list_and_a_failure_in_it() {
 }
 
 #[test]
-fn performance_tab_without_a_performance_report() {
-    let mut h = harness(120, 40);
-    h.press(&[GoToTab(2)]);
-    assert!(h.screen().contains("No performance report loaded — pass --perf"));
-    assert!(h.screen().contains("[3 Performance]"));
+fn the_demo_opens_on_its_first_failure() {
+    let report = ttnn_tui::report::MemoryReport::open(&ttnn_tui::report::ReportSource::Demo, 0).unwrap();
+    let h = Harness::new(report, 120, 40, false, None);
+    assert_eq!(h.selected_id(), Some(7));
+    assert!(h.screen().contains("Operations · 39 operations · 13 with errors"), "{}", h.screen());
+    assert!(h.screen().contains(" op 7 · 7/39"), "{}", h.screen());
 }

@@ -15,8 +15,8 @@ fn tree_of(id: u64, width: u16, height: u16, plain: bool) -> Harness {
 
 /// The footer line: the selected entry's outcome.
 fn footer(h: &Harness) -> String {
-    let i = h.app.selected_operation().unwrap();
-    ttnn_tui::app::load::selected_entry_text(&h.app.trees[&i], h.app.hex).unwrap_or_default()
+    let tree = h.app.tree(h.app.selected_operation().unwrap()).expect("the tree is built");
+    ttnn_tui::ui::device_ops::selected_entry_text(tree, h.app.hex()).unwrap_or_default()
 }
 
 #[test]
@@ -96,11 +96,22 @@ fn graphs_that_cannot_be_shown_say_so() {
 fn trees_are_built_once_and_kept() {
     let mut h = tree_of(2, 120, 40, false);
     h.press(&[Up]);
-    let selected = h.app.trees[&h.app.selected_operation().unwrap()].state.selected().to_vec();
+    let tree = |h: &Harness| h.app.tree(h.app.selected_operation().unwrap()).unwrap().state.selected().to_vec();
+    let selected = tree(&h);
     h.press(&[GoToTab(0), NextTab]);
-    assert_eq!(h.app.trees[&h.app.selected_operation().unwrap()].state.selected(), selected.as_slice());
-    assert_eq!(h.app.trees.len(), 1);
+    assert_eq!(tree(&h), selected);
+    assert_eq!(h.app.tree_count(), 1);
     // Another operation gets its own tree; the first is kept.
     h.press(&[PreviousTab, Down, GoToTab(1)]);
-    assert_eq!(h.app.trees.len(), 2);
+    assert_eq!(h.app.tree_count(), 2);
+}
+
+#[test]
+fn x_switches_the_tree_to_hex_at_once() {
+    let mut h = tree_of(2, 120, 40, false);
+    assert!(h.screen().contains("buffer_allocate  800 KiB  L1  at 1474560"), "{}", h.screen());
+    h.press(&[ToggleHex]);
+    assert!(h.screen().contains("buffer_allocate  800 KiB  L1  at 0x168000"), "{}", h.screen());
+    h.press(&[ToggleHex]);
+    assert!(h.screen().contains("buffer_allocate  800 KiB  L1  at 1474560"), "{}", h.screen());
 }

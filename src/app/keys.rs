@@ -1,12 +1,13 @@
-//! Keys: the actions, the one keymap function, and the key table that feeds both the status-bar
-//! hints and the `?` help popup.
+//! Keys: the actions, and one binding table per pane holding the key codes *and* their labels. The
+//! same tables map a key press to an action, give the status bar its hints and the `?` popup its
+//! list, so the three never disagree.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-/// Something the user asked for; `App::update` applies it.
+/// Something the user asked for; `App::update` applies it to the focused pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
-    /// Move the selection up one row.
+    /// Move the selection up one row (or scroll a text up).
     Up,
     /// Move the selection down one row.
     Down,
@@ -24,15 +25,17 @@ pub enum Action {
     Last,
     /// Close the tree node (or go to its parent).
     Close,
-    /// Open the tree node (or go to its first child).
+    /// Open the tree node.
     Open,
     /// Expand or collapse the list item, or toggle the tree node.
     Toggle,
+    /// Act on the selected row: open its operation on the Operations tab.
+    Activate,
     /// Next tab.
     NextTab,
     /// Previous tab.
     PreviousTab,
-    /// Go to tab 1, 2 or 3 (0-based).
+    /// Go to a tab (0-based).
     GoToTab(usize),
     /// Start typing a search.
     SearchStart,
@@ -54,12 +57,12 @@ pub enum Action {
     ToggleHex,
     /// Copy the selected callout through OSC 52.
     Copy,
-    /// Collapse or expand the unattached-errors callout.
-    ToggleUnattached,
+    /// Fold or unfold the callout above the list or table.
+    ToggleCallout,
     /// Scroll the unattached-errors callout down.
-    ScrollUnattachedDown,
+    ScrollCalloutDown,
     /// Scroll the unattached-errors callout up.
-    ScrollUnattachedUp,
+    ScrollCalloutUp,
     /// Scroll the detail pane down.
     ScrollDetailDown,
     /// Scroll the detail pane up.
@@ -68,15 +71,13 @@ pub enum Action {
     TogglePerDevice,
     /// Only flagged rows, or all (Performance tab).
     ToggleFlaggedOnly,
-    /// Select the next listed allocation failure (Performance tab).
+    /// Select the next allocation failure of the callout (Performance tab).
     NextFailure,
-    /// Select the previous listed allocation failure (Performance tab).
+    /// Select the previous allocation failure of the callout (Performance tab).
     PreviousFailure,
-    /// Show the selected failure's operation on the Operations tab.
-    GoToFailure,
     /// Open the help popup.
     Help,
-    /// Close a popup, or clear the search.
+    /// Close a popup, leave the callout, or clear the search.
     Back,
     /// Quit.
     Quit,
@@ -99,82 +100,166 @@ pub enum Pane {
     ErrorPopup,
 }
 
-/// One row of the key table.
+/// A key: a code with or without Ctrl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    code: KeyCode,
+    ctrl: bool,
+}
+
+const fn key(code: KeyCode) -> Key {
+    Key { code, ctrl: false }
+}
+
+const fn ch(c: char) -> Key {
+    key(KeyCode::Char(c))
+}
+
+const fn ctrl(c: char) -> Key {
+    Key { code: KeyCode::Char(c), ctrl: true }
+}
+
+/// One row of a binding table: the keys, their label, what they do.
 #[derive(Debug, Clone, Copy)]
-pub struct KeyBinding {
-    /// The keys, as shown.
-    pub keys: &'static str,
+pub struct Binding {
+    /// The keys that trigger the action.
+    pub keys: &'static [Key],
+    /// The keys as shown, e.g. `j/k`.
+    pub label: &'static str,
     /// What they do.
     pub description: &'static str,
-    /// The action, used to tell whether the keys are enabled.
+    /// The action the first key triggers.
     pub action: Action,
-    /// The panes where the keys apply.
-    pub panes: &'static [Pane],
+    /// The action the second key triggers, for pairs such as `j/k` (none: every key does `action`).
+    pub paired: Option<Action>,
     /// Shown in the status bar (otherwise only in help).
     pub hint: bool,
 }
 
-const LISTS: &[Pane] = &[Pane::Operations, Pane::DeviceOps];
-const MOVES: &[Pane] = &[Pane::Operations, Pane::DeviceOps, Pane::Performance];
-const PERF: &[Pane] = &[Pane::Performance];
-const OPS: &[Pane] = &[Pane::Operations];
-const TREE: &[Pane] = &[Pane::DeviceOps];
-const TABS: &[Pane] = &[Pane::Operations, Pane::DeviceOps, Pane::Performance];
-const POPUPS: &[Pane] = &[Pane::Help, Pane::ErrorPopup];
-const SEARCH: &[Pane] = &[Pane::Search];
-
-const fn bind(keys: &'static str, description: &'static str, action: Action, panes: &'static [Pane]) -> KeyBinding {
-    KeyBinding { keys, description, action, panes, hint: true }
+const fn bind(keys: &'static [Key], label: &'static str, description: &'static str, action: Action) -> Binding {
+    Binding { keys, label, description, action, paired: None, hint: true }
 }
 
-const fn help_only(
-    keys: &'static str,
+const fn pair(
+    keys: &'static [Key],
+    label: &'static str,
     description: &'static str,
-    action: Action,
-    panes: &'static [Pane],
-) -> KeyBinding {
-    KeyBinding { keys, description, action, panes, hint: false }
+    actions: (Action, Action),
+) -> Binding {
+    Binding { keys, label, description, action: actions.0, paired: Some(actions.1), hint: true }
 }
 
-/// Every key, in the order help lists them.
-pub const KEY_TABLE: &[KeyBinding] = &[
-    bind("j/k", "move", Action::Down, MOVES),
-    help_only("↓/↑", "move", Action::Down, MOVES),
-    help_only("g/G Home/End", "first/last", Action::First, MOVES),
-    help_only("PgDn/PgUp Ctrl-f/Ctrl-b", "page down/up", Action::PageDown, MOVES),
-    help_only("Ctrl-d/Ctrl-u", "half page down/up", Action::HalfPageDown, MOVES),
-    bind("Enter", "expand", Action::Toggle, OPS),
-    help_only("Space", "expand", Action::Toggle, OPS),
-    bind("h/l", "close/open", Action::Open, TREE),
-    help_only("←/→", "close/open", Action::Open, TREE),
-    help_only("Enter/Space", "toggle node", Action::Toggle, TREE),
-    bind("e", "errors only", Action::ToggleErrorsOnly, OPS),
-    bind("/", "search", Action::SearchStart, OPS),
-    bind("n/N", "next/prev match", Action::NextMatch, OPS),
-    bind("v", "view error", Action::ViewError, LISTS),
-    bind("y", "copy", Action::Copy, LISTS),
-    help_only("x", "hex/decimal addresses", Action::ToggleHex, LISTS),
-    help_only("u", "collapse/expand unattached errors", Action::ToggleUnattached, OPS),
-    help_only("[/]", "scroll unattached errors", Action::ScrollUnattachedDown, OPS),
-    help_only("J/K", "scroll details", Action::ScrollDetailDown, LISTS),
-    bind("Enter", "go to failure", Action::GoToFailure, PERF),
-    bind("[/]", "choose failure", Action::NextFailure, PERF),
-    bind("f", "flagged only", Action::ToggleFlaggedOnly, PERF),
-    bind("m", "merged/per device", Action::TogglePerDevice, PERF),
-    help_only("x", "hex/decimal addresses", Action::ToggleHex, PERF),
-    bind("Tab", "tab", Action::NextTab, TABS),
-    help_only("Shift-Tab 1-3", "previous tab, go to tab", Action::PreviousTab, TABS),
-    bind("j/k", "scroll", Action::Down, POPUPS),
-    bind("Esc", "close", Action::Back, POPUPS),
-    bind("Enter", "confirm", Action::SearchConfirm, SEARCH),
-    bind("Esc", "clear", Action::Back, SEARCH),
-    bind("?", "help", Action::Help, TABS),
-    help_only("F1", "help", Action::Help, TABS),
-    bind("q", "quit", Action::Quit, TABS),
-    help_only("Ctrl-c", "quit", Action::Quit, &[Pane::Operations, Pane::DeviceOps, Pane::Performance, Pane::Search]),
+const fn help_only(mut binding: Binding) -> Binding {
+    binding.hint = false;
+    binding
+}
+
+use Action::*;
+
+/// Moving in a list, a table or a tree.
+pub const MOVES: &[Binding] = &[
+    pair(&[ch('j'), ch('k')], "j/k", "move", (Down, Up)),
+    help_only(pair(&[key(KeyCode::Down), key(KeyCode::Up)], "↓/↑", "move", (Down, Up))),
+    help_only(pair(&[ch('g'), ch('G')], "g/G", "first/last", (First, Last))),
+    help_only(pair(&[key(KeyCode::Home), key(KeyCode::End)], "Home/End", "first/last", (First, Last))),
+    help_only(pair(&[key(KeyCode::PageDown), key(KeyCode::PageUp)], "PgDn/PgUp", "page down/up", (PageDown, PageUp))),
+    help_only(pair(&[ctrl('f'), ctrl('b')], "Ctrl-f/Ctrl-b", "page down/up", (PageDown, PageUp))),
+    help_only(pair(&[ctrl('d'), ctrl('u')], "Ctrl-d/Ctrl-u", "half page down/up", (HalfPageDown, HalfPageUp))),
 ];
 
-/// The pane names help groups the keys under.
+/// Keys every tab takes, after its own.
+pub const GLOBAL: &[Binding] = &[
+    help_only(bind(&[ch('x')], "x", "hex/decimal addresses", ToggleHex)),
+    bind(&[key(KeyCode::Tab)], "Tab", "tab", NextTab),
+    help_only(bind(&[key(KeyCode::BackTab)], "Shift-Tab", "previous tab", PreviousTab)),
+    help_only(bind(&[ch('1'), ch('2'), ch('3')], "1-3", "go to tab", GoToTab(0))),
+    bind(&[ch('?'), key(KeyCode::F(1))], "?", "help", Help),
+    bind(&[ch('q'), ctrl('c')], "q", "quit", Quit),
+];
+
+/// The Operations tab's own keys.
+pub const OPERATIONS: &[Binding] = &[
+    bind(&[key(KeyCode::Enter), ch(' ')], "Enter", "expand", Toggle),
+    bind(&[ch('e')], "e", "errors only", ToggleErrorsOnly),
+    bind(&[ch('/')], "/", "search", SearchStart),
+    pair(&[ch('n'), ch('N')], "n/N", "next/prev match", (NextMatch, PreviousMatch)),
+    bind(&[ch('v')], "v", "view error", ViewError),
+    bind(&[ch('y')], "y", "copy", Copy),
+    help_only(bind(&[ch('u')], "u", "fold/unfold unattached errors", ToggleCallout)),
+    help_only(pair(&[ch(']'), ch('[')], "]/[", "scroll unattached errors", (ScrollCalloutDown, ScrollCalloutUp))),
+    help_only(pair(&[ch('J'), ch('K')], "J/K", "scroll details", (ScrollDetailDown, ScrollDetailUp))),
+    help_only(bind(&[key(KeyCode::Esc)], "Esc", "clear the search", Back)),
+];
+
+/// The Device ops tab's own keys.
+pub const DEVICE_OPS: &[Binding] = &[
+    pair(&[ch('h'), ch('l')], "h/l", "close/open", (Close, Open)),
+    help_only(pair(&[key(KeyCode::Left), key(KeyCode::Right)], "←/→", "close/open", (Close, Open))),
+    help_only(bind(&[key(KeyCode::Enter), ch(' ')], "Enter", "toggle node", Toggle)),
+    bind(&[ch('v')], "v", "view error", ViewError),
+    bind(&[ch('y')], "y", "copy", Copy),
+];
+
+/// The Performance tab's own keys.
+pub const PERFORMANCE: &[Binding] = &[
+    bind(&[key(KeyCode::Enter)], "Enter", "go to operation", Activate),
+    pair(&[ch(']'), ch('[')], "]/[", "choose failure", (NextFailure, PreviousFailure)),
+    bind(&[ch('u')], "u", "fold callout", ToggleCallout),
+    bind(&[ch('f')], "f", "flagged only", ToggleFlaggedOnly),
+    bind(&[ch('m')], "m", "merged/per device", TogglePerDevice),
+    bind(&[ch('v')], "v", "view error", ViewError),
+    bind(&[ch('y')], "y", "copy", Copy),
+    help_only(bind(&[key(KeyCode::Esc)], "Esc", "back to the table", Back)),
+];
+
+/// The search input's keys (any other character is typed).
+pub const SEARCH: &[Binding] = &[
+    bind(&[key(KeyCode::Enter)], "Enter", "confirm", SearchConfirm),
+    bind(&[key(KeyCode::Esc)], "Esc", "clear", Back),
+    help_only(bind(&[key(KeyCode::Backspace)], "Backspace", "delete", SearchBackspace)),
+    help_only(bind(&[ctrl('c')], "Ctrl-c", "quit", Quit)),
+];
+
+/// A popup's keys.
+pub const POPUP: &[Binding] = &[
+    pair(&[ch('j'), ch('k')], "j/k", "scroll", (Down, Up)),
+    help_only(pair(&[key(KeyCode::Down), key(KeyCode::Up)], "↓/↑", "scroll", (Down, Up))),
+    help_only(pair(&[key(KeyCode::PageDown), key(KeyCode::PageUp)], "PgDn/PgUp", "page down/up", (PageDown, PageUp))),
+    help_only(pair(&[ch('g'), ch('G')], "g/G", "top/bottom", (First, Last))),
+    bind(&[key(KeyCode::Esc)], "Esc", "close", Back),
+    bind(&[ch('q'), ctrl('c')], "q", "quit", Quit),
+];
+
+/// The help popup's own key.
+const HELP: &[Binding] = &[bind(&[ch('?'), key(KeyCode::F(1))], "?", "close", Back)];
+/// The error popup's own key.
+const ERROR_POPUP: &[Binding] = &[bind(&[ch('v')], "v", "close", Back)];
+
+const OPERATIONS_PANE: &[&[Binding]] = &[MOVES, OPERATIONS, GLOBAL];
+const DEVICE_OPS_PANE: &[&[Binding]] = &[MOVES, DEVICE_OPS, GLOBAL];
+const PERFORMANCE_PANE: &[&[Binding]] = &[MOVES, PERFORMANCE, GLOBAL];
+const SEARCH_PANE: &[&[Binding]] = &[SEARCH];
+const HELP_PANE: &[&[Binding]] = &[POPUP, HELP];
+const ERROR_POPUP_PANE: &[&[Binding]] = &[POPUP, ERROR_POPUP];
+
+/// The binding tables of a pane, in the order they are matched and listed.
+pub fn tables(pane: Pane) -> &'static [&'static [Binding]] {
+    match pane {
+        Pane::Operations => OPERATIONS_PANE,
+        Pane::DeviceOps => DEVICE_OPS_PANE,
+        Pane::Performance => PERFORMANCE_PANE,
+        Pane::Search => SEARCH_PANE,
+        Pane::Help => HELP_PANE,
+        Pane::ErrorPopup => ERROR_POPUP_PANE,
+    }
+}
+
+/// The bindings of a pane, flattened.
+pub fn bindings(pane: Pane) -> impl Iterator<Item = &'static Binding> {
+    tables(pane).iter().flat_map(|t| t.iter())
+}
+
+/// The pane titles help groups the keys under.
 pub fn pane_title(pane: Pane) -> &'static str {
     match pane {
         Pane::Operations => "Operations",
@@ -186,70 +271,40 @@ pub fn pane_title(pane: Pane) -> &'static str {
     }
 }
 
-/// Maps a key to an action in the focused pane; `None` for releases, repeats and unbound keys.
-pub fn keymap(key: KeyEvent, pane: Pane) -> Option<Action> {
-    if key.kind != KeyEventKind::Press {
+impl Binding {
+    /// The action of the key at `position` in `keys`.
+    fn action_of(&self, position: usize) -> Action {
+        match (self.action, self.paired) {
+            (GoToTab(_), _) => GoToTab(position),
+            (_, Some(second)) if position % 2 == 1 => second,
+            (first, _) => first,
+        }
+    }
+
+    /// The actions this binding can trigger (one, or both of a pair).
+    pub fn actions(&self) -> impl Iterator<Item = Action> {
+        std::iter::once(self.action).chain(self.paired)
+    }
+}
+
+/// Maps a key press to an action of the focused pane; `None` for releases, repeats and unbound
+/// keys. In the search, a character that is not bound is typed.
+pub fn keymap(event: KeyEvent, pane: Pane) -> Option<Action> {
+    if event.kind != KeyEventKind::Press {
         return None;
     }
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    if ctrl && key.code == KeyCode::Char('c') {
-        return Some(Action::Quit);
+    let is_ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
+    // Shift-Tab arrives as BackTab with or without SHIFT; upper-case letters and `?` carry SHIFT
+    // or not depending on the terminal: match the code, and Ctrl only where bound.
+    let found = bindings(pane).find_map(|b| {
+        let position = b.keys.iter().position(|k| k.code == event.code && k.ctrl == is_ctrl)?;
+        Some(b.action_of(position))
+    });
+    match (found, pane, event.code) {
+        (Some(action), _, _) => Some(action),
+        (None, Pane::Search, KeyCode::Char(c)) if !is_ctrl => Some(SearchInput(c)),
+        _ => None,
     }
-    if pane == Pane::Search {
-        return match key.code {
-            KeyCode::Enter => Some(Action::SearchConfirm),
-            KeyCode::Esc => Some(Action::Back),
-            KeyCode::Backspace => Some(Action::SearchBackspace),
-            KeyCode::Char(c) if !ctrl => Some(Action::SearchInput(c)),
-            _ => None,
-        };
-    }
-    if pane == Pane::Performance
-        && !ctrl
-        && let Some(action) = super::perf::perf_keymap(key.code)
-    {
-        return Some(action);
-    }
-    if ctrl {
-        return match key.code {
-            KeyCode::Char('f') => Some(Action::PageDown),
-            KeyCode::Char('b') => Some(Action::PageUp),
-            KeyCode::Char('d') => Some(Action::HalfPageDown),
-            KeyCode::Char('u') => Some(Action::HalfPageUp),
-            _ => None,
-        };
-    }
-    let action = match key.code {
-        KeyCode::Char('j') | KeyCode::Down => Action::Down,
-        KeyCode::Char('k') | KeyCode::Up => Action::Up,
-        KeyCode::Char('g') | KeyCode::Home => Action::First,
-        KeyCode::Char('G') | KeyCode::End => Action::Last,
-        KeyCode::PageDown => Action::PageDown,
-        KeyCode::PageUp => Action::PageUp,
-        KeyCode::Char('h') | KeyCode::Left => Action::Close,
-        KeyCode::Char('l') | KeyCode::Right => Action::Open,
-        KeyCode::Enter | KeyCode::Char(' ') => Action::Toggle,
-        KeyCode::Tab => Action::NextTab,
-        KeyCode::BackTab => Action::PreviousTab,
-        KeyCode::Char(c @ '1'..='3') => Action::GoToTab(c as usize - '1' as usize),
-        KeyCode::Char('/') => Action::SearchStart,
-        KeyCode::Char('n') => Action::NextMatch,
-        KeyCode::Char('N') => Action::PreviousMatch,
-        KeyCode::Char('e') => Action::ToggleErrorsOnly,
-        KeyCode::Char('v') => Action::ViewError,
-        KeyCode::Char('x') => Action::ToggleHex,
-        KeyCode::Char('y') => Action::Copy,
-        KeyCode::Char('u') => Action::ToggleUnattached,
-        KeyCode::Char(']') => Action::ScrollUnattachedDown,
-        KeyCode::Char('[') => Action::ScrollUnattachedUp,
-        KeyCode::Char('J') => Action::ScrollDetailDown,
-        KeyCode::Char('K') => Action::ScrollDetailUp,
-        KeyCode::Char('?') | KeyCode::F(1) => Action::Help,
-        KeyCode::Esc => Action::Back,
-        KeyCode::Char('q') => Action::Quit,
-        _ => return None,
-    };
-    Some(action)
 }
 
 #[cfg(test)]
@@ -257,62 +312,80 @@ mod tests {
     use super::*;
     use ratatui::crossterm::event::KeyEventState;
 
-    fn key(code: KeyCode, modifiers: KeyModifiers, kind: KeyEventKind) -> KeyEvent {
+    fn event(code: KeyCode, modifiers: KeyModifiers, kind: KeyEventKind) -> KeyEvent {
         KeyEvent { code, modifiers, kind, state: KeyEventState::NONE }
     }
 
-    fn press(code: KeyCode) -> KeyEvent {
-        key(code, KeyModifiers::NONE, KeyEventKind::Press)
+    fn press(code: KeyCode, pane: Pane) -> Option<Action> {
+        keymap(event(code, KeyModifiers::NONE, KeyEventKind::Press), pane)
     }
 
     #[test]
     fn only_presses_count() {
-        let release = key(KeyCode::Char('j'), KeyModifiers::NONE, KeyEventKind::Release);
-        let repeat = key(KeyCode::Char('j'), KeyModifiers::NONE, KeyEventKind::Repeat);
+        let release = event(KeyCode::Char('j'), KeyModifiers::NONE, KeyEventKind::Release);
+        let repeat = event(KeyCode::Char('j'), KeyModifiers::NONE, KeyEventKind::Repeat);
         assert_eq!(keymap(release, Pane::Operations), None);
         assert_eq!(keymap(repeat, Pane::Operations), None);
-        assert_eq!(keymap(press(KeyCode::Char('j')), Pane::Operations), Some(Action::Down));
+        assert_eq!(press(KeyCode::Char('j'), Pane::Operations), Some(Down));
+        assert_eq!(press(KeyCode::Char('k'), Pane::Operations), Some(Up));
     }
 
     #[test]
-    fn back_tab_whatever_its_modifiers() {
+    fn back_tab_whatever_its_modifiers_and_tabs_by_number() {
         for m in [KeyModifiers::NONE, KeyModifiers::SHIFT, KeyModifiers::SHIFT | KeyModifiers::ALT] {
-            assert_eq!(
-                keymap(key(KeyCode::BackTab, m, KeyEventKind::Press), Pane::DeviceOps),
-                Some(Action::PreviousTab)
-            );
+            assert_eq!(keymap(event(KeyCode::BackTab, m, KeyEventKind::Press), Pane::DeviceOps), Some(PreviousTab));
         }
+        assert_eq!(press(KeyCode::Char('3'), Pane::Operations), Some(GoToTab(2)));
+        assert_eq!(press(KeyCode::Char('1'), Pane::Performance), Some(GoToTab(0)));
     }
 
     #[test]
-    fn upper_case_and_question_mark_match_the_char() {
-        let shifted = |c| key(KeyCode::Char(c), KeyModifiers::SHIFT, KeyEventKind::Press);
-        assert_eq!(keymap(shifted('G'), Pane::Operations), Some(Action::Last));
-        assert_eq!(keymap(shifted('N'), Pane::Operations), Some(Action::PreviousMatch));
-        assert_eq!(keymap(shifted('?'), Pane::Operations), Some(Action::Help));
-        assert_eq!(keymap(press(KeyCode::F(1)), Pane::Operations), Some(Action::Help));
+    fn upper_case_question_mark_and_ctrl_keys() {
+        let shifted = |c| event(KeyCode::Char(c), KeyModifiers::SHIFT, KeyEventKind::Press);
+        assert_eq!(keymap(shifted('G'), Pane::Operations), Some(Last));
+        assert_eq!(keymap(shifted('N'), Pane::Operations), Some(PreviousMatch));
+        assert_eq!(keymap(shifted('?'), Pane::Operations), Some(Help));
+        assert_eq!(press(KeyCode::F(1), Pane::Operations), Some(Help));
+        let ctrl_d = event(KeyCode::Char('d'), KeyModifiers::CONTROL, KeyEventKind::Press);
+        assert_eq!(keymap(ctrl_d, Pane::Operations), Some(HalfPageDown));
+        // A Ctrl key that is not bound does nothing, even when the plain key is bound.
+        let ctrl_e = event(KeyCode::Char('e'), KeyModifiers::CONTROL, KeyEventKind::Press);
+        assert_eq!(keymap(ctrl_e, Pane::Operations), None);
     }
 
     #[test]
     fn ctrl_c_always_quits_and_search_takes_letters() {
-        let ctrl_c = key(KeyCode::Char('c'), KeyModifiers::CONTROL, KeyEventKind::Press);
-        for pane in [Pane::Operations, Pane::Search, Pane::Help, Pane::ErrorPopup] {
-            assert_eq!(keymap(ctrl_c, pane), Some(Action::Quit));
+        let ctrl_c = event(KeyCode::Char('c'), KeyModifiers::CONTROL, KeyEventKind::Press);
+        for pane in [Pane::Operations, Pane::Performance, Pane::Search, Pane::Help, Pane::ErrorPopup] {
+            assert_eq!(keymap(ctrl_c, pane), Some(Quit), "{pane:?}");
         }
-        assert_eq!(keymap(press(KeyCode::Char('q')), Pane::Search), Some(Action::SearchInput('q')));
-        assert_eq!(keymap(press(KeyCode::Esc), Pane::Search), Some(Action::Back));
-        let ctrl_d = key(KeyCode::Char('d'), KeyModifiers::CONTROL, KeyEventKind::Press);
-        assert_eq!(keymap(ctrl_d, Pane::Operations), Some(Action::HalfPageDown));
+        assert_eq!(press(KeyCode::Char('q'), Pane::Search), Some(SearchInput('q')));
+        assert_eq!(press(KeyCode::Char('/'), Pane::Search), Some(SearchInput('/')));
+        assert_eq!(press(KeyCode::Esc, Pane::Search), Some(Back));
+        assert_eq!(press(KeyCode::Backspace, Pane::Search), Some(SearchBackspace));
     }
 
     #[test]
-    fn every_pane_has_hints_and_every_bound_action_is_in_the_table() {
+    fn each_pane_has_its_own_meaning_for_shared_keys() {
+        assert_eq!(press(KeyCode::Enter, Pane::Performance), Some(Activate));
+        assert_eq!(press(KeyCode::Enter, Pane::Operations), Some(Toggle));
+        assert_eq!(press(KeyCode::Enter, Pane::DeviceOps), Some(Toggle));
+        assert_eq!(press(KeyCode::Char(']'), Pane::Performance), Some(NextFailure));
+        assert_eq!(press(KeyCode::Char(']'), Pane::Operations), Some(ScrollCalloutDown));
+        assert_eq!(press(KeyCode::Char('f'), Pane::Operations), None);
+        assert_eq!(press(KeyCode::Char('m'), Pane::Performance), Some(TogglePerDevice));
+        assert_eq!(press(KeyCode::Char('v'), Pane::ErrorPopup), Some(Back));
+        assert_eq!(press(KeyCode::Char('?'), Pane::Help), Some(Back));
+    }
+
+    #[test]
+    fn no_key_is_bound_twice_in_a_pane_and_every_pane_has_hints() {
         for pane in [Pane::Operations, Pane::DeviceOps, Pane::Performance, Pane::Search, Pane::Help, Pane::ErrorPopup] {
-            assert!(KEY_TABLE.iter().any(|b| b.hint && b.panes.contains(&pane)), "{pane:?}");
-        }
-        let documented = |a: Action| KEY_TABLE.iter().any(|b| b.action == a);
-        for a in [Action::ToggleErrorsOnly, Action::ViewError, Action::Copy, Action::Help, Action::Quit, Action::Open] {
-            assert!(documented(a), "{a:?}");
+            let keys: Vec<Key> = bindings(pane).flat_map(|b| b.keys.iter().copied()).collect();
+            for (k, key) in keys.iter().enumerate() {
+                assert!(!keys[k + 1..].contains(key), "{pane:?}: {key:?} bound twice");
+            }
+            assert!(bindings(pane).any(|b| b.hint), "{pane:?}");
         }
     }
 }

@@ -1,22 +1,27 @@
-//! The terminal UI's state and `update(Action)`: no I/O here. What must be read from the report
-//! is asked for by `pending_loads` and read by `load`, which the loop calls before drawing.
+//! The terminal UI's state: the loaded model, one state per tab with its own `update`, the popup
+//! and the settings. No I/O and no styling: what must be read is asked for (`pending_reads`) and
+//! handed back by the loop (`deliver`); `ui` draws from this state.
 
-pub mod content;
+mod device_ops;
 pub mod keys;
-pub mod load;
-mod navigate;
-pub mod perf;
+mod model;
+mod operations;
+mod perf;
+mod reads;
+mod rows;
 mod search_index;
 
-pub use keys::{Action, KEY_TABLE, KeyBinding, Pane, keymap};
+pub use device_ops::{DeviceOpsTab, DeviceTree, TreeAnnotations, TreeItems};
+pub use keys::{Action, Binding, Pane, keymap};
+pub use model::{Loaded, Model};
+pub use operations::{OperationsTab, Search};
+pub use perf::{Focus, PerfInput, PerfRows, PerfTab, micros};
+pub use reads::{Read, ReadResult};
+pub use rows::{Scroll, WindowedRows};
 
-use crate::analysis::tree::TreeEntry;
-use crate::report::{ErrorRecord, MemoryReport, Operation};
-use crate::ui::theme::Theme;
-use std::collections::{HashMap, HashSet};
-use tui_tree_widget::{TreeItem, TreeState};
+use crate::analysis::reason::CalloutBody;
 
-/// The three tabs.
+/// The tabs, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tab {
     /// `1 Operations`.
@@ -34,245 +39,293 @@ pub const TABS: [Tab; 3] = [Tab::Operations, Tab::DeviceOps, Tab::Performance];
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Popup {
     /// Every key.
-    Help { scroll: u16 },
+    Help(Scroll),
     /// Raw message and stack trace of an operation's error (by operation index).
-    Error { operation: usize, scroll: u16 },
+    Error(usize, Scroll),
 }
 
-/// The operations list: a filtered index over the operations, with selection and scroll offset.
-#[derive(Debug, Clone, Default)]
-pub struct ListView {
-    /// Operation indexes shown, in order.
-    pub shown: Vec<usize>,
-    /// Position of the selected row in `shown`.
-    pub selected: usize,
-    /// Position of the first visible row in `shown`.
-    pub offset: usize,
-    /// Rows that fit, from the last draw.
-    pub height: usize,
-    /// Columns of the rows, from the last draw (expanded items wrap to it).
-    pub width: usize,
+/// Whether a key can do something: shown, shown dimmed, or not offered at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Availability {
+    /// It does something now.
+    Enabled,
+    /// It exists here but does nothing now (dimmed, with a reason when pressed).
+    Disabled,
+    /// It makes no sense here (e.g. no performance report): not advertised.
+    Absent,
 }
 
-/// The search: what was typed, whether typing goes on, and the matching rows.
-#[derive(Debug, Clone, Default)]
-pub struct Search {
-    /// The text typed.
-    pub query: String,
-    /// Typing goes to the search.
-    pub editing: bool,
-    /// Positions in the list's `shown` that match.
-    pub matches: Vec<usize>,
+impl From<bool> for Availability {
+    fn from(enabled: bool) -> Self {
+        if enabled { Self::Enabled } else { Self::Disabled }
+    }
 }
 
-/// The device-operations tree of one operation, built once and kept.
-pub struct DeviceTree {
-    /// The tree, or why the graph cannot be shown.
-    pub entries: Result<Vec<TreeEntry>, String>,
-    /// The widget items, built from `entries`.
-    pub items: Vec<TreeItem<'static, usize>>,
-    /// Open nodes and selection.
-    pub state: TreeState<usize>,
-    /// The hex setting the items were built with.
-    pub hex: bool,
-    /// Rows that fit, from the last draw.
-    pub height: usize,
-    /// The perf row of each linked device operation (scope start position → text).
-    pub annotations: perf::TreeAnnotations,
-}
-
-/// Everything the UI shows, and where the user is.
-pub struct App {
-    /// The report's display name.
-    pub name: String,
-    /// Operations of the report, sorted by id.
-    pub operations: Vec<Operation>,
-    /// Error rows of the report.
-    pub errors: Vec<ErrorRecord>,
-    /// Indexes (into `errors`) of the unattached errors.
-    pub unattached: Vec<usize>,
-    /// Failed device operations of the operations with an error (behaviour.md §3.5).
-    pub failed_in: HashMap<usize, Vec<String>>,
-    /// Styles.
-    pub theme: Theme,
-    /// Hexadecimal addresses.
-    pub hex: bool,
-    /// The active tab.
-    pub tab: Tab,
-    /// The open popup.
-    pub popup: Option<Popup>,
-    /// The operations list.
-    pub list: ListView,
-    /// Only operations with an error are listed.
-    pub errors_only: bool,
-    /// The search.
-    pub search: Search,
-    /// Expanded list items (operation indexes).
-    pub expanded: HashSet<usize>,
-    /// The unattached-errors callout is collapsed to its title.
-    pub unattached_collapsed: bool,
-    /// Scroll of the unattached-errors callout, in lines.
-    pub unattached_scroll: u16,
-    /// Scroll of the detail pane, in lines.
-    pub detail_scroll: u16,
-    /// Stack traces loaded so far (operation index → text, empty when none).
-    pub stack_traces: HashMap<usize, String>,
-    /// Arguments loaded so far.
-    pub arguments: HashMap<usize, Result<Vec<(String, String)>, String>>,
-    /// Device-operation trees built so far.
-    pub trees: HashMap<usize, DeviceTree>,
+/// What a tab's `update` asks of the whole state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Nothing more.
+    None,
     /// A one-off message for the status bar.
-    pub message: Option<String>,
+    Message(String),
+    /// Show this operation (by id) on the Operations tab.
+    ShowOperation(u64),
+    /// List only the operations with an error on the Operations tab, on this one (by id).
+    ShowErrors(Option<u64>),
+    /// Quit.
+    Quit,
+}
+
+/// The Performance tab's report: none, being linked on a worker thread, or linked.
+pub enum PerfState {
+    /// No performance report was opened.
+    None,
+    /// Reading and linking `file_name` on a worker thread.
+    Linking(String),
+    /// Read and linked (or found not to link).
+    Ready(Box<PerfTab>),
+    /// The memory report could not be read again to link: why.
+    Failed(String),
+}
+
+/// The whole state of the terminal UI.
+pub struct App {
+    /// The memory report as shown.
+    pub(crate) model: Model,
+    /// Hexadecimal addresses.
+    pub(crate) hex: bool,
+    /// The active tab.
+    pub(crate) tab: Tab,
+    /// The open popup.
+    pub(crate) popup: Option<Popup>,
+    /// Tab 1.
+    pub(crate) operations: OperationsTab,
+    /// Tab 2.
+    pub(crate) device_ops: DeviceOpsTab,
+    /// Tab 3.
+    pub(crate) perf: PerfState,
+    /// A one-off message for the status bar.
+    pub(crate) message: Option<String>,
     /// Text the loop should copy through OSC 52.
-    pub clipboard: Option<String>,
+    pub(crate) clipboard: Option<String>,
     /// The user asked to quit.
-    pub quit: bool,
-    /// The Performance tab, when a performance report was opened.
-    pub perf: Option<perf::PerfTab>,
-    /// Centre the selected row once the list's height is known (`--operation`).
-    pub center_selection: bool,
-    /// Why stack traces could not be read, when they could not.
-    pub load_error: Option<String>,
-    /// Lower-cased `"{id} {name}"` of every operation, built at the first search.
-    search_index: Option<search_index::SearchIndex>,
-    /// Indexes of the operations with an error.
-    error_operations: Vec<usize>,
+    pub(crate) quit: bool,
 }
 
 impl App {
-    /// The state for a report, opened on the Operations tab; `operation` selects that id.
-    pub fn new(report: &MemoryReport, theme: Theme, hex: bool, operation: Option<u64>) -> Self {
-        let error_operations: Vec<usize> =
-            (0..report.operations.len()).filter(|&i| report.operations[i].error.is_some()).collect();
-        let failed_in =
-            error_operations.iter().map(|&i| (i, report.failed_device_operations(i).unwrap_or_default())).collect();
-        let mut app = Self {
-            name: report.name.clone(),
-            operations: report.operations.clone(),
-            errors: report.errors.clone(),
-            unattached: (0..report.errors.len()).filter(|&e| !report.errors[e].attached).collect(),
-            failed_in,
-            theme,
+    /// The state over a model, on the Operations tab: on operation `operation` (an id the model
+    /// has) when given, else on the first operation with an error.
+    pub fn new(model: Model, hex: bool, operation: Option<u64>) -> Self {
+        let operations = OperationsTab::new(&model, operation.and_then(|id| model.operation_index(id)));
+        Self {
+            model,
             hex,
             tab: Tab::Operations,
             popup: None,
-            list: ListView { shown: (0..report.operations.len()).collect(), ..ListView::default() },
-            errors_only: false,
-            search: Search::default(),
-            expanded: HashSet::new(),
-            unattached_collapsed: false,
-            unattached_scroll: 0,
-            detail_scroll: 0,
-            stack_traces: HashMap::new(),
-            arguments: HashMap::new(),
-            trees: HashMap::new(),
+            operations,
+            device_ops: DeviceOpsTab::default(),
+            perf: PerfState::None,
             message: None,
             clipboard: None,
             quit: false,
-            center_selection: false,
-            perf: None,
-            load_error: None,
-            search_index: None,
-            error_operations,
-        };
-        if let Some(index) = operation.and_then(|id| report.operation_index(id)) {
-            app.list.selected = index;
-            app.list.offset = index;
-            app.center_selection = true;
         }
-        app
     }
 
     /// The pane the keyboard goes to.
     pub fn pane(&self) -> Pane {
-        match (self.popup, self.search.editing, self.tab) {
-            (Some(Popup::Help { .. }), _, _) => Pane::Help,
-            (Some(Popup::Error { .. }), _, _) => Pane::ErrorPopup,
-            (None, true, _) => Pane::Search,
-            (None, false, Tab::Operations) => Pane::Operations,
-            (None, false, Tab::DeviceOps) => Pane::DeviceOps,
-            (None, false, Tab::Performance) => Pane::Performance,
+        match self.popup {
+            Some(Popup::Help(_)) => Pane::Help,
+            Some(Popup::Error(..)) => Pane::ErrorPopup,
+            None => self.tab_pane(),
         }
     }
 
-    /// The selected operation (index into `operations`), when the list is not empty.
+    /// The active tab.
+    pub fn tab(&self) -> Tab {
+        self.tab
+    }
+
+    /// Whether addresses are shown in hexadecimal.
+    pub fn hex(&self) -> bool {
+        self.hex
+    }
+
+    /// The Performance tab, once its report is linked.
+    pub fn perf(&self) -> Option<&PerfTab> {
+        match &self.perf {
+            PerfState::Ready(tab) => Some(tab),
+            _ => None,
+        }
+    }
+
+    /// The device-operations tree of an operation (by index), once built.
+    pub fn tree(&self, operation: usize) -> Option<&DeviceTree> {
+        self.device_ops.trees.get(&operation)
+    }
+
+    /// How many device-operations trees are built and kept.
+    pub fn tree_count(&self) -> usize {
+        self.device_ops.trees.len()
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The operation selected on the Operations tab (index into the model's operations).
     pub fn selected_operation(&self) -> Option<usize> {
-        self.list.shown.get(self.list.selected).copied()
+        self.operations.selected_operation()
     }
 
-    /// The error attached to an operation.
-    pub fn error_of(&self, operation: usize) -> Option<&ErrorRecord> {
-        self.operations[operation].error.map(|e| &self.errors[e])
+    /// The status-bar message, when there is one.
+    pub fn message(&self) -> Option<&str> {
+        self.message.as_deref()
     }
 
-    /// Whether any operation of the report has an error attached.
-    pub fn has_errors(&self) -> bool {
-        !self.error_operations.is_empty()
+    /// Text to copy through OSC 52, taken once by the loop.
+    pub fn take_clipboard(&mut self) -> Option<String> {
+        self.clipboard.take()
     }
 
-    /// Whether an action can do something now (disabled keys are dimmed in the hints).
-    pub fn enabled(&self, action: Action) -> bool {
-        if let Some(enabled) = self.perf_enabled(action) {
-            return enabled;
-        }
-        match action {
-            Action::ToggleErrorsOnly => self.errors_only || self.has_errors(),
-            Action::ViewError | Action::Copy => self.selected_operation().is_some_and(|i| self.error_of(i).is_some()),
-            Action::NextMatch | Action::PreviousMatch => !self.search.matches.is_empty(),
-            Action::ToggleUnattached | Action::ScrollUnattachedDown | Action::ScrollUnattachedUp => {
-                !self.unattached.is_empty()
+    /// Whether the user asked to quit.
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// The Performance tab's report is being linked on a worker thread (`file_name` is shown).
+    pub fn set_perf_linking(&mut self, file_name: String) {
+        self.perf = PerfState::Linking(file_name);
+    }
+
+    /// The Performance tab's report could not be linked: why.
+    pub fn set_perf_failed(&mut self, reason: String) {
+        self.perf = PerfState::Failed(reason);
+    }
+
+    /// Gives the Performance tab its report.
+    pub fn set_perf(&mut self, input: PerfInput) {
+        self.perf = PerfState::Ready(Box::new(PerfTab::new(input)));
+        // Trees built so far lack their perf rows: build them again when shown.
+        self.device_ops.clear();
+    }
+
+    /// The operation the keys of the active tab act on (index): the Performance tab's selected
+    /// listing or row, else the operation selected on the Operations tab.
+    pub(crate) fn focused_operation(&self) -> Option<usize> {
+        match (&self.perf, self.tab) {
+            (PerfState::Ready(perf), Tab::Performance) => {
+                perf.focused_operation().and_then(|id| self.model.operation_index(id))
             }
-            _ => true,
+            (_, Tab::Performance) => None,
+            _ => self.selected_operation(),
         }
     }
 
-    /// The result counter of behaviour.md §7.4.
-    pub fn counter(&self) -> String {
-        if self.errors_only {
-            format!("Showing {} of {} operations", self.list.shown.len(), self.operations.len())
-        } else {
-            format!("Showing {} operations", self.list.shown.len())
+    /// The pane of the active tab (the search input while typing), whatever popup is open.
+    pub fn tab_pane(&self) -> Pane {
+        match (self.operations.is_searching(), self.tab) {
+            (true, _) => Pane::Search,
+            (false, Tab::Operations) => Pane::Operations,
+            (false, Tab::DeviceOps) => Pane::DeviceOps,
+            (false, Tab::Performance) => Pane::Performance,
         }
     }
 
-    /// Applies an action. No I/O: what it needs from the report is loaded afterwards.
-    pub fn update(&mut self, action: Action) {
-        if !matches!(action, Action::Copy) {
-            self.message = None;
-        }
-        match self.pane() {
-            Pane::Help | Pane::ErrorPopup => return self.update_popup(action),
-            Pane::Search => return self.update_search(action),
+    /// Whether a key's action can do something in the focused pane now.
+    pub fn availability(&self, action: Action) -> Availability {
+        self.availability_in(self.pane(), action)
+    }
+
+    /// Whether a key's action can do something in `pane` now.
+    pub fn availability_in(&self, pane: Pane, action: Action) -> Availability {
+        let has_error = |i: usize| self.model.error_of(i).is_some();
+        match action {
+            Action::ViewError | Action::Copy if self.tab != Tab::Performance => {
+                return Availability::from(self.focused_operation().is_some_and(has_error));
+            }
             _ => {}
         }
-        match action {
-            Action::Quit => self.quit = true,
-            Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),
+        match (pane, &self.perf) {
+            (Pane::Operations, _) => self.operations.availability(action, &self.model),
+            (Pane::Performance, PerfState::Ready(perf)) => {
+                perf.availability(action, |id| self.model.operation_index(id).is_some_and(has_error))
+            }
+            (Pane::Performance, _) if keys::GLOBAL.iter().all(|b| b.actions().all(|a| a != action)) => {
+                Availability::Absent
+            }
+            _ => Availability::Enabled,
+        }
+    }
+
+    /// Applies an action to the focused pane. No I/O: what it needs is read afterwards.
+    pub fn update(&mut self, action: Action) {
+        if action != Action::Copy {
+            self.message = None;
+        }
+        if let Some(popup) = &mut self.popup {
+            let scroll = match popup {
+                Popup::Help(scroll) | Popup::Error(_, scroll) => scroll,
+            };
+            match action {
+                Action::Back => self.popup = None,
+                Action::Quit => self.quit = true,
+                other => {
+                    scroll.apply(other, 10);
+                }
+            }
+            return;
+        }
+        let outcome = match action {
+            Action::Quit => Outcome::Quit,
+            Action::Help => {
+                self.popup = Some(Popup::Help(Scroll::default()));
+                Outcome::None
+            }
             Action::NextTab => self.go_to_tab((self.tab_index() + 1) % TABS.len()),
             Action::PreviousTab => self.go_to_tab((self.tab_index() + TABS.len() - 1) % TABS.len()),
             Action::GoToTab(n) => self.go_to_tab(n),
             Action::ToggleHex => {
                 self.hex = !self.hex;
-                self.message = Some(format!("Addresses in {}", if self.hex { "hexadecimal" } else { "decimal" }));
+                Outcome::Message(format!("Addresses in {}", if self.hex { "hexadecimal" } else { "decimal" }))
             }
+            Action::ViewError => self.view_error(),
             Action::Copy => self.copy(),
-            Action::ViewError => match self.selected_operation() {
-                Some(i) if self.error_of(i).is_some() => self.popup = Some(Popup::Error { operation: i, scroll: 0 }),
-                Some(i) => self.message = Some(format!("Operation {} has no error", self.operations[i].id)),
-                None => {}
+            _ if self.operations.is_searching() => self.operations.update(action, &self.model),
+            _ => match (self.tab, &mut self.perf) {
+                (Tab::Operations, _) => self.operations.update(action, &self.model),
+                (Tab::DeviceOps, _) => self.device_ops.update(action, self.operations.selected_operation()),
+                (Tab::Performance, PerfState::Ready(perf)) => perf.update(action),
+                (Tab::Performance, PerfState::Linking(_)) => Outcome::Message("Linking the reports…".to_string()),
+                (Tab::Performance, PerfState::None | PerfState::Failed(_)) => Outcome::None,
             },
-            Action::Back => {
-                if !self.search.query.is_empty() {
-                    self.search = Search::default();
+        };
+        self.apply(outcome);
+    }
+
+    fn apply(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::None => {}
+            Outcome::Message(text) => self.message = Some(text),
+            Outcome::Quit => self.quit = true,
+            Outcome::ShowOperation(id) => match self.model.operation_index(id) {
+                Some(index) => {
+                    self.operations.show_operation(index, &self.model);
+                    self.tab = Tab::Operations;
+                    self.message = Some(format!("Operation {id} {}", self.model.operations[index].name));
                 }
-            }
-            Action::ScrollDetailDown => self.detail_scroll = self.detail_scroll.saturating_add(1),
-            Action::ScrollDetailUp => self.detail_scroll = self.detail_scroll.saturating_sub(1),
-            _ => match self.tab {
-                Tab::Operations => self.update_operations(action),
-                Tab::DeviceOps => self.update_tree(action),
-                Tab::Performance => self.update_perf(action),
+                None => self.message = Some(format!("Operation {id} is not in the operations list")),
             },
+            Outcome::ShowErrors(id) => {
+                if !self.operations.errors_only {
+                    self.operations.update(Action::ToggleErrorsOnly, &self.model);
+                }
+                if let Some(index) = id.and_then(|id| self.model.operation_index(id)) {
+                    self.operations.show_operation(index, &self.model);
+                }
+                self.tab = Tab::Operations;
+                self.message = Some("Showing only operations with an error".to_string());
+            }
         }
     }
 
@@ -280,104 +333,39 @@ impl App {
         TABS.iter().position(|t| *t == self.tab).unwrap_or(0)
     }
 
-    fn go_to_tab(&mut self, n: usize) {
+    fn go_to_tab(&mut self, n: usize) -> Outcome {
         if let Some(&tab) = TABS.get(n) {
             self.tab = tab;
         }
+        Outcome::None
     }
 
-    fn update_popup(&mut self, action: Action) {
-        let Some(popup) = self.popup.as_mut() else { return };
-        let is_help = matches!(popup, Popup::Help { .. });
-        let scroll = match popup {
-            Popup::Help { scroll } | Popup::Error { scroll, .. } => scroll,
+    fn view_error(&mut self) -> Outcome {
+        match self.focused_operation() {
+            Some(i) if self.model.error_of(i).is_some() => {
+                self.popup = Some(Popup::Error(i, Scroll::default()));
+                Outcome::None
+            }
+            Some(i) => Outcome::Message(format!("Operation {} has no error", self.model.operations[i].id)),
+            None => Outcome::Message("No operation is selected".to_string()),
+        }
+    }
+
+    fn copy(&mut self) -> Outcome {
+        let Some(i) = self.focused_operation() else {
+            return Outcome::Message("No operation is selected".to_string());
         };
-        match action {
-            Action::Back => self.popup = None,
-            Action::Help if is_help => self.popup = None,
-            Action::ViewError if !is_help => self.popup = None,
-            Action::Quit => self.quit = true,
-            Action::Down => *scroll = scroll.saturating_add(1),
-            Action::Up => *scroll = scroll.saturating_sub(1),
-            Action::PageDown | Action::HalfPageDown => *scroll = scroll.saturating_add(10),
-            Action::PageUp | Action::HalfPageUp => *scroll = scroll.saturating_sub(10),
-            Action::First => *scroll = 0,
-            _ => {}
-        }
-    }
-
-    fn update_search(&mut self, action: Action) {
-        match action {
-            Action::SearchInput(c) => {
-                self.search.query.push(c);
-                self.refresh_matches(true);
-            }
-            Action::SearchBackspace => {
-                self.search.query.pop();
-                self.refresh_matches(true);
-            }
-            Action::SearchConfirm => self.search.editing = false,
-            Action::Back => self.search = Search::default(),
-            Action::Quit => self.quit = true,
-            _ => {}
-        }
-    }
-
-    /// Recomputes the search matches over the shown rows; `jump` selects the first match at or
-    /// after the selection.
-    fn refresh_matches(&mut self, jump: bool) {
-        let query = self.search.query.to_lowercase();
-        let operations = &self.operations;
-        let index = self
-            .search_index
-            .get_or_insert_with(|| search_index::SearchIndex::new(operations.iter().map(|o| (o.id, o.name.as_str()))));
-        self.search.matches = if query.is_empty() {
-            Vec::new()
-        } else if self.list.shown.len() < self.operations.len() {
-            // Filtered: test the shown rows only.
-            (0..self.list.shown.len()).filter(|&p| index.is_match(self.list.shown[p], &query)).collect()
-        } else {
-            // Every operation is shown, so positions are operation indexes.
-            index.matches(&query)
+        let op = &self.model.operations[i];
+        let Some(error) = self.model.error_of(i) else {
+            return Outcome::Message(format!("Nothing to copy: operation {} has no error", op.id));
         };
-        if jump
-            && let Some(&first) =
-                self.search.matches.iter().find(|&&p| p >= self.list.selected).or(self.search.matches.first())
-        {
-            self.select(first);
-        }
-    }
-
-    /// Shows only operations with an error, or all; keeps the selected operation when it stays.
-    fn toggle_errors_only(&mut self) {
-        if !self.enabled(Action::ToggleErrorsOnly) {
-            self.message = Some("No operation in the list has an error attached".to_string());
-            return;
-        }
-        let current = self.selected_operation();
-        self.errors_only = !self.errors_only;
-        self.list.shown =
-            if self.errors_only { self.error_operations.clone() } else { (0..self.operations.len()).collect() };
-        let last = self.list.shown.len().saturating_sub(1);
-        let position = current.map(|i| self.list.shown.binary_search(&i).unwrap_or_else(|p| p.min(last)));
-        self.list.offset = 0;
-        self.list.selected = 0;
-        self.select(position.unwrap_or(0));
-        self.refresh_matches(false);
-        self.message = Some(
-            if self.errors_only { "Showing only operations with an error" } else { "Showing all operations" }
-                .to_string(),
-        );
-    }
-
-    fn copy(&mut self) {
-        let Some(i) = self.selected_operation() else { return };
-        match content::copy_text(self, i) {
-            Some(text) => {
-                self.clipboard = Some(text);
-                self.message = Some(format!("Copied the callout of operation {} (OSC 52)", self.operations[i].id));
+        let body = match &error.failure {
+            Some(failure) => CalloutBody::new(failure, self.hex, self.model.failed_in(i), None).lines(),
+            None => {
+                vec![error.error_type.clone(), crate::analysis::model::first_line(&error.message).to_string()]
             }
-            None => self.message = Some(format!("Nothing to copy: operation {} has no error", self.operations[i].id)),
-        }
+        };
+        self.clipboard = Some(format!("Operation {} {}\n{}\n", op.id, op.name, body.join("\n")));
+        Outcome::Message(format!("Copied the callout of operation {} (OSC 52)", op.id))
     }
 }

@@ -1,62 +1,84 @@
-//! The Performance tab's state: the rows of the active view (devices merged, or per device), their
-//! flags computed once per view, the flagged-only filter, the table's window, and the
+//! The Performance tab's state: the rows of the active view (devices merged, or per device) with
+//! their flags computed once per view, the flagged-only filter, the table's window, and the
 //! allocation-failure callout whose listings lead to the Operations tab (behaviour.md §9–§11).
+//! Keys act on what is visibly selected: the table's row, or — after `[`/`]` — the callout's
+//! listing.
 
-use super::{Action, App, Tab};
+use super::rows::WindowedRows;
+use super::{Action, Availability, Outcome};
+use crate::analysis::dram_fallback::DramFallback;
 use crate::analysis::failure::AllocationFailure;
 use crate::analysis::flags::{Flag, flags_for_rows};
 use crate::analysis::graph::GraphNode;
-use crate::analysis::link::{LinkMap, LinkState, per_device_map};
-use crate::analysis::perf_callout::{FailureListing, LISTED_FAILURES, PerfCallout, failure_listings, perf_callout};
+use crate::analysis::link::{Link, LinkMap, per_device_map};
+use crate::analysis::perf_callout::{FailedOperation, FailureListing, LISTED_FAILURES, failure_listings};
 use crate::analysis::perf_rows::PerfRow;
-use crate::report::linked::LinkedReports;
-use ratatui::crossterm::event::KeyCode;
 use std::collections::HashMap;
 
-/// What the Performance tab says when no performance report was opened.
-pub const NO_PERF_REPORT: &str = "No performance report loaded — pass --perf";
-
-/// Annotations of a device-operations tree: scope start position → `perf row {id} · {time}`.
-pub type TreeAnnotations = HashMap<usize, String>;
-
-/// The table's window: shown row indexes (into the view's rows), selection and scroll offset.
-#[derive(Debug, Clone, Default)]
-pub struct TableView {
-    /// Indexes of the rows shown, in order.
-    pub shown: Vec<usize>,
-    /// Position of the selected row in `shown`.
-    pub selected: usize,
-    /// Position of the first visible row in `shown`.
-    pub offset: usize,
-    /// Rows that fit, from the last draw.
-    pub height: usize,
+/// A view of the perf rows and the maxCores its flags use.
+#[derive(Debug, Clone)]
+pub struct PerfRows {
+    /// The rows, in the view's order.
+    pub rows: Vec<PerfRow>,
+    /// maxCores for the `Few cores` and `Recompute` flags.
+    pub max_cores: u64,
 }
 
-/// A performance report opened with the memory report, and where the user is in its table.
+/// What the Performance tab shows, read and linked by the loop.
+#[derive(Debug, Clone)]
+pub struct PerfInput {
+    /// The CSV's file name.
+    pub file_name: String,
+    /// Rows with devices merged: the link view.
+    pub merged: PerfRows,
+    /// Rows per device, when that view differs from the merged one.
+    pub per_device: Option<PerfRows>,
+    /// The alignment of completed device operations with the merged rows.
+    pub link: Link,
+    /// Why nothing linked, when nothing did (one line).
+    pub unlinked_reason: Option<String>,
+    /// The memory report's allocation failures, in operation id order.
+    pub failed: Vec<FailedOperation>,
+    /// Likely DRAM fallbacks by operation id.
+    pub fallbacks: HashMap<u64, DramFallback>,
+}
+
+/// Which part of the tab the keys act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The table's selected row.
+    Table,
+    /// The callout's selected listing.
+    Callout,
+}
+
+/// The Performance tab over a linked (or unlinkable) performance report.
 pub struct PerfTab {
-    /// Both reports and their link.
-    pub linked: LinkedReports,
+    /// What was read.
+    pub(crate) input: PerfInput,
     /// Rows per device instead of merged (`m`).
-    pub per_device: bool,
-    /// The rows of the active view.
-    pub rows: Vec<PerfRow>,
-    /// The active view's mapping (behaviour.md §9.8); empty when the reports are not linked.
-    pub map: LinkMap,
-    /// The flags of every row of the view, computed once per view.
-    pub flags: Vec<Vec<Flag>>,
+    pub(crate) per_device: bool,
+    /// The active view's mapping (behaviour.md §9.8); empty when not linked.
+    pub(crate) map: LinkMap,
+    /// The flags of every row of the view.
+    pub(crate) flags: Vec<Vec<Flag>>,
     /// Only flagged rows are shown (`f`).
-    pub flagged_only: bool,
-    /// The table's window.
-    pub table: TableView,
+    pub(crate) flagged_only: bool,
+    /// Indexes (into the view's rows) of the rows shown.
+    pub(crate) shown: Vec<usize>,
+    /// The table's window over `shown`.
+    pub(crate) table: WindowedRows,
     /// Every allocation failure with its row counts in this view (behaviour.md §10).
-    pub listings: Vec<FailureListing>,
-    /// The selected listing of the callout.
-    pub listing: usize,
-    /// Scroll of the callout in lines, kept by the draw so the selected listing shows.
-    pub callout_scroll: usize,
+    pub(crate) listings: Vec<FailureListing>,
+    /// The callout's items (the listed failures, then `And … more`), fitted when drawn.
+    pub(crate) callout: WindowedRows,
+    /// The callout shows only its title (`u`).
+    pub(crate) callout_folded: bool,
+    /// Where the keys go.
+    pub(crate) focus: Focus,
     /// Allocation failures by operation id, for `Op failed`.
     failures: HashMap<u64, AllocationFailure>,
-    /// Positions (in `rows`) of the rows with a flag.
+    /// Positions (in the view's rows) of the rows with a flag.
     flagged: Vec<usize>,
     /// Merged device time (µs) by row id, for the tree annotations.
     device_times: HashMap<u64, Option<f64>>,
@@ -68,21 +90,22 @@ pub fn micros(value: Option<f64>) -> String {
 }
 
 impl PerfTab {
-    /// The tab over linked reports, devices merged.
-    pub fn new(linked: LinkedReports) -> Self {
-        let failures = linked.failed.iter().map(|f| (f.id, f.failure.clone())).collect();
-        let device_times = linked.rows.iter().map(|r| (r.id, r.device_time_us)).collect();
+    /// The tab over what the loop read, devices merged.
+    pub fn new(input: PerfInput) -> Self {
+        let failures = input.failed.iter().map(|f| (f.id, f.failure.clone())).collect();
+        let device_times = input.merged.rows.iter().map(|r| (r.id, r.device_time_us)).collect();
         let mut tab = Self {
-            linked,
+            input,
             per_device: false,
-            rows: Vec::new(),
             map: LinkMap::default(),
             flags: Vec::new(),
             flagged_only: false,
-            table: TableView::default(),
+            shown: Vec::new(),
+            table: WindowedRows::default(),
             listings: Vec::new(),
-            listing: 0,
-            callout_scroll: 0,
+            callout: WindowedRows::default(),
+            callout_folded: false,
+            focus: Focus::Table,
             failures,
             flagged: Vec::new(),
             device_times,
@@ -91,63 +114,87 @@ impl PerfTab {
         tab
     }
 
-    /// `linked` or `unlinked`.
-    pub fn state(&self) -> LinkState {
-        self.linked.state()
-    }
-
     /// Whether the reports are linked (the callout and `Op failed` need it).
     pub fn is_linked(&self) -> bool {
-        self.linked.link.is_linked()
+        self.input.link.is_linked()
     }
 
-    /// The callout above the table, when linked and the memory report has allocation failures.
-    pub fn callout(&self, hex: bool) -> Option<PerfCallout> {
-        perf_callout(&self.listings, self.is_linked(), hex)
+    /// The rows of the active view.
+    pub fn rows(&self) -> &[PerfRow] {
+        match (&self.input.per_device, self.per_device) {
+            (Some(view), true) => &view.rows,
+            _ => &self.input.merged.rows,
+        }
     }
 
-    /// How many listings the callout shows (at most five; none when not linked).
+    /// How many failures the callout lists (at most five; none when not linked).
     pub fn listed(&self) -> usize {
         if self.is_linked() { self.listings.len().min(LISTED_FAILURES) } else { 0 }
     }
 
-    /// Whether a per-device view differs from the merged one.
-    pub fn has_per_device_view(&self) -> bool {
-        self.linked.perf.has_per_device_view()
+    /// The rows shown, in order (the flagged-only filter applied).
+    pub fn shown_rows(&self) -> impl Iterator<Item = &PerfRow> {
+        self.shown.iter().map(|&r| &self.rows()[r])
     }
 
-    /// Whether any row of the view has a flag.
-    pub fn has_flags(&self) -> bool {
-        !self.flagged.is_empty()
+    /// The flags of every row of the view.
+    pub fn flags(&self) -> &[Vec<Flag>] {
+        &self.flags
     }
 
-    /// The selected row (index into `rows`).
+    /// Whether the rows are per device.
+    pub fn is_per_device(&self) -> bool {
+        self.per_device
+    }
+
+    /// Whether the callout is there (linked, with allocation failures).
+    pub(crate) fn has_callout(&self) -> bool {
+        self.listed() > 0
+    }
+
+    /// The selected row (index into the view's rows).
     pub fn selected_row(&self) -> Option<usize> {
-        self.table.shown.get(self.table.selected).copied()
+        self.table.selected().and_then(|p| self.shown.get(p).copied())
     }
 
     /// The operation a row of the view is linked to.
-    pub fn operation_of(&self, row: usize) -> Option<u64> {
-        self.map.operation_of(self.rows[row].id)
+    pub(crate) fn operation_of(&self, row: usize) -> Option<u64> {
+        self.map.operation_of(self.rows()[row].id)
     }
 
-    /// Rebuilds the rows, mapping, flags and listings of the active view, keeping the selected
-    /// row when it is still shown.
+    /// The selected callout item: a listing (index into `listings`), or `None` on `And … more`.
+    pub fn selected_listing(&self) -> Option<usize> {
+        self.callout.selected().filter(|&k| k < self.listed())
+    }
+
+    /// The operation (id) the keys act on: the selected listing's, or the selected row's.
+    pub(crate) fn focused_operation(&self) -> Option<u64> {
+        match self.focus {
+            Focus::Callout => self.selected_listing().map(|k| self.listings[k].operation.id),
+            Focus::Table => self.selected_row().and_then(|r| self.operation_of(r)),
+        }
+    }
+
+    /// Rebuilds the mapping, flags and listings of the active view, keeping the selected row.
     fn build_view(&mut self) {
-        let current = self.selected_row().map(|r| self.rows[r].id);
-        let link = &self.linked.link;
-        self.rows = if self.per_device { self.linked.perf.rows(false) } else { self.linked.rows.clone() };
+        let current = self.selected_row().map(|r| self.rows()[r].id);
+        let link = &self.input.link;
+        let view = match (&self.input.per_device, self.per_device) {
+            (Some(view), true) => view,
+            _ => &self.input.merged,
+        };
         self.map = match (link.is_linked(), self.per_device) {
             (false, _) => LinkMap::default(),
             (true, false) => link.map.clone(),
-            (true, true) => per_device_map(&link.map, &self.rows),
+            (true, true) => per_device_map(&link.map, &view.rows),
         };
-        let max_cores = self.linked.perf.max_cores(&self.rows);
-        let fallbacks = &self.linked.fallbacks;
-        self.flags = flags_for_rows(&self.rows, &self.map, &self.failures, fallbacks, max_cores);
-        self.flagged = (0..self.rows.len()).filter(|&r| !self.flags[r].is_empty()).collect();
-        self.listings = failure_listings(&self.linked.failed, &link.map, &self.map);
-        self.listing = self.listing.min(self.listed().saturating_sub(1));
+        self.flags = flags_for_rows(&view.rows, &self.map, &self.failures, &self.input.fallbacks, view.max_cores);
+        self.flagged = (0..view.rows.len()).filter(|&r| !self.flags[r].is_empty()).collect();
+        self.listings = failure_listings(&self.input.failed, &link.map, &self.map);
+        let more = usize::from(self.is_linked() && self.listings.len() > LISTED_FAILURES);
+        let selected = self.callout.selected();
+        self.callout = WindowedRows::new(self.listed() + more);
+        self.callout.select(selected.unwrap_or(0));
         if self.flagged.is_empty() {
             self.flagged_only = false;
         }
@@ -155,44 +202,110 @@ impl PerfTab {
     }
 
     /// Recomputes the shown rows, selecting the row with id `current`, else the first shown row
-    /// at or after row index `near` (the same view), else the first.
+    /// at or after row index `near`, else the first.
     fn refilter(&mut self, current: Option<u64>, near: Option<usize>) {
-        self.table.shown = if self.flagged_only { self.flagged.clone() } else { (0..self.rows.len()).collect() };
-        let (rows, shown) = (&self.rows, &self.table.shown);
+        self.shown = if self.flagged_only { self.flagged.clone() } else { (0..self.rows().len()).collect() };
+        let rows = self.rows();
         let position = current
-            .and_then(|id| shown.iter().position(|&r| rows[r].id == id))
-            .or_else(|| near.map(|n| shown.partition_point(|&r| r < n)))
+            .and_then(|id| self.shown.iter().position(|&r| rows[r].id == id))
+            .or_else(|| near.map(|n| self.shown.partition_point(|&r| r < n)))
             .unwrap_or(0);
-        self.table.offset = 0;
-        self.select(position);
+        let height = self.table.height();
+        self.table = WindowedRows::new(self.shown.len());
+        self.table.fit(height, |_| 1);
+        self.table.select(position);
     }
 
-    /// Selects a row of the table (clamped) and scrolls it into view.
-    pub fn select(&mut self, position: usize) {
-        let table = &mut self.table;
-        table.selected = position.min(table.shown.len().saturating_sub(1));
-        let height = table.height.max(1);
-        if table.selected < table.offset {
-            table.offset = table.selected;
-        } else if table.selected >= table.offset + height {
-            table.offset = table.selected + 1 - height;
+    /// Whether an action can do something now.
+    pub(crate) fn availability(&self, action: Action, operation_has_error: impl Fn(u64) -> bool) -> Availability {
+        let callout = if self.has_callout() { Availability::Enabled } else { Availability::Absent };
+        match action {
+            Action::NextFailure | Action::PreviousFailure | Action::ToggleCallout => callout,
+            Action::TogglePerDevice if self.input.per_device.is_none() => Availability::Disabled,
+            Action::ToggleFlaggedOnly => Availability::from(self.flagged_only || !self.flagged.is_empty()),
+            Action::Activate => Availability::from(match self.focus {
+                Focus::Callout => self.callout.selected().is_some(),
+                Focus::Table => self.focused_operation().is_some(),
+            }),
+            Action::ViewError | Action::Copy => {
+                Availability::from(self.focused_operation().is_some_and(operation_has_error))
+            }
+            _ => Availability::Enabled,
+        }
+    }
+
+    /// Applies an action on the tab.
+    pub(crate) fn update(&mut self, action: Action) -> Outcome {
+        if self.table.apply(action) {
+            self.focus = Focus::Table;
+            return Outcome::None;
+        }
+        match action {
+            Action::ToggleFlaggedOnly => Outcome::Message(self.toggle_flagged_only().to_string()),
+            Action::TogglePerDevice => Outcome::Message(self.toggle_per_device().to_string()),
+            Action::NextFailure | Action::PreviousFailure | Action::ToggleCallout if !self.has_callout() => {
+                Outcome::Message("No allocation failure is listed above the table".to_string())
+            }
+            Action::NextFailure | Action::PreviousFailure => {
+                if self.focus == Focus::Callout && !self.callout_folded {
+                    let len = self.callout.len();
+                    let k = self.callout.selected().unwrap_or(0);
+                    self.callout.select(if action == Action::NextFailure {
+                        (k + 1) % len
+                    } else {
+                        (k + len - 1) % len
+                    });
+                }
+                self.callout_folded = false;
+                self.focus = Focus::Callout;
+                Outcome::None
+            }
+            Action::ToggleCallout => {
+                self.callout_folded = !self.callout_folded;
+                self.focus = Focus::Table;
+                Outcome::None
+            }
+            Action::Back => {
+                self.focus = Focus::Table;
+                Outcome::None
+            }
+            Action::Activate => self.activate(),
+            _ => Outcome::None,
+        }
+    }
+
+    /// Enter: the operation of the selected listing or row; `And … more` lists the failures on the
+    /// Operations tab.
+    fn activate(&self) -> Outcome {
+        match (self.focus, self.callout.selected()) {
+            (Focus::Callout, Some(k)) if k >= self.listed() => {
+                Outcome::ShowErrors(self.listings.get(self.listed()).map(|l| l.operation.id))
+            }
+            (Focus::Callout, Some(k)) => Outcome::ShowOperation(self.listings[k].operation.id),
+            _ => match self.selected_row() {
+                Some(r) => match self.operation_of(r) {
+                    Some(id) => Outcome::ShowOperation(id),
+                    None => Outcome::Message(format!("Row {} is not linked to an operation", self.rows()[r].id)),
+                },
+                None => Outcome::None,
+            },
         }
     }
 
     /// Shows only flagged rows, or all; the message for the status bar.
-    pub fn toggle_flagged_only(&mut self) -> &'static str {
-        if !self.flagged_only && !self.has_flags() {
+    fn toggle_flagged_only(&mut self) -> &'static str {
+        if !self.flagged_only && self.flagged.is_empty() {
             return "No row in this view has a flag";
         }
         let current = self.selected_row();
         self.flagged_only = !self.flagged_only;
-        self.refilter(current.map(|r| self.rows[r].id), current);
+        self.refilter(current.map(|r| self.rows()[r].id), current);
         if self.flagged_only { "Showing only flagged rows" } else { "Showing all rows" }
     }
 
     /// Switches between merged and per-device rows; the message for the status bar.
-    pub fn toggle_per_device(&mut self) -> &'static str {
-        if !self.has_per_device_view() {
+    fn toggle_per_device(&mut self) -> &'static str {
+        if self.input.per_device.is_none() {
             return "No per-device view: this performance report has one device";
         }
         self.per_device = !self.per_device;
@@ -202,142 +315,23 @@ impl PerfTab {
 
     /// The tree annotations of an operation's captured graph: on each completed device operation
     /// linked to a row, that row's id and device time. Failed device operations never have one.
-    pub fn tree_annotations(&self, operation_id: u64, nodes: &[GraphNode]) -> TreeAnnotations {
-        let rows: HashMap<u64, u64> = self
-            .linked
-            .link
-            .pairs
-            .iter()
-            .filter(|p| p.operation_id == operation_id)
-            .map(|p| (p.start_id, p.row_id))
-            .collect();
+    pub(crate) fn tree_annotations(&self, operation_id: u64, nodes: &[GraphNode]) -> HashMap<usize, String> {
+        let pairs = self.input.link.pairs.iter().filter(|p| p.operation_id == operation_id);
+        let rows: HashMap<u64, u64> = pairs.map(|p| (p.start_id, p.row_id)).collect();
         if rows.is_empty() {
-            return TreeAnnotations::new();
+            return HashMap::new();
         }
-        nodes
-            .iter()
-            .enumerate()
-            .filter_map(|(position, node)| {
-                let row = *rows.get(&node.id)?;
-                let time = self.device_times.get(&row).copied().flatten();
-                let text = match time {
-                    Some(_) => format!("perf row {row} · {}", micros(time)),
-                    None => format!("perf row {row}"),
-                };
-                Some((position, text))
-            })
-            .collect()
-    }
-}
-
-/// The Performance tab's own keys: Enter, `[`/`]`, `m` and `f`.
-pub fn perf_keymap(code: KeyCode) -> Option<Action> {
-    Some(match code {
-        KeyCode::Enter => Action::GoToFailure,
-        KeyCode::Char(']') => Action::NextFailure,
-        KeyCode::Char('[') => Action::PreviousFailure,
-        KeyCode::Char('m') => Action::TogglePerDevice,
-        KeyCode::Char('f') => Action::ToggleFlaggedOnly,
-        _ => return None,
-    })
-}
-
-impl App {
-    /// Gives the Performance tab its report (`None`: the tab says none is loaded).
-    pub fn set_perf(&mut self, linked: Option<LinkedReports>) {
-        self.perf = linked.map(PerfTab::new);
-        // Trees built so far lack their perf rows: build them again when shown.
-        self.trees.clear();
-    }
-
-    /// Whether a Performance-tab action can do something now; `None` for other actions.
-    pub(super) fn perf_enabled(&self, action: Action) -> Option<bool> {
-        let perf = self.perf.as_ref();
-        Some(match action {
-            Action::TogglePerDevice => perf.is_some_and(PerfTab::has_per_device_view),
-            Action::ToggleFlaggedOnly => perf.is_some_and(|p| p.flagged_only || p.has_flags()),
-            Action::NextFailure | Action::PreviousFailure | Action::GoToFailure => perf.is_some_and(|p| p.listed() > 0),
-            _ => return None,
-        })
-    }
-
-    /// Applies an action on the Performance tab.
-    pub(super) fn update_perf(&mut self, action: Action) {
-        let Some(perf) = self.perf.as_mut() else {
-            if self.perf_enabled(action).is_some() {
-                self.message = Some(NO_PERF_REPORT.to_string());
-            }
-            return;
+        let annotation = |row: u64| match self.device_times.get(&row).copied().flatten() {
+            Some(time) => format!("perf row {row} · {}", micros(Some(time))),
+            None => format!("perf row {row}"),
         };
-        let page = perf.table.height.max(1);
-        let selected = perf.table.selected;
-        let listed = perf.listed();
-        match action {
-            Action::Down => perf.select(selected + 1),
-            Action::Up => perf.select(selected.saturating_sub(1)),
-            Action::PageDown => perf.select(selected + page),
-            Action::PageUp => perf.select(selected.saturating_sub(page)),
-            Action::HalfPageDown => perf.select(selected + page.div_ceil(2)),
-            Action::HalfPageUp => perf.select(selected.saturating_sub(page.div_ceil(2))),
-            Action::First => perf.select(0),
-            Action::Last => perf.select(usize::MAX),
-            Action::ToggleFlaggedOnly => self.message = Some(perf.toggle_flagged_only().to_string()),
-            Action::TogglePerDevice => self.message = Some(perf.toggle_per_device().to_string()),
-            Action::NextFailure | Action::PreviousFailure | Action::GoToFailure if listed == 0 => {
-                self.message = Some("No allocation failure is listed above the table".to_string());
-            }
-            Action::NextFailure => perf.listing = (perf.listing + 1) % listed,
-            Action::PreviousFailure => perf.listing = (perf.listing + listed - 1) % listed,
-            Action::GoToFailure => self.go_to_failure(),
-            _ => {}
-        }
-    }
-
-    /// Shows the selected listing's operation on the Operations tab, selected and in view.
-    fn go_to_failure(&mut self) {
-        let Some(listing) = self.perf.as_ref().and_then(|p| p.listings.get(p.listing)) else { return };
-        let id = listing.operation.id;
-        let index = self.operations.partition_point(|o| o.id < id);
-        if self.operations.get(index).is_none_or(|o| o.id != id) {
-            self.message = Some(format!("Operation {id} is not in the operations list"));
-            return;
-        }
-        if self.list.shown.binary_search(&index).is_err() {
-            // Hidden by the error filter: show every operation again.
-            self.errors_only = false;
-            self.list.shown = (0..self.operations.len()).collect();
-            self.refresh_matches(false);
-        }
-        let position = self.list.shown.binary_search(&index).unwrap_or(0);
-        self.tab = Tab::Operations;
-        self.select(position);
-        self.center_selection = true;
-        self.message = Some(format!("Operation {id} {}", self.operations[index].name));
+        nodes.iter().enumerate().filter_map(|(k, node)| Some((k, annotation(*rows.get(&node.id)?)))).collect()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Pane, keymap};
     use super::*;
-    use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
-
-    fn press(code: KeyCode, pane: Pane) -> Option<Action> {
-        keymap(KeyEvent::new(code, KeyModifiers::NONE), pane)
-    }
-
-    #[test]
-    fn performance_keys_only_on_the_performance_tab() {
-        assert_eq!(press(KeyCode::Enter, Pane::Performance), Some(Action::GoToFailure));
-        assert_eq!(press(KeyCode::Char(']'), Pane::Performance), Some(Action::NextFailure));
-        assert_eq!(press(KeyCode::Char('['), Pane::Performance), Some(Action::PreviousFailure));
-        assert_eq!(press(KeyCode::Char('m'), Pane::Performance), Some(Action::TogglePerDevice));
-        assert_eq!(press(KeyCode::Char('f'), Pane::Performance), Some(Action::ToggleFlaggedOnly));
-        assert_eq!(press(KeyCode::Enter, Pane::Operations), Some(Action::Toggle));
-        assert_eq!(press(KeyCode::Char(']'), Pane::Operations), Some(Action::ScrollUnattachedDown));
-        assert_eq!(press(KeyCode::Char('f'), Pane::Operations), None);
-        assert_eq!(press(KeyCode::Char('m'), Pane::Search), Some(Action::SearchInput('m')));
-    }
 
     #[test]
     fn times_in_microseconds() {

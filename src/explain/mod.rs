@@ -5,6 +5,7 @@ mod json;
 mod text;
 
 use crate::analysis::failure::AllocationFailure;
+pub(crate) use crate::analysis::model::first_line;
 use crate::analysis::perf_callout::PerfStatus;
 use crate::report::linked::LinkedReports;
 use crate::report::{ErrorRecord, MemoryReport, ReportError};
@@ -89,35 +90,4 @@ pub fn collect<'a>(
             .collect()
     };
     Ok(Explanation { linked, operations, unattached })
-}
-
-/// The message's own first line: the text after `info:` when present, else its first non-empty line.
-pub fn first_line(message: &str) -> &str {
-    let mut lines = message.lines();
-    while let Some(line) = lines.next() {
-        if let Some(rest) = line.trim_start().strip_prefix("info:") {
-            let rest = rest.trim();
-            if !rest.is_empty() {
-                return rest;
-            }
-            return lines.find(|l| !l.trim().is_empty()).map(str::trim).unwrap_or("");
-        }
-    }
-    message.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::first_line;
-
-    #[test]
-    fn first_line_after_info() {
-        assert_eq!(
-            first_line("TT_THROW @ a.cpp:1: tt::exception\ninfo:\nttnn.matmul: bad\nbacktrace:"),
-            "ttnn.matmul: bad"
-        );
-        assert_eq!(first_line("TT_FATAL @ b:4: false\ninfo: Out of Memory: x"), "Out of Memory: x");
-        assert_eq!(first_line("\n  Shape mismatch\nmore"), "Shape mismatch");
-        assert_eq!(first_line(""), "");
-    }
 }

@@ -7,8 +7,9 @@ use super::database::{
 };
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
 use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors};
-use crate::analysis::failure::{AllocationFailure, parse_allocation_failure};
+use crate::analysis::failure::parse_allocation_failure;
 use crate::analysis::graph::{GraphNode, parse_graph};
+pub use crate::analysis::model::{ErrorRecord, Operation};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use crate::analysis::scopes::failed_device_operations;
 use rusqlite::{Connection, MAIN_DB, params};
@@ -26,44 +27,6 @@ const RUN_GAP: u64 = 16;
 /// The reference's text for a rank asked of a report without per-rank data (behaviour.md §1.4).
 pub const NO_RANKS: &str =
     "This report database does not store per-rank data. Omit the rank query parameter or use rank=0 only.";
-
-/// One operation of the report, in `operation_id` order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Operation {
-    /// `operation_id`.
-    pub id: u64,
-    /// The operation's name, e.g. `ttnn.conv2d`.
-    pub name: String,
-    /// `duration` in seconds, when recorded.
-    pub duration: Option<f64>,
-    /// The rank the operation belongs to.
-    pub rank: u32,
-    /// Index into [`MemoryReport::errors`] of the error attached to it.
-    pub error: Option<usize>,
-}
-
-/// One `errors` row, sanitised, with its allocation failure when it is one.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ErrorRecord {
-    /// `errors.operation_id` (for orphans, a base id such as 0 or 10000).
-    pub operation_id: u64,
-    /// `errors.operation_name`; may be empty.
-    pub operation_name: String,
-    /// `error_type`, e.g. `RuntimeError` or `incomplete_operation`.
-    pub error_type: String,
-    /// The whole stored text, sanitised.
-    pub message: String,
-    /// The error's stack trace, sanitised; may be empty.
-    pub stack_trace: String,
-    /// `timestamp` as stored.
-    pub timestamp: String,
-    /// The row's rank.
-    pub rank: u32,
-    /// The allocation failure recognised in the message.
-    pub failure: Option<AllocationFailure>,
-    /// True when an operation picked this row.
-    pub attached: bool,
-}
 
 /// One `devices` row (the last row wins for a repeated id).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -426,8 +389,7 @@ impl MemoryReport {
 
     /// Index of the operation with this id, when there is one.
     pub fn operation_index(&self, id: u64) -> Option<usize> {
-        let start = self.operations.partition_point(|o| o.id < id);
-        (self.operations.get(start)?.id == id).then_some(start)
+        crate::analysis::model::operation_index(&self.operations, id)
     }
 }
 

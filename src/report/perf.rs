@@ -2,7 +2,7 @@
 //! with the device log's first line when present (behaviour.md §8.1, formats.md §4.1, §4.6).
 
 use super::ReportError;
-use super::perf_csv::{ParsedCsv, PerfData, parse_csv};
+use super::perf_csv::{ParsedCsv, PerfData, check_header, parse_csv};
 use crate::analysis::flags::max_cores;
 use crate::analysis::perf_rows::{PerfRow, RowOptions, build_rows, device_count};
 use crate::analysis::sanitize::sanitize_line;
@@ -70,19 +70,19 @@ pub struct PerfReport {
 impl PerfReport {
     /// Opens a profiler report folder (the newest `ops_perf_results*.csv` in it) or a CSV file.
     pub fn open(path: &Path) -> Result<Self, ReportError> {
-        let metadata = super::path_metadata(path)?;
-        let (csv, folder) = if metadata.is_dir() {
-            let csv = newest_ops_csv(path).ok_or_else(|| {
-                ReportError::new("no ops_perf_results*.csv in this folder", path)
-                    .hint("pass a profiler report folder (generated/profiler/reports/<date>) or its CSV")
-            })?;
-            (csv, path.to_path_buf())
-        } else {
-            (path.to_path_buf(), path.parent().map(Path::to_path_buf).unwrap_or_default())
-        };
+        let (csv, folder) = locate_csv(path)?;
         let file = File::open(&csv).map_err(|e| ReportError::new(format!("cannot read ({e})"), &csv))?;
         let parsed = parse_csv(file, &csv)?;
         Ok(Self::from_parsed(csv, read_device_log(&folder), parsed))
+    }
+
+    /// Checks what can be checked without reading the rows: the CSV is there, readable, and its
+    /// header is a perf report's. Returns the CSV's path.
+    pub fn check(path: &Path) -> Result<PathBuf, ReportError> {
+        let (csv, _) = locate_csv(path)?;
+        let file = File::open(&csv).map_err(|e| ReportError::new(format!("cannot read ({e})"), &csv))?;
+        check_header(file, &csv)?;
+        Ok(csv)
     }
 
     /// Reads a CSV held in memory (the embedded demo); `label` names it.
@@ -138,6 +138,49 @@ impl PerfReport {
     pub fn max_cores(&self, rows: &[PerfRow]) -> u64 {
         let log = self.device_log.as_ref();
         max_cores(log.and_then(|l| l.max_compute_cores), log.and_then(|l| l.arch.as_deref()), rows)
+    }
+}
+
+/// The CSV a path names (the newest `ops_perf_results*.csv` of a folder, or the file itself) and
+/// the folder its device log would be in.
+fn locate_csv(path: &Path) -> Result<(PathBuf, PathBuf), ReportError> {
+    let metadata = super::path_metadata(path)?;
+    if metadata.is_dir() {
+        let csv = newest_ops_csv(path).ok_or_else(|| {
+            ReportError::new("no ops_perf_results*.csv in this folder", path)
+                .hint("pass a profiler report folder (generated/profiler/reports/<date>) or its CSV")
+        })?;
+        Ok((csv, path.to_path_buf()))
+    } else {
+        Ok((path.to_path_buf(), path.parent().map(Path::to_path_buf).unwrap_or_default()))
+    }
+}
+
+/// A performance report to open: a path (folder or CSV), or the demo one in the binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PerfSource {
+    /// A profiler report folder or a CSV.
+    Path(PathBuf),
+    /// The embedded demo performance report.
+    Demo,
+}
+
+impl PerfSource {
+    /// Reads the report.
+    pub fn open(&self) -> Result<PerfReport, ReportError> {
+        match self {
+            Self::Path(path) => PerfReport::open(path),
+            Self::Demo => PerfReport::demo(),
+        }
+    }
+
+    /// The CSV's file name, as shown while it is read.
+    pub fn file_name(&self) -> String {
+        let path = match self {
+            Self::Path(path) => locate_csv(path).map(|(csv, _)| csv).unwrap_or_else(|_| path.clone()),
+            Self::Demo => PathBuf::from(DEMO_PERF_PATH),
+        };
+        path.file_name().map(|n| crate::analysis::sanitize::sanitize_line(&n.to_string_lossy())).unwrap_or_default()
     }
 }
 

@@ -134,16 +134,7 @@ pub fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, ReportError
     let mut reader =
         csv::ReaderBuilder::new().has_headers(false).flexible(true).buffer_capacity(1 << 16).from_reader(input);
     let read_error = |e: csv::Error| ReportError::new(format!("cannot read the CSV ({e})"), path);
-    let mut header = ByteRecord::new();
-    if !reader.read_byte_record(&mut header).map_err(read_error)? {
-        return Err(too_short(path));
-    }
-    let columns = Columns::new(&header);
-    let analysed = columns.has("ID") && columns.has("OP Code");
-    if !analysed && let Some(missing) = REQUIRED_COLUMNS.iter().find(|c| !columns.has(c)) {
-        return Err(ReportError::new(format!("no `{missing}` column: not a tt-metal ops perf report"), path)
-            .hint("pass an ops_perf_results*.csv or its profiler report folder"));
-    }
+    let (header, columns, analysed) = read_header(&mut reader, path)?;
     let width = header.len();
     let mut record = ByteRecord::new();
     let mut data_rows = 0;
@@ -176,6 +167,28 @@ pub fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, ReportError
         PerfData::Raw { records: raw, has_host_start: columns.has("HOST START TS") }
     };
     Ok(ParsedCsv { data, data_rows, ragged_rows })
+}
+
+/// Reads a CSV's header line only, and checks it is a perf report's (raw or tt-perf-report's).
+pub fn check_header(input: impl Read, path: &Path) -> Result<(), ReportError> {
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(input);
+    read_header(&mut reader, path).map(|_| ())
+}
+
+/// The header record, its columns, and whether it is a tt-perf-report output.
+fn read_header<R: Read>(reader: &mut csv::Reader<R>, path: &Path) -> Result<(ByteRecord, Columns, bool), ReportError> {
+    let mut header = ByteRecord::new();
+    let read = reader.read_byte_record(&mut header);
+    if !read.map_err(|e| ReportError::new(format!("cannot read the CSV ({e})"), path))? {
+        return Err(too_short(path));
+    }
+    let columns = Columns::new(&header);
+    let analysed = columns.has("ID") && columns.has("OP Code");
+    if !analysed && let Some(missing) = REQUIRED_COLUMNS.iter().find(|c| !columns.has(c)) {
+        return Err(ReportError::new(format!("no `{missing}` column: not a tt-metal ops perf report"), path)
+            .hint("pass an ops_perf_results*.csv or its profiler report folder"));
+    }
+    Ok((header, columns, analysed))
 }
 
 fn too_short(path: &Path) -> ReportError {

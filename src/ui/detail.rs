@@ -1,21 +1,86 @@
 //! The detail pane of the selected operation: id, name, duration, the failure callout (or the
-//! error type and message), arguments and stack trace. `J`/`K` scroll it.
+//! error type and message), arguments and stack trace. `J`/`K` scroll it; a scrollbar shows when
+//! it holds more than fits.
 
-use crate::app::App;
-use crate::app::content::detail_lines;
+use super::View;
+use super::callout::{callout_lines, error_callout, text_lines};
+use super::text::wrap_lines;
+use crate::analysis::stack::most_recent_call_last;
+use crate::app::{Loaded, Scroll};
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Margin, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
+
+/// The heading of the stack trace, which reads in the order of a Python traceback.
+pub const STACK_TRACE_HEADING: &str = "Stack trace (most recent call last)";
+
+/// A duration in seconds, as shown in the detail pane.
+pub fn duration_text(seconds: Option<f64>) -> String {
+    match seconds {
+        None => "not recorded".to_string(),
+        Some(s) if s >= 1.0 => format!("{s:.3} s"),
+        Some(s) => format!("{:.3} ms", s * 1000.0),
+    }
+}
+
+/// The detail pane's lines for an operation, before wrapping.
+pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
+    let (model, theme) = (view.model, view.theme);
+    let op = &model.operations[operation];
+    // Id, name and duration on one line, so the callout shows on small terminals too.
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{} {}", op.id, op.name), theme.bold),
+        Span::styled(format!(" · duration {}", duration_text(op.duration)), theme.dim),
+    ])];
+    if let Some(error) = model.error_of(operation) {
+        lines.push(Line::default());
+        match error_callout(error, view.hex, model.failed_in(operation)) {
+            Some(body) => lines.extend(callout_lines(&body, theme, "")),
+            None => {
+                lines.push(Line::styled(error.error_type.clone(), theme.bold.patch(theme.danger)));
+                lines.extend(text_lines(&error.message, ""));
+            }
+        }
+        lines.push(Line::styled("v: raw message and stack trace", theme.dim));
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled("Arguments", theme.bold));
+    match model.arguments.get(&operation) {
+        None => lines.push(Line::styled("  loading…", theme.dim)),
+        Some(Loaded::Unavailable(reason)) => lines.push(Line::styled(format!("  {reason}"), theme.danger)),
+        Some(Loaded::Ready(args)) if args.is_empty() => lines.push(Line::styled("  none recorded", theme.dim)),
+        Some(Loaded::Ready(args)) => {
+            for (name, value) in args {
+                let mut value_lines = value.lines();
+                let first = value_lines.next().unwrap_or("");
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  {name} "), theme.bold),
+                    Span::raw(first.to_string()),
+                ]));
+                lines.extend(value_lines.map(|l| Line::from(format!("    {l}"))));
+            }
+        }
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled(STACK_TRACE_HEADING, theme.bold));
+    match (model.stack_traces.get(&operation), &model.stack_trace_error) {
+        (None, Some(reason)) => lines.push(Line::styled(format!("  {reason}"), theme.danger)),
+        (None, None) => lines.push(Line::styled("  loading…", theme.dim)),
+        (Some(t), _) if t.trim().is_empty() => lines.push(Line::styled("  none recorded", theme.dim)),
+        (Some(t), _) => lines.extend(text_lines(&most_recent_call_last(t), "  ")),
+    }
+    lines
+}
 
 /// Draws the pane.
-pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
-    let theme = &app.theme;
-    let Some(i) = app.selected_operation() else {
+pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>, scroll: &mut Scroll) {
+    let theme = view.theme;
+    let Some(i) = operation else {
         frame.render_widget(Block::new().borders(Borders::ALL).title(" Details "), area);
         return;
     };
-    let op = &app.operations[i];
+    let op = &view.model.operations[i];
     let has_error = op.error.is_some();
     let title = Line::from(vec![Span::styled(
         format!(" {}Operation {} ", if has_error { "✖ " } else { "" }, op.id),
@@ -23,7 +88,19 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     )]);
     let block =
         Block::new().borders(Borders::ALL).border_style(if has_error { theme.danger } else { theme.text }).title(title);
-    let paragraph =
-        Paragraph::new(detail_lines(app, i)).block(block).wrap(Wrap { trim: false }).scroll((app.detail_scroll, 0));
-    frame.render_widget(paragraph, area);
+    let inner = block.inner(area);
+    // Leave the last column to the scrollbar.
+    let lines = wrap_lines(detail_lines(view, i), (inner.width as usize).saturating_sub(1));
+    scroll.fit(lines.len(), inner.height as usize);
+    let total = lines.len();
+    let shown: Vec<Line> = lines.into_iter().skip(scroll.offset()).collect();
+    frame.render_widget(Paragraph::new(shown).block(block), area);
+    if total > inner.height as usize {
+        let mut state = ScrollbarState::new(total.saturating_sub(inner.height as usize) + 1).position(scroll.offset());
+        frame.render_stateful_widget(
+            Scrollbar::new(ScrollbarOrientation::VerticalRight),
+            area.inner(Margin::new(0, 1)),
+            &mut state,
+        );
+    }
 }

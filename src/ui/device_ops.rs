@@ -1,52 +1,64 @@
-//! The Device ops tab: the selected operation's captured graph as a collapsible tree, with the
-//! selected entry's outcome (the web app's hover) in the footer.
+//! The Device ops tab: the selected operation's captured graph as a collapsible tree (its items
+//! built once per address base and kept with the tree), with the selected entry's outcome (the
+//! web app's hover) in the footer.
 
-use crate::app::App;
-use crate::app::load::selected_entry_text;
-use crate::ui::theme::SELECTION_SYMBOL;
+use super::View;
+use super::text::{truncate, wrap_lines};
+use super::theme::{SELECTION_SYMBOL, Theme};
+use crate::analysis::format::{format_address, size};
+use crate::analysis::graph::NodeType;
+use crate::analysis::scopes::Outcome;
+use crate::analysis::tree::{BufferRow, TreeEntry};
+use crate::app::{DeviceOpsTab, DeviceTree, Loaded, TreeAnnotations, TreeItems};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
-use tui_tree_widget::Tree;
+use ratatui::widgets::{Block, Borders, Paragraph};
+use tui_tree_widget::{Tree, TreeItem};
 
-/// Draws the tab.
-pub fn draw(frame: &mut Frame, app: &mut App, area: Rect) {
-    let theme = app.theme;
-    let hex = app.hex;
-    let Some(i) = app.selected_operation() else {
+/// Draws the tab for the selected operation.
+pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>, tab: &mut DeviceOpsTab) {
+    let theme = view.theme;
+    let Some(i) = operation else {
         frame.render_widget(Paragraph::new(Line::styled("No operation selected", theme.dim)), area);
         return;
     };
-    let op = &app.operations[i];
+    let op = &view.model.operations[i];
     let heading = Line::from(vec![
         Span::styled("Device operations of ", theme.dim),
-        Span::styled(format!("{} {}", op.id, op.name), theme.bold),
+        Span::styled(truncate(&format!("{} {}", op.id, op.name), area.width.saturating_sub(21) as usize), theme.bold),
     ]);
-    let message = |text: String| Paragraph::new(text).wrap(Wrap { trim: false }).style(theme.dim);
+    let message = |text: String| Paragraph::new(wrap_lines([Line::from(text)], area.width as usize)).style(theme.dim);
     let [head, body, footer] =
         Layout::vertical([Constraint::Length(1), Constraint::Fill(1), Constraint::Length(3)]).areas(area);
     frame.render_widget(Paragraph::new(heading), head);
     let id = op.id;
-    let Some(tree) = app.trees.get_mut(&i) else {
+    let Some(tree) = tab.trees.get_mut(&i) else {
         frame.render_widget(message("Loading the captured graph…".into()), body);
         return;
     };
-    match &tree.entries {
-        Err(reason) => {
-            let text = format!("The captured graph of operation {id} cannot be shown: {reason}");
-            frame.render_widget(message(text), body);
+    let entries = match &tree.entries {
+        Loaded::Unavailable(reason) => {
+            frame.render_widget(
+                message(format!("The captured graph of operation {id} cannot be shown: {reason}")),
+                body,
+            );
             return;
         }
-        Ok(entries) if entries.is_empty() => {
+        Loaded::Ready(entries) if entries.is_empty() => {
             frame.render_widget(message(format!("Operation {id} has no captured graph")), body);
             return;
         }
-        Ok(_) => {}
+        Loaded::Ready(entries) => entries,
+    };
+    if tree.items.as_ref().is_none_or(|items| items.hex != view.hex) {
+        let items = tree_items(entries, &tree.annotations, view.hex, theme);
+        tree.items = Some(TreeItems { hex: view.hex, items });
     }
     let block = Block::new().borders(Borders::ALL).title(Span::styled(" Device ops ", theme.bold));
     tree.height = block.inner(body).height as usize;
-    if let Ok(widget) = Tree::new(&tree.items) {
+    let items = tree.items.as_ref().map(|t| t.items.as_slice()).unwrap_or_default();
+    if let Ok(widget) = Tree::new(items) {
         let widget = widget
             .block(block)
             .highlight_style(theme.selected)
@@ -56,7 +68,93 @@ pub fn draw(frame: &mut Frame, app: &mut App, area: Rect) {
             .node_no_children_symbol("  ");
         frame.render_stateful_widget(widget, body, &mut tree.state);
     }
-    let text = selected_entry_text(tree, hex).unwrap_or_default();
+    let text = selected_entry_text(tree, view.hex).unwrap_or_default();
     let footer_block = Block::new().borders(Borders::TOP).border_style(theme.dim);
-    frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }).block(footer_block), footer);
+    let lines = wrap_lines([Line::from(text)], footer.width as usize);
+    frame.render_widget(Paragraph::new(lines).block(footer_block), footer);
+}
+
+/// The widget items of a tree; identifiers are child indexes, so paths match `entry_at`. A scope
+/// with an annotation (its perf row) shows it after its name.
+pub fn tree_items(
+    entries: &[TreeEntry],
+    annotations: &TreeAnnotations,
+    hex: bool,
+    theme: &Theme,
+) -> Vec<TreeItem<'static, usize>> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(k, entry)| match entry {
+            TreeEntry::Buffer(row) => TreeItem::new_leaf(k, Line::from(buffer_text(row, hex))),
+            TreeEntry::Scope(scope) => {
+                let mut spans = Vec::new();
+                if scope.marked {
+                    spans.push(Span::styled("✖ ", theme.danger));
+                }
+                let name_style = if scope.marked { theme.danger.patch(theme.bold) } else { theme.text };
+                spans.push(Span::styled(scope.name.clone(), name_style));
+                match scope.outcome {
+                    Outcome::Unclosed => spans.push(Span::styled(" (unclosed)", theme.dim)),
+                    Outcome::Failed => spans.push(Span::styled(" (failed)", theme.danger)),
+                    Outcome::Completed => {}
+                }
+                if scope.warning.is_some() {
+                    spans.push(Span::styled(" ⚠ no-op", theme.warning));
+                }
+                if let Some(annotation) = annotations.get(&scope.start) {
+                    spans.push(Span::styled(format!("  {annotation}"), theme.dim));
+                }
+                let children = tree_items(&scope.children, annotations, hex, theme);
+                // Identifiers are distinct child indexes, so this cannot fail.
+                TreeItem::new(k, Line::from(spans), children).unwrap_or_else(|_| TreeItem::new_leaf(k, "?"))
+            }
+        })
+        .collect()
+}
+
+/// A buffer row as text: node type, size, buffer type, address, cores, devices.
+pub fn buffer_text(row: &BufferRow, hex: bool) -> String {
+    let kind = match row.kind {
+        NodeType::BufferAllocate => "buffer_allocate",
+        NodeType::BufferDeallocate => "buffer_deallocate",
+        NodeType::CircularBufferAllocate => "circular_buffer_allocate",
+        NodeType::CircularBufferDeallocateAll => return "circular_buffer_deallocate_all".to_string(),
+        _ => "buffer",
+    };
+    let mut text = kind.to_string();
+    if let Some(s) = row.size {
+        text.push_str(&format!("  {}", size(s)));
+    }
+    if let Some(t) = row.buffer_type {
+        text.push_str(&format!("  {}", t.label()));
+    }
+    if row.address.is_some() {
+        text.push_str(&format!("  at {}", format_address(row.address, hex)));
+    }
+    if let Some(cores) = &row.core_range {
+        text.push_str(&format!("  on {cores}"));
+    }
+    if row.devices > 1 {
+        text.push_str(&format!("  ×{} devices", row.devices));
+    }
+    text
+}
+
+/// The footer line of the selected tree entry: the scope's outcome (the web app's hover) or the
+/// buffer row in full.
+pub fn selected_entry_text(tree: &DeviceTree, hex: bool) -> Option<String> {
+    Some(match tree.selected_entry()? {
+        TreeEntry::Buffer(row) => buffer_text(row, hex),
+        TreeEntry::Scope(scope) => {
+            let mut outcome = scope.outcome_text.clone().unwrap_or_else(|| "Completed".to_string());
+            if let Some(annotation) = tree.annotations.get(&scope.start) {
+                outcome.push_str(&format!(" ({annotation})"));
+            }
+            match scope.warning {
+                Some(w) => format!("{}: {outcome}. {w}", scope.name),
+                None => format!("{}: {outcome}", scope.name),
+            }
+        }
+    })
 }

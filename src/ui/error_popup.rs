@@ -1,20 +1,21 @@
 //! The `v` popup: the raw message and the stack trace of an operation's error, in two sections,
 //! scrollable, for any error.
 
-use super::clear;
-use crate::app::App;
+use super::text::wrap_lines;
+use super::{View, clear};
+use crate::app::Scroll;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 /// Draws the popup.
-pub fn draw(frame: &mut Frame, app: &App, area: Rect, operation: usize, scroll: u16) {
+pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: usize, scroll: &mut Scroll) {
     clear(frame, area);
-    let theme = &app.theme;
-    let op = &app.operations[operation];
+    let theme = view.theme;
+    let op = &view.model.operations[operation];
     let mut lines = vec![Line::styled("Error details", theme.bold.patch(theme.danger))];
-    if let Some(error) = app.error_of(operation) {
+    if let Some(error) = view.model.error_of(operation) {
         lines.push(Line::styled(error.error_type.clone(), theme.bold));
         lines.extend(error.message.lines().map(|l| Line::from(l.to_string())));
         lines.push(Line::default());
@@ -30,5 +31,9 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, operation: usize, scroll: 
         .border_style(theme.danger)
         .title(Span::styled(format!(" Error of operation {} {} ", op.id, op.name), theme.bold))
         .title_bottom(Line::styled(" j/k scroll · Esc close ", theme.dim));
-    frame.render_widget(Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((scroll, 0)), area);
+    let inner = block.inner(area);
+    let lines = wrap_lines(lines, inner.width as usize);
+    scroll.fit(lines.len(), inner.height as usize);
+    let shown: Vec<Line> = lines.into_iter().skip(scroll.offset()).collect();
+    frame.render_widget(Paragraph::new(shown).block(block), area);
 }

@@ -1,29 +1,31 @@
-//! The `?` help popup: every key of the key table, grouped by pane.
+//! The `?` help popup: every key of every pane's binding table, grouped by pane.
 
-use super::clear;
-use crate::app::keys::pane_title;
-use crate::app::{App, KEY_TABLE, Pane};
+use super::text::wrap_lines;
+use super::{Theme, clear};
+use crate::app::keys::{bindings, pane_title};
+use crate::app::{App, Availability, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 const PANES: [Pane; 6] =
     [Pane::Operations, Pane::DeviceOps, Pane::Performance, Pane::Search, Pane::Help, Pane::ErrorPopup];
 
-/// The help text: for each pane, its keys and what they do (disabled ones marked).
-pub fn help_lines(app: &App) -> Vec<Line<'static>> {
-    let theme = &app.theme;
+/// The help text: for each pane, its keys and what they do. Keys of the pane the help was opened
+/// from that cannot act now are marked.
+pub fn help_lines(app: &App, theme: &Theme, from: Pane) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for pane in PANES {
         if !lines.is_empty() {
             lines.push(Line::default());
         }
         lines.push(Line::styled(pane_title(pane), theme.bold));
-        for b in KEY_TABLE.iter().filter(|b| b.panes.contains(&pane)) {
-            let enabled = app.enabled(b.action);
+        for b in bindings(pane) {
+            let availability = if pane == from { app.availability_in(pane, b.action) } else { Availability::Enabled };
+            let enabled = availability == Availability::Enabled;
             let mut spans = vec![
-                Span::styled(format!("  {:<26}", b.keys), if enabled { theme.key } else { theme.dim }),
+                Span::styled(format!("  {:<16}", b.label), if enabled { theme.key } else { theme.dim }),
                 Span::styled(b.description, if enabled { theme.text } else { theme.dim }),
             ];
             if !enabled {
@@ -36,14 +38,15 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
 }
 
 /// Draws the popup.
-pub fn draw(frame: &mut Frame, app: &App, area: Rect, scroll: u16) {
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, from: Pane, scroll: &mut Scroll) {
     clear(frame, area);
     let block = Block::new()
         .borders(Borders::ALL)
-        .title(Span::styled(" Keys ", app.theme.bold))
-        .title_bottom(Line::styled(" j/k scroll · Esc close ", app.theme.dim));
-    frame.render_widget(
-        Paragraph::new(help_lines(app)).block(block).wrap(Wrap { trim: false }).scroll((scroll, 0)),
-        area,
-    );
+        .title(Span::styled(" Keys ", theme.bold))
+        .title_bottom(Line::styled(" j/k scroll · Esc close ", theme.dim));
+    let inner = block.inner(area);
+    let lines = wrap_lines(help_lines(app, theme, from), inner.width as usize);
+    scroll.fit(lines.len(), inner.height as usize);
+    let shown: Vec<Line> = lines.into_iter().skip(scroll.offset()).collect();
+    frame.render_widget(Paragraph::new(shown).block(block), area);
 }

@@ -1,18 +1,25 @@
-//! Pure rendering of the terminal UI, one file per region. `draw` records the measured heights
-//! in the state (the visible rows), nothing else.
+//! Drawing the terminal UI from its state, one file per region: every styled line is built here.
+//! Draw functions read the model and settings, and take only their widget's own state mutably
+//! (windowed rows, tree state, scroll), which fits itself to the area as ratatui's `ListState`
+//! does.
 
+mod callout;
 pub mod detail;
 pub mod device_ops;
-pub mod error_popup;
+mod error_popup;
 pub mod help;
 pub mod operations;
+mod perf_table;
 pub mod performance;
 pub mod status;
-pub mod tabs;
+mod tabs;
+pub mod text;
 pub mod theme;
-pub mod unattached;
+mod unattached;
 
-use crate::app::{App, Popup, Tab};
+pub use theme::Theme;
+
+use crate::app::{App, Model, Popup, Tab};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Clear, Paragraph};
@@ -23,32 +30,54 @@ pub const MIN_SIZE: (u16, u16) = (60, 15);
 /// The line drawn on a terminal smaller than `MIN_SIZE`.
 pub const TOO_SMALL: &str = "terminal too small (need 60×15)";
 
+/// What every region reads: the model, the address base and the styles.
+pub struct View<'a> {
+    /// The memory report as shown.
+    pub model: &'a Model,
+    /// Hexadecimal addresses.
+    pub hex: bool,
+    /// Styles.
+    pub theme: &'a Theme,
+}
+
+/// Whether a terminal of this size is too small to draw the UI in.
+pub fn too_small(area: Rect) -> bool {
+    area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1
+}
+
 /// Draws the whole screen.
-pub fn draw(frame: &mut Frame, app: &mut App) {
+pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
     let area = frame.area();
-    if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
-        frame.render_widget(Paragraph::new(TOO_SMALL), area);
+    if too_small(area) {
+        frame.render_widget(Paragraph::new(text::truncate(TOO_SMALL, area.width as usize)), area);
         return;
     }
     let [tabs_area, body, status_area] =
         Layout::vertical([Constraint::Length(1), Constraint::Fill(1), Constraint::Length(2)]).areas(area);
-    tabs::draw(frame, app, tabs_area);
-    match app.tab {
-        Tab::Operations => operations::draw_tab(frame, app, body),
-        Tab::DeviceOps => device_ops::draw(frame, app, body),
-        Tab::Performance => performance::draw(frame, app, body),
+    tabs::draw(frame, tabs_area, app, theme);
+    let selected = app.selected_operation();
+    let App { model, hex, tab, operations, device_ops, perf, .. } = app;
+    let view = View { model, hex: *hex, theme };
+    match tab {
+        Tab::Operations => operations::draw(frame, body, &view, operations),
+        Tab::DeviceOps => device_ops::draw(frame, body, &view, selected, device_ops),
+        Tab::Performance => performance::draw(frame, body, &view, perf),
     }
-    status::draw(frame, app, status_area);
-    match app.popup {
-        Some(Popup::Help { scroll }) => help::draw(frame, app, popup_area(area, 80, 90), scroll),
-        Some(Popup::Error { operation, scroll }) => {
-            error_popup::draw(frame, app, popup_area(area, 90, 85), operation, scroll)
+    status::draw(frame, status_area, app, theme);
+    let from = app.tab_pane();
+    let mut popup = app.popup;
+    match &mut popup {
+        Some(Popup::Help(scroll)) => help::draw(frame, popup_area(area, 80, 90), app, theme, from, scroll),
+        Some(Popup::Error(operation, scroll)) => {
+            let view = View { model: &app.model, hex: app.hex, theme };
+            error_popup::draw(frame, popup_area(area, 90, 85), &view, *operation, scroll);
         }
         None => {}
     }
+    app.popup = popup;
 }
 
-/// A centred rectangle of a percentage of the area, cleared for a popup.
+/// A centred rectangle of a percentage of the area, for a popup.
 fn popup_area(area: Rect, width_percent: u16, height_percent: u16) -> Rect {
     area.centered(Constraint::Percentage(width_percent), Constraint::Percentage(height_percent))
 }

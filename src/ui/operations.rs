@@ -1,93 +1,147 @@
-//! The Operations tab: the unattached-errors callout, the list (only the visible rows are
-//! built) and the detail pane beside it, or below it on narrow terminals.
+//! The Operations tab: the unattached-errors callout, the list (only the visible rows are built)
+//! and the detail pane beside it, or below it on narrow terminals.
 
+use super::callout::error_lines;
+use super::text::{truncate, truncate_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
-use super::{detail, unattached};
-use crate::app::App;
-use crate::app::content::{list_label, marker, wrapped_expansion};
+use super::{View, detail, unattached};
+use crate::app::{OperationsTab, WindowedRows};
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
+use ratatui::widgets::{
+    Block, Borders, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, StatefulWidget, Widget,
+};
+use std::collections::HashSet;
+use unicode_width::UnicodeWidthStr;
 
 /// Terminals at least this wide show the detail pane beside the list.
 pub const SIDE_BY_SIDE_WIDTH: u16 = 110;
 
+/// Columns before a row's label: the selection symbol and the error marker.
+const LABEL_START: usize = 10;
+
 /// Draws the tab.
-pub fn draw_tab(frame: &mut Frame, app: &mut App, area: Rect) {
-    let callout_height = unattached::height(app, area.height);
+pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &mut OperationsTab) {
+    let callout_height = unattached::height(view, tab.unattached_folded, area);
     let [callout_area, rest] = Layout::vertical([Constraint::Length(callout_height), Constraint::Fill(1)]).areas(area);
     if callout_height > 0 {
-        unattached::draw(frame, app, callout_area);
+        unattached::draw(frame, callout_area, view, tab.unattached_folded, &mut tab.unattached_scroll);
     }
     let [list_area, detail_area] = if rest.width >= SIDE_BY_SIDE_WIDTH {
         Layout::horizontal([Constraint::Percentage(45), Constraint::Fill(1)]).areas(rest)
     } else {
         Layout::vertical([Constraint::Percentage(55), Constraint::Fill(1)]).areas(rest)
     };
-    draw_list(frame, app, list_area);
-    detail::draw(frame, app, detail_area);
+    let OperationsTab { shown, rows, errors_only, search, expanded, .. } = tab;
+    let list = OperationsList { view, shown, errors_only: *errors_only, matches: &search.matches, expanded };
+    frame.render_stateful_widget(list, list_area, rows);
+    detail::draw(frame, detail_area, view, tab.selected_operation(), &mut tab.detail_scroll);
 }
 
-/// Draws the list: rows from the offset until the area is full.
-pub fn draw_list(frame: &mut Frame, app: &mut App, area: Rect) {
-    let theme = app.theme;
-    let title = Line::from(vec![
-        Span::styled(" Operations ", theme.bold),
-        Span::styled(format!("· {} ", app.counter()), theme.dim),
-    ]);
-    let block = Block::new().borders(Borders::ALL).title(title);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let height = inner.height as usize;
-    // Leave the last column to the scrollbar.
-    let width = (inner.width as usize).saturating_sub(1);
-    if app.list.height != height || app.list.width != width {
-        app.list.height = height;
-        app.list.width = width;
-        app.scroll_into_view();
+/// The title of the list: how many operations and how many with an error, or the reference's
+/// counter while the filter is on (behaviour.md §7.4).
+pub fn list_title(view: &View, shown: usize, errors_only: bool) -> String {
+    let total = view.model.operations.len();
+    if errors_only {
+        return format!("Showing {shown} of {total} operations");
     }
-    if app.center_selection && height > 0 {
-        app.center_selection = false;
-        app.list.offset = app.list.selected.saturating_sub(height / 2);
-        app.scroll_into_view();
+    let with_errors = view.model.error_operations().len();
+    format!("{total} operation{} · {with_errors} with errors", if total == 1 { "" } else { "s" })
+}
+
+/// The label of a list row, `{id} {name} ({file}:{line})` (behaviour.md §1.5), fitted to `width`
+/// columns: the name is cut with `…` before the place is.
+pub fn list_label(view: &View, operation: usize, width: usize) -> String {
+    let op = &view.model.operations[operation];
+    let place = view.model.source_label(operation).map(|p| format!(" ({p})")).unwrap_or_default();
+    let id = format!("{} ", op.id);
+    let room = width.saturating_sub(id.width() + place.width());
+    if room >= 8.min(op.name.width()) {
+        format!("{id}{}{place}", truncate(&op.name, room))
+    } else {
+        truncate(&format!("{id}{}{place}", op.name), width)
     }
-    if app.list.shown.is_empty() {
-        let text = if app.errors_only { "No operation has an error" } else { "This report has no operations" };
-        frame.render_widget(Paragraph::new(Line::styled(text, theme.dim)), inner);
-        return;
-    }
-    let matches = &app.search.matches;
-    let mut lines: Vec<Line> = Vec::with_capacity(height);
-    let mut position = app.list.offset;
-    while lines.len() < height && position < app.list.shown.len() {
-        let i = app.list.shown[position];
-        let selected = position == app.list.selected;
-        let mark = marker(app, i);
-        let mut spans = vec![
-            Span::raw(if selected { SELECTION_SYMBOL } else { "  " }),
-            Span::styled(format!("{:<8}", mark.unwrap_or("")), theme.danger.patch(theme.bold)),
-        ];
-        let label_style = if matches.binary_search(&position).is_ok() { theme.matched } else { theme.text };
-        spans.push(Span::styled(list_label(app, i), label_style));
-        let mut line = Line::from(spans);
-        if selected {
-            line = line.style(theme.selected);
+}
+
+/// The lines an expanded list item shows below its row, wrapped to `width` (behaviour.md §7.2).
+pub fn expansion_lines(view: &View, operation: usize, width: usize) -> Vec<Line<'static>> {
+    const INDENT: &str = "    ";
+    let model = view.model;
+    let lines = match model.error_of(operation) {
+        None => vec![Line::styled(format!("{INDENT}No error recorded for this operation"), view.theme.dim)],
+        Some(error) => error_lines(error, view.hex, model.failed_in(operation), view.theme, INDENT),
+    };
+    wrap_lines(lines, width)
+}
+
+/// The list of operations, drawn over its windowed rows.
+struct OperationsList<'a> {
+    view: &'a View<'a>,
+    shown: &'a [usize],
+    errors_only: bool,
+    matches: &'a [usize],
+    expanded: &'a HashSet<usize>,
+}
+
+impl OperationsList<'_> {
+    fn row_height(&self, position: usize, width: usize) -> usize {
+        match self.shown.get(position) {
+            Some(i) if self.expanded.contains(i) => 1 + expansion_lines(self.view, *i, width).len(),
+            _ => 1,
         }
-        lines.push(line);
-        if app.expanded.contains(&i) {
-            lines.extend(wrapped_expansion(app, i, width));
-        }
-        position += 1;
     }
-    lines.truncate(height);
-    frame.render_widget(Paragraph::new(lines), inner);
-    if app.list.shown.len() > height {
-        let mut state = ScrollbarState::new(app.list.shown.len()).position(app.list.selected);
-        frame.render_stateful_widget(
-            Scrollbar::new(ScrollbarOrientation::VerticalRight),
-            area.inner(Margin::new(0, 1)),
-            &mut state,
-        );
+}
+
+impl StatefulWidget for OperationsList<'_> {
+    type State = WindowedRows;
+
+    fn render(self, area: Rect, buf: &mut Buffer, rows: &mut WindowedRows) {
+        let theme = self.view.theme;
+        let title = Line::from(vec![
+            Span::styled(" Operations ", theme.bold),
+            Span::styled(format!("· {} ", list_title(self.view, self.shown.len(), self.errors_only)), theme.dim),
+        ]);
+        let title = truncate_line(title, area.width.saturating_sub(2) as usize);
+        let block = Block::new().borders(Borders::ALL).title(title);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        // Leave the last column to the scrollbar.
+        let width = (inner.width as usize).saturating_sub(1);
+        rows.fit(inner.height as usize, |p| self.row_height(p, width));
+        if self.shown.is_empty() {
+            let text = if self.errors_only { "No operation has an error" } else { "This report has no operations" };
+            Paragraph::new(Line::styled(text, theme.dim)).render(inner, buf);
+            return;
+        }
+        let height = inner.height as usize;
+        let mut lines: Vec<Line> = Vec::with_capacity(height);
+        let mut position = rows.offset();
+        while lines.len() < height && position < self.shown.len() {
+            let i = self.shown[position];
+            let selected = Some(position) == rows.selected();
+            let mark = self.view.model.marker(i);
+            let label_style = if self.matches.binary_search(&position).is_ok() { theme.matched } else { theme.text };
+            let mut line = Line::from(vec![
+                Span::raw(if selected { SELECTION_SYMBOL } else { "  " }),
+                Span::styled(format!("{:<8}", mark.unwrap_or("")), theme.danger.patch(theme.bold)),
+                Span::styled(list_label(self.view, i, width.saturating_sub(LABEL_START)), label_style),
+            ]);
+            if selected {
+                line = line.style(theme.selected);
+            }
+            lines.push(line);
+            if self.expanded.contains(&i) {
+                lines.extend(expansion_lines(self.view, i, width));
+            }
+            position += 1;
+        }
+        lines.truncate(height);
+        Paragraph::new(lines).render(inner, buf);
+        if self.shown.len() > height {
+            let mut state = ScrollbarState::new(self.shown.len()).position(rows.selected().unwrap_or(0));
+            Scrollbar::new(ScrollbarOrientation::VerticalRight).render(area.inner(Margin::new(0, 1)), buf, &mut state);
+        }
     }
 }

@@ -1,267 +1,172 @@
-//! The Performance tab: the allocation-failure callout above the table (behaviour.md §10), the
-//! table of the active view (only the visible rows are built) and a footer explaining the
-//! selected row's flags (§11).
+//! The Performance tab: the allocation-failure callout above the table (behaviour.md §10, folded
+//! with `u`, its listings chosen with `[`/`]`), the link state and why nothing linked, the table
+//! of the active view and a footer explaining the selected row's flags (§11).
 
-use super::theme::{SELECTION_SYMBOL, Theme};
-use crate::analysis::flags::{Flag, FlagKind};
-use crate::app::App;
-use crate::app::content::{callout_lines, wrap_line};
-use crate::app::perf::{NO_PERF_REPORT, PerfTab, micros};
+use super::View;
+use super::callout::callout_lines;
+use super::perf_table::{draw_table, footer_lines};
+use super::text::{truncate, truncate_line, wrap_line, wrap_lines};
+use super::theme::SELECTION_SYMBOL;
+use crate::analysis::link::{LINKED_TEXT, UNLINKED_TEXT};
+use crate::analysis::perf_callout::perf_callout;
+use crate::app::{Focus, PerfState, PerfTab, WindowedRows};
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Scrollbar, ScrollbarOrientation, ScrollbarState, Table,
-    TableState,
-};
+use ratatui::widgets::{Block, Borders, Paragraph, StatefulWidget, Widget};
 
-/// Terminals narrower than this show only ID, OP Code, Device Time and Flags.
-pub const ALL_COLUMNS_WIDTH: u16 = 100;
+/// What the tab says when no performance report was opened.
+pub const NO_PERF_REPORT: &str =
+    "No performance report loaded — pass --perf PATH (a profiler report folder or ops_perf_results*.csv)";
 
-/// The glyph before a flag, so danger and warning survive without colour.
-pub fn flag_glyph(kind: FlagKind) -> &'static str {
-    if kind == FlagKind::OpFailed { "✖ " } else { "! " }
+/// The link state for the status bar: short, with the reason when nothing linked.
+pub fn link_status(perf: &PerfState) -> Option<String> {
+    match perf {
+        PerfState::None => None,
+        PerfState::Linking(_) => Some("perf: linking…".to_string()),
+        PerfState::Failed(_) => Some("perf: not linked — the memory report could not be read again".to_string()),
+        PerfState::Ready(tab) if tab.is_linked() => Some("perf: linked".to_string()),
+        PerfState::Ready(tab) => Some(match &tab.input.unlinked_reason {
+            Some(reason) => format!("perf: not linked — {reason}"),
+            None => "perf: not linked".to_string(),
+        }),
+    }
 }
 
-/// The status-bar texts of the tab: position, filters, address base and the link state.
-pub fn status_texts(perf: &PerfTab, hex: bool) -> Vec<String> {
-    let shown = perf.table.shown.len();
-    let position = if shown == 0 { 0 } else { perf.table.selected + 1 };
-    let mut parts = vec![format!("row {position}/{shown}")];
-    if perf.flagged_only {
-        parts.push("flagged only".to_string());
-    }
-    if perf.per_device {
-        parts.push("per device".to_string());
-    }
-    if hex {
-        parts.push("hex".to_string());
-    }
-    parts.push(perf.state().text().to_string());
-    parts
-}
-
-/// The counter of the table's title.
-pub fn counter(perf: &PerfTab) -> String {
-    if perf.flagged_only {
-        format!("Showing {} of {} rows", perf.table.shown.len(), perf.rows.len())
-    } else {
-        format!("Showing {} rows", perf.table.shown.len())
+/// The link line of the tab: the reference's text, and why nothing linked.
+pub fn link_line(tab: &PerfTab) -> String {
+    match (&tab.input.unlinked_reason, tab.is_linked()) {
+        (_, true) => LINKED_TEXT.to_string(),
+        (Some(reason), false) => format!("{UNLINKED_TEXT}: {reason}"),
+        (None, false) => UNLINKED_TEXT.to_string(),
     }
 }
 
 /// Draws the tab.
-pub fn draw(frame: &mut Frame, app: &mut App, area: Rect) {
-    let theme = app.theme;
-    let Some(perf) = app.perf.as_ref() else {
-        frame.render_widget(Paragraph::new(NO_PERF_REPORT).style(theme.dim), area.inner(Margin::new(1, 1)));
-        return;
+pub fn draw(frame: &mut Frame, area: Rect, view: &View, perf: &mut PerfState) {
+    let theme = view.theme;
+    let tab = match perf {
+        PerfState::None => {
+            let text = wrap_lines([Line::from(NO_PERF_REPORT)], area.width.saturating_sub(2) as usize);
+            frame.render_widget(Paragraph::new(text).style(theme.dim), area.inner(Margin::new(1, 1)));
+            return;
+        }
+        PerfState::Linking(file) => {
+            let text = format!("Linking {file} with the memory report… (keys work meanwhile)");
+            let lines = wrap_lines([Line::from(text)], area.width.saturating_sub(2) as usize);
+            frame.render_widget(Paragraph::new(lines).style(theme.dim), area.inner(Margin::new(1, 1)));
+            return;
+        }
+        PerfState::Failed(reason) => {
+            let text = format!("{UNLINKED_TEXT}: {reason}");
+            let lines = wrap_lines([Line::from(text)], area.width.saturating_sub(2) as usize);
+            frame.render_widget(Paragraph::new(lines).style(theme.warning), area.inner(Margin::new(1, 1)));
+            return;
+        }
+        PerfState::Ready(tab) => tab,
     };
-    let (title, callout, starts) = callout_text(perf, app.hex, &theme, area.width.saturating_sub(2) as usize);
-    let footer = wrap_lines(footer_lines(app, perf), area.width as usize);
+    let width = area.width as usize;
+    let link_style = if tab.is_linked() { theme.dim } else { theme.warning };
+    let link = wrap_line(Line::styled(link_line(tab), link_style), width);
+    let footer = wrap_lines(footer_lines(view, tab), width);
     let body = area.height as usize;
     let footer_height = (footer.len() + 1).min((body / 4).max(2));
+    let link_height = link.len().min(3);
     // The table keeps room for its rows (up to a third of the body); the callout takes the rest.
-    let table_min = (perf.table.shown.len() + 3).min((body / 3).max(5));
-    let callout_room = body.saturating_sub(footer_height + table_min).max(4);
-    let callout_height = if callout.is_empty() { 0 } else { (callout.len() + 2).min(callout_room) };
-    let [callout_area, table_area, footer_area] = Layout::vertical([
+    let table_min = (tab.shown.len() + 3).min((body / 3).max(5));
+    let callout_room = body.saturating_sub(footer_height + link_height + table_min).max(3);
+    let callout_height = match (tab.has_callout(), tab.callout_folded) {
+        (false, _) => 0,
+        (true, true) => 1,
+        (true, false) => callout_room.min(callout_wanted(view, tab, width)),
+    };
+    let [callout_area, link_area, table_area, footer_area] = Layout::vertical([
         Constraint::Length(callout_height as u16),
+        Constraint::Length(link_height as u16),
         Constraint::Fill(1),
         Constraint::Length(footer_height as u16),
     ])
     .areas(area);
-    let perf = app.perf.as_mut().expect("checked above");
-    // The table's inner height less its header row.
-    perf.table.height = (table_area.height as usize).saturating_sub(3);
-    perf.select(perf.table.selected);
     if callout_height > 0 {
-        let visible = callout_height - 2;
-        // The last listing takes the closing `And … more` line with it.
-        let last = perf.listing + 1 >= perf.listed();
-        let start = starts[perf.listing];
-        let end = if last { callout.len() } else { starts[perf.listing + 1] };
-        if start < perf.callout_scroll {
-            perf.callout_scroll = start;
-        } else if end > perf.callout_scroll + visible {
-            perf.callout_scroll = start.min(end - visible);
-        }
-        perf.callout_scroll = perf.callout_scroll.min(callout.len().saturating_sub(visible));
+        // The callout's items are its own state; the rest of the tab is only read.
+        let mut rows = std::mem::take(&mut tab.callout);
+        frame.render_stateful_widget(Callout { view, tab }, callout_area, &mut rows);
+        tab.callout = rows;
     }
-    let perf = app.perf.as_ref().expect("checked above");
-    if callout_height > 0 {
-        draw_callout(frame, perf.callout_scroll, &theme, &title, callout, callout_area);
-    }
-    draw_table(frame, perf, &theme, table_area);
+    frame.render_widget(Paragraph::new(link), link_area);
+    draw_table(frame, table_area, view, tab);
     let block = Block::new().borders(Borders::TOP).border_style(theme.dim);
     frame.render_widget(Paragraph::new(footer).block(block), footer_area);
 }
 
-/// Lines wrapped to `width` columns, continuations keeping their indent.
-fn wrap_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
-    lines.into_iter().flat_map(|line| wrap_line(line, width)).collect()
+/// Lines the open callout would take at this width, borders included.
+fn callout_wanted(view: &View, tab: &PerfTab, width: usize) -> usize {
+    (0..tab.callout.len()).map(|k| item_lines(view, tab, k, false, width.saturating_sub(2)).len()).sum::<usize>() + 2
 }
 
-/// The callout's title, its lines wrapped to `width`, and the line where each listing starts.
-fn callout_text(perf: &PerfTab, hex: bool, theme: &Theme, width: usize) -> (String, Vec<Line<'static>>, Vec<usize>) {
-    let Some(callout) = perf.callout(hex) else { return (String::new(), Vec::new(), Vec::new()) };
-    let mut lines = Vec::new();
-    let mut starts = Vec::new();
-    for (k, listing) in callout.listings.iter().enumerate() {
-        starts.push(lines.len());
-        let selected = k == perf.listing;
-        let label = Line::from(vec![
-            Span::raw(if selected { SELECTION_SYMBOL } else { "  " }),
-            Span::styled(listing.label.clone(), if selected { theme.selected.patch(theme.bold) } else { theme.bold }),
-        ]);
-        lines.push(label);
-        lines.extend(wrap_lines(callout_lines(&listing.body, theme, "    "), width));
-    }
-    if let Some(more) = callout.more {
-        starts.push(lines.len());
-        lines.extend(wrap_line(Line::from(format!("  {more}")), width));
-    }
-    (callout.title, lines, starts)
-}
-
-/// Draws the callout from line `scroll` on (the draw keeps the selected listing in view).
-fn draw_callout(frame: &mut Frame, scroll: usize, theme: &Theme, title: &str, lines: Vec<Line<'static>>, area: Rect) {
-    let block = Block::new()
-        .borders(Borders::ALL)
-        .border_style(theme.danger)
-        .title(Span::styled(format!(" ✖ {title} "), theme.danger.patch(theme.bold)))
-        .title_bottom(Line::styled(" [/] choose · Enter go to operation ", theme.dim));
-    let visible: Vec<Line> = lines.into_iter().skip(scroll).collect();
-    frame.render_widget(Paragraph::new(visible).block(block), area);
-}
-
-/// Draws the table: header and the visible rows only.
-fn draw_table(frame: &mut Frame, perf: &PerfTab, theme: &Theme, area: Rect) {
-    let name = perf.linked.perf.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut title = vec![Span::styled(format!(" {name} "), theme.bold)];
-    if perf.has_per_device_view() {
-        let view = if perf.per_device { "per device" } else { "devices merged" };
-        title.push(Span::styled(format!("· {view} "), theme.dim));
-    }
-    title.push(Span::styled(format!("· {} ", counter(perf)), theme.dim));
-    let block = Block::new().borders(Borders::ALL).title(Line::from(title));
-    if perf.table.shown.is_empty() {
-        let text = if perf.rows.is_empty() { "This performance report has no device rows" } else { "No flagged row" };
-        frame.render_widget(Paragraph::new(Line::styled(text, theme.dim)).block(block), area);
-        return;
-    }
-    let all = area.width >= ALL_COLUMNS_WIDTH;
-    let headers: &[&str] = if all {
-        &["ID", "OP Code", "Device", "Device Time", "Op-to-Op Gap", "Cores", "Math Fidelity", "Flags"]
-    } else {
-        &["ID", "OP Code", "Device Time", "Flags"]
-    };
-    let widths: &[Constraint] = if all {
-        &[
-            Constraint::Length(6),
-            Constraint::Fill(3),
-            Constraint::Length(6),
-            Constraint::Length(13),
-            Constraint::Length(13),
-            Constraint::Length(5),
-            Constraint::Length(13),
-            Constraint::Fill(2),
-        ]
-    } else {
-        &[Constraint::Length(6), Constraint::Fill(3), Constraint::Length(13), Constraint::Fill(2)]
-    };
-    let numeric = |h: &str| matches!(h, "ID" | "Device" | "Device Time" | "Op-to-Op Gap" | "Cores");
-    let header = Row::new(headers.iter().map(|&h| {
-        let line = Line::from(h);
-        Cell::from(if numeric(h) { line.right_aligned() } else { line })
-    }))
-    .style(theme.bold);
-    let window = &perf.table.shown[perf.table.offset.min(perf.table.shown.len())..];
-    let rows = window.iter().take(perf.table.height.max(1)).map(|&r| table_row(perf, r, theme, all));
-    let table = Table::new(rows, widths.to_vec())
-        .header(header)
-        .block(block)
-        .row_highlight_style(theme.selected)
-        .highlight_symbol(SELECTION_SYMBOL)
-        .highlight_spacing(HighlightSpacing::Always);
-    let mut state = TableState::default().with_selected(Some(perf.table.selected - perf.table.offset));
-    frame.render_stateful_widget(table, area, &mut state);
-    if perf.table.shown.len() > perf.table.height {
-        let mut state = ScrollbarState::new(perf.table.shown.len()).position(perf.table.selected);
-        frame.render_stateful_widget(
-            Scrollbar::new(ScrollbarOrientation::VerticalRight),
-            area.inner(Margin::new(0, 1)),
-            &mut state,
-        );
-    }
-}
-
-/// One row of the table.
-fn table_row(perf: &PerfTab, index: usize, theme: &Theme, all: bool) -> Row<'static> {
-    let row = &perf.rows[index];
-    let number = |text: String| Cell::from(Line::from(text).right_aligned());
-    let flags = flags_line(&perf.flags[index], theme);
-    let cells = if all {
-        vec![
-            number(row.id.to_string()),
-            Cell::from(row.op_code.to_string()),
-            number(row.device.map(|d| d.to_string()).unwrap_or_default()),
-            number(micros(row.device_time_us)),
-            number(micros(row.op_to_op_gap_us)),
-            number(row.cores.map(|c| c.to_string()).unwrap_or_default()),
-            Cell::from(row.math_fidelity.to_string()),
-            Cell::from(flags),
-        ]
-    } else {
-        vec![
-            number(row.id.to_string()),
-            Cell::from(row.op_code.to_string()),
-            number(micros(row.device_time_us)),
-            Cell::from(flags),
-        ]
-    };
-    Row::new(cells)
-}
-
-/// The Flags cell: short labels after their glyph, danger or warning style.
-pub fn flags_line(flags: &[Flag], theme: &Theme) -> Line<'static> {
-    let mut spans = Vec::new();
-    for (k, flag) in flags.iter().enumerate() {
-        if k > 0 {
-            spans.push(Span::raw(", "));
+/// The lines of a callout item: a listing (its link label, then its body) or `And … more`.
+fn item_lines(view: &View, tab: &PerfTab, k: usize, selected: bool, width: usize) -> Vec<Line<'static>> {
+    let theme = view.theme;
+    let Some(callout) = perf_callout(&tab.listings, tab.is_linked(), view.hex) else { return Vec::new() };
+    let marker = Span::raw(if selected { SELECTION_SYMBOL } else { "  " });
+    let label_style = if selected { theme.selected.patch(theme.bold) } else { theme.bold };
+    match callout.listings.get(k) {
+        Some(listing) => {
+            let mut lines = vec![Line::from(vec![marker, Span::styled(listing.label.clone(), label_style)])];
+            lines.extend(wrap_lines(callout_lines(&listing.body, theme, "    "), width));
+            lines
         }
-        let style = if flag.kind.is_danger() { theme.danger.patch(theme.bold) } else { theme.warning };
-        spans.push(Span::styled(format!("{}{}", flag_glyph(flag.kind), flag.kind.short_label()), style));
-    }
-    Line::from(spans)
-}
-
-/// The footer: the selected row, its operation, and each flag's label, description and detail.
-fn footer_lines(app: &App, perf: &PerfTab) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    let Some(index) = perf.selected_row() else { return Vec::new() };
-    let row = &perf.rows[index];
-    let mut head = vec![Span::styled(format!("Row {} {}", row.id, row.op_code), theme.bold)];
-    if let Some(id) = perf.operation_of(index) {
-        let position = app.operations.partition_point(|o| o.id < id);
-        let name = app.operations.get(position).filter(|o| o.id == id).map_or("", |o| o.name.as_str());
-        head.push(Span::styled(format!(" · operation {id} {name}"), theme.dim));
-    }
-    let flags = &perf.flags[index];
-    if flags.is_empty() {
-        head.push(Span::styled(" · no flags", theme.dim));
-    }
-    let mut lines = vec![Line::from(head)];
-    for flag in flags {
-        let style =
-            if flag.kind.is_danger() { theme.danger.patch(theme.bold) } else { theme.warning.patch(theme.bold) };
-        lines.push(Line::from(vec![
-            Span::styled(format!("{}{}", flag_glyph(flag.kind), flag.kind.label()), style),
-            Span::raw(format!(" — {}", flag.kind.description())),
-        ]));
-        if let Some(detail) = &flag.detail {
-            lines.push(Line::from(format!("  {detail}")));
+        None => {
+            let more = callout.more.unwrap_or_default();
+            wrap_line(
+                Line::from(vec![marker, Span::styled(more, if selected { label_style } else { theme.text })]),
+                width,
+            )
         }
     }
-    lines
+}
+
+/// The callout, drawn over its windowed items (each listing several lines tall).
+struct Callout<'a> {
+    view: &'a View<'a>,
+    tab: &'a PerfTab,
+}
+
+impl StatefulWidget for Callout<'_> {
+    type State = WindowedRows;
+
+    fn render(self, area: Rect, buf: &mut Buffer, items: &mut WindowedRows) {
+        let (view, tab, theme) = (self.view, self.tab, self.view.theme);
+        let title = perf_callout(&tab.listings, tab.is_linked(), view.hex).map(|c| c.title).unwrap_or_default();
+        if tab.callout_folded {
+            let line = Line::from(vec![
+                Span::styled(format!("▸ ✖ {title}"), theme.danger.patch(theme.bold)),
+                Span::styled("  (u: show, ]/[: choose)", theme.dim),
+            ]);
+            Paragraph::new(truncate_line(line, area.width as usize)).render(area, buf);
+            return;
+        }
+        let focused = tab.focus == Focus::Callout;
+        let block = Block::new()
+            .borders(Borders::ALL)
+            .border_style(if focused { theme.danger.patch(theme.bold) } else { theme.danger })
+            .title(Span::styled(
+                truncate(&format!(" ✖ {title} "), area.width.saturating_sub(2) as usize),
+                theme.danger.patch(theme.bold),
+            ))
+            .title_bottom(Line::styled(" ]/[ choose · Enter go to operation · u fold ", theme.dim));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let width = inner.width as usize;
+        items.fit(inner.height as usize, |k| item_lines(view, tab, k, false, width).len());
+        let mut lines = Vec::new();
+        for k in items.offset()..items.len() {
+            if lines.len() >= inner.height as usize {
+                break;
+            }
+            lines.extend(item_lines(view, tab, k, focused && items.selected() == Some(k), width));
+        }
+        Paragraph::new(lines).render(inner, buf);
+    }
 }

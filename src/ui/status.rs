@@ -1,70 +1,118 @@
-//! The status bar: report name, position, filter, search and message on the first line; the key
-//! hints of the focused pane, from the key table, on the second (disabled keys dimmed).
+//! The status bar: where the user is, filters, search and the one-off message on the first line
+//! (cut with `…` when too long); the key hints of the focused pane, from its binding table, on
+//! the second — disabled keys dimmed, keys that make no sense here left out, and `? help` and
+//! `q quit` kept at every width.
 
-use crate::app::{App, KEY_TABLE, Pane, Tab};
+use super::Theme;
+use super::performance::link_status;
+use super::text::truncate_line;
+use crate::app::keys::bindings;
+use crate::app::{Action, App, Availability, Binding, PerfState, Tab};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
 
 /// The first line's texts, separated by `│`.
 pub fn state_texts(app: &App) -> Vec<String> {
-    let mut parts = vec![app.name.clone()];
-    if let Some(perf) = app.perf.as_ref().filter(|_| app.tab == Tab::Performance) {
-        parts.extend(super::performance::status_texts(perf, app.hex));
-        return parts;
-    }
-    let shown = app.list.shown.len();
-    let position = if shown == 0 { 0 } else { app.list.selected + 1 };
-    parts.push(format!("op {position}/{shown}"));
-    if app.errors_only {
-        parts.push("errors only".to_string());
-    }
-    if app.search.editing || !app.search.query.is_empty() {
-        let cursor = if app.search.editing { "█" } else { "" };
-        let count = match app.search.matches.len() {
-            _ if app.search.query.is_empty() => String::new(),
-            0 => " no matches".to_string(),
-            n => {
-                let current = app.search.matches.binary_search(&app.list.selected).map_or(0, |k| k + 1);
-                format!(" {current}/{n} matches")
+    let mut parts = Vec::new();
+    match (&app.perf, app.tab) {
+        (PerfState::Ready(perf), Tab::Performance) => {
+            let shown = perf.shown.len();
+            let position = perf.table.selected().map_or(0, |s| s + 1);
+            parts.push(format!("row {position}/{shown}"));
+            if perf.flagged_only {
+                parts.push("flagged only".to_string());
             }
-        };
-        parts.push(format!("/{}{cursor}{count}", app.search.query));
+            if perf.per_device {
+                parts.push("per device".to_string());
+            }
+        }
+        _ => {
+            let tab = &app.operations;
+            match tab.selected_operation() {
+                Some(i) => {
+                    let position = tab.rows.selected().map_or(0, |s| s + 1);
+                    parts.push(format!("op {} · {position}/{}", app.model.operations[i].id, tab.shown.len()));
+                }
+                None => parts.push(format!("0/{}", tab.shown.len())),
+            }
+            if tab.errors_only {
+                parts.push("errors only".to_string());
+            }
+            let search = &tab.search;
+            if search.editing || !search.query.is_empty() {
+                let cursor = if search.editing { "█" } else { "" };
+                let count = match search.matches.len() {
+                    _ if search.query.is_empty() => String::new(),
+                    0 => " no matches".to_string(),
+                    n => {
+                        let selected = tab.rows.selected().unwrap_or(0);
+                        let current = search.matches.binary_search(&selected).map_or(0, |k| k + 1);
+                        format!(" {current}/{n} matches")
+                    }
+                };
+                parts.push(format!("/{}{cursor}{count}", search.query));
+            }
+        }
     }
     if app.hex {
         parts.push("hex".to_string());
     }
-    if let Some(e) = &app.load_error {
+    if let Some(e) = &app.model.stack_trace_error {
         parts.push(e.clone());
-    }
-    if let Some(perf) = &app.perf {
-        parts.push(perf.state().text().to_string());
     }
     parts
 }
 
-/// The hints of a pane: `(keys, description, enabled)` from the key table.
-pub fn hints(app: &App, pane: Pane) -> Vec<(&'static str, &'static str, bool)> {
-    KEY_TABLE
-        .iter()
-        .filter(|b| b.hint && b.panes.contains(&pane))
-        .map(|b| (b.keys, b.description, app.enabled(b.action)))
+/// The hints of the focused pane, with whether each is enabled; absent keys are left out.
+pub fn hints(app: &App) -> Vec<(&'static Binding, bool)> {
+    bindings(app.pane())
+        .filter(|b| b.hint)
+        .filter_map(|b| match app.availability(b.action) {
+            Availability::Absent => None,
+            availability => Some((b, availability == Availability::Enabled)),
+        })
+        .collect()
+}
+
+/// The hints that fit `width` columns: help and quit always, the others in order while they fit.
+pub fn fitted_hints(app: &App, width: usize) -> Vec<(&'static Binding, bool)> {
+    let all = hints(app);
+    let always = |b: &Binding| matches!(b.action, Action::Help | Action::Quit);
+    let wide = |b: &Binding| b.label.width() + b.description.width() + 3;
+    let reserved: usize = all.iter().filter(|(b, _)| always(b)).map(|(b, _)| wide(b)).sum();
+    let mut room = width.saturating_sub(1 + reserved);
+    all.into_iter()
+        .filter(|(b, _)| {
+            if always(b) {
+                return true;
+            }
+            let fits = wide(b) <= room;
+            room = if fits { room - wide(b) } else { 0 };
+            fits
+        })
         .collect()
 }
 
 /// Draws the two lines.
-pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
-    let theme = &app.theme;
-    let mut first = vec![Span::styled(format!(" {}", state_texts(app).join(" │ ")), theme.bold)];
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let width = area.width as usize;
+    let mut parts = state_texts(app);
     if let Some(message) = &app.message {
-        first.push(Span::styled(format!(" │ {message}"), theme.warning));
+        parts.push(message.clone());
+    }
+    let mut first = vec![Span::styled(format!(" {}", parts.join(" │ ")), theme.bold)];
+    if let Some(link) = link_status(&app.perf) {
+        first.push(Span::styled(format!(" │ {link}"), theme.dim));
     }
     let mut second = vec![Span::raw(" ")];
-    for (keys, description, enabled) in hints(app, app.pane()) {
+    for (binding, enabled) in fitted_hints(app, width) {
         let (key_style, text_style) = if enabled { (theme.key, theme.text) } else { (theme.dim, theme.dim) };
-        second.push(Span::styled(keys, key_style));
-        second.push(Span::styled(format!(" {description}  "), text_style));
+        second.push(Span::styled(binding.label, key_style));
+        second.push(Span::styled(format!(" {}  ", binding.description), text_style));
     }
-    frame.render_widget(Paragraph::new(vec![Line::from(first), Line::from(second)]), area);
+    let lines = vec![truncate_line(Line::from(first), width), truncate_line(Line::from(second), width)];
+    frame.render_widget(Paragraph::new(lines), area);
 }

@@ -1,5 +1,7 @@
 //! The tab bar: `1 Operations`, `2 Device ops`, `3 Performance`, and the report's name.
 
+use super::Theme;
+use super::text::truncate_line;
 use crate::app::{App, TABS, Tab};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -16,14 +18,14 @@ pub fn title(tab: Tab) -> &'static str {
 }
 
 /// Draws the tab bar.
-pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut spans = Vec::new();
     for tab in TABS {
-        let style = if tab == app.tab { app.theme.active_tab } else { app.theme.dim };
+        let style = if tab == app.tab { theme.active_tab } else { theme.dim };
         let text = if tab == app.tab { format!("[{}]", title(tab)) } else { format!(" {} ", title(tab)) };
         spans.push(Span::styled(text, style));
         spans.push(Span::raw(" "));
     }
-    spans.push(Span::styled(format!("  ttnn-tui · {}", app.name), app.theme.dim));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    spans.push(Span::styled(format!("  ttnn-tui · {}", app.model.name), theme.dim));
+    frame.render_widget(Paragraph::new(truncate_line(Line::from(spans), area.width as usize)), area);
 }

@@ -1,6 +1,5 @@
 //! Styles of the terminal UI: 16 named colours, or none at all (`NO_COLOR`, `--color never`).
 
-use crate::cli::ColorChoice;
 use ratatui::style::{Color, Modifier, Style};
 
 /// Every style the UI draws with, so the no-colour theme is one value.
@@ -64,14 +63,9 @@ impl Theme {
         }
     }
 
-    /// The theme for `--color` and the value of `NO_COLOR` (set and non-empty means no colour).
-    pub fn choose(choice: ColorChoice, no_color: Option<&std::ffi::OsStr>) -> Self {
-        let no_color = no_color.is_some_and(|v| !v.is_empty());
-        match choice {
-            ColorChoice::Never => Self::plain(),
-            ColorChoice::Auto if no_color => Self::plain(),
-            ColorChoice::Auto | ColorChoice::Always => Self::colored(),
-        }
+    /// The coloured theme, or the plain one when `plain`.
+    pub fn new(plain: bool) -> Self {
+        if plain { Self::plain() } else { Self::colored() }
     }
 
     /// Before drawing: the theme alone decides colours, so stop crossterm 0.29.0 from taking its
@@ -84,16 +78,6 @@ impl Theme {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::OsStr;
-
-    #[test]
-    fn no_color_only_when_non_empty_and_never_overrides() {
-        assert!(!Theme::choose(ColorChoice::Auto, None).plain);
-        assert!(!Theme::choose(ColorChoice::Auto, Some(OsStr::new(""))).plain);
-        assert!(Theme::choose(ColorChoice::Auto, Some(OsStr::new("1"))).plain);
-        assert!(Theme::choose(ColorChoice::Never, None).plain);
-        assert!(!Theme::choose(ColorChoice::Always, Some(OsStr::new("1"))).plain);
-    }
 
     #[test]
     fn plain_theme_has_no_colour_at_all() {

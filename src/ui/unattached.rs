@@ -1,35 +1,80 @@
-//! The unattached-errors callout above the operations list (behaviour.md §7.5): collapsible
-//! (`u`) and scrollable (`[`/`]`).
+//! The unattached-errors callout above the operations list (behaviour.md §7.5): folded to its
+//! title (`u`) or open and scrollable (`[`/`]`).
 
-use crate::app::App;
-use crate::app::content::{unattached_lines, unattached_title};
+use super::View;
+use super::callout::{callout_lines, error_callout, text_lines};
+use super::text::{truncate_line, wrap_lines};
+use crate::app::Scroll;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
-/// Lines the callout takes in a body of this height: its title alone when collapsed.
-pub fn height(app: &App, body_height: u16) -> u16 {
-    if app.unattached.is_empty() {
+/// How many unattached errors the callout explains before `And {n − 5} more.`.
+pub const UNATTACHED_SHOWN: usize = 5;
+
+/// The title of the callout.
+pub fn title(n: usize) -> String {
+    if n == 1 {
+        "1 error recorded that is not shown on any operation".to_string()
+    } else {
+        format!("{n} errors recorded that are not shown on any operation")
+    }
+}
+
+/// The body of the callout: the first 5 explained, then `And {n − 5} more.`.
+pub fn lines(view: &View) -> Vec<Line<'static>> {
+    let (model, theme) = (view.model, view.theme);
+    let unattached = model.unattached();
+    let mut lines = Vec::new();
+    for (k, &e) in unattached.iter().take(UNATTACHED_SHOWN).enumerate() {
+        let error = &model.errors[e];
+        if k > 0 {
+            lines.push(Line::default());
+        }
+        let name = if error.operation_name.is_empty() { "Unknown operation" } else { &error.operation_name };
+        lines.push(Line::from(vec![
+            Span::styled(name.to_string(), theme.bold),
+            Span::raw(format!(" {}", error.error_type)),
+        ]));
+        if let Some(body) = error_callout(error, view.hex, &[]) {
+            lines.extend(callout_lines(&body, theme, "  "));
+        }
+        lines.extend(text_lines(&error.message, "  "));
+        if !error.stack_trace.trim().is_empty() {
+            lines.extend(text_lines(&error.stack_trace, "  "));
+        }
+    }
+    if unattached.len() > UNATTACHED_SHOWN {
+        lines.push(Line::default());
+        lines.push(Line::from(format!("And {} more.", unattached.len() - UNATTACHED_SHOWN)));
+    }
+    lines
+}
+
+/// Lines the callout takes in the tab's area: none without unattached errors, its title alone
+/// when folded, else its lines up to a third of the area.
+pub fn height(view: &View, folded: bool, area: Rect) -> u16 {
+    if view.model.unattached().is_empty() {
         0
-    } else if app.unattached_collapsed {
+    } else if folded {
         1
     } else {
-        let wanted = unattached_lines(app).len() as u16 + 2;
-        wanted.min((body_height / 3).max(3))
+        let wanted = wrap_lines(lines(view), area.width.saturating_sub(2) as usize).len() as u16 + 2;
+        wanted.min((area.height / 3).max(3))
     }
 }
 
 /// Draws the callout.
-pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
-    let theme = &app.theme;
-    let title = unattached_title(app.unattached.len());
-    if app.unattached_collapsed {
+pub fn draw(frame: &mut Frame, area: Rect, view: &View, folded: bool, scroll: &mut Scroll) {
+    let theme = view.theme;
+    let title = title(view.model.unattached().len());
+    if folded {
         let line = Line::from(vec![
             Span::styled(format!("▸ ✖ {title}"), theme.danger.patch(theme.bold)),
             Span::styled("  (u: show)", theme.dim),
         ]);
-        frame.render_widget(Paragraph::new(line), area);
+        frame.render_widget(Paragraph::new(truncate_line(line, area.width as usize)), area);
         return;
     }
     let block = Block::new()
@@ -37,9 +82,9 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         .border_style(theme.danger)
         .title(Line::from(vec![Span::styled(format!(" ✖ {title} "), theme.danger.patch(theme.bold))]))
         .title_bottom(Line::styled(" u: hide  [/]: scroll ", theme.dim));
-    let paragraph = Paragraph::new(unattached_lines(app))
-        .block(block)
-        .wrap(Wrap { trim: false })
-        .scroll((app.unattached_scroll, 0));
-    frame.render_widget(paragraph, area);
+    let inner = block.inner(area);
+    let lines = wrap_lines(lines(view), inner.width as usize);
+    scroll.fit(lines.len(), inner.height as usize);
+    let shown: Vec<Line> = lines.into_iter().skip(scroll.offset()).collect();
+    frame.render_widget(Paragraph::new(shown).block(block), area);
 }

@@ -12,9 +12,9 @@ pub mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use support::{Device, ErrorRow, ReportBuilder, Schema};
-use ttnn_tui::app::{Action, App};
+use ttnn_tui::app::{Action, App, Availability};
 use ttnn_tui::report::{MemoryReport, ReportSource};
-use ttnn_tui::ui::theme::Theme;
+use ttnn_tui::ui::{Theme, View};
 
 /// An operation of a test report.
 pub struct Op {
@@ -161,27 +161,27 @@ pub fn scenario(unattached: usize) -> Report {
     r
 }
 
-/// A test UI: the report, the app and a `TestBackend` terminal.
+/// A test UI: the report, the app, its theme and a `TestBackend` terminal.
 pub struct Harness {
     pub report: MemoryReport,
     pub app: App,
+    pub theme: Theme,
     pub terminal: Terminal<TestBackend>,
 }
 
 impl Harness {
     /// Opens the app on a report, drawn once.
     pub fn new(report: MemoryReport, width: u16, height: u16, plain: bool, operation: Option<u64>) -> Self {
-        let theme = if plain { Theme::plain() } else { Theme::colored() };
-        let app = App::new(&report, theme, false, operation);
+        let app = ttnn_tui::tui::app_for(&report, false, operation);
         let terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        let mut h = Self { report, app, terminal };
+        let mut h = Self { report, app, theme: Theme::new(plain), terminal };
         h.draw();
         h
     }
 
-    /// Loads and draws, as the loop does.
+    /// Reads and draws, as the loop does.
     pub fn draw(&mut self) {
-        ttnn_tui::tui::frame(&mut self.terminal, &mut self.app, &self.report).unwrap();
+        ttnn_tui::tui::frame(&mut self.terminal, &mut self.app, &self.report, &self.theme).unwrap();
     }
 
     /// Applies actions, drawing after each.
@@ -210,5 +210,25 @@ impl Harness {
     pub fn resize(&mut self, width: u16, height: u16) {
         self.terminal.backend_mut().resize(width, height);
         self.draw();
+    }
+
+    /// What the UI's regions read, for calling its text builders.
+    pub fn view(&self) -> View<'_> {
+        View { model: self.app.model(), hex: self.app.hex(), theme: &self.theme }
+    }
+
+    /// The id of the operation selected on the Operations tab.
+    pub fn selected_id(&self) -> Option<u64> {
+        self.app.selected_operation().map(|i| self.app.model().operations[i].id)
+    }
+
+    /// Whether an action is enabled in the focused pane.
+    pub fn enabled(&self, action: Action) -> bool {
+        self.app.availability(action) == Availability::Enabled
+    }
+
+    /// The screen's lines that contain `text`.
+    pub fn lines_with(&self, text: &str) -> Vec<String> {
+        self.screen().lines().filter(|l| l.contains(text)).map(str::to_string).collect()
     }
 }

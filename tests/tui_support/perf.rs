@@ -56,7 +56,7 @@ pub fn harness(report: &Report, csv: &PerfCsv, width: u16, height: u16, plain: b
     let memory = report.open();
     let linked = LinkedReports::new(&memory, open_csv(csv)).unwrap();
     let mut h = Harness::new(memory, width, height, plain, None);
-    h.app.set_perf(Some(linked));
+    h.app.set_perf(ttnn_tui::tui::perf_input(linked));
     h.press(&[ttnn_tui::app::Action::GoToTab(2)]);
     h
 }

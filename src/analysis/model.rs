@@ -1,0 +1,89 @@
+//! What a memory report holds once read: its operations and error rows, sanitised, as plain data
+//! the rules, the print mode and the terminal UI share.
+
+use crate::analysis::failure::AllocationFailure;
+
+/// One operation of the report, in `operation_id` order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Operation {
+    /// `operation_id`.
+    pub id: u64,
+    /// The operation's name, e.g. `ttnn.conv2d`.
+    pub name: String,
+    /// `duration` in seconds, when recorded.
+    pub duration: Option<f64>,
+    /// The rank the operation belongs to.
+    pub rank: u32,
+    /// Index into the report's errors of the error attached to it.
+    pub error: Option<usize>,
+}
+
+/// One `errors` row, sanitised, with its allocation failure when it is one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorRecord {
+    /// `errors.operation_id` (for orphans, a base id such as 0 or 10000).
+    pub operation_id: u64,
+    /// `errors.operation_name`; may be empty.
+    pub operation_name: String,
+    /// `error_type`, e.g. `RuntimeError` or `incomplete_operation`.
+    pub error_type: String,
+    /// The whole stored text, sanitised.
+    pub message: String,
+    /// The error's stack trace, sanitised; may be empty.
+    pub stack_trace: String,
+    /// `timestamp` as stored.
+    pub timestamp: String,
+    /// The row's rank.
+    pub rank: u32,
+    /// The allocation failure recognised in the message.
+    pub failure: Option<AllocationFailure>,
+    /// True when an operation picked this row.
+    pub attached: bool,
+}
+
+/// Index of the operation with this id in operations sorted by id, when there is one.
+pub fn operation_index(operations: &[Operation], id: u64) -> Option<usize> {
+    let start = operations.partition_point(|o| o.id < id);
+    (operations.get(start)?.id == id).then_some(start)
+}
+
+/// The line of an error message worth quoting: the text after `info:` when the message is a
+/// TT_FATAL/TT_THROW dump, else its first non-blank line.
+pub fn first_line(message: &str) -> &str {
+    let mut lines = message.lines();
+    while let Some(line) = lines.next() {
+        if let Some(rest) = line.trim_start().strip_prefix("info:") {
+            let rest = rest.trim();
+            if !rest.is_empty() {
+                return rest;
+            }
+            return lines.find(|l| !l.trim().is_empty()).map(str::trim).unwrap_or("");
+        }
+    }
+    message.lines().find(|l| !l.trim().is_empty()).map(str::trim).unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_line_after_info() {
+        assert_eq!(
+            first_line("TT_THROW @ a.cpp:1: tt::exception\ninfo:\nttnn.matmul: bad\nbacktrace:"),
+            "ttnn.matmul: bad"
+        );
+        assert_eq!(first_line("TT_FATAL @ b:4: false\ninfo: Out of Memory: x"), "Out of Memory: x");
+        assert_eq!(first_line("\n  Shape mismatch\nmore"), "Shape mismatch");
+        assert_eq!(first_line(""), "");
+    }
+
+    #[test]
+    fn operation_index_finds_ids_and_only_them() {
+        let op = |id| Operation { id, name: String::new(), duration: None, rank: 0, error: None };
+        let operations = [op(1), op(4), op(9)];
+        assert_eq!(operation_index(&operations, 4), Some(1));
+        assert_eq!(operation_index(&operations, 5), None);
+        assert_eq!(operation_index(&operations, 10), None);
+    }
+}

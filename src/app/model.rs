@@ -1,0 +1,105 @@
+//! The loaded model the tabs share: the report's operations and errors, what is derived from them
+//! once (unattached errors, failed device operations), and the per-operation details read so far.
+//! The loop fills it; the tabs only read it.
+
+use crate::analysis::failure::FailureKind;
+use crate::analysis::model::{ErrorRecord, Operation, operation_index};
+use crate::analysis::stack::source_label;
+use std::collections::HashMap;
+
+/// Something read for the UI, or why it could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Loaded<T> {
+    /// Read.
+    Ready(T),
+    /// Could not be read; the reason, as shown.
+    Unavailable(String),
+}
+
+/// The memory report as the UI shows it.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// The report's display name.
+    pub name: String,
+    /// Operations, sorted by id.
+    pub operations: Vec<Operation>,
+    /// Error rows of the report.
+    pub errors: Vec<ErrorRecord>,
+    /// Indexes (into `errors`) of the unattached errors, in table order.
+    pub(crate) unattached: Vec<usize>,
+    /// Failed device operations (behaviour.md §3.5) of the operations with an error.
+    pub(crate) failed_in: HashMap<usize, Vec<String>>,
+    /// Indexes of the operations with an error.
+    pub(crate) error_operations: Vec<usize>,
+    /// Stack traces read so far (operation index → text, empty when none is stored).
+    pub(crate) stack_traces: HashMap<usize, String>,
+    /// Arguments read so far.
+    pub(crate) arguments: HashMap<usize, Loaded<Vec<(String, String)>>>,
+    /// Why stack traces cannot be read, once a read failed (no more are asked for).
+    pub(crate) stack_trace_error: Option<String>,
+}
+
+impl Model {
+    /// The model of a report: its name, operations (sorted by id), error rows, and the failed
+    /// device operations of each operation with an error (by operation index).
+    pub fn new(
+        name: String,
+        operations: Vec<Operation>,
+        errors: Vec<ErrorRecord>,
+        failed_in: HashMap<usize, Vec<String>>,
+    ) -> Self {
+        let unattached = (0..errors.len()).filter(|&e| !errors[e].attached).collect();
+        let error_operations = (0..operations.len()).filter(|&i| operations[i].error.is_some()).collect();
+        Self {
+            name,
+            operations,
+            errors,
+            unattached,
+            failed_in,
+            error_operations,
+            stack_traces: HashMap::new(),
+            arguments: HashMap::new(),
+            stack_trace_error: None,
+        }
+    }
+
+    /// Index of the operation with this id.
+    pub fn operation_index(&self, id: u64) -> Option<usize> {
+        operation_index(&self.operations, id)
+    }
+
+    /// The error attached to an operation.
+    pub fn error_of(&self, operation: usize) -> Option<&ErrorRecord> {
+        self.operations[operation].error.and_then(|e| self.errors.get(e))
+    }
+
+    /// The failed device operations of an operation (empty when none is known).
+    pub(crate) fn failed_in(&self, operation: usize) -> &[String] {
+        self.failed_in.get(&operation).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Indexes of the operations with an error, in id order.
+    pub(crate) fn error_operations(&self) -> &[usize] {
+        &self.error_operations
+    }
+
+    /// Indexes (into `errors`) of the errors no operation picked.
+    pub(crate) fn unattached(&self) -> &[usize] {
+        &self.unattached
+    }
+
+    /// `{file}:{line}` of an operation, once its stack trace is read (behaviour.md §1.5).
+    pub(crate) fn source_label(&self, operation: usize) -> Option<String> {
+        self.stack_traces.get(&operation).and_then(|t| source_label(t))
+    }
+
+    /// The error marker of a list row: a glyph and a word that survive without colour.
+    pub(crate) fn marker(&self, operation: usize) -> Option<&'static str> {
+        let error = self.error_of(operation)?;
+        Some(match error.failure.as_ref().map(|f| f.kind) {
+            Some(FailureKind::BankOutOfMemory | FailureKind::BankOutOfMemoryWithDependencies) => "✖ OOM",
+            Some(FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash) => "✖ CB",
+            None => "✖ error",
+        })
+    }
+}

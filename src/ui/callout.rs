@@ -1,0 +1,56 @@
+//! The failure callout as styled lines (behaviour.md §5.4), and an error's raw text, shared by the
+//! detail pane, expanded list items, the unattached-errors callout and the Performance tab.
+
+use super::theme::Theme;
+use crate::analysis::model::ErrorRecord;
+use crate::analysis::reason::CalloutBody;
+use ratatui::text::{Line, Span};
+
+/// The callout body as styled lines: the kind label bold, the reason label bold before its detail.
+pub fn callout_lines(body: &CalloutBody, theme: &Theme, indent: &str) -> Vec<Line<'static>> {
+    let mut lines = vec![
+        Line::from(vec![Span::raw(indent.to_string()), Span::styled(body.kind_label, theme.bold.patch(theme.danger))]),
+        Line::from(format!("{indent}{}", body.summary)),
+    ];
+    if let Some(e) = &body.explanation {
+        lines.push(Line::from(vec![
+            Span::raw(indent.to_string()),
+            Span::styled(format!("{}.", e.reason.label()), theme.bold),
+            Span::raw(format!(" {}", e.detail)),
+        ]));
+    }
+    if let Some(last) = &body.last_line {
+        lines.push(Line::from(format!("{indent}{last}")));
+    }
+    lines
+}
+
+/// The callout body of an error that is an allocation failure, with `Failed in …`.
+pub fn error_callout(error: &ErrorRecord, hex: bool, failed_in: &[String]) -> Option<CalloutBody> {
+    error.failure.as_ref().map(|f| CalloutBody::new(f, hex, failed_in, None))
+}
+
+/// Lines of a multi-line text, each indented.
+pub fn text_lines(text: &str, indent: &str) -> Vec<Line<'static>> {
+    text.lines().map(|l| Line::from(format!("{indent}{l}"))).collect()
+}
+
+/// The lines of an error: its callout when it is an allocation failure, then (when `raw`) the
+/// message under `Error Message` and the stack trace, when there is one, under `Error Stack
+/// Trace` (behaviour.md §7.2).
+pub fn error_lines(
+    error: &ErrorRecord,
+    hex: bool,
+    failed_in: &[String],
+    theme: &Theme,
+    indent: &str,
+) -> Vec<Line<'static>> {
+    let mut lines = error_callout(error, hex, failed_in).map(|b| callout_lines(&b, theme, indent)).unwrap_or_default();
+    lines.push(Line::styled(format!("{indent}Error Message"), theme.bold));
+    lines.extend(text_lines(&error.message, indent));
+    if !error.stack_trace.trim().is_empty() {
+        lines.push(Line::styled(format!("{indent}Error Stack Trace"), theme.bold));
+        lines.extend(text_lines(&error.stack_trace, indent));
+    }
+    lines
+}
