@@ -1,10 +1,18 @@
-//! Benchmark of the terminal UI (not a timed test): time to first frame, then 1000 key presses
-//! (scrolling, paging, filter toggles, search) of update + load + draw on a 120×40 `TestBackend`.
+//! Benchmark of the terminal UI (not a timed test): time to first frame, without and with a
+//! performance report (which is read and linked on a worker thread after the first frame), then
+//! 1000 key presses (scrolling, paging, filter toggles, search) of update + load + draw on a
+//! 120×40 `TestBackend`.
 //!
 //! ```sh
 //! cargo run --release --example gen_report -- --ops 100000 --buffers-per-op 100 /tmp/ttnn-100k
 //! cargo run --release --example bench_tui -- /tmp/ttnn-100k
 //! ```
+//!
+//! The performance report is written next to nothing the report owns: a CSV in the system temp
+//! folder whose rows are the report's completed device operations, so that it links.
+
+#[path = "../tests/support/perf.rs"]
+mod perf;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -12,8 +20,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use ttnn_tui::app::Action;
-use ttnn_tui::report::{MemoryReport, resolve_report};
-use ttnn_tui::tui::{app_for, perform};
+use ttnn_tui::report::perf::{PerfReport, PerfSource};
+use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
+use ttnn_tui::tui::{app_for, link_in_background, perform};
 use ttnn_tui::ui::Theme;
 
 /// The key presses, in order: 1000 in all.
@@ -51,6 +60,50 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// Writes a perf CSV whose rows are the report's completed device operations, in order.
+fn linking_csv(report: &MemoryReport) -> PathBuf {
+    use ttnn_tui::analysis::graph::parse_scopes;
+    use ttnn_tui::analysis::link::MemoryOperation;
+    let names = report
+        .map_graphs(parse_scopes, |i, graph| {
+            let op = &report.operations[i];
+            let side = MemoryOperation::from_graph(op.id, op.name.clone(), graph.as_deref().unwrap_or(&[]));
+            side.starts.into_iter().map(|d| d.name).collect::<Vec<_>>()
+        })
+        .expect("the graphs read");
+    let mut csv = perf::PerfCsv::new(perf::Era::Y2026);
+    for name in names.iter().flatten() {
+        csv.push(perf::Row::device(name, 0, 1000));
+    }
+    let folder = std::env::temp_dir().join(format!("bench-tui-perf-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("a temp folder");
+    csv.write(&folder, "ops_perf_results.csv")
+}
+
+/// Time to first frame with a performance report (checked, then linked on a worker thread), and
+/// until the link lands; the median of 5.
+fn first_frame_with_perf(source: &ReportSource, csv: &std::path::Path, theme: &Theme) -> (Duration, Duration) {
+    let mut runs = Vec::new();
+    for _ in 0..6 {
+        let start = Instant::now();
+        let report = MemoryReport::open(source, 0).expect("the report opens");
+        PerfReport::check(csv).expect("the CSV's header");
+        let perf = PerfSource::Path(csv.to_path_buf());
+        let mut app = app_for(&report, false, None);
+        app.set_perf_linking(perf.file_name());
+        let linking = link_in_background(&report, perf);
+        let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a test terminal");
+        terminal.draw(|f| ttnn_tui::ui::draw(f, &mut app, theme)).expect("a frame");
+        let first = start.elapsed();
+        let input = linking.recv().expect("the worker answers").expect("the link");
+        assert!(input.link.is_linked(), "the CSV links");
+        runs.push((first, start.elapsed()));
+    }
+    runs.remove(0);
+    runs.sort();
+    runs[runs.len() / 2]
 }
 
 fn main() {
@@ -93,6 +146,15 @@ fn main() {
         ms(first_frame - built),
         ms(complete)
     );
+    let csv = linking_csv(&report);
+    let (with_perf, linked) = first_frame_with_perf(&source, &csv, &theme);
+    println!(
+        "with a perf report of {} rows: time to first frame {} (the link lands after {})",
+        report.operations.len(),
+        ms(with_perf),
+        ms(linked)
+    );
+    let _ = std::fs::remove_dir_all(csv.parent().expect("its folder"));
     for k in [0usize, 50_000, 99_000] {
         let t = Instant::now();
         let _ = report.stack_traces(&(k..k + 36).collect::<Vec<_>>());
