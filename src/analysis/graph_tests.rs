@@ -19,7 +19,10 @@ fn integer_and_string_params_read_alike() {
 
 #[test]
 fn id_wins_over_counter() {
-    let g = parse_graph(r#"[{"id":5,"counter":2,"node_type":"capture_start","params":null},{"node_type":"capture_end","params":{}}]"#).unwrap();
+    let g = parse_graph(
+        r#"[{"id":5,"counter":2,"node_type":"capture_start","params":null},{"node_type":"capture_end","params":{}}]"#,
+    )
+    .unwrap();
     assert_eq!((g[0].id, g[1].id), (5, 1));
 }
 
@@ -40,9 +43,8 @@ fn aborted_only_for_true_or_the_string_true() {
 #[test]
 fn abort_reason_when_not_blank() {
     let reason = |r: &str| {
-        let text = format!(
-            r#"[{{"node_type":"function_end","params":{{"name":"X","aborted":"true","abort_reason":{r}}}}}]"#
-        );
+        let text =
+            format!(r#"[{{"node_type":"function_end","params":{{"name":"X","aborted":"true","abort_reason":{r}}}}}]"#);
         parse_graph(&text).unwrap()[0].abort_reason.clone()
     };
     assert_eq!(reason("\"Out of Memory\"").as_deref(), Some("Out of Memory"));
