@@ -1,7 +1,9 @@
 //! Captured-graph nodes, normalised from the JSON of every era (behaviour.md §3.1, formats.md §3).
 
 use super::failure::BufferType;
-use super::graph_json::{Loose, RawNode, RawParams, RawScopeNode, read_nodes, read_scope_nodes};
+use super::graph_json::{
+    Loose, RawBufferNode, RawNode, RawParams, RawScopeNode, read_buffer_nodes, read_nodes, read_scope_nodes,
+};
 use super::sanitize::sanitize_line;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -77,6 +79,15 @@ pub struct GraphNode {
     pub address: Option<u64>,
     /// The buffer type: integer `params.buffer_type`, else the `params.type` string.
     pub buffer_type: Option<BufferType>,
+    /// True when `buffer_type` came from the integer `params.buffer_type`; the `type` string
+    /// says only `DRAM` or `L1` (`L1_SMALL` prints as `L1`), so it is not exact.
+    pub buffer_type_code: bool,
+    /// `params.max_size_per_bank` (newest captures).
+    pub max_size_per_bank: Option<u64>,
+    /// `params.num_cores` (0 = interleaved).
+    pub num_cores: Option<u64>,
+    /// `params.globally_allocated` of a circular buffer is `"1"`, `1` or `true` (backed by a tensor).
+    pub globally_allocated: bool,
     /// `params.layout`.
     pub layout: Option<String>,
     /// `params.core_range_set`.
@@ -152,6 +163,60 @@ fn scope_fields(node: GraphNode) -> GraphNode {
     }
 }
 
+/// Parses only what the memory replay reads — id, type, buffer params, connections — leaving
+/// every other field of [`GraphNode`] empty. The graph-only pass parses every graph of a report
+/// this way; the buffer fields are exactly those [`parse_graph`] gives.
+pub fn parse_buffers(text: &str) -> Result<Vec<GraphNode>, GraphError> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    match read_buffer_nodes(text) {
+        Some(nodes) => Ok(nodes.iter().enumerate().map(|(position, node)| buffer_node(position, node)).collect()),
+        None => parse_graph(text).map(|nodes| nodes.into_iter().map(buffer_fields).collect()),
+    }
+}
+
+/// A node's buffer fields only.
+fn buffer_fields(node: GraphNode) -> GraphNode {
+    GraphNode {
+        id: node.id,
+        node_type: node.node_type,
+        size: node.size,
+        address: node.address,
+        buffer_type: node.buffer_type,
+        buffer_type_code: node.buffer_type_code,
+        layout: node.layout,
+        device_id: node.device_id,
+        max_size_per_bank: node.max_size_per_bank,
+        num_cores: node.num_cores,
+        connections: node.connections,
+        ..GraphNode::default()
+    }
+}
+
+fn buffer_node(position: usize, node: &RawBufferNode<'_>) -> GraphNode {
+    let full = RawNode {
+        id: node.id.clone(),
+        counter: node.counter.clone(),
+        node_type: node.node_type.clone(),
+        params: node.params.as_ref().map(|p| RawParams {
+            size: p.size.clone(),
+            address: p.address.clone(),
+            buffer_type: p.buffer_type.clone(),
+            type_name: p.type_name.clone(),
+            layout: p.layout.clone(),
+            device_id: p.device_id.clone(),
+            max_size_per_bank: p.max_size_per_bank.clone(),
+            num_cores: p.num_cores.clone(),
+            ..RawParams::default()
+        }),
+        stacking_level: None,
+        input_tensors: None,
+        connections: node.connections.clone(),
+    };
+    buffer_fields(normalise(position, &full))
+}
+
 fn scope_node(position: usize, node: &RawScopeNode<'_>) -> GraphNode {
     let full = RawNode {
         id: node.id.clone(),
@@ -205,6 +270,9 @@ fn raw_node(node: &Map<String, Value>) -> RawNode<'_> {
         device_id: get(p, "device_id"),
         tensor_id: get(p, "tensor_id"),
         shape: get(p, "shape"),
+        max_size_per_bank: get(p, "max_size_per_bank"),
+        num_cores: get(p, "num_cores"),
+        globally_allocated: get(p, "globally_allocated"),
     });
     RawNode {
         id: get(node, "id"),
@@ -248,9 +316,15 @@ fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
             Some(Loose::Str(flag)) => flag == "true",
             _ => false,
         };
-    let buffer_type = number(&params.buffer_type)
-        .and_then(|code| BufferType::from_code(code as i64))
-        .or_else(|| params.type_name.as_ref().and_then(Loose::as_str).and_then(BufferType::from_token));
+    let coded = number(&params.buffer_type).and_then(|code| BufferType::from_code(i64::try_from(code).ok()?));
+    let buffer_type =
+        coded.or_else(|| params.type_name.as_ref().and_then(Loose::as_str).and_then(BufferType::from_token));
+    let globally_allocated = match &params.globally_allocated {
+        Some(Loose::Bool(flag)) => *flag,
+        Some(Loose::U64(1)) => true,
+        Some(Loose::Str(flag)) => flag == "1" || flag == "true",
+        _ => false,
+    };
     GraphNode {
         id: number(&node.id).or_else(|| number(&node.counter)).unwrap_or(position as u64),
         node_type: Some(node_type),
@@ -267,6 +341,10 @@ fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
         size: number(&params.size),
         address: number(&params.address),
         buffer_type,
+        buffer_type_code: coded.is_some(),
+        max_size_per_bank: number(&params.max_size_per_bank),
+        num_cores: number(&params.num_cores),
+        globally_allocated,
         layout: text(&params.layout),
         core_range_set: text(&params.core_range_set),
         device_id: number(&params.device_id),
@@ -278,119 +356,5 @@ fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn integer_and_string_params_read_alike() {
-        let newest = r#"[{"counter":8,"node_type":"buffer_allocate","params":{"address":0,"buffer_type":1,"device_id":1,"layout":"INTERLEAVED","max_size_per_bank":20480,"num_cores":0,"page_size":2048,"size":2097152,"type":"L1"},"connections":[7],"stacking_level":3}]"#;
-        let oldest = r#"[{"counter":11,"node_type":"buffer_allocate","params":{"address":"1953396066","layout":"INTERLEAVED","size":"24576","type":"L1"},"connections":[10]}]"#;
-        let a = &parse_graph(newest).unwrap()[0];
-        assert_eq!(
-            (a.id, a.size, a.address, a.buffer_type, a.stacking_level),
-            (8, Some(2097152), Some(0), Some(BufferType::L1), Some(3))
-        );
-        let b = &parse_graph(oldest).unwrap()[0];
-        assert_eq!(
-            (b.id, b.size, b.address, b.buffer_type, b.stacking_level),
-            (11, Some(24576), Some(1953396066), Some(BufferType::L1), None)
-        );
-        assert_eq!(b.connections, vec![10]);
-    }
-
-    #[test]
-    fn id_wins_over_counter() {
-        let g = parse_graph(r#"[{"id":5,"counter":2,"node_type":"capture_start","params":null},{"node_type":"capture_end","params":{}}]"#).unwrap();
-        assert_eq!((g[0].id, g[1].id), (5, 1));
-    }
-
-    #[test]
-    fn aborted_only_for_true_or_the_string_true() {
-        let end = |aborted: &str| {
-            let text = format!(r#"[{{"node_type":"function_end","params":{{"name":"X","aborted":{aborted}}}}}]"#);
-            parse_graph(&text).unwrap()[0].aborted
-        };
-        assert!(end("true"));
-        assert!(end("\"true\""));
-        assert!(!end("\"True\""));
-        assert!(!end("\"false\""));
-        assert!(!end("1"));
-        assert!(!end("false"));
-    }
-
-    #[test]
-    fn abort_reason_when_not_blank() {
-        let reason = |r: &str| {
-            let text = format!(
-                r#"[{{"node_type":"function_end","params":{{"name":"X","aborted":"true","abort_reason":{r}}}}}]"#
-            );
-            parse_graph(&text).unwrap()[0].abort_reason.clone()
-        };
-        assert_eq!(reason("\"Out of Memory\"").as_deref(), Some("Out of Memory"));
-        assert_eq!(reason("\"  \""), None);
-        assert_eq!(reason("7"), None);
-    }
-
-    #[test]
-    fn unknown_and_nameless_nodes_are_kept() {
-        let g = parse_graph(
-            r#"[{"node_type":"dataflow_buffer_allocate","params":{"size":"4"}},{"node_type":"function_start"}]"#,
-        )
-        .unwrap();
-        assert_eq!(g[0].node_type, Some(NodeType::Other));
-        assert_eq!(g[0].type_name, "dataflow_buffer_allocate");
-        assert_eq!(g[1].name, "");
-    }
-
-    /// The fast reader and the generic one give the same nodes for every graph both accept.
-    #[test]
-    fn fast_and_generic_readers_agree() {
-        let texts = [
-            r#"[{"counter":0,"node_type":"capture_start","params":null,"connections":[1],"stacking_level":0}]"#,
-            r#"[{"counter":"3","node_type":"function_start","params":{"inputs":"2","name":"Conv2d\u001b[1m"},"input_tensors":["4",5,-1,2.5,"x"],"connections":[],"stacking_level":"2"}]"#,
-            r#"[{"id":9,"counter":1,"node_type":"function_end","params":{"name":"X","aborted":true,"abort_reason":"Out of Memory"},"stacking_level":-1}]"#,
-            r#"[{"node_type":"function_end","params":{"name":"X","aborted":"true","abort_reason":"  "}}]"#,
-            r#"[{"node_type":"buffer_allocate","params":{"address":18446744073709551615,"size":1.5e3,"buffer_type":3,"type":"DRAM","layout":"INTERLEAVED","device_id":"0"}}]"#,
-            r#"[{"node_type":"circular_buffer_allocate","params":{"address":"101440","size":"32768","core_range_set":"{[0-0 - 10-9]}","globally_allocated":"1"},"extra":{"a":[1,{"b":2}]}}]"#,
-            r#"[{"node_type":"tensor","params":{"tensor_id":13,"shape":"Shape([1, 1, 2048, 512])","device_tensors":"[{\"address\":1}]"}},{"node_type":7,"params":{}}]"#,
-            r#"[{"node_type":"function_start","params":{"name":{"nested":true}},"stacking_level":null,"connections":null}]"#,
-        ];
-        for text in texts {
-            let fast: Vec<GraphNode> = read_nodes(text)
-                .unwrap_or_else(|| panic!("fast reader refused {text}"))
-                .iter()
-                .enumerate()
-                .map(|(i, n)| normalise(i, n))
-                .collect();
-            assert_eq!(Ok(fast), parse_generic(text), "{text}");
-        }
-        // Refused by the fast reader, decided by the generic one.
-        for text in [r#"[{"node_type":"function_start","params":"oops"}]"#, r#"[{"id":1,"id":2,"node_type":"x"}]"#] {
-            assert!(read_nodes(text).is_none(), "{text}");
-            assert!(parse_graph(text).is_ok(), "{text}");
-        }
-    }
-
-    /// `parse_scopes` gives exactly the scope fields `parse_graph` gives, on both readers' paths.
-    #[test]
-    fn scope_parsing_keeps_the_scope_fields() {
-        let texts = [
-            r#"[{"counter":0,"node_type":"capture_start","params":null},{"counter":1,"node_type":"function_start","params":{"name":"ttnn.add","inputs":"2"},"stacking_level":1},{"id":7,"counter":2,"node_type":"function_end","params":{"name":"ttnn.add","aborted":"true","abort_reason":"Out of Memory"},"stacking_level":"1"},{"node_type":"buffer_allocate","params":{"size":"4"}}]"#,
-            r#"[{"node_type":"function_start","params":"oops"},{"id":1,"id":2,"node_type":"function_end","params":{"name":"X","aborted":true}}]"#,
-        ];
-        for text in texts {
-            let full: Vec<GraphNode> = parse_graph(text).unwrap().into_iter().map(scope_fields).collect();
-            assert_eq!(parse_scopes(text).unwrap(), full, "{text}");
-        }
-        assert!(parse_scopes("[{").is_err());
-    }
-
-    #[test]
-    fn invalid_graphs_are_errors_and_empty_text_is_no_nodes() {
-        assert!(parse_graph("[{").unwrap_err().to_string().starts_with("invalid captured graph JSON"));
-        assert_eq!(parse_graph("{}").unwrap_err().to_string(), "captured graph is not a JSON array");
-        assert!(parse_graph("[1]").is_err());
-        assert!(parse_graph("").unwrap().is_empty());
-        assert!(parse_graph("  ").unwrap().is_empty());
-    }
-}
+#[path = "graph_tests.rs"]
+mod tests;

@@ -130,6 +130,12 @@ pub(super) struct RawParams<'a> {
     pub tensor_id: Option<Loose<'a>>,
     #[serde(borrow, default)]
     pub shape: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub max_size_per_bank: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub num_cores: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub globally_allocated: Option<Loose<'a>>,
 }
 
 /// One node, with the top-level fields the rules read.
@@ -184,5 +190,46 @@ pub(super) struct RawScopeNode<'a> {
 
 /// The scope fields of a graph text's nodes, or none when the fast reader does not accept it.
 pub(super) fn read_scope_nodes(text: &str) -> Option<Vec<RawScopeNode<'_>>> {
+    serde_json::from_str(text).ok()
+}
+
+/// The params the memory replay reads of a buffer node.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct RawBufferParams<'a> {
+    #[serde(borrow, default)]
+    pub size: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub address: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub buffer_type: Option<Loose<'a>>,
+    #[serde(borrow, default, rename = "type")]
+    pub type_name: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub layout: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub device_id: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub max_size_per_bank: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub num_cores: Option<Loose<'a>>,
+}
+
+/// One node with only what the memory replay reads (the graph-only pass parses every graph).
+#[derive(Debug, Deserialize)]
+pub(super) struct RawBufferNode<'a> {
+    #[serde(borrow, default)]
+    pub id: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub counter: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub node_type: Option<Loose<'a>>,
+    #[serde(borrow, default)]
+    pub params: Option<RawBufferParams<'a>>,
+    #[serde(borrow, default)]
+    pub connections: Option<Vec<Loose<'a>>>,
+}
+
+/// The buffer fields of a graph text's nodes, or none when the fast reader does not accept it.
+pub(super) fn read_buffer_nodes(text: &str) -> Option<Vec<RawBufferNode<'_>>> {
     serde_json::from_str(text).ok()
 }

@@ -1,0 +1,132 @@
+//! Who holds each live buffer (memory.md §4): the most recent tenant of its address, or for a
+//! buffer the operation allocated, the tensor its graph connects it to; the tensor's producer,
+//! last use, and whether it is an input of the operation or stale.
+
+use super::inputs::TensorFacts;
+use super::live::Placed;
+use super::model::{LiveBuffer, Origin};
+use super::replay::{allocated_tensor, open_scope};
+use crate::analysis::failure::BufferType;
+use crate::analysis::graph::GraphNode;
+use std::collections::HashMap;
+
+/// True for the operation that frees a tensor: `ttnn.deallocate` or `ttnn::deallocate`.
+pub(crate) fn is_deallocate(name: &str) -> bool {
+    name == "ttnn.deallocate" || name == "ttnn::deallocate"
+}
+
+/// What the holder rules look at for operation N.
+pub(crate) struct Holders<'a> {
+    /// N's id.
+    pub(crate) operation_id: u64,
+    /// The map's device.
+    pub(crate) device: u64,
+    /// The map's buffer type.
+    pub(crate) buffer_type: BufferType,
+    /// N's graph.
+    pub(crate) graph: &'a [GraphNode],
+    /// N's input tensor ids.
+    pub(crate) inputs: &'a [u64],
+    /// Tensors by id.
+    by_id: HashMap<u64, &'a TensorFacts>,
+    /// Tensors by (device, address).
+    by_address: HashMap<(u64, u64), Vec<&'a TensorFacts>>,
+    /// Whether a buffer N allocated may also be named by address (its post-operation picture:
+    /// N's outputs are recorded with their addresses).
+    pub(crate) own_by_address: bool,
+}
+
+impl<'a> Holders<'a> {
+    /// Indexes the tensors.
+    pub(crate) fn new(
+        operation_id: u64,
+        (device, buffer_type): (u64, BufferType),
+        graph: &'a [GraphNode],
+        inputs: &'a [u64],
+        tensors: &'a [TensorFacts],
+    ) -> Self {
+        let mut by_id = HashMap::new();
+        let mut by_address: HashMap<(u64, u64), Vec<&TensorFacts>> = HashMap::new();
+        for t in tensors {
+            by_id.entry(t.tensor_id).or_insert(t);
+            let mut places: Vec<(u64, u64)> = t.device_addresses.clone();
+            if let (Some(d), Some(a)) = (t.device_id, t.address) {
+                places.push((d, a));
+            }
+            places.sort_unstable();
+            places.dedup();
+            for place in places {
+                by_address.entry(place).or_default().push(t);
+            }
+        }
+        Self { operation_id, device, buffer_type, graph, inputs, by_id, by_address, own_by_address: false }
+    }
+
+    /// The smallest operation id ≤ N among a tensor's rows.
+    fn first_seen(&self, t: &TensorFacts) -> Option<u64> {
+        t.uses.iter().map(|u| u.operation_id).filter(|&id| id <= self.operation_id).min()
+    }
+
+    /// The most recent tenant of `address` (memory.md §4): a candidate at that address on the
+    /// device, of the same buffer type when its type is known, seen by an operation ≤ N and not
+    /// freed by a deallocation before N; the greatest first sighting wins, then the greatest id.
+    pub(crate) fn tenant(&self, address: u64) -> Option<u64> {
+        let candidates = self.by_address.get(&(self.device, address))?;
+        candidates
+            .iter()
+            .filter(|t| t.address.is_none() || t.buffer_type.is_none_or(|bt| bt == self.buffer_type))
+            .filter(|t| {
+                !t.uses
+                    .iter()
+                    .any(|u| !u.output && u.operation_id < self.operation_id && is_deallocate(&u.operation_name))
+            })
+            .filter_map(|t| Some((self.first_seen(t)?, t.tensor_id)))
+            .max()
+            .map(|(_, id)| id)
+    }
+
+    /// A live buffer with its holder.
+    pub(crate) fn hold(&self, placed: &Placed) -> LiveBuffer {
+        let n = self.operation_id;
+        let (origin, tensor_id, device_operation) = match placed.allocated_at {
+            Some(at) => {
+                let by_graph = allocated_tensor(self.graph, at);
+                let tensor =
+                    if self.own_by_address { by_graph.or_else(|| self.tenant(placed.address)) } else { by_graph };
+                (Origin::ThisOperation, tensor, open_scope(self.graph, at))
+            }
+            None => (Origin::Earlier, self.tenant(placed.address), None),
+        };
+        let facts = tensor_id.and_then(|id| self.by_id.get(&id).copied());
+        let uses = facts.map(|t| t.uses.as_slice()).unwrap_or_default();
+        let producer = uses.iter().filter(|u| u.output).min_by_key(|u| u.operation_id);
+        let last_use = uses
+            .iter()
+            .filter(|u| !u.output && u.operation_id < n && !is_deallocate(&u.operation_name))
+            .map(|u| u.operation_id)
+            .max();
+        let input = tensor_id.is_some_and(|id| self.inputs.contains(&id));
+        LiveBuffer {
+            address: placed.address,
+            size_per_bank: placed.size,
+            layout: placed.layout.clone(),
+            origin: Some(origin),
+            device_operation,
+            tensor_id,
+            shape: facts.and_then(|t| t.shape.clone()),
+            dtype: facts.and_then(|t| t.dtype.clone()),
+            producer_operation_id: producer.map(|u| u.operation_id),
+            producer_operation_name: producer.map(|u| u.operation_name.clone()),
+            last_use_operation_id: last_use,
+            input_of_operation: input,
+            stale: tensor_id.is_some() && !input && last_use.is_some_and(|k| k < n),
+        }
+    }
+
+    /// Every live buffer with its holder, biggest first (ties by address).
+    pub(crate) fn hold_all(&self, placed: &[Placed]) -> Vec<LiveBuffer> {
+        let mut out: Vec<LiveBuffer> = placed.iter().map(|p| self.hold(p)).collect();
+        out.sort_by(|a, b| b.size_per_bank.cmp(&a.size_per_bank).then(a.address.cmp(&b.address)));
+        out
+    }
+}

@@ -1,0 +1,164 @@
+//! What the memory rules set aside, each said in one line (issue 8 §7): bad records give a
+//! partial picture and a note, never a panic and never a wrong `exact`.
+
+use crate::analysis::format::format_address;
+
+/// One thing set aside while building a picture of memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemoryNote {
+    /// `buffers` rows or graph allocations with a missing, zero or negative address or size.
+    BadBuffers {
+        /// How many.
+        count: usize,
+        /// Where they came from: `buffers rows` or `graph allocations`.
+        source: &'static str,
+    },
+    /// Buffers that overlap another; the map counts the shared bytes once.
+    Overlap {
+        /// How many buffers overlap one before them.
+        count: usize,
+        /// The first overlapping address.
+        address: u64,
+    },
+    /// Buffers lying (partly) outside the region; the map leaves that part out.
+    OutsideRegion {
+        /// How many.
+        count: usize,
+        /// The region's start.
+        start: u64,
+        /// The region's end.
+        end: u64,
+    },
+    /// Graph frees of addresses that were not live.
+    UnknownFrees {
+        /// How many.
+        count: usize,
+        /// The first such address.
+        address: u64,
+    },
+    /// Graph frees that name no address and connect to no allocation.
+    FreesWithoutAddress {
+        /// How many.
+        count: usize,
+    },
+    /// The operation's captured graph could not be read.
+    InvalidGraph {
+        /// Why.
+        reason: String,
+    },
+    /// A snapshot too large to read whole.
+    SnapshotCut {
+        /// Whose snapshot.
+        operation_id: u64,
+        /// How many rows were read.
+        kept: usize,
+    },
+    /// The search for an earlier snapshot of the device stopped before the start of the table.
+    EarlierSearchStopped {
+        /// How many `buffers` rows were looked at.
+        rows: usize,
+    },
+}
+
+fn plural(count: usize, one: &str, many: &str) -> String {
+    if count == 1 { format!("1 {one}") } else { format!("{count} {many}") }
+}
+
+impl MemoryNote {
+    /// The note as one line; `hex` selects hexadecimal addresses.
+    pub fn text(&self, hex: bool) -> String {
+        let at = |a: u64| format_address(Some(a), hex);
+        match self {
+            Self::BadBuffers { count, source } => {
+                let what = plural(*count, source.trim_end_matches('s'), source);
+                format!("{what} with a missing, zero or negative address or size set aside")
+            }
+            Self::Overlap { count, address } => format!(
+                "{} overlap{} at {}; the map counts {} once",
+                plural(count + 1, "buffer", "buffers"),
+                if *count + 1 == 1 { "s" } else { "" },
+                at(*address),
+                if *count + 1 == 2 { "them" } else { "the shared bytes" }
+            ),
+            Self::OutsideRegion { count, start, end } => format!(
+                "{} outside the region {}–{}; the map leaves {} out",
+                plural(*count, "buffer lies", "buffers lie"),
+                at(*start),
+                at(*end),
+                if *count == 1 { "it" } else { "them" }
+            ),
+            Self::UnknownFrees { count, address } => {
+                format!(
+                    "{} never allocated (first at {}) set aside",
+                    plural(*count, "free of an address", "frees of addresses"),
+                    at(*address)
+                )
+            }
+            Self::FreesWithoutAddress { count } => {
+                format!("{} with no address set aside", plural(*count, "graph free", "graph frees"))
+            }
+            Self::InvalidGraph { reason } => format!("the captured graph was set aside: {reason}"),
+            Self::SnapshotCut { operation_id, kept } => {
+                format!("operation {operation_id}'s snapshot is too large: only its first {kept} rows were read")
+            }
+            Self::EarlierSearchStopped { rows } => format!(
+                "no earlier snapshot of the device in the {rows} buffers rows before the operation; looked no further"
+            ),
+        }
+    }
+}
+
+/// Counts things to set aside and reports them as one note.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Tally {
+    count: usize,
+    first: Option<u64>,
+}
+
+impl Tally {
+    /// Counts one, remembering the first address.
+    pub(super) fn add(&mut self, address: u64) {
+        self.count += 1;
+        self.first.get_or_insert(address);
+    }
+
+    /// Counts one without an address.
+    pub(super) fn bump(&mut self) {
+        self.count += 1;
+    }
+
+    /// The note, when anything was counted.
+    pub(super) fn note(&self, make: impl FnOnce(usize, u64) -> MemoryNote) -> Option<MemoryNote> {
+        (self.count > 0).then(|| make(self.count, self.first.unwrap_or(0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_read_as_one_line_each() {
+        assert_eq!(
+            MemoryNote::Overlap { count: 1, address: 0x1F000 }.text(true),
+            "2 buffers overlap at 0x1F000; the map counts them once"
+        );
+        assert_eq!(
+            MemoryNote::Overlap { count: 2, address: 4096 }.text(false),
+            "3 buffers overlap at 4096; the map counts the shared bytes once"
+        );
+        assert_eq!(
+            MemoryNote::BadBuffers { count: 1, source: "buffers rows" }.text(false),
+            "1 buffers row with a missing, zero or negative address or size set aside"
+        );
+        assert_eq!(
+            MemoryNote::OutsideRegion { count: 2, start: 101440, end: 1466368 }.text(true),
+            "2 buffers lie outside the region 0x18C40–0x166000; the map leaves them out"
+        );
+        assert_eq!(
+            MemoryNote::UnknownFrees { count: 1, address: 4096 }.text(false),
+            "1 free of an address never allocated (first at 4096) set aside"
+        );
+        assert_eq!(MemoryNote::FreesWithoutAddress { count: 3 }.text(false), "3 graph frees with no address set aside");
+    }
+}

@@ -1,0 +1,73 @@
+//! The failure's place (memory.md §2): its buffer type, its device and the region the
+//! allocator places that type in.
+
+use super::inputs::{DeviceFacts, TensorFacts};
+use super::model::{Region, RegionSource};
+use super::replay::failure_point;
+use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind};
+use crate::analysis::graph::{GraphNode, NodeType};
+
+/// The buffer type of a failure: the message's L1, DRAM or L1_SMALL; L1 for circular buffers.
+/// None for any other type (no memory section).
+pub(crate) fn failure_buffer_type(failure: &AllocationFailure) -> Option<BufferType> {
+    match failure.kind {
+        FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash => Some(BufferType::L1),
+        _ => {
+            failure.figures.buffer_type.filter(|t| matches!(t, BufferType::L1 | BufferType::Dram | BufferType::L1Small))
+        }
+    }
+}
+
+/// The failure's device: that of the last buffer or circular-buffer allocation at or before the
+/// failure point in N's graph; else that of N's first input tensor; else the only `devices`
+/// row's; else 0.
+pub(crate) fn failure_device(graph: &[GraphNode], first_input: Option<&TensorFacts>, devices: &[DeviceFacts]) -> u64 {
+    let through = failure_point(graph).map_or(0, |f| f + 1);
+    graph[..through]
+        .iter()
+        .rev()
+        .filter(|n| n.is(NodeType::BufferAllocate) || n.is(NodeType::CircularBufferAllocate))
+        .find_map(|n| n.device_id)
+        .or_else(|| first_input.and_then(|t| t.device_id))
+        .or(if let [only] = devices { Some(only.device_id) } else { None })
+        .unwrap_or(0)
+}
+
+/// The region of a buffer type on a device: L1 `[A, A+B)` and L1_SMALL `[A+B, W)` from the
+/// device's row, DRAM `[0, bank size)` from the message; unknown otherwise.
+pub(crate) fn region(buffer_type: BufferType, device: Option<&DeviceFacts>, message_bank_size: Option<u64>) -> Region {
+    let from_devices = |start: u64, end: u64| Region {
+        start: Some(start),
+        end: Some(end.max(start)),
+        source: Some(RegionSource::Devices),
+    };
+    match buffer_type {
+        BufferType::L1 => match device {
+            Some(d) if d.l1_bank_size > 0 => match d.l1_start {
+                Some(a) => from_devices(a, a.saturating_add(d.l1_bank_size)),
+                None => Region::default(),
+            },
+            _ => Region::default(),
+        },
+        BufferType::L1Small => match device.and_then(|d| Some((d.l1_start?, d))) {
+            Some((a, d)) if d.l1_bank_size > 0 && d.worker_l1_size > 0 => {
+                from_devices(a.saturating_add(d.l1_bank_size), d.worker_l1_size)
+            }
+            _ => Region::default(),
+        },
+        BufferType::Dram => match message_bank_size {
+            Some(size) => Region { start: Some(0), end: Some(size), source: Some(RegionSource::Message) },
+            None => Region::default(),
+        },
+        _ => Region::default(),
+    }
+}
+
+/// How many banks a graph node's size is spread over when it does not say (memory.md §3): the
+/// message's bank count, else the device's L1 bank count (L1, L1_SMALL) or 12 (DRAM).
+pub(crate) fn default_banks(buffer_type: BufferType, message_banks: Option<u64>, device: Option<&DeviceFacts>) -> u64 {
+    message_banks.filter(|&b| b > 0).unwrap_or_else(|| match buffer_type {
+        BufferType::L1 | BufferType::L1Small => device.map_or(0, |d| d.l1_num_banks).max(1),
+        _ => 12,
+    })
+}

@@ -1,0 +1,249 @@
+//! Replaying captured graphs over a set of live buffers (memory.md §3.2–§3.3): allocations add,
+//! frees remove, keyed by (device, buffer type, address); the failure point of a failed
+//! operation's graph and the unwinding after it.
+
+use super::inputs::GraphBuffer;
+use super::notes::{MemoryNote, Tally};
+use crate::analysis::failure::BufferType;
+use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::scopes::scope_closes;
+use std::collections::HashMap;
+
+/// The failure point F (memory.md §3.3): scanning back from the last node, the first node that
+/// is not a capture end, a free, a buffer or tensor node, a circular-buffer deallocation or an
+/// aborted end. None when every node is skipped.
+pub(crate) fn failure_point(nodes: &[GraphNode]) -> Option<usize> {
+    nodes.iter().rposition(|n| {
+        !(matches!(
+            n.node_type,
+            Some(
+                NodeType::CaptureEnd
+                    | NodeType::BufferDeallocate
+                    | NodeType::Buffer
+                    | NodeType::Tensor
+                    | NodeType::CircularBufferDeallocateAll
+            )
+        ) || (n.is(NodeType::FunctionEnd) && n.aborted))
+    })
+}
+
+/// Whether two buffer types can name the same buffer: equal, or the same class when either
+/// came from the `type` string (`L1` stands for L1 and L1_SMALL, `DRAM` for DRAM and TRACE).
+fn types_match(a: Option<BufferType>, a_exact: bool, b: Option<BufferType>, b_exact: bool) -> bool {
+    let class = |t: BufferType| match t {
+        BufferType::L1 | BufferType::L1Small => 1,
+        BufferType::Dram | BufferType::Trace => 0,
+        BufferType::SystemMemory => 2,
+    };
+    match (a, b) {
+        (Some(a), Some(b)) if a_exact && b_exact => a == b,
+        (Some(a), Some(b)) => class(a) == class(b),
+        _ => true,
+    }
+}
+
+impl GraphBuffer {
+    /// The buffer of a `buffer_allocate` or `buffer_deallocate` node at `address`.
+    pub(crate) fn of_node(node: &GraphNode, address: u64) -> Self {
+        Self {
+            device_id: node.device_id,
+            buffer_type: node.buffer_type,
+            exact_type: node.buffer_type_code,
+            address,
+            max_size_per_bank: node.max_size_per_bank,
+            size: node.size,
+            num_cores: node.num_cores,
+            layout: node.layout.clone(),
+        }
+    }
+
+    /// Bytes per bank (memory.md §3): `max_size_per_bank`, else `ceil(size / banks)` with banks
+    /// = `num_cores` when > 0, else `banks`. None when neither is known or the size is 0.
+    pub(crate) fn per_bank(&self, banks: u64) -> Option<u64> {
+        let per_bank = match self.max_size_per_bank {
+            Some(bytes) => bytes,
+            None => {
+                let banks = self.num_cores.filter(|&c| c > 0).unwrap_or(banks).max(1);
+                self.size?.div_ceil(banks)
+            }
+        };
+        (per_bank > 0).then_some(per_bank)
+    }
+
+    /// True when this buffer may be the one a free of `other` names.
+    pub(crate) fn same_buffer(&self, other: &GraphBuffer) -> bool {
+        self.address == other.address
+            && (self.device_id.is_none() || other.device_id.is_none() || self.device_id == other.device_id)
+            && types_match(self.buffer_type, self.exact_type, other.buffer_type, other.exact_type)
+    }
+
+    /// True when the buffer counts for (device, buffer type): a node without a device id counts
+    /// for any device; its type is `buffer_type` when present, else `type`.
+    pub(crate) fn is_of(&self, device: u64, buffer_type: BufferType) -> bool {
+        self.device_id.is_none_or(|d| d == device) && self.buffer_type == Some(buffer_type)
+    }
+}
+
+/// The address a free names: its own, else that of the allocation it connects to (directly or
+/// through their shared `buffer` node), within one graph.
+pub(crate) fn free_addresses(nodes: &[GraphNode]) -> Vec<Option<u64>> {
+    let mut by_node: HashMap<u64, u64> = HashMap::new();
+    for n in nodes.iter().filter(|n| n.is(NodeType::BufferAllocate)) {
+        if let Some(address) = n.address {
+            by_node.insert(n.id, address);
+            for c in &n.connections {
+                by_node.insert(*c, address);
+            }
+        }
+    }
+    nodes
+        .iter()
+        .map(|n| {
+            if !n.is(NodeType::BufferDeallocate) {
+                return None;
+            }
+            n.address.or_else(|| n.connections.iter().find_map(|c| by_node.get(c).copied()))
+        })
+        .collect()
+}
+
+/// A set of live buffers that graphs are replayed over, with what had to be set aside.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Replay {
+    /// Live buffers, with the position of their allocation in the graph being replayed (none
+    /// for buffers live before it).
+    pub(crate) live: Vec<(GraphBuffer, Option<usize>)>,
+    unknown_frees: Tally,
+    frees_without_address: Tally,
+    bad_allocations: Tally,
+}
+
+impl Replay {
+    /// Starts from live buffers.
+    pub(crate) fn new(live: Vec<GraphBuffer>) -> Self {
+        Self { live: live.into_iter().map(|b| (b, None)).collect(), ..Self::default() }
+    }
+
+    /// Replays the nodes of one graph up to and including position `through` (all when none).
+    pub(crate) fn run(&mut self, nodes: &[GraphNode], through: Option<usize>) {
+        let frees = free_addresses(nodes);
+        let last = through.map_or(nodes.len(), |f| (f + 1).min(nodes.len()));
+        for (i, node) in nodes[..last].iter().enumerate() {
+            if node.is(NodeType::BufferAllocate) {
+                match node.address.filter(|&a| a > 0) {
+                    Some(address) => {
+                        let buffer = GraphBuffer::of_node(node, address);
+                        // A new allocation at a live address replaces what the report still had there.
+                        self.live.retain(|(b, _)| !b.same_buffer(&buffer));
+                        self.live.push((buffer, Some(i)));
+                    }
+                    None => self.bad_allocations.bump(),
+                }
+            } else if node.is(NodeType::BufferDeallocate) {
+                match frees[i] {
+                    Some(address) => {
+                        let freed = GraphBuffer::of_node(node, address);
+                        match self.live.iter().rposition(|(b, _)| b.same_buffer(&freed)) {
+                            Some(k) => {
+                                self.live.remove(k);
+                            }
+                            None => self.unknown_frees.add(address),
+                        }
+                    }
+                    None => self.frees_without_address.bump(),
+                }
+            }
+        }
+    }
+
+    /// The notes of what was set aside so far.
+    pub(crate) fn notes(&self) -> Vec<MemoryNote> {
+        [
+            self.bad_allocations.note(|count, _| MemoryNote::BadBuffers { count, source: "graph allocations" }),
+            self.unknown_frees.note(|count, address| MemoryNote::UnknownFrees { count, address }),
+            self.frees_without_address.note(|count, _| MemoryNote::FreesWithoutAddress { count }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
+
+/// The name of the innermost function scope open at node `position` (memory.md §4), with the
+/// scope closes of behaviour.md §3.4: a scope is open from its start until the node before
+/// which it closes.
+pub(crate) fn open_scope(nodes: &[GraphNode], position: usize) -> Option<String> {
+    scope_closes(nodes, true)
+        .iter()
+        .filter(|c| c.start < position && c.before.is_none_or(|b| b > position))
+        .map(|c| c.start)
+        .max()
+        .map(|s| nodes[s].name.clone())
+}
+
+/// The tensor a `buffer_allocate` node connects to: a `tensor` node among its connections or
+/// those of the `buffer` node it connects to.
+pub(crate) fn allocated_tensor(nodes: &[GraphNode], position: usize) -> Option<u64> {
+    let by_id: HashMap<u64, &GraphNode> = nodes.iter().map(|n| (n.id, n)).collect();
+    let tensor_of = |id: &u64| by_id.get(id).filter(|n| n.is(NodeType::Tensor)).and_then(|n| n.tensor_id);
+    let node = nodes.get(position)?;
+    node.connections.iter().find_map(tensor_of).or_else(|| {
+        node.connections
+            .iter()
+            .filter_map(|c| by_id.get(c))
+            .filter(|n| n.is(NodeType::Buffer))
+            .find_map(|b| b.connections.iter().find_map(tensor_of))
+    })
+}
+
+/// Replays every captured graph of a report in operation order from empty (the `graph_only`
+/// basis, memory.md §3.4), one graph at a time, so that the buffers live before any operation
+/// and the bytes used after each can be read on the way.
+#[derive(Debug, Clone, Default)]
+pub struct GraphReplayer {
+    replay: Replay,
+}
+
+impl GraphReplayer {
+    /// An empty replay: nothing live.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Replays one operation's whole graph.
+    pub fn apply(&mut self, nodes: &[GraphNode]) {
+        self.replay.run(nodes, None);
+        for (_, at) in &mut self.replay.live {
+            *at = None;
+        }
+    }
+
+    /// The buffers live now.
+    pub fn live(&self) -> Vec<GraphBuffer> {
+        self.replay.live.iter().map(|(b, _)| b.clone()).collect()
+    }
+
+    /// Bytes per bank live now, per (device, buffer type), ascending: the sum of the live
+    /// buffers' sizes, spread over the device's L1 banks (L1, L1_SMALL) or 12 (DRAM) where a node
+    /// gives no per-bank figure. A node without a device counts for device 0.
+    pub fn used_per_bank(&self, devices: &[super::inputs::DeviceFacts]) -> Vec<(u64, BufferType, u64)> {
+        let mut used: Vec<(u64, BufferType, u64)> = Vec::new();
+        for (b, _) in &self.replay.live {
+            let (Some(buffer_type), device) = (b.buffer_type, b.device_id.unwrap_or(0)) else { continue };
+            let row = devices.iter().find(|d| d.device_id == device);
+            let banks = super::place::default_banks(buffer_type, None, row);
+            let bytes = b.per_bank(banks).unwrap_or(0);
+            match used.iter_mut().find(|(d, t, _)| *d == device && *t == buffer_type) {
+                Some(entry) => entry.2 = entry.2.saturating_add(bytes),
+                None => used.push((device, buffer_type, bytes)),
+            }
+        }
+        used.sort_by_key(|(d, t, _)| (*d, *t as u8));
+        used
+    }
+
+    /// What was set aside so far (frees of addresses never allocated, …).
+    pub fn notes(&self) -> Vec<MemoryNote> {
+        self.replay.notes()
+    }
+}

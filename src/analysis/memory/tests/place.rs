@@ -1,0 +1,85 @@
+//! memory.md §2: the failure's buffer type, device and region.
+
+use super::*;
+
+#[test]
+fn buffer_type_is_the_message_s_and_l1_for_circular_buffers() {
+    let mut i = inputs(v2_failure("DRAM", 100, 1000), G::default());
+    assert_eq!(failure_place(&i), Some((0, BufferType::Dram)));
+    i.failure = Some(v2_failure("L1_SMALL", 100, 1000));
+    assert_eq!(failure_place(&i), Some((0, BufferType::L1Small)));
+    i.failure = parse_allocation_failure(
+        "Statically allocated circular buffers in program 3 clash with L1 buffers on core range [0-0 - 1-1]. L1 buffer allocated at 5000 and static circular buffer region ends at 6000",
+    );
+    assert_eq!(failure_place(&i), Some((0, BufferType::L1)));
+    // TRACE, SYSTEM_MEMORY and unknown tokens have no memory section.
+    for token in ["TRACE", "SYSTEM_MEMORY", "Banana"] {
+        i.failure = Some(v2_failure(token, 100, 1000));
+        assert_eq!(failure_place(&i), None, "{token}");
+        assert_eq!(memory_at_failure(&i), None, "{token}");
+    }
+}
+
+#[test]
+fn device_from_the_last_allocation_at_or_before_the_failure_point() {
+    let graph = G::default()
+        .start("ttnn.add")
+        .alloc(1, BufferType::L1, 5000, 100)
+        .cb(2, 1000, 100)
+        .start("BinaryNgDeviceOperation")
+        .aborted("BinaryNgDeviceOperation")
+        .free(3, BufferType::L1, 5000, 100)
+        .aborted("ttnn.add")
+        .capture_end();
+    let mut i = inputs(l1_failure(100, 0, 0, 0), graph);
+    i.devices = vec![device(0), device(1), device(2), device(3)];
+    // F is the start of BinaryNgDeviceOperation; the circular buffer on device 2 is the last
+    // allocation before it; the free on device 3 is part of the unwinding.
+    assert_eq!(failure_place(&i), Some((2, BufferType::L1)));
+}
+
+#[test]
+fn device_from_the_first_input_then_the_only_device_then_zero() {
+    let graph = G::default().start("ttnn.add").start("BinaryNgDeviceOperation");
+    let mut i = inputs(l1_failure(100, 0, 0, 0), graph);
+    i.input_tensor_ids = vec![7, 8];
+    i.tensors = vec![
+        TensorFacts { tensor_id: 8, device_id: Some(5), ..TensorFacts::default() },
+        TensorFacts { tensor_id: 7, device_id: Some(4), ..TensorFacts::default() },
+    ];
+    assert_eq!(failure_place(&i).unwrap().0, 4);
+    i.tensors.clear();
+    i.devices = vec![device(6)];
+    assert_eq!(failure_place(&i).unwrap().0, 6);
+    i.devices = vec![device(6), device(9)];
+    assert_eq!(failure_place(&i).unwrap().0, 0);
+}
+
+#[test]
+fn regions_from_devices_and_the_message() {
+    let d = device(0);
+    let l1 = place::region(BufferType::L1, Some(&d), Some(1));
+    assert_eq!((l1.start, l1.end, l1.source), (Some(1000), Some(10000), Some(RegionSource::Devices)));
+    let small = place::region(BufferType::L1Small, Some(&d), None);
+    assert_eq!((small.start, small.end), (Some(10000), Some(12000)));
+    let dram = place::region(BufferType::Dram, Some(&d), Some(1 << 30));
+    assert_eq!((dram.start, dram.end, dram.source), (Some(0), Some(1 << 30), Some(RegionSource::Message)));
+    assert_eq!(place::region(BufferType::Dram, Some(&d), None), Region::default());
+    assert_eq!(place::region(BufferType::L1, None, Some(1)), Region::default());
+    // An era without address_at_first_l1_cb_buffer: unknown.
+    let old = DeviceFacts { l1_start: None, ..device(0) };
+    assert_eq!(place::region(BufferType::L1, Some(&old), None), Region::default());
+    assert_eq!(place::region(BufferType::L1Small, Some(&old), None), Region::default());
+}
+
+#[test]
+fn without_a_region_there_are_no_free_blocks_no_check_and_no_fit() {
+    let mut i = inputs(l1_failure(500, 300, 8700, 8700), G::default().start("ttnn.add"));
+    i.devices.clear();
+    i.own_snapshot = vec![row(0, BufferType::L1, 9000, 300)];
+    let m = memory_at_failure(&i).unwrap();
+    assert_eq!((m.map.region, m.map.largest_free_block, m.map.free_blocks.len()), (Region::default(), None, 0));
+    assert_eq!(m.map.used_per_bank, 300);
+    assert_eq!(m.check.status, CheckStatus::Unchecked);
+    assert_eq!(m.fit, Err(NoFit::RegionUnknown));
+}

@@ -1,0 +1,276 @@
+//! The sentences that say what the memory rules found, for print mode and the terminal UI alike:
+//! the basis and the check, the largest holders, the fit advice (or why there is none), the
+//! circular buffers in the way, and the notes. `hex` selects hexadecimal addresses.
+
+use super::model::{Basis, CheckStatus, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, OperationMemory};
+use crate::analysis::failure::{BufferType, FailureKind};
+use crate::analysis::format::{format_address, size};
+
+fn plural(count: usize, one: &str, many: &str) -> String {
+    if count == 1 { format!("1 {one}") } else { format!("{count} {many}") }
+}
+
+fn address(a: u64, hex: bool) -> String {
+    format_address(Some(a), hex)
+}
+
+/// How the basis reads in a sentence.
+fn basis_text(m: &MemoryAtFailure) -> String {
+    let p = m.snapshot_operation_id.map_or_else(String::new, |p| p.to_string());
+    match m.basis {
+        Basis::AfterFailureSnapshot => "after-failure snapshot + unwinding".into(),
+        Basis::EarlierSnapshotAndGraph => format!("snapshot after operation {p} + this operation's graph"),
+        Basis::EarlierSnapshot => {
+            format!("snapshot after operation {p}; this operation's own allocations are not recorded")
+        }
+        Basis::GraphOnly => "every captured graph replayed".into(),
+    }
+}
+
+/// `21 live L1 buffers on device 0 hold 1.27 MiB per bank`, and the region when known.
+fn holding(count: usize, buffer_type: BufferType, device: u64, used: u64, m: &MemoryMap, hex: bool) -> String {
+    let mut line = format!(
+        "{} on device {device} hold {} per bank",
+        plural(
+            count,
+            &format!("live {} buffer", buffer_type.label()),
+            &format!("live {} buffers", buffer_type.label())
+        ),
+        size(used)
+    );
+    if let Some((start, end)) = m.region.bounds() {
+        line.push_str(&format!(" of the {}–{} region ({})", address(start, hex), address(end, hex), size(end - start)));
+    }
+    line
+}
+
+/// `At the failure (after-failure snapshot + unwinding): 21 live L1 buffers on device 0 hold …`.
+pub fn basis_sentence(m: &MemoryAtFailure, hex: bool) -> String {
+    let what = holding(m.live_buffers.len(), m.buffer_type, m.device_id, m.map.used_per_bank, &m.map, hex);
+    format!("At the failure ({}): {what}", basis_text(m))
+}
+
+/// The check against the allocator's figures, with the difference when they disagree.
+pub fn check_sentence(m: &MemoryAtFailure) -> String {
+    let c = &m.check;
+    let used = m.map.used_per_bank;
+    let (allocated, largest) = (c.allocated.unwrap_or(0), c.largest_free_block.unwrap_or(0));
+    match c.status {
+        CheckStatus::Exact => format!(
+            "The picture matches the allocator's figures (allocated {}, largest free block {}).",
+            size(allocated),
+            size(largest)
+        ),
+        CheckStatus::UnderCounted => format!(
+            "The picture accounts for {} of the allocator's {} per bank: {} unaccounted, held by something the report did not record.",
+            size(used),
+            size(allocated),
+            size(allocated - used)
+        ),
+        CheckStatus::OverCounted => format!(
+            "The picture holds {} per bank, {} more than the allocator's {}: it counts buffers freed since.",
+            size(used),
+            size(used - allocated),
+            size(allocated)
+        ),
+        CheckStatus::Contradiction => format!(
+            "The picture's total matches the allocator's ({}), but its largest free block is {} where the allocator's is {}.",
+            size(allocated),
+            size(m.map.largest_free_block.unwrap_or(0)),
+            size(largest)
+        ),
+        CheckStatus::Unchecked if m.map.region.bounds().is_none() => match m.buffer_type {
+            BufferType::Dram => {
+                "The message gives no bank size, so the DRAM region and its free blocks are unknown.".into()
+            }
+            _ => format!(
+                "The {} region of device {} is unknown (no devices row with its addresses): no free blocks, no check.",
+                m.buffer_type.label(),
+                m.device_id
+            ),
+        },
+        CheckStatus::Unchecked => match m.kind {
+            FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash => {
+                "Circular-buffer messages give no allocator figures to check the picture against.".into()
+            }
+            _ => "The message gives no allocator figures to check the picture against.".into(),
+        },
+    }
+}
+
+/// The reason computed from the map for messages without free figures: `From the map: …`.
+pub fn reason_sentence(m: &MemoryAtFailure) -> Option<String> {
+    let e = m.reason.as_ref()?;
+    let source = if m.map.region.bounds().is_some() { "From the map" } else { "From the message" };
+    Some(format!("{source}: {}. {}", e.reason.label(), e.detail))
+}
+
+/// One holder: `tensor 81 512 KiB (ttnn.matmul, op 40; last used op 44, stale)`.
+fn holder(b: &LiveBuffer, hex: bool) -> String {
+    let mut facts: Vec<String> = vec![match (&b.producer_operation_name, b.producer_operation_id, b.tensor_id) {
+        (Some(name), Some(id), _) => format!("{name}, op {id}"),
+        (_, _, Some(_)) => "not produced by a recorded operation".into(),
+        _ => "no tensor recorded".into(),
+    }];
+    let mut tail: Vec<String> = Vec::new();
+    if let Some(k) = b.last_use_operation_id {
+        tail.push(format!("last used op {k}"));
+    }
+    if b.input_of_operation {
+        tail.push("input".into());
+    }
+    if b.stale {
+        tail.push("stale".into());
+    }
+    if b.is_this_operation() {
+        tail.push(match &b.device_operation {
+            Some(d) => format!("this operation, {d}"),
+            None => "this operation".into(),
+        });
+    }
+    if !tail.is_empty() {
+        facts.push(tail.join(", "));
+    }
+    let who = match b.tensor_id {
+        Some(id) => format!("tensor {id}"),
+        None => format!("buffer at {}", address(b.address, hex)),
+    };
+    format!("{who} {} ({})", size(b.size_per_bank), facts.join("; "))
+}
+
+/// `Largest holders: … · …`, the biggest `count` live buffers; none when there are none.
+pub fn holders_sentence(live: &[LiveBuffer], count: usize, hex: bool) -> Option<String> {
+    if live.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = live.iter().take(count).map(|b| holder(b, hex)).collect();
+    let more = live.len().saturating_sub(count);
+    let tail = if more > 0 { format!(" · {more} more") } else { String::new() };
+    Some(format!("Largest holders: {}{tail}", shown.join(" · ")))
+}
+
+/// One buffer to free, with its evidence.
+fn to_free(b: &LiveBuffer, hex: bool) -> String {
+    let mut evidence = vec![format!("{} per bank", size(b.size_per_bank))];
+    match (&b.producer_operation_name, b.producer_operation_id) {
+        (Some(name), Some(id)) => evidence.push(format!("produced by operation {id} {name}")),
+        _ if b.tensor_id.is_some() => evidence.push("not produced by a recorded operation".into()),
+        _ => evidence.push("no tensor recorded".into()),
+    }
+    if let Some(k) = b.last_use_operation_id {
+        evidence.push(format!("last used at operation {k}"));
+    }
+    match b.tensor_id {
+        Some(id) => format!("tensor {id} ({})", evidence.join(", ")),
+        None => format!("the buffer at {} ({})", address(b.address, hex), evidence.join(", ")),
+    }
+}
+
+fn join_and(items: Vec<String>) -> String {
+    match items.len() {
+        0 | 1 => items.concat(),
+        n => format!("{} and {}", items[..n - 1].join(", "), items[n - 1]),
+    }
+}
+
+/// The fit advice, the circular buffers in the way, or why there is no advice.
+pub fn advice_sentence(m: &MemoryAtFailure, hex: bool) -> String {
+    let n = m.operation_id;
+    let need = size(m.needed_per_bank.unwrap_or(0));
+    match &m.fit {
+        Ok(fit) if fit.free.is_empty() => format!(
+            "A free block of {} at {} already holds the {need} request: the allocator refused it for a reason the report does not show.",
+            size(fit.block.size),
+            address(fit.block.address, hex)
+        ),
+        Ok(fit) => {
+            let buffers: Vec<String> = fit
+                .free
+                .iter()
+                .filter_map(|a| m.live_buffers.iter().find(|b| b.address == *a))
+                .map(|b| to_free(b, hex))
+                .collect();
+            format!(
+                "Freeing {} before operation {n} opens a {} block at {}: the {need} request fits.",
+                join_and(buffers),
+                size(fit.block.size),
+                address(fit.block.address, hex)
+            )
+        }
+        Err(NoFit::CircularBuffers) => clash_sentence(m, hex),
+        Err(NoFit::Pinned) => format!(
+            "No buffer can be freed to make room: every {need} window overlaps an input of operation {n} or a buffer it allocated."
+        ),
+        Err(NoFit::LargerThanRegion) => {
+            let region = m.map.region.bounds().map_or(0, |(s, e)| e - s);
+            format!("The {need} request is larger than the whole region ({}): no freeing makes it fit.", size(region))
+        }
+        Err(NoFit::RegionUnknown) => "No advice on what to free: the region is unknown.".into(),
+        Err(NoFit::NoRequest) => "No advice on what to free: the message gives no per-bank request.".into(),
+    }
+}
+
+/// The circular buffers' end and the L1 buffers below it.
+fn clash_sentence(m: &MemoryAtFailure, hex: bool) -> String {
+    let Some(c) = &m.circular_buffers else {
+        return "No advice: the message gives no circular-buffer region end.".into();
+    };
+    let total: u64 = c.circular_buffers.iter().map(|b| b.size).sum();
+    let programs = if c.circular_buffers.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} of {} per core)",
+            plural(c.circular_buffers.len(), "circular buffer", "circular buffers"),
+            size(total)
+        )
+    };
+    let head = format!("The circular buffers{programs} need L1 up to {}", address(c.region_end, hex));
+    if c.clashing.is_empty() {
+        return format!("{head}; no live L1 buffer lies below it, so nothing recorded is in their way.");
+    }
+    let listed: Vec<String> = c
+        .clashing
+        .iter()
+        .take(3)
+        .filter_map(|a| m.live_buffers.iter().find(|b| b.address == *a))
+        .map(|b| {
+            let who = b.tensor_id.map_or_else(|| "a buffer".to_string(), |id| format!("tensor {id}"));
+            let own = if b.is_this_operation() { ", this operation" } else { "" };
+            format!("{who} at {} ({}{own})", address(b.address, hex), size(b.size_per_bank))
+        })
+        .collect();
+    let more = c.clashing.len().saturating_sub(listed.len());
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!(
+        "{head}; {} below it: {}{more}. Move them to DRAM or free them before operation {} for the circular buffers to fit.",
+        plural(c.clashing.len(), "live L1 buffer lies", "live L1 buffers lie"),
+        listed.join(", "),
+        m.operation_id
+    )
+}
+
+/// Every line of the memory at a failure, in order: basis, check, reason from the map, holders,
+/// advice, notes.
+pub fn failure_lines(m: &MemoryAtFailure, hex: bool) -> Vec<String> {
+    let mut lines = vec![basis_sentence(m, hex), check_sentence(m)];
+    lines.extend(reason_sentence(m));
+    lines.extend(holders_sentence(&m.live_buffers, 3, hex));
+    lines.push(advice_sentence(m, hex));
+    lines.extend(m.notes.iter().map(|n| format!("Note: {}", n.text(hex))));
+    lines
+}
+
+/// Every line of an operation's post-operation picture: what it holds, the largest free block,
+/// the holders, the notes.
+pub fn operation_lines(m: &OperationMemory, hex: bool) -> Vec<String> {
+    let what = holding(m.live_buffers.len(), m.buffer_type, m.device_id, m.map.used_per_bank, &m.map, hex);
+    let mut first = format!("After operation {}: {what}", m.operation_id);
+    if let Some(largest) = m.map.largest_free_block {
+        first.push_str(&format!("; largest free block {}", size(largest)));
+    }
+    let mut lines = vec![first];
+    lines.extend(holders_sentence(&m.live_buffers, 3, hex));
+    lines.extend(m.notes.iter().map(|n| format!("Note: {}", n.text(hex))));
+    lines
+}
