@@ -90,7 +90,7 @@ impl DeviceTree {
 
 /// The Device ops tab: the trees built so far, by operation index.
 #[derive(Default)]
-pub struct DeviceOpsTab {
+pub(crate) struct DeviceOpsTab {
     pub(crate) trees: HashMap<usize, DeviceTree>,
 }
 

@@ -123,7 +123,7 @@ const fn ctrl(c: char) -> Key {
 #[derive(Debug, Clone, Copy)]
 pub struct Binding {
     /// The keys that trigger the action.
-    pub keys: &'static [Key],
+    pub(crate) keys: &'static [Key],
     /// The keys as shown, e.g. `j/k`.
     pub label: &'static str,
     /// What they do.
@@ -157,7 +157,7 @@ const fn help_only(mut binding: Binding) -> Binding {
 use Action::*;
 
 /// Moving in a list, a table or a tree.
-pub const MOVES: &[Binding] = &[
+pub(crate) const MOVES: &[Binding] = &[
     pair(&[ch('j'), ch('k')], "j/k", "move", (Down, Up)),
     help_only(pair(&[key(KeyCode::Down), key(KeyCode::Up)], "↓/↑", "move", (Down, Up))),
     help_only(pair(&[ch('g'), ch('G')], "g/G", "first/last", (First, Last))),
@@ -168,7 +168,7 @@ pub const MOVES: &[Binding] = &[
 ];
 
 /// Keys every tab takes, after its own.
-pub const GLOBAL: &[Binding] = &[
+pub(crate) const GLOBAL: &[Binding] = &[
     help_only(bind(&[ch('x')], "x", "hex/decimal addresses", ToggleHex)),
     bind(&[key(KeyCode::Tab)], "Tab", "tab", NextTab),
     help_only(bind(&[key(KeyCode::BackTab)], "Shift-Tab", "previous tab", PreviousTab)),
@@ -178,7 +178,7 @@ pub const GLOBAL: &[Binding] = &[
 ];
 
 /// The Operations tab's own keys.
-pub const OPERATIONS: &[Binding] = &[
+pub(crate) const OPERATIONS: &[Binding] = &[
     bind(&[key(KeyCode::Enter), ch(' ')], "Enter", "expand", Toggle),
     bind(&[ch('e')], "e", "errors only", ToggleErrorsOnly),
     bind(&[ch('/')], "/", "search", SearchStart),
@@ -192,7 +192,7 @@ pub const OPERATIONS: &[Binding] = &[
 ];
 
 /// The Device ops tab's own keys.
-pub const DEVICE_OPS: &[Binding] = &[
+pub(crate) const DEVICE_OPS: &[Binding] = &[
     pair(&[ch('h'), ch('l')], "h/l", "close/open", (Close, Open)),
     help_only(pair(&[key(KeyCode::Left), key(KeyCode::Right)], "←/→", "close/open", (Close, Open))),
     help_only(bind(&[key(KeyCode::Enter), ch(' ')], "Enter", "toggle node", Toggle)),
@@ -201,7 +201,7 @@ pub const DEVICE_OPS: &[Binding] = &[
 ];
 
 /// The Performance tab's own keys.
-pub const PERFORMANCE: &[Binding] = &[
+pub(crate) const PERFORMANCE: &[Binding] = &[
     bind(&[key(KeyCode::Enter)], "Enter", "go to operation", Activate),
     pair(&[ch(']'), ch('[')], "]/[", "choose failure", (NextFailure, PreviousFailure)),
     bind(&[ch('u')], "u", "fold callout", ToggleCallout),
@@ -213,7 +213,7 @@ pub const PERFORMANCE: &[Binding] = &[
 ];
 
 /// The search input's keys (any other character is typed).
-pub const SEARCH: &[Binding] = &[
+pub(crate) const SEARCH: &[Binding] = &[
     bind(&[key(KeyCode::Enter)], "Enter", "confirm", SearchConfirm),
     bind(&[key(KeyCode::Esc)], "Esc", "clear", Back),
     help_only(bind(&[key(KeyCode::Backspace)], "Backspace", "delete", SearchBackspace)),
@@ -221,7 +221,7 @@ pub const SEARCH: &[Binding] = &[
 ];
 
 /// A popup's keys.
-pub const POPUP: &[Binding] = &[
+pub(crate) const POPUP: &[Binding] = &[
     pair(&[ch('j'), ch('k')], "j/k", "scroll", (Down, Up)),
     help_only(pair(&[key(KeyCode::Down), key(KeyCode::Up)], "↓/↑", "scroll", (Down, Up))),
     help_only(pair(&[key(KeyCode::PageDown), key(KeyCode::PageUp)], "PgDn/PgUp", "page down/up", (PageDown, PageUp))),
@@ -243,7 +243,7 @@ const HELP_PANE: &[&[Binding]] = &[POPUP, HELP];
 const ERROR_POPUP_PANE: &[&[Binding]] = &[POPUP, ERROR_POPUP];
 
 /// The binding tables of a pane, in the order they are matched and listed.
-pub fn tables(pane: Pane) -> &'static [&'static [Binding]] {
+pub(crate) fn tables(pane: Pane) -> &'static [&'static [Binding]] {
     match pane {
         Pane::Operations => OPERATIONS_PANE,
         Pane::DeviceOps => DEVICE_OPS_PANE,
@@ -255,12 +255,12 @@ pub fn tables(pane: Pane) -> &'static [&'static [Binding]] {
 }
 
 /// The bindings of a pane, flattened.
-pub fn bindings(pane: Pane) -> impl Iterator<Item = &'static Binding> {
+pub(crate) fn bindings(pane: Pane) -> impl Iterator<Item = &'static Binding> {
     tables(pane).iter().flat_map(|t| t.iter())
 }
 
 /// The pane titles help groups the keys under.
-pub fn pane_title(pane: Pane) -> &'static str {
+pub(crate) fn pane_title(pane: Pane) -> &'static str {
     match pane {
         Pane::Operations => "Operations",
         Pane::DeviceOps => "Device ops",
@@ -282,7 +282,7 @@ impl Binding {
     }
 
     /// The actions this binding can trigger (one, or both of a pair).
-    pub fn actions(&self) -> impl Iterator<Item = Action> {
+    pub(crate) fn actions(&self) -> impl Iterator<Item = Action> {
         std::iter::once(self.action).chain(self.paired)
     }
 }

@@ -11,13 +11,16 @@ mod reads;
 mod rows;
 mod search_index;
 
-pub use device_ops::{DeviceOpsTab, DeviceTree, TreeAnnotations, TreeItems};
-pub use keys::{Action, Binding, Pane, keymap};
+pub(crate) use device_ops::{DeviceOpsTab, TreeAnnotations};
+pub use device_ops::{DeviceTree, TreeItems};
+pub(crate) use keys::keymap;
+pub use keys::{Action, Binding, Pane};
 pub use model::{Loaded, Model};
-pub use operations::{OperationsTab, Search};
-pub use perf::{Focus, PerfInput, PerfRows, PerfTab, micros};
+pub(crate) use operations::OperationsTab;
+pub(crate) use perf::{Focus, micros};
+pub use perf::{PerfInput, PerfRows, PerfTab};
 pub use reads::{Read, ReadResult};
-pub use rows::{Scroll, WindowedRows};
+pub(crate) use rows::{Scroll, WindowedRows};
 
 use crate::analysis::reason::CalloutBody;
 
@@ -37,7 +40,7 @@ pub const TABS: [Tab; 3] = [Tab::Operations, Tab::DeviceOps, Tab::Performance];
 
 /// A popup over the tabs, with its scroll position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Popup {
+pub(crate) enum Popup {
     /// Every key.
     Help(Scroll),
     /// Raw message and stack trace of an operation's error (by operation index).
@@ -77,7 +80,7 @@ pub(crate) enum Outcome {
 }
 
 /// The Performance tab's report: none, being linked on a worker thread, or linked.
-pub enum PerfState {
+pub(crate) enum PerfState {
     /// No performance report was opened.
     None,
     /// Reading and linking `file_name` on a worker thread.

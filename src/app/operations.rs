@@ -10,18 +10,18 @@ use std::collections::HashSet;
 
 /// The search: what was typed, whether typing goes on, and the matching rows.
 #[derive(Debug, Clone, Default)]
-pub struct Search {
+pub(crate) struct Search {
     /// The text typed.
-    pub query: String,
+    pub(crate) query: String,
     /// Typing goes to the search.
-    pub editing: bool,
+    pub(crate) editing: bool,
     /// Positions in the list that match, ascending.
-    pub matches: Vec<usize>,
+    pub(crate) matches: Vec<usize>,
 }
 
 /// The Operations tab.
 #[derive(Debug, Clone)]
-pub struct OperationsTab {
+pub(crate) struct OperationsTab {
     /// Operation indexes listed, in order.
     pub(crate) shown: Vec<usize>,
     /// Selection and window over `shown`.

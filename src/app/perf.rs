@@ -19,7 +19,7 @@ use std::collections::HashMap;
 #[derive(Debug, Clone)]
 pub struct PerfRows {
     /// The rows, in the view's order.
-    pub rows: Vec<PerfRow>,
+    pub(crate) rows: Vec<PerfRow>,
     /// maxCores for the `Few cores` and `Recompute` flags.
     pub max_cores: u64,
 }
@@ -45,7 +45,7 @@ pub struct PerfInput {
 
 /// Which part of the tab the keys act on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Focus {
+pub(crate) enum Focus {
     /// The table's selected row.
     Table,
     /// The callout's selected listing.
@@ -57,7 +57,7 @@ pub struct PerfTab {
     /// What was read.
     pub(crate) input: PerfInput,
     /// Rows per device instead of merged (`m`).
-    pub(crate) per_device: bool,
+    pub per_device: bool,
     /// The active view's mapping (behaviour.md §9.8); empty when not linked.
     pub(crate) map: LinkMap,
     /// The flags of every row of the view.

@@ -8,7 +8,7 @@ use std::ops::Range;
 
 /// A selection over `len` rows, of which `height` lines show from row `offset`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WindowedRows {
+pub(crate) struct WindowedRows {
     len: usize,
     selected: usize,
     offset: usize,
@@ -18,50 +18,38 @@ pub struct WindowedRows {
 
 impl WindowedRows {
     /// A view over `len` rows, the first selected.
-    pub fn new(len: usize) -> Self {
+    pub(crate) fn new(len: usize) -> Self {
         Self { len, ..Self::default() }
     }
 
     /// How many rows there are.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether there are no rows.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The selected row, when there are rows.
-    pub fn selected(&self) -> Option<usize> {
+    pub(crate) fn selected(&self) -> Option<usize> {
         (self.selected < self.len).then_some(self.selected)
     }
 
     /// The first row shown.
-    pub fn offset(&self) -> usize {
+    pub(crate) fn offset(&self) -> usize {
         self.offset
     }
 
     /// Lines shown at the last fit (0 before the first).
-    pub fn height(&self) -> usize {
+    pub(crate) fn height(&self) -> usize {
         self.height
     }
 
     /// The rows shown at the last fit (at most `height` of them, fewer when rows are taller).
-    pub fn visible(&self) -> Range<usize> {
+    pub(crate) fn visible(&self) -> Range<usize> {
         self.offset.min(self.len)..(self.offset + self.height).min(self.len)
-    }
-
-    /// Changes the number of rows, keeping the selection (clamped).
-    pub fn set_len(&mut self, len: usize) {
-        self.len = len;
-        self.selected = self.selected.min(len.saturating_sub(1));
-        self.offset = self.offset.min(self.selected);
     }
 
     /// Selects a row (clamped) and scrolls it into view, counting a line per row until the next
     /// fit measures them.
-    pub fn select(&mut self, row: usize) {
+    pub(crate) fn select(&mut self, row: usize) {
         self.selected = row.min(self.len.saturating_sub(1));
         let height = self.height.max(1);
         if self.selected < self.offset {
@@ -72,13 +60,13 @@ impl WindowedRows {
     }
 
     /// Selects a row and puts it in the middle of the view at the next fit.
-    pub fn select_centered(&mut self, row: usize) {
+    pub(crate) fn select_centered(&mut self, row: usize) {
         self.select(row);
         self.center = true;
     }
 
     /// Applies a move (`Up`, `Down`, pages, ends); false for any other action.
-    pub fn apply(&mut self, action: Action) -> bool {
+    pub(crate) fn apply(&mut self, action: Action) -> bool {
         let page = self.height.max(1);
         let s = self.selected;
         let target = match action {
@@ -98,7 +86,7 @@ impl WindowedRows {
 
     /// Fits the offset to `height` lines, rows taking `row_height(row)` lines each (measured only
     /// near the selection): the selected row is fully visible, centred when asked for.
-    pub fn fit(&mut self, height: usize, row_height: impl Fn(usize) -> usize) {
+    pub(crate) fn fit(&mut self, height: usize, row_height: impl Fn(usize) -> usize) {
         self.height = height;
         if self.len == 0 || height == 0 {
             self.offset = 0;
@@ -133,24 +121,24 @@ impl WindowedRows {
 
 /// The scroll position of a text pane, clamped to its content at each fit.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Scroll {
+pub(crate) struct Scroll {
     offset: usize,
     max: usize,
 }
 
 impl Scroll {
     /// The first line shown.
-    pub fn offset(&self) -> usize {
+    pub(crate) fn offset(&self) -> usize {
         self.offset
     }
 
     /// Scrolls by `lines` (negative: up), within the content of the last fit.
-    pub fn by(&mut self, lines: isize) {
+    pub(crate) fn by(&mut self, lines: isize) {
         self.offset = self.offset.saturating_add_signed(lines).min(self.max);
     }
 
     /// Scrolls by a text action: lines, pages of `page` lines, top and bottom.
-    pub fn apply(&mut self, action: Action, page: usize) -> bool {
+    pub(crate) fn apply(&mut self, action: Action, page: usize) -> bool {
         let page = page.max(1) as isize;
         match action {
             Action::Down => self.by(1),
@@ -165,12 +153,12 @@ impl Scroll {
     }
 
     /// Back to the top.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.offset = 0;
     }
 
     /// Clamps to `content` lines shown `height` at a time.
-    pub fn fit(&mut self, content: usize, height: usize) {
+    pub(crate) fn fit(&mut self, content: usize, height: usize) {
         self.max = content.saturating_sub(height);
         self.offset = self.offset.min(self.max);
     }
@@ -218,8 +206,6 @@ mod tests {
         empty.apply(Action::Down);
         empty.fit(5, |_| 1);
         assert_eq!((empty.selected(), empty.visible()), (None, 0..0));
-        rows.set_len(3);
-        assert_eq!((rows.selected(), rows.offset()), (Some(2), 2));
     }
 
     #[test]

@@ -3,14 +3,14 @@
 
 /// All operations' search keys in one string, with where each begins.
 #[derive(Debug, Clone, Default)]
-pub struct SearchIndex {
+pub(crate) struct SearchIndex {
     text: String,
     starts: Vec<usize>,
 }
 
 impl SearchIndex {
     /// Builds the index from `(id, name)` pairs in operation order.
-    pub fn new<'a>(operations: impl Iterator<Item = (u64, &'a str)>) -> Self {
+    pub(crate) fn new<'a>(operations: impl Iterator<Item = (u64, &'a str)>) -> Self {
         let mut index = Self::default();
         for (id, name) in operations {
             index.starts.push(index.text.len());
@@ -22,7 +22,7 @@ impl SearchIndex {
     }
 
     /// Indexes of the operations whose key contains `query` (case-insensitive), ascending.
-    pub fn matches(&self, query: &str) -> Vec<usize> {
+    pub(crate) fn matches(&self, query: &str) -> Vec<usize> {
         let query = query.to_lowercase();
         let mut found = Vec::new();
         if query.is_empty() || query.contains('\n') {
@@ -41,7 +41,7 @@ impl SearchIndex {
     }
 
     /// Whether operation `index` matches `query` (lower-cased).
-    pub fn is_match(&self, index: usize, query: &str) -> bool {
+    pub(crate) fn is_match(&self, index: usize, query: &str) -> bool {
         let end = self.starts.get(index + 1).copied().unwrap_or(self.text.len());
         self.text[self.starts[index]..end].contains(query)
     }

@@ -7,7 +7,7 @@ use crate::analysis::reason::CalloutBody;
 use ratatui::text::{Line, Span};
 
 /// The callout body as styled lines: the kind label bold, the reason label bold before its detail.
-pub fn callout_lines(body: &CalloutBody, theme: &Theme, indent: &str) -> Vec<Line<'static>> {
+pub(crate) fn callout_lines(body: &CalloutBody, theme: &Theme, indent: &str) -> Vec<Line<'static>> {
     let mut lines = vec![
         Line::from(vec![Span::raw(indent.to_string()), Span::styled(body.kind_label, theme.bold.patch(theme.danger))]),
         Line::from(format!("{indent}{}", body.summary)),
@@ -26,19 +26,19 @@ pub fn callout_lines(body: &CalloutBody, theme: &Theme, indent: &str) -> Vec<Lin
 }
 
 /// The callout body of an error that is an allocation failure, with `Failed in …`.
-pub fn error_callout(error: &ErrorRecord, hex: bool, failed_in: &[String]) -> Option<CalloutBody> {
+pub(crate) fn error_callout(error: &ErrorRecord, hex: bool, failed_in: &[String]) -> Option<CalloutBody> {
     error.failure.as_ref().map(|f| CalloutBody::new(f, hex, failed_in, None))
 }
 
 /// Lines of a multi-line text, each indented.
-pub fn text_lines(text: &str, indent: &str) -> Vec<Line<'static>> {
+pub(crate) fn text_lines(text: &str, indent: &str) -> Vec<Line<'static>> {
     text.lines().map(|l| Line::from(format!("{indent}{l}"))).collect()
 }
 
 /// The lines of an error: its callout when it is an allocation failure, then (when `raw`) the
 /// message under `Error Message` and the stack trace, when there is one, under `Error Stack
 /// Trace` (behaviour.md §7.2).
-pub fn error_lines(
+pub(crate) fn error_lines(
     error: &ErrorRecord,
     hex: bool,
     failed_in: &[String],

@@ -16,7 +16,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Scrollbar, ScrollbarOrientatio
 pub const STACK_TRACE_HEADING: &str = "Stack trace (most recent call last)";
 
 /// A duration in seconds, as shown in the detail pane.
-pub fn duration_text(seconds: Option<f64>) -> String {
+pub(crate) fn duration_text(seconds: Option<f64>) -> String {
     match seconds {
         None => "not recorded".to_string(),
         Some(s) if s >= 1.0 => format!("{s:.3} s"),
@@ -74,7 +74,7 @@ pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
 }
 
 /// Draws the pane.
-pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>, scroll: &mut Scroll) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>, scroll: &mut Scroll) {
     let theme = view.theme;
     let Some(i) = operation else {
         frame.render_widget(Block::new().borders(Borders::ALL).title(" Details "), area);

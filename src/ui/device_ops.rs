@@ -17,7 +17,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use tui_tree_widget::{Tree, TreeItem};
 
 /// Draws the tab for the selected operation.
-pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>, tab: &mut DeviceOpsTab) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>, tab: &mut DeviceOpsTab) {
     let theme = view.theme;
     let Some(i) = operation else {
         frame.render_widget(Paragraph::new(Line::styled("No operation selected", theme.dim)), area);
@@ -76,7 +76,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
 
 /// The widget items of a tree; identifiers are child indexes, so paths match `entry_at`. A scope
 /// with an annotation (its perf row) shows it after its name.
-pub fn tree_items(
+pub(crate) fn tree_items(
     entries: &[TreeEntry],
     annotations: &TreeAnnotations,
     hex: bool,
@@ -114,7 +114,7 @@ pub fn tree_items(
 }
 
 /// A buffer row as text: node type, size, buffer type, address, cores, devices.
-pub fn buffer_text(row: &BufferRow, hex: bool) -> String {
+pub(crate) fn buffer_text(row: &BufferRow, hex: bool) -> String {
     let kind = match row.kind {
         NodeType::BufferAllocate => "buffer_allocate",
         NodeType::BufferDeallocate => "buffer_deallocate",

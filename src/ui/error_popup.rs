@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 /// Draws the popup.
-pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: usize, scroll: &mut Scroll) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, operation: usize, scroll: &mut Scroll) {
     clear(frame, area);
     let theme = view.theme;
     let op = &view.model.operations[operation];

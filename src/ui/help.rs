@@ -38,7 +38,7 @@ pub fn help_lines(app: &App, theme: &Theme, from: Pane) -> Vec<Line<'static>> {
 }
 
 /// Draws the popup.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, from: Pane, scroll: &mut Scroll) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, from: Pane, scroll: &mut Scroll) {
     clear(frame, area);
     let block = Block::new()
         .borders(Borders::ALL)

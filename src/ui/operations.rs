@@ -17,13 +17,13 @@ use std::collections::HashSet;
 use unicode_width::UnicodeWidthStr;
 
 /// Terminals at least this wide show the detail pane beside the list.
-pub const SIDE_BY_SIDE_WIDTH: u16 = 110;
+pub(crate) const SIDE_BY_SIDE_WIDTH: u16 = 110;
 
 /// Columns before a row's label: the selection symbol and the error marker.
 const LABEL_START: usize = 10;
 
 /// Draws the tab.
-pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &mut OperationsTab) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &mut OperationsTab) {
     let callout_height = unattached::height(view, tab.unattached_folded, area);
     let [callout_area, rest] = Layout::vertical([Constraint::Length(callout_height), Constraint::Fill(1)]).areas(area);
     if callout_height > 0 {
@@ -42,7 +42,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &mut OperationsTab)
 
 /// The title of the list: how many operations and how many with an error, or the reference's
 /// counter while the filter is on (behaviour.md §7.4).
-pub fn list_title(view: &View, shown: usize, errors_only: bool) -> String {
+pub(crate) fn list_title(view: &View, shown: usize, errors_only: bool) -> String {
     let total = view.model.operations.len();
     if errors_only {
         return format!("Showing {shown} of {total} operations");
@@ -53,7 +53,7 @@ pub fn list_title(view: &View, shown: usize, errors_only: bool) -> String {
 
 /// The label of a list row, `{id} {name} ({file}:{line})` (behaviour.md §1.5), fitted to `width`
 /// columns: the name is cut with `…` before the place is.
-pub fn list_label(view: &View, operation: usize, width: usize) -> String {
+pub(crate) fn list_label(view: &View, operation: usize, width: usize) -> String {
     let op = &view.model.operations[operation];
     let place = view.model.source_label(operation).map(|p| format!(" ({p})")).unwrap_or_default();
     let id = format!("{} ", op.id);
@@ -66,7 +66,7 @@ pub fn list_label(view: &View, operation: usize, width: usize) -> String {
 }
 
 /// The lines an expanded list item shows below its row, wrapped to `width` (behaviour.md §7.2).
-pub fn expansion_lines(view: &View, operation: usize, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn expansion_lines(view: &View, operation: usize, width: usize) -> Vec<Line<'static>> {
     const INDENT: &str = "    ";
     let model = view.model;
     let lines = match model.error_of(operation) {

@@ -15,15 +15,15 @@ use ratatui::widgets::{
 };
 
 /// Terminals narrower than this show only ID, OP Code, Device Time and Flags.
-pub const ALL_COLUMNS_WIDTH: u16 = 100;
+pub(crate) const ALL_COLUMNS_WIDTH: u16 = 100;
 
 /// The glyph before a flag, so danger and warning survive without colour.
-pub fn flag_glyph(kind: FlagKind) -> &'static str {
+pub(crate) fn flag_glyph(kind: FlagKind) -> &'static str {
     if kind == FlagKind::OpFailed { "✖ " } else { "! " }
 }
 
 /// The counter of the table's title.
-pub fn counter(tab: &PerfTab) -> String {
+pub(crate) fn counter(tab: &PerfTab) -> String {
     if tab.flagged_only {
         format!("Showing {} of {} rows", tab.shown.len(), tab.rows().len())
     } else {
@@ -32,7 +32,7 @@ pub fn counter(tab: &PerfTab) -> String {
 }
 
 /// The Flags cell: short labels after their glyph, danger or warning style.
-pub fn flags_line(flags: &[Flag], theme: &Theme) -> Line<'static> {
+pub(crate) fn flags_line(flags: &[Flag], theme: &Theme) -> Line<'static> {
     let mut spans = Vec::new();
     for (k, flag) in flags.iter().enumerate() {
         if k > 0 {
@@ -59,7 +59,7 @@ const NARROW: [(&str, Option<u16>); 4] =
     [("ID", Some(6)), ("OP Code", None), ("Device Time", Some(13)), ("Flags", Some(0))];
 
 /// Draws the table: header and the visible rows only.
-pub fn draw_table(frame: &mut Frame, area: Rect, view: &View, tab: &mut PerfTab) {
+pub(crate) fn draw_table(frame: &mut Frame, area: Rect, view: &View, tab: &mut PerfTab) {
     let theme = view.theme;
     let mut title = vec![Span::styled(format!(" {} ", tab.input.file_name), theme.bold)];
     if tab.input.per_device.is_some() {
@@ -139,7 +139,7 @@ fn table_row(
 }
 
 /// The footer: the selected row, its operation, and each flag's label, description and detail.
-pub fn footer_lines(view: &View, tab: &PerfTab) -> Vec<Line<'static>> {
+pub(crate) fn footer_lines(view: &View, tab: &PerfTab) -> Vec<Line<'static>> {
     let theme = view.theme;
     let Some(index) = tab.selected_row() else { return Vec::new() };
     let row = &tab.rows()[index];

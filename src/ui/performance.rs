@@ -17,11 +17,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, StatefulWidget, Widget};
 
 /// What the tab says when no performance report was opened.
-pub const NO_PERF_REPORT: &str =
+pub(crate) const NO_PERF_REPORT: &str =
     "No performance report loaded — pass --perf PATH (a profiler report folder or ops_perf_results*.csv)";
 
 /// The link state for the status bar: short, with the reason when nothing linked.
-pub fn link_status(perf: &PerfState) -> Option<String> {
+pub(crate) fn link_status(perf: &PerfState) -> Option<String> {
     match perf {
         PerfState::None => None,
         PerfState::Linking(_) => Some("perf: linking…".to_string()),
@@ -35,7 +35,7 @@ pub fn link_status(perf: &PerfState) -> Option<String> {
 }
 
 /// The link line of the tab: the reference's text, and why nothing linked.
-pub fn link_line(tab: &PerfTab) -> String {
+pub(crate) fn link_line(tab: &PerfTab) -> String {
     match (&tab.input.unlinked_reason, tab.is_linked()) {
         (_, true) => LINKED_TEXT.to_string(),
         (Some(reason), false) => format!("{UNLINKED_TEXT}: {reason}"),
@@ -44,7 +44,7 @@ pub fn link_line(tab: &PerfTab) -> String {
 }
 
 /// Draws the tab.
-pub fn draw(frame: &mut Frame, area: Rect, view: &View, perf: &mut PerfState) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, perf: &mut PerfState) {
     let theme = view.theme;
     let tab = match perf {
         PerfState::None => {

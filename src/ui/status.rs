@@ -15,7 +15,7 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 /// The first line's texts, separated by `│`.
-pub fn state_texts(app: &App) -> Vec<String> {
+pub(crate) fn state_texts(app: &App) -> Vec<String> {
     let mut parts = Vec::new();
     match (&app.perf, app.tab) {
         (PerfState::Ready(perf), Tab::Performance) => {
@@ -78,7 +78,7 @@ pub fn hints(app: &App) -> Vec<(&'static Binding, bool)> {
 }
 
 /// The hints that fit `width` columns: help and quit always, the others in order while they fit.
-pub fn fitted_hints(app: &App, width: usize) -> Vec<(&'static Binding, bool)> {
+pub(crate) fn fitted_hints(app: &App, width: usize) -> Vec<(&'static Binding, bool)> {
     let all = hints(app);
     let always = |b: &Binding| matches!(b.action, Action::Help | Action::Quit);
     let wide = |b: &Binding| b.label.width() + b.description.width() + 3;
@@ -97,7 +97,7 @@ pub fn fitted_hints(app: &App, width: usize) -> Vec<(&'static Binding, bool)> {
 }
 
 /// Draws the two lines.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let width = area.width as usize;
     let mut parts = state_texts(app);
     if let Some(message) = &app.message {

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 /// The tab's title, with its number key.
-pub fn title(tab: Tab) -> &'static str {
+pub(crate) fn title(tab: Tab) -> &'static str {
     match tab {
         Tab::Operations => "1 Operations",
         Tab::DeviceOps => "2 Device ops",
@@ -18,7 +18,7 @@ pub fn title(tab: Tab) -> &'static str {
 }
 
 /// Draws the tab bar.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut spans = Vec::new();
     for tab in TABS {
         let style = if tab == app.tab { theme.active_tab } else { theme.dim };

@@ -5,12 +5,12 @@ use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// The mark of text cut short.
-pub const ELLIPSIS: &str = "…";
+pub(crate) const ELLIPSIS: &str = "…";
 
 /// Splits a styled line into lines of at most `width` columns. Breaks at the last space that
 /// fits, unless that would leave the line less than half full (a long path after `File` is then
 /// broken mid-word rather than leaving `File` alone); continuation lines repeat the leading spaces.
-pub fn wrap_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn wrap_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
     if width == 0 || line.width() <= width {
         return vec![line];
     }
@@ -62,12 +62,12 @@ pub fn wrap_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
 }
 
 /// Every line wrapped to `width` columns.
-pub fn wrap_lines(lines: impl IntoIterator<Item = Line<'static>>, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn wrap_lines(lines: impl IntoIterator<Item = Line<'static>>, width: usize) -> Vec<Line<'static>> {
     lines.into_iter().flat_map(|line| wrap_line(line, width)).collect()
 }
 
 /// A text cut to `width` columns, ending in `…` when cut.
-pub fn truncate(text: &str, width: usize) -> String {
+pub(crate) fn truncate(text: &str, width: usize) -> String {
     if text.width() <= width {
         return text.to_string();
     }
@@ -89,7 +89,7 @@ pub fn truncate(text: &str, width: usize) -> String {
 }
 
 /// A styled line cut to `width` columns, its last kept span ending in `…` when cut.
-pub fn truncate_line(line: Line<'static>, width: usize) -> Line<'static> {
+pub(crate) fn truncate_line(line: Line<'static>, width: usize) -> Line<'static> {
     if line.width() <= width {
         return line;
     }

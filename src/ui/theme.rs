@@ -8,23 +8,23 @@ pub struct Theme {
     /// True when no colour may be written.
     pub plain: bool,
     /// Ordinary text.
-    pub text: Style,
+    pub(crate) text: Style,
     /// Headings and labels in bold.
-    pub bold: Style,
+    pub(crate) bold: Style,
     /// Secondary text: hints, disabled keys.
-    pub dim: Style,
+    pub(crate) dim: Style,
     /// Errors, failed scopes, the failure callout.
-    pub danger: Style,
+    pub(crate) danger: Style,
     /// Warnings (no-op reshape).
-    pub warning: Style,
+    pub(crate) warning: Style,
     /// Key names in hints and help.
-    pub key: Style,
+    pub(crate) key: Style,
     /// The selected row.
-    pub selected: Style,
+    pub(crate) selected: Style,
     /// The active tab.
-    pub active_tab: Style,
+    pub(crate) active_tab: Style,
     /// Search matches in the list.
-    pub matched: Style,
+    pub(crate) matched: Style,
 }
 
 /// The symbol before the selected row, so selection survives without colour.

@@ -11,10 +11,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 /// How many unattached errors the callout explains before `And {n − 5} more.`.
-pub const UNATTACHED_SHOWN: usize = 5;
+pub(crate) const UNATTACHED_SHOWN: usize = 5;
 
 /// The title of the callout.
-pub fn title(n: usize) -> String {
+pub(crate) fn title(n: usize) -> String {
     if n == 1 {
         "1 error recorded that is not shown on any operation".to_string()
     } else {
@@ -23,7 +23,7 @@ pub fn title(n: usize) -> String {
 }
 
 /// The body of the callout: the first 5 explained, then `And {n − 5} more.`.
-pub fn lines(view: &View) -> Vec<Line<'static>> {
+pub(crate) fn lines(view: &View) -> Vec<Line<'static>> {
     let (model, theme) = (view.model, view.theme);
     let unattached = model.unattached();
     let mut lines = Vec::new();
@@ -54,7 +54,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
 
 /// Lines the callout takes in the tab's area: none without unattached errors, its title alone
 /// when folded, else its lines up to a third of the area.
-pub fn height(view: &View, folded: bool, area: Rect) -> u16 {
+pub(crate) fn height(view: &View, folded: bool, area: Rect) -> u16 {
     if view.model.unattached().is_empty() {
         0
     } else if folded {
@@ -66,7 +66,7 @@ pub fn height(view: &View, folded: bool, area: Rect) -> u16 {
 }
 
 /// Draws the callout.
-pub fn draw(frame: &mut Frame, area: Rect, view: &View, folded: bool, scroll: &mut Scroll) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, folded: bool, scroll: &mut Scroll) {
     let theme = view.theme;
     let title = title(view.model.unattached().len());
     if folded {
