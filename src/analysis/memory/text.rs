@@ -100,7 +100,8 @@ pub fn check_sentence(m: &MemoryAtFailure) -> String {
 
 /// The reason computed from the map for messages without free figures: `From the map: …`.
 pub fn reason_sentence(m: &MemoryAtFailure) -> Option<String> {
-    let e = m.reason.as_ref()?;
+    // Larger than an empty bank needs no map: the callout already says it.
+    let e = m.reason.as_ref().filter(|e| e.reason != crate::analysis::reason::Reason::LargerThanEmptyBank)?;
     let source = if m.map.region.bounds().is_some() { "From the map" } else { "From the message" };
     Some(format!("{source}: {}. {}", e.reason.label(), e.detail))
 }
@@ -201,9 +202,8 @@ pub fn advice_sentence(m: &MemoryAtFailure, hex: bool) -> String {
         Err(NoFit::Pinned) => format!(
             "No buffer can be freed to make room: every {need} window overlaps an input of operation {n} or a buffer it allocated."
         ),
-        Err(NoFit::LargerThanRegion) => {
-            let region = m.map.region.bounds().map_or(0, |(s, e)| e - s);
-            format!("The {need} request is larger than the whole region ({}): no freeing makes it fit.", size(region))
+        Err(NoFit::LargerThanRegion { size: region }) => {
+            format!("The {need} request is larger than the whole region ({}): no freeing makes it fit.", size(*region))
         }
         Err(NoFit::RegionUnknown) => "No advice on what to free: the region is unknown.".into(),
         Err(NoFit::NoRequest) => "No advice on what to free: the message gives no per-bank request.".into(),

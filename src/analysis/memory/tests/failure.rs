@@ -54,8 +54,9 @@ fn a_v2_message_gets_its_reason_from_the_map() {
     let m = memory_at_failure(&fragmented(v2_failure("L1", 900, 9000))).unwrap();
     assert_eq!(m.reason.unwrap().reason, Reason::FreeBlockCouldHoldIt);
     let m = memory_at_failure(&fragmented(v2_failure("L1", 9500, 9000))).unwrap();
-    assert_eq!(m.reason.unwrap().reason, Reason::LargerThanEmptyBank);
-    assert_eq!(m.fit, Err(NoFit::LargerThanRegion));
+    assert_eq!(m.reason.as_ref().unwrap().reason, Reason::LargerThanEmptyBank);
+    assert_eq!(m.fit, Err(NoFit::LargerThanRegion { size: 9000 }));
+    assert_eq!(reason_sentence(&m), None);
 }
 
 #[test]
