@@ -6,7 +6,9 @@
 mod support;
 
 use support::sim::{Era, Options, Sim, SimOp};
-use support::{BufferRow, BufferType, Device, ErrorRow, Graph, LOOKUP_INDEXES, Layout, Op, ReportBuilder, Schema, TempDir};
+use support::{
+    BufferRow, BufferType, Device, ErrorRow, Graph, LOOKUP_INDEXES, Layout, Op, ReportBuilder, Schema, TempDir,
+};
 use ttnn_tui::analysis::memory::{MemoryAtFailure, MemoryNote, failure_lines};
 use ttnn_tui::report::{FailureMemory, MemoryReport, resolve_report};
 
@@ -123,7 +125,12 @@ fn multi_device(dir: &TempDir, order: &[i64], indexes: bool) {
         b = b.operation(ops[id as usize - 1].clone());
     }
     b = b.operation(Op::new(5, "ttnn.x")).tensor(
-        support::TensorRow::new(9, "Shape([1])", "DataType::BFLOAT16", "Layout::TILE").on_device(1, 900_000, BufferType::L1, ""),
+        support::TensorRow::new(9, "Shape([1])", "DataType::BFLOAT16", "Layout::TILE").on_device(
+            1,
+            900_000,
+            BufferType::L1,
+            "",
+        ),
     );
     let mut b = b.error(ErrorRow::new(4, "ttnn.add", "RuntimeError", V3));
     // The failed operation's first input lives on device 1.
@@ -143,9 +150,16 @@ fn the_earlier_snapshot_is_found_by_index_by_rowid_and_by_scan() {
         multi_device(&dir, &order, indexes);
         let report = open(&dir);
         let m = found(&report, 4);
-        assert_eq!((m.device_id, m.basis.as_str(), m.snapshot_operation_id), (1, "earlier_snapshot", Some(2)), "{order:?}");
+        assert_eq!(
+            (m.device_id, m.basis.as_str(), m.snapshot_operation_id),
+            (1, "earlier_snapshot", Some(2)),
+            "{order:?}"
+        );
         let b = &m.live_buffers[0];
-        assert_eq!((b.address, b.size_per_bank, b.tensor_id, b.stale, b.input_of_operation), (900_000, 4096, Some(9), false, true));
+        assert_eq!(
+            (b.address, b.size_per_bank, b.tensor_id, b.stale, b.input_of_operation),
+            (900_000, 4096, Some(9), false, true)
+        );
         assert_eq!(b.last_use_operation_id, Some(3));
     }
 }
@@ -158,13 +172,15 @@ fn the_search_for_an_earlier_snapshot_is_bounded() {
         .device(Device::wormhole(1))
         .operation(Op::new(1, "ttnn.relu").buffers(vec![BufferRow::l1(1_000_000, 64).device(1)]))
         .operation(Op::new(2, "ttnn.relu"))
-        .operation(Op::new(3, "ttnn.add").graph(
-            Graph::new()
-                .capture_start()
-                .start("ttnn.add")
-                .alloc(support::Alloc::new(64 * 64, 600_000, BufferType::L1, Layout::Interleaved).device(1))
-                .capture_end(),
-        ))
+        .operation(
+            Op::new(3, "ttnn.add").graph(
+                Graph::new()
+                    .capture_start()
+                    .start("ttnn.add")
+                    .alloc(support::Alloc::new(64 * 64, 600_000, BufferType::L1, Layout::Interleaved).device(1))
+                    .capture_end(),
+            ),
+        )
         .error(ErrorRow::new(3, "ttnn.add", "RuntimeError", V3))
         .sql(
             "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 200009) \
@@ -196,12 +212,16 @@ fn any_operation_s_post_operation_picture() {
     let places: Vec<(u64, &str)> = m.places.iter().map(|(d, t)| (*d, t.token())).collect();
     assert_eq!(places, [(0, "DRAM"), (0, "L1")]);
     assert_eq!(m.buffer_type.token(), "L1");
-    let holders: Vec<(Option<u64>, bool, bool)> = m.live_buffers.iter().map(|b| (b.tensor_id, b.input_of_operation, b.stale)).collect();
+    let holders: Vec<(Option<u64>, bool, bool)> =
+        m.live_buffers.iter().map(|b| (b.tensor_id, b.input_of_operation, b.stale)).collect();
     // x (its input, 256 KiB) then the weight (128 KiB, last used at 1: stale).
     assert_eq!(holders, [(Some(sim.tensor_id("x")), true, false), (Some(sim.tensor_id("w")), false, true)]);
     let dram = report.operation_memory(1, Some((0, ttnn_tui::analysis::failure::BufferType::Dram))).unwrap().unwrap();
     let own = &dram.live_buffers[0];
-    assert_eq!((own.tensor_id, own.is_this_operation(), own.producer_operation_id), (Some(sim.tensor_id("y")), true, Some(2)));
+    assert_eq!(
+        (own.tensor_id, own.is_this_operation(), own.producer_operation_id),
+        (Some(sim.tensor_id("y")), true, Some(2))
+    );
     assert_eq!(report.operation_memory(0, None).unwrap().map(|m| m.live_buffers.len()), Some(2));
 }
 
