@@ -101,9 +101,61 @@ fn json_contract_keys() {
             "stack_trace",
             "allocation_failure",
             "failed_device_operations",
-            "perf"
+            "perf",
+            "memory"
         ]
     );
+    // memory.md §8: every key always present, in this order.
+    let op13 = value["operations"].as_array().unwrap().iter().find(|o| o["operation_id"] == 13).unwrap();
+    let memory = &op13["memory"];
+    assert_eq!(
+        keys(memory),
+        [
+            "device_id",
+            "buffer_type",
+            "basis",
+            "snapshot_operation_id",
+            "region",
+            "live_buffers",
+            "used_per_bank",
+            "free_blocks",
+            "largest_free_block",
+            "check",
+            "reason",
+            "reason_label",
+            "fit",
+            "circular_buffers"
+        ]
+    );
+    assert_eq!(keys(&memory["region"]), ["start", "end", "source"]);
+    assert_eq!(
+        keys(&memory["live_buffers"][0]),
+        [
+            "address",
+            "size_per_bank",
+            "layout",
+            "origin",
+            "device_operation",
+            "tensor_id",
+            "shape",
+            "dtype",
+            "producer_operation_id",
+            "producer_operation_name",
+            "last_use_operation_id",
+            "input_of_failed_operation",
+            "stale"
+        ]
+    );
+    assert_eq!(keys(&memory["check"]), ["status", "allocated", "free", "largest_free_block"]);
+    assert_eq!(keys(&memory["fit"]), ["needed_per_bank", "free", "freed_per_bank", "block"]);
+    assert_eq!(keys(&memory["fit"]["block"]), ["address", "size"]);
+    let op28 = value["operations"].as_array().unwrap().iter().find(|o| o["operation_id"] == 28).unwrap();
+    let circular = &op28["memory"]["circular_buffers"];
+    assert_eq!(keys(circular), ["region_end", "lowest_l1_address", "clashing", "circular_buffers"]);
+    assert_eq!(keys(&circular["circular_buffers"][0]), ["address", "size", "core_range", "device_operation"]);
+    // No memory section without an allocation failure.
+    let op26 = value["operations"].as_array().unwrap().iter().find(|o| o["operation_id"] == 26).unwrap();
+    assert!(op26["memory"].is_null());
     let failure =
         value["operations"].as_array().unwrap().iter().find_map(|o| o["allocation_failure"].as_object()).unwrap();
     assert_eq!(

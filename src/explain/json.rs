@@ -16,6 +16,10 @@ pub fn render_json(report: &MemoryReport, explanation: &Explanation<'_>, options
             let mut v = error_fields(e, options.hex);
             v["failed_device_operations"] = json!(e.failed_device_operations.clone().unwrap_or_default());
             v["perf"] = e.perf.as_ref().map_or(Value::Null, |p| json!(p));
+            v["memory"] = match &e.memory {
+                Ok(Some(m)) => super::memory_json(m),
+                _ => Value::Null,
+            };
             v
         })
         .collect();

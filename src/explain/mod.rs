@@ -2,15 +2,20 @@
 //! a terminal log, a CI job or a script.
 
 mod json;
+mod memory_json;
 mod text;
 
 use crate::analysis::failure::AllocationFailure;
 pub(crate) use crate::analysis::model::first_line;
+use crate::analysis::memory::MemoryAtFailure;
 use crate::analysis::perf_callout::PerfStatus;
 use crate::report::linked::LinkedReports;
-use crate::report::{ErrorRecord, MemoryReport, ReportError};
+use crate::report::{ErrorRecord, FailureMemory, MemoryReport, ReportError};
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 
 pub use json::render_json;
+pub use memory_json::memory_json;
 pub use text::render_text;
 
 /// What to print.
@@ -37,6 +42,9 @@ pub struct ExplainedError<'a> {
     pub failed_device_operations: Result<Vec<String>, ReportError>,
     /// The operation's perf status, when a linked performance report is open.
     pub perf: Option<PerfStatus>,
+    /// The memory at the failure (memory.md), none when there is no section, or why it could
+    /// not be read.
+    pub memory: Result<Option<Box<MemoryAtFailure>>, ReportError>,
 }
 
 /// The errors of a report, in print order: attached ones by operation id, then unattached ones.
@@ -59,6 +67,9 @@ pub fn collect<'a>(
         Some(id) => vec![report.operation_index(id).ok_or(id)?],
         None => (0..report.operations.len()).collect(),
     };
+    let failed: Vec<usize> =
+        indexes.iter().copied().filter(|&i| report.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
+    let mut memory = memory_sections(report, &failed);
     let operations = indexes
         .into_iter()
         .filter_map(|i| {
@@ -71,6 +82,7 @@ pub fn collect<'a>(
                 failure: error.failure.as_ref(),
                 failed_device_operations: report.failed_device_operations(i),
                 perf: linked.and_then(|l| l.status_of(report, i)),
+                memory: memory.remove(&i).unwrap_or(Ok(None)),
             })
         })
         .collect();
@@ -86,8 +98,38 @@ pub fn collect<'a>(
                 failure: error.failure.as_ref(),
                 failed_device_operations: Ok(Vec::new()),
                 perf: None,
+                memory: Ok(None),
             })
             .collect()
     };
     Ok(Explanation { linked, operations, unattached })
+}
+
+/// The memory section of each failed operation (by index): the graph-only pass runs once when
+/// a failure needs it.
+fn memory_sections(
+    report: &MemoryReport,
+    failed: &[usize],
+) -> HashMap<usize, Result<Option<Box<MemoryAtFailure>>, ReportError>> {
+    let as_result = |m: FailureMemory| match m {
+        FailureMemory::Found(m) => Ok(Some(m)),
+        FailureMemory::Absent | FailureMemory::NeedsReplay => Ok(None),
+    };
+    let all_failed = |e: ReportError| failed.iter().map(|&i| (i, Err(e.clone()))).collect();
+    let found = match report.memory_at_failures(failed, None) {
+        Ok(found) => found,
+        Err(e) => return all_failed(e),
+    };
+    let needs: Vec<usize> = found.iter().filter(|(_, m)| *m == FailureMemory::NeedsReplay).map(|(i, _)| *i).collect();
+    let mut out: HashMap<usize, _> = found.into_iter().map(|(i, m)| (i, as_result(m))).collect();
+    if !needs.is_empty() {
+        let replayed = report
+            .replay_graphs(&mut |_, _| {}, &AtomicBool::new(false))
+            .and_then(|replay| report.memory_at_failures(&needs, replay.as_ref()));
+        match replayed {
+            Ok(list) => out.extend(list.into_iter().map(|(i, m)| (i, as_result(m)))),
+            Err(e) => out.extend(needs.iter().map(|&i| (i, Err(e.clone())))),
+        }
+    }
+    out
 }

@@ -1,6 +1,7 @@
 //! The plain-text form of print mode.
 
 use super::{ExplainOptions, ExplainedError, Explanation, first_line};
+use crate::analysis::memory::failure_lines;
 use crate::analysis::reason::CalloutBody;
 use crate::analysis::sanitize::sanitize_line;
 use crate::report::MemoryReport;
@@ -66,6 +67,17 @@ fn block(heading: &str, e: &ExplainedError<'_>, with_type: bool, hex: bool) -> S
     }
     if let Err(reason) = &e.failed_device_operations {
         let _ = writeln!(out, "  Device operations unavailable: {reason}");
+    }
+    match &e.memory {
+        Ok(Some(memory)) => {
+            for line in failure_lines(memory, hex) {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        Ok(None) => {}
+        Err(reason) => {
+            let _ = writeln!(out, "  Memory at the failure unavailable: {reason}");
+        }
     }
     out
 }

@@ -28,7 +28,7 @@ pub struct BufferRecord {
 
 impl MemoryReport {
     /// One `WHERE` condition selecting an operation's rows of `table` (`0` when it has none).
-    fn rows_condition(&self, table: &str, id: u64) -> rusqlite::Result<String> {
+    pub(super) fn rows_condition(&self, table: &str, id: u64) -> rusqlite::Result<String> {
         let conditions = self.operation_rows(table, &[id])?;
         Ok(if conditions.is_empty() { "0".to_string() } else { conditions.join(" OR ") })
     }
@@ -89,10 +89,35 @@ impl MemoryReport {
 
     /// The `buffers` rows of an operation (by index), in table order; read only when asked for.
     pub fn buffers(&self, index: usize) -> Result<Vec<BufferRecord>, ReportError> {
+        let op = &self.operations[index];
+        let rows = self.buffer_rows(op.id, op.rank, None, |r| {
+            Ok(BufferRecord {
+                device_id: uint(r.get_ref(0)?),
+                address: uint(r.get_ref(1)?),
+                max_size_per_bank: uint(r.get_ref(2)?),
+                buffer_type: buffer_type(r.get_ref(3)?),
+                buffer_layout: match r.get_ref(4)? {
+                    ValueRef::Null => None,
+                    v => Some(int(v)),
+                },
+            })
+        });
+        rows.map_err(ReportError::read("buffers"))
+    }
+
+    /// The `buffers` rows of an operation id and rank, at most `limit` of them, in table order,
+    /// each made by `row` from the columns device_id, address, max_size_per_bank, buffer_type,
+    /// buffer_layout.
+    pub(super) fn buffer_rows<T>(
+        &self,
+        operation_id: u64,
+        rank: u32,
+        limit: Option<usize>,
+        mut row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<Vec<T>> {
         if !self.schema.has_table("buffers") {
             return Ok(Vec::new());
         }
-        let op = &self.operations[index];
         let columns = self.schema.select_list(
             "buffers",
             &[
@@ -104,25 +129,12 @@ impl MemoryReport {
             ],
         );
         let filter = self.schema.rank_filter("buffers");
-        let rows = self.rows_condition("buffers", op.id).map_err(ReportError::read("buffers"))?;
-        let sql = format!("SELECT {columns} FROM buffers WHERE ({rows}) AND {filter} ORDER BY rowid");
-        let read = || -> rusqlite::Result<Vec<BufferRecord>> {
-            let mut stmt = self.conn.prepare(&sql)?;
-            let rows = stmt.query_map(params![op.rank], |r| {
-                Ok(BufferRecord {
-                    device_id: uint(r.get_ref(0)?),
-                    address: uint(r.get_ref(1)?),
-                    max_size_per_bank: uint(r.get_ref(2)?),
-                    buffer_type: buffer_type(r.get_ref(3)?),
-                    buffer_layout: match r.get_ref(4)? {
-                        rusqlite::types::ValueRef::Null => None,
-                        v => Some(int(v)),
-                    },
-                })
-            })?;
-            rows.collect()
-        };
-        read().map_err(ReportError::read("buffers"))
+        let rows = self.rows_condition("buffers", operation_id)?;
+        let limit = limit.map_or_else(String::new, |n| format!(" LIMIT {n}"));
+        let sql = format!("SELECT {columns} FROM buffers WHERE ({rows}) AND {filter} ORDER BY rowid{limit}");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mapped = stmt.query_map(params![rank], |r| row(r))?;
+        mapped.collect()
     }
 }
 
@@ -156,37 +168,19 @@ impl MemoryReport {
         // Per operation: what was made of the graph taken so far, and whether its row had the
         // operation's rank.
         let mut taken: Vec<Option<(bool, T)>> = std::iter::repeat_with(|| None).take(self.operations.len()).collect();
-        if self.schema.has_table("captured_graph") {
-            let columns = self
-                .schema
-                .select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")]);
-            let mut read = || -> rusqlite::Result<()> {
-                let mut stmt = self.conn.prepare(&format!("SELECT {columns} FROM captured_graph ORDER BY rowid"))?;
-                let mut rows = stmt.query([])?;
-                while let Some(r) = rows.next()? {
-                    let id = uint(r.get_ref(0)?);
-                    let rank = int(r.get_ref(2)?) as u32;
-                    let first = self.operations.partition_point(|o| o.id < id);
-                    let same_id = self.operations[first..].iter().take_while(|o| o.id == id);
-                    for (offset, (op, slot)) in same_id.zip(&mut taken[first..]).enumerate() {
-                        let rank_matches = op.rank == rank;
-                        if matches!(slot, Some((true, _))) || (slot.is_some() && !rank_matches) {
-                            continue;
-                        }
-                        let graph = match r.get_ref(1)? {
-                            ValueRef::Text(bytes) => match std::str::from_utf8(bytes) {
-                                Ok(text) => parse(text),
-                                Err(_) => parse(&String::from_utf8_lossy(bytes)),
-                            },
-                            other => parse(&text(other)),
-                        };
-                        *slot = Some((rank_matches, summarise(first + offset, graph)));
-                    }
+        self.for_each_graph(|_, id, rank, text| {
+            let first = self.operations.partition_point(|o| o.id < id);
+            let same_id = self.operations[first..].iter().take_while(|o| o.id == id);
+            for (offset, (op, slot)) in same_id.zip(&mut taken[first..]).enumerate() {
+                let rank_matches = op.rank == rank;
+                if matches!(slot, Some((true, _))) || (slot.is_some() && !rank_matches) {
+                    continue;
                 }
-                Ok(())
-            };
-            read().map_err(ReportError::read("captured graphs"))?;
-        }
+                *slot = Some((rank_matches, summarise(first + offset, parse(text))));
+            }
+            true
+        })
+        .map_err(ReportError::read("captured graphs"))?;
         Ok(taken
             .into_iter()
             .enumerate()
@@ -195,5 +189,29 @@ impl MemoryReport {
                 None => summarise(i, Ok(Vec::new())),
             })
             .collect())
+    }
+
+    /// Streams every `captured_graph` row in rowid order, one at a time, as (rowid, operation
+    /// id, rank, text); `visit` returns false to stop. Nothing is kept between rows.
+    pub(super) fn for_each_graph(&self, mut visit: impl FnMut(i64, u64, u32, &str) -> bool) -> rusqlite::Result<()> {
+        if !self.schema.has_table("captured_graph") {
+            return Ok(());
+        }
+        let columns = self
+            .schema
+            .select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")]);
+        let mut stmt = self.conn.prepare(&format!("SELECT rowid, {columns} FROM captured_graph ORDER BY rowid"))?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let (rowid, id, rank) = (int(r.get_ref(0)?), uint(r.get_ref(1)?), int(r.get_ref(3)?) as u32);
+            let text: std::borrow::Cow<'_, str> = match r.get_ref(2)? {
+                ValueRef::Text(bytes) => String::from_utf8_lossy(bytes),
+                other => text(other).into(),
+            };
+            if !visit(rowid, id, rank, &text) {
+                break;
+            }
+        }
+        Ok(())
     }
 }

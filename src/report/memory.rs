@@ -5,6 +5,7 @@ use super::ReportError;
 use super::database::{
     RowSpan, Schema, float, int, open_error, open_read_only, operation_row_span, tables_indexed_by, text, uint,
 };
+use super::devices::Device;
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
 use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors};
 use crate::analysis::failure::parse_allocation_failure;
@@ -27,27 +28,6 @@ const RUN_GAP: u64 = 16;
 /// The reference's text for a rank asked of a report without per-rank data (behaviour.md §1.4).
 pub const NO_RANKS: &str =
     "This report database does not store per-rank data. Omit the rank query parameter or use rank=0 only.";
-
-/// One `devices` row (the last row wins for a repeated id).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Device {
-    /// `device_id`.
-    pub device_id: u64,
-    /// `num_x_cores` × `num_y_cores` grid.
-    pub num_x_cores: u64,
-    /// Rows of cores.
-    pub num_y_cores: u64,
-    /// `worker_l1_size`.
-    pub worker_l1_size: u64,
-    /// `l1_num_banks`.
-    pub l1_num_banks: u64,
-    /// `l1_bank_size`.
-    pub l1_bank_size: u64,
-    /// `total_l1_memory`.
-    pub total_l1_memory: u64,
-    /// `cb_limit`.
-    pub cb_limit: u64,
-}
 
 /// An opened memory report.
 pub struct MemoryReport {
@@ -72,9 +52,9 @@ pub struct MemoryReport {
     pub(super) conn: Connection,
     pub(super) schema: Schema,
     /// Tables with an index starting with `operation_id`.
-    indexed_by_operation: Vec<String>,
+    pub(super) indexed_by_operation: Vec<String>,
     /// Whether `operations` is stored in id order, so rowid searches may be trusted.
-    rows_in_operation_order: bool,
+    pub(super) rows_in_operation_order: bool,
 }
 
 impl MemoryReport {
@@ -247,45 +227,6 @@ impl MemoryReport {
             op.error = picked.and_then(|i| new_index[i]);
         }
         self.errors = kept;
-    }
-
-    fn read_devices(&self) -> rusqlite::Result<Vec<Device>> {
-        if !self.schema.has_table("devices") {
-            return Ok(Vec::new());
-        }
-        let wanted = [
-            "device_id",
-            "num_x_cores",
-            "num_y_cores",
-            "worker_l1_size",
-            "l1_num_banks",
-            "l1_bank_size",
-            "total_l1_memory",
-            "cb_limit",
-        ];
-        let columns = self.schema.select_list("devices", &wanted.map(|c| (c, "0")));
-        let filter = self.schema.rank_filter("devices");
-        let mut stmt = self.conn.prepare(&format!("SELECT {columns} FROM devices WHERE {filter} ORDER BY rowid"))?;
-        let mut by_id: Vec<Device> = Vec::new();
-        let mut rows = stmt.query(params![self.rank])?;
-        while let Some(r) = rows.next()? {
-            let v = |i: usize| uint(r.get_ref_unwrap(i));
-            let device = Device {
-                device_id: v(0),
-                num_x_cores: v(1),
-                num_y_cores: v(2),
-                worker_l1_size: v(3),
-                l1_num_banks: v(4),
-                l1_bank_size: v(5),
-                total_l1_memory: v(6),
-                cb_limit: v(7),
-            };
-            match by_id.iter_mut().find(|d| d.device_id == device.device_id) {
-                Some(existing) => *existing = device,
-                None => by_id.push(device),
-            }
-        }
-        Ok(by_id)
     }
 
     /// Reads the captured graphs of the operations that have an error, in one query.

@@ -3,16 +3,24 @@
 
 pub mod database;
 pub mod details;
+pub mod devices;
 pub mod linked;
 pub mod locate;
 pub mod memory;
+pub mod memory_replay;
+pub mod memory_rows;
+pub mod memory_tensors;
+pub mod memory_view;
 pub mod perf;
 pub mod perf_csv;
 pub mod tensors;
 
 pub use details::BufferRecord;
+pub use devices::Device;
 pub use locate::{ReportSource, resolve_report};
-pub use memory::{Device, ErrorRecord, MemoryReport, Operation};
+pub use memory::{ErrorRecord, MemoryReport, Operation};
+pub use memory_replay::{GraphReplay, OperationUsage};
+pub use memory_view::FailureMemory;
 
 use std::path::Path;
 

@@ -32,7 +32,7 @@ pub struct OperationTensors {
 }
 
 /// One `input_tensors`/`output_tensors` row: (operation id, index, tensor id, rank).
-type TensorLink = (u64, i64, u64, u32);
+pub(super) type TensorLink = (u64, i64, u64, u32);
 
 /// The buffer type named in a printed memory config (`buffer_type=BufferType::L1`).
 pub fn memory_config_buffer_type(memory_config: &str) -> Option<BufferType> {
@@ -82,7 +82,7 @@ impl MemoryReport {
 
     /// The rows of `input_tensors` or `output_tensors` for some operation ids, of the report's
     /// rank and of rank 0, in table order.
-    fn tensor_links(&self, table: &str, index: &str, ids: &[u64]) -> rusqlite::Result<Vec<TensorLink>> {
+    pub(super) fn tensor_links(&self, table: &str, index: &str, ids: &[u64]) -> rusqlite::Result<Vec<TensorLink>> {
         if !self.schema.has_table(table) {
             return Ok(Vec::new());
         }

@@ -10,15 +10,17 @@
 use std::path::{Path, PathBuf};
 
 use super::fixture::ReportBuilder;
-use super::graph::{Alloc, Graph, Style};
-use super::rows::{BufferRow, Device, ErrorRow, Op, SourceFile};
+use super::graph::{Graph, Style};
+use super::rows::{Device, ErrorRow, Op, SourceFile};
 use super::schema::{BufferType, Layout, Schema};
 
 mod block;
+mod mem;
 mod patches;
 mod stem;
 pub mod text;
 
+use mem::{Buf, Mem};
 use text::{frame, op_stack};
 
 pub const REPORT_NAME: &str = "ttnn-tui demo";
@@ -30,10 +32,6 @@ pub fn build_demo(dir: &Path) -> PathBuf {
 
 use BufferType::{Dram, L1};
 use Layout::{HeightSharded as HS, Interleaved as IL};
-
-const DRAM_BASE: i64 = 1024;
-/// Top of the L1 banks of `Device::wormhole` (first bank address + bank size).
-const L1_TOP: i64 = 134208 + 1364928;
 
 const DRAM_MC: &str =
     "MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::DRAM,shard_spec=std::nullopt)";
@@ -48,79 +46,15 @@ fn tensor(shape: &str, layout: &str) -> String {
     format!("ttnn.Tensor(shape=Shape([{shape}]), dtype=DataType::BFLOAT16, layout=Layout::{layout})")
 }
 
-/// A device buffer of the allocator model.
-#[derive(Clone, Copy, Debug)]
-struct Buf {
-    address: i64,
-    per_bank: i64,
-    bt: BufferType,
-    layout: Layout,
-    /// Shard count; 0 for interleaved buffers.
-    cores: u64,
-}
-
-impl Buf {
-    fn banks(&self) -> u64 {
-        match (self.layout, self.bt) {
-            (IL, Dram) => 12,
-            (IL, _) => 64,
-            _ => self.cores,
-        }
-    }
-    fn size(&self) -> u64 {
-        self.per_bank as u64 * self.banks()
-    }
-    fn alloc(&self) -> Alloc {
-        Alloc::new(self.size(), self.address as u64, self.bt, self.layout)
-            .num_cores(self.cores)
-            .max_size_per_bank(self.per_bank as u64)
-    }
-    fn row(&self) -> BufferRow {
-        BufferRow::new(self.bt, self.address, self.per_bank).layout(self.layout)
-    }
-}
-
-/// A bump allocator: DRAM bottom-up, L1 top-down, reclaiming above the last live buffer.
-#[derive(Default)]
-struct Mem {
-    live: Vec<(&'static str, Buf)>,
-}
-
-impl Mem {
-    fn alloc(&mut self, name: &'static str, bt: BufferType, per_bank: i64, layout: Layout) -> Buf {
-        let cores = if layout == IL { 0 } else { 64 };
-        let address = match bt {
-            Dram => {
-                let end = self.live.iter().filter(|(_, b)| b.bt == Dram);
-                let end = end.map(|(_, b)| b.address + b.per_bank).max();
-                end.map_or(DRAM_BASE, |e| (e + 31) / 32 * 32)
-            }
-            _ => {
-                let low = self.live.iter().filter(|(_, b)| b.bt == bt);
-                let low = low.map(|(_, b)| b.address).min().unwrap_or(L1_TOP);
-                (low - per_bank) / 32 * 32
-            }
-        };
-        let b = Buf { address, per_bank, bt, layout, cores };
-        self.live.push((name, b));
-        b
-    }
-    fn free(&mut self, name: &str) -> Buf {
-        let i = self.live.iter().position(|(n, _)| *n == name);
-        self.live.remove(i.unwrap_or_else(|| panic!("{name} is not live"))).1
-    }
-    fn rows(&self) -> Vec<BufferRow> {
-        let mut bufs: Vec<Buf> = self.live.iter().map(|(_, b)| *b).collect();
-        bufs.sort_by_key(|b| (b.bt.code(), b.address));
-        bufs.iter().map(Buf::row).collect()
-    }
-}
-
 struct Demo {
     mem: Mem,
     ops: Vec<Op>,
     errors: Vec<ErrorRow>,
     clock: u32,
+    /// The next operation's input and output tensors, by allocation name.
+    io: (Vec<&'static str>, Vec<&'static str>),
+    /// The next operation leaves no `buffers` rows (the decorator before the `errors` table).
+    no_snapshot: bool,
 }
 
 impl Demo {
@@ -135,8 +69,14 @@ impl Demo {
         graph: Option<String>,
     ) -> i64 {
         let id = self.ops.len() as i64 + 1;
-        let mut op =
-            Op::new(id, name).duration(duration).stack_trace(&op_stack(frames)).source_file(1).buffers(self.mem.rows());
+        let mut op = Op::new(id, name).duration(duration).stack_trace(&op_stack(frames)).source_file(1);
+        if !std::mem::take(&mut self.no_snapshot) {
+            op = op.buffers(self.mem.rows());
+        }
+        let (inputs, outputs) = std::mem::take(&mut self.io);
+        let inputs: Vec<i64> = inputs.iter().map(|n| self.mem.tensor(n)).collect();
+        let outputs: Vec<i64> = outputs.iter().map(|n| self.mem.tensor(n)).collect();
+        op = op.inputs(&inputs).outputs(&outputs);
         for (k, v) in args {
             op = op.argument(k, v);
         }
@@ -145,6 +85,11 @@ impl Demo {
         }
         self.ops.push(op);
         id
+    }
+
+    /// Names the next operation's input and output tensors (allocation names).
+    fn io(&mut self, inputs: &[&'static str], outputs: &[&'static str]) {
+        self.io = (inputs.to_vec(), outputs.to_vec());
     }
 
     /// Records an error of operation `id` with a Python traceback and a timestamp.
@@ -182,7 +127,14 @@ fn call(needle: &str) -> String {
 
 /// The demo report, ready to write.
 pub fn demo_report() -> ReportBuilder {
-    let mut d = Demo { mem: Mem::default(), ops: Vec::new(), errors: Vec::new(), clock: 0 };
+    let mut d = Demo {
+        mem: Mem::default(),
+        ops: Vec::new(),
+        errors: Vec::new(),
+        clock: 0,
+        io: (Vec::new(), Vec::new()),
+        no_snapshot: false,
+    };
     // Weights and inputs placed before the first recorded operation.
     for (name, per_bank) in [
         ("conv1.weight", 4096),
@@ -195,6 +147,9 @@ pub fn demo_report() -> ReportBuilder {
     ] {
         d.mem.alloc(name, Dram, per_bank, IL);
     }
+    // The convolution weights, prepared on the device in L1 before the run: the top of L1.
+    d.mem.alloc("conv1.prepared", L1, 131072, IL);
+    d.mem.alloc("conv2.prepared", L1, 247552, IL);
     stem::stem(&mut d);
     stem::bottleneck(&mut d);
     patches::patches(&mut d);
@@ -207,6 +162,7 @@ pub fn demo_report() -> ReportBuilder {
         .device(Device::wormhole(0))
         .source_file(SourceFile::new(1, text::MODEL_PY_PATH, text::MODEL_PY));
     let report = d.ops.into_iter().fold(report, ReportBuilder::operation);
+    let report = d.mem.tensors.into_iter().fold(report, ReportBuilder::tensor);
     d.errors.into_iter().fold(report, ReportBuilder::error)
 }
 

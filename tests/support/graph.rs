@@ -21,6 +21,7 @@ use serde_json::Value;
 use super::schema::{BufferType, Layout};
 
 mod alloc;
+mod link;
 pub use alloc::Alloc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

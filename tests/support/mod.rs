@@ -31,6 +31,7 @@ pub mod graph;
 pub mod perf;
 pub mod rows;
 pub mod schema;
+pub mod sim;
 
 // Not every test uses every item.
 #[allow(unused_imports)]

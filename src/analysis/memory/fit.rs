@@ -47,7 +47,7 @@ pub(crate) fn fit(buffers: &[LiveBuffer], (start, end): (u64, u64), need: u64, t
         return Err(NoFit::NoRequest);
     }
     if end.saturating_sub(start) < need {
-        return Err(NoFit::LargerThanRegion);
+        return Err(NoFit::LargerThanRegion { size: end.saturating_sub(start) });
     }
     let spans: Vec<Span> = buffers
         .iter()
@@ -150,7 +150,7 @@ mod tests {
         assert_eq!(f.free, [100]);
         let none = fit(&[input(0, 500), own(500, 500)], (0, 1000), 100, true);
         assert_eq!(none, Err(NoFit::Pinned));
-        assert_eq!(fit(&[], (0, 100), 101, true), Err(NoFit::LargerThanRegion));
+        assert_eq!(fit(&[], (0, 100), 101, true), Err(NoFit::LargerThanRegion { size: 100 }));
         assert_eq!(fit(&[], (0, 100), 0, true), Err(NoFit::NoRequest));
     }
 

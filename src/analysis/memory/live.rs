@@ -151,7 +151,8 @@ pub(crate) fn live_at_failure(
         (Basis::EarlierSnapshot, snapshot_buffers(&s0.rows, device, buffer_type, &mut bad))
     } else {
         let before = inputs.replayed_before.as_ref()?;
-        if before.is_empty() && graph.is_empty() {
+        // Graphs that never allocated a buffer say nothing about memory: no basis.
+        if before.is_empty() && !graph.iter().any(|n| n.is(NodeType::BufferAllocate)) {
             return None;
         }
         let mut replay = Replay::new(before.clone());

@@ -88,6 +88,9 @@ pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
         match (region.bounds(), needed_per_bank) {
             (None, _) => Err(NoFit::RegionUnknown),
             (_, None) => Err(NoFit::NoRequest),
+            (Some(_), Some(need)) if failure.figures.bank_size.is_some_and(|bank| bank < need) => {
+                Err(NoFit::LargerThanRegion { size: failure.figures.bank_size.unwrap_or(0) })
+            }
             (Some(bounds), Some(need)) => fit::fit(&live_buffers, bounds, need, buffer_type != BufferType::Dram),
         }
     };

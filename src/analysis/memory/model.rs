@@ -221,8 +221,11 @@ pub enum NoFit {
     RegionUnknown,
     /// The message gives no per-bank request.
     NoRequest,
-    /// The request is larger than the whole region.
-    LargerThanRegion,
+    /// The request is larger than the whole region, or than the bank the message gives.
+    LargerThanRegion {
+        /// The smaller of the region's size and the message's bank size.
+        size: u64,
+    },
     /// Every window overlaps an input of the operation or a buffer it allocated.
     Pinned,
 }

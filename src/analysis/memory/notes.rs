@@ -53,6 +53,13 @@ pub enum MemoryNote {
         /// How many rows were read.
         kept: usize,
     },
+    /// Captured graphs the graph-only replay could not read.
+    InvalidGraphs {
+        /// How many.
+        count: usize,
+    },
+    /// `captured_graph` rows out of operation order: they were replayed in table order.
+    GraphsOutOfOrder,
     /// The search for an earlier snapshot of the device stopped before the start of the table.
     EarlierSearchStopped {
         /// How many `buffers` rows were looked at.
@@ -98,6 +105,16 @@ impl MemoryNote {
                 format!("{} with no address set aside", plural(*count, "graph free", "graph frees"))
             }
             Self::InvalidGraph { reason } => format!("the captured graph was set aside: {reason}"),
+            Self::InvalidGraphs { count } => {
+                format!(
+                    "{} could not be read and {} left out of the replay",
+                    plural(*count, "captured graph", "captured graphs"),
+                    if *count == 1 { "was" } else { "were" }
+                )
+            }
+            Self::GraphsOutOfOrder => {
+                "captured graphs are stored out of operation order; they were replayed in table order".into()
+            }
             Self::SnapshotCut { operation_id, kept } => {
                 format!("operation {operation_id}'s snapshot is too large: only its first {kept} rows were read")
             }

@@ -100,7 +100,8 @@ pub fn check_sentence(m: &MemoryAtFailure) -> String {
 
 /// The reason computed from the map for messages without free figures: `From the map: …`.
 pub fn reason_sentence(m: &MemoryAtFailure) -> Option<String> {
-    let e = m.reason.as_ref()?;
+    // Larger than an empty bank needs no map: the callout already says it.
+    let e = m.reason.as_ref().filter(|e| e.reason != crate::analysis::reason::Reason::LargerThanEmptyBank)?;
     let source = if m.map.region.bounds().is_some() { "From the map" } else { "From the message" };
     Some(format!("{source}: {}. {}", e.reason.label(), e.detail))
 }
@@ -177,12 +178,22 @@ fn join_and(items: Vec<String>) -> String {
 pub fn advice_sentence(m: &MemoryAtFailure, hex: bool) -> String {
     let n = m.operation_id;
     let need = size(m.needed_per_bank.unwrap_or(0));
+    // Memory the report did not record may lie anywhere: say what the picture shows, no more.
+    let missing = (m.check.status == CheckStatus::UnderCounted)
+        .then(|| size(m.check.allocated.unwrap_or(0).saturating_sub(m.map.used_per_bank)));
     match &m.fit {
-        Ok(fit) if fit.free.is_empty() => format!(
-            "A free block of {} at {} already holds the {need} request: the allocator refused it for a reason the report does not show.",
-            size(fit.block.size),
-            address(fit.block.address, hex)
-        ),
+        Ok(fit) if fit.free.is_empty() => match missing {
+            Some(missing) => format!(
+                "No advice: a free block of {} at {} would hold the {need} request in the picture, but the picture misses {missing} the allocator held.",
+                size(fit.block.size),
+                address(fit.block.address, hex)
+            ),
+            None => format!(
+                "A free block of {} at {} already holds the {need} request: the allocator refused it for a reason the report does not show.",
+                size(fit.block.size),
+                address(fit.block.address, hex)
+            ),
+        },
         Ok(fit) => {
             let buffers: Vec<String> = fit
                 .free
@@ -190,8 +201,11 @@ pub fn advice_sentence(m: &MemoryAtFailure, hex: bool) -> String {
                 .filter_map(|a| m.live_buffers.iter().find(|b| b.address == *a))
                 .map(|b| to_free(b, hex))
                 .collect();
+            let caveat = missing.map_or_else(String::new, |missing| {
+                format!(", as far as the picture shows (it misses {missing} the allocator held)")
+            });
             format!(
-                "Freeing {} before operation {n} opens a {} block at {}: the {need} request fits.",
+                "Freeing {} before operation {n} opens a {} block at {}: the {need} request fits{caveat}.",
                 join_and(buffers),
                 size(fit.block.size),
                 address(fit.block.address, hex)
@@ -201,9 +215,8 @@ pub fn advice_sentence(m: &MemoryAtFailure, hex: bool) -> String {
         Err(NoFit::Pinned) => format!(
             "No buffer can be freed to make room: every {need} window overlaps an input of operation {n} or a buffer it allocated."
         ),
-        Err(NoFit::LargerThanRegion) => {
-            let region = m.map.region.bounds().map_or(0, |(s, e)| e - s);
-            format!("The {need} request is larger than the whole region ({}): no freeing makes it fit.", size(region))
+        Err(NoFit::LargerThanRegion { size: region }) => {
+            format!("The {need} request is larger than the whole region ({}): no freeing makes it fit.", size(*region))
         }
         Err(NoFit::RegionUnknown) => "No advice on what to free: the region is unknown.".into(),
         Err(NoFit::NoRequest) => "No advice on what to free: the message gives no per-bank request.".into(),

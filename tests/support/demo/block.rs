@@ -5,7 +5,7 @@ use serde_json::json;
 use super::Graph;
 use super::text::{self, frame};
 use super::{
-    Buf, CORES_NEW, DEVICE, DRAM_MC, Demo, Dram, ErrorRow, HS, HS_MC, IL, L1, L1_MC, attempt, call, fallback, lambda,
+    CORES_NEW, DEVICE, DRAM_MC, Demo, Dram, ErrorRow, HS, HS_MC, IL, L1, L1_MC, attempt, call, fallback, lambda,
     simple_graph, tensor,
 };
 
@@ -30,6 +30,7 @@ pub(super) fn block(d: &mut Demo) {
         .aborted_end("ttnn.layer_norm", Some("Out of Memory"))
         .capture_end();
     let cfg = "LayerNormShardedMultiCoreProgramConfig(compute_with_storage_grid_size=(x=8,y=2),subblock_w=2,block_h=1,block_w=2,inplace=false)";
+    d.io(&["x"], &[]);
     let id =
         d.op("ttnn.layer_norm", 0.000072, &frames21, &[("input_tensor", &x), ("program_config", cfg)], Some(g.into()));
     d.error(id, "ttnn.layer_norm", text::stored(text::DEPENDENCIES_D3_L1), &frames21);
@@ -44,6 +45,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(4096, 101440), (4096, 105536), (2048, 109632)],
         &[],
     );
+    d.io(&["x"], &["h"]);
     d.op("ttnn.layer_norm", 0.000158, &fb("h = with_fallback(", "block"), &[("input_tensor", &x)], Some(g.into()));
 
     // 23: ttnn.linear (qkv projection).
@@ -58,6 +60,7 @@ pub(super) fn block(d: &mut Demo) {
         &[h],
     );
     let w = tensor("512, 1536", "TILE");
+    d.io(&["h", "qkv.weight"], &["qkv"]);
     let id = d.op(
         "ttnn.linear",
         0.000366,
@@ -92,6 +95,7 @@ pub(super) fn block(d: &mut Demo) {
         .aborted_end("ttnn.experimental.nlp_create_qkv_heads", None)
         .capture_end();
     let t = tensor("1, 1, 197, 1536", "TILE");
+    d.io(&["qkv"], &[]);
     let id = d.op(
         "ttnn.experimental.nlp_create_qkv_heads",
         0.000051,
@@ -115,6 +119,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(8192, 101440)],
         &[qkv],
     );
+    d.io(&["qkv"], &["q", "k", "v"]);
     d.op(
         "ttnn.experimental.nlp_create_qkv_heads",
         0.000134,
@@ -133,12 +138,14 @@ pub(super) fn block(d: &mut Demo) {
         .tensor(1018, "ttnn.Shape([1, 8, 197, 64])")
         .capture_end();
     let qt = tensor("1, 8, 197, 64", "TILE");
+    d.io(&["q", "k"], &[]);
     let id =
         d.op("ttnn.matmul", 0.000012, &frames26, &[("input_tensor_a", &qt), ("input_tensor_b", &qt)], Some(g.into()));
     d.error(id, "ttnn.matmul", text::stored(text::MATMUL_WIDTH), &frames26);
 
-    // 27: ttnn.matmul with transpose_b completes into L1.
-    let s = d.mem.alloc("scores", L1, 25600, IL);
+    // 27: ttnn.matmul with transpose_b completes into L1, where operation 28's circular
+    // buffers will need the space.
+    let s = d.mem.alloc_at("scores", L1, 610496, 25600, IL);
     let g = simple_graph(
         Graph::new(),
         "ttnn.matmul",
@@ -147,6 +154,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(8192, 101440), (8192, 109632), (8192, 117824)],
         &[],
     );
+    d.io(&["q", "k"], &["scores"]);
     d.op(
         "ttnn.matmul",
         0.000245,
@@ -156,10 +164,13 @@ pub(super) fn block(d: &mut Demo) {
     );
 
     // 28: ttnn.softmax fails, kind 4 (CB clash, old core format). 2025 capture (strings,
-    // stacking levels): SoftmaxDeviceOperation allocated its output and CBs, then was left
-    // open; the end of the graph closes it.
+    // stacking levels): SoftmaxDeviceOperation allocated its output right below its input and
+    // its CBs, then was left open (the end of the graph closes it); the unwinding freed the
+    // output. Both lie below the CB region's end.
     let frames28 = at("probs = with_fallback(", "block");
-    let out = Buf { address: 600256, per_bank: 25600, bt: L1, layout: HS, cores: 40 };
+    let mut out = d.mem.alloc_at("softmax_out", L1, 600256, 10240, HS);
+    out.cores = 40;
+    d.mem.free("softmax_out");
     let g = Graph::strings_with_levels()
         .capture_start()
         .start("ttnn.softmax")
@@ -168,9 +179,11 @@ pub(super) fn block(d: &mut Demo) {
         .alloc(out.alloc())
         .cb_deallocate_all()
         .cb_allocate(520384, 101440, "{[(x=0,y=0) - (x=4,y=7)]}")
+        .dealloc(out.alloc())
         .capture_end();
     let st = tensor("1, 8, 197, 197", "TILE");
     let cfg = "SoftmaxShardedMultiCoreProgramConfig(compute_with_storage_grid_size=(x=5,y=8),subblock_w=8,block_h=2,block_w=8)";
+    d.io(&["scores"], &[]);
     let id = d.op(
         "ttnn.softmax",
         0.000043,
@@ -191,6 +204,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(8192, 101440), (8192, 109632)],
         &[s],
     );
+    d.io(&["scores"], &["probs"]);
     d.op(
         "ttnn.softmax",
         0.000187,
@@ -223,6 +237,7 @@ pub(super) fn block(d: &mut Demo) {
         .end("ttnn.matmul")
         .capture_end();
     let vt = tensor("1, 8, 197, 64", "TILE");
+    d.io(&["probs", "v"], &[]);
     let id = d.op(
         "ttnn.matmul",
         0.000524,
@@ -243,6 +258,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(8192, 101440), (8192, 109632), (8192, 117824)],
         &[p],
     );
+    d.io(&["probs", "v"], &["context"]);
     d.op(
         "ttnn.matmul",
         0.000298,
@@ -269,6 +285,9 @@ pub(super) fn block(d: &mut Demo) {
         .capture_end();
     let ct = tensor("1, 197, 512", "TILE");
     let wt = tensor("512, 512", "TILE");
+    // Recorded as the decorator before the errors table did: no buffers rows after the failure.
+    d.no_snapshot = true;
+    d.io(&["context", "proj.weight"], &[]);
     let id =
         d.op("ttnn.linear", 0.000077, &frames32, &[("input_tensor_a", &ct), ("input_tensor_b", &wt)], Some(g.into()));
     d.error(id, "ttnn.linear", text::stored(text::FRAGMENTED_DRAM), &frames32);
@@ -284,6 +303,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(8192, 101440), (8192, 109632)],
         &[c],
     );
+    d.io(&["context", "proj.weight"], &["out"]);
     d.op(
         "ttnn.linear",
         0.000231,
@@ -306,6 +326,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(4096, 101440), (4096, 105536), (4096, 109632)],
         &[o],
     );
+    d.io(&["x", "out"], &["r"]);
     d.op(
         "ttnn.add",
         0.000189,
@@ -323,6 +344,7 @@ pub(super) fn finish(d: &mut Demo) {
     let t = d.mem.alloc("traced", Dram, 17408, IL);
     let g =
         simple_graph(Graph::new(), "ttnn.relu", "UnaryDeviceOperation", &[t], &[(4096, 101440), (4096, 105536)], &[]);
+    d.io(&["x"], &["traced"]);
     d.op(
         "ttnn.relu",
         0.000102,
@@ -352,6 +374,7 @@ pub(super) fn finish(d: &mut Demo) {
         .end("ttnn.deallocate")
         .capture_end();
     let s = tensor("1, 1, 1536, 1024", "TILE");
+    d.io(&["scratch"], &[]);
     d.op("ttnn.deallocate", 0.000008, &[call("ttnn.deallocate(self.scratch)")], &[("tensor", &s)], Some(g.into()));
 
     // 38: ttnn.from_device (host scope only).
@@ -361,6 +384,7 @@ pub(super) fn finish(d: &mut Demo) {
         .tensor(1025, "Shape([1, 197, 512])")
         .end("ttnn.from_device")
         .capture_end();
+    d.io(&["x"], &[]);
     d.op("ttnn.from_device", 0.001203, &[call("output = ttnn.from_device(x)")], &[("tensor", &x)], Some(g.into()));
 
     // 39: ttnn.to_memory_config, no error: the capture ended (no capture_end) while
@@ -375,6 +399,7 @@ pub(super) fn finish(d: &mut Demo) {
         .cb_deallocate_all()
         .cb_allocate(102400, 101440, CORES_NEW);
     let t = tensor("1, 1, 50176, 4", "TILE");
+    d.io(&["next_pixels"], &["next_input"]);
     d.op(
         "ttnn.to_memory_config",
         0.000217,

@@ -21,6 +21,7 @@ pub(super) fn patches(d: &mut Demo) {
         .aborted_end("InterleavedToShardedDeviceOperation", Some("Out of Memory"))
         .aborted_end("ttnn.to_memory_config", Some("Out of Memory"))
         .capture_end();
+    d.io(&["x"], &[]);
     let id =
         d.op("ttnn.to_memory_config", 0.000097, &frames13, &[("tensor", &x), ("memory_config", HS_MC)], Some(g.into()));
     d.error(id, "ttnn.to_memory_config", text::NOT_ENOUGH_FREE_L1.to_string(), &frames13);
@@ -38,9 +39,14 @@ pub(super) fn patches(d: &mut Demo) {
         &[(4096, 101440), (4096, 105536)],
         &[x0],
     );
+    d.io(&["x"], &["p"]);
     d.op("ttnn.to_memory_config", 0.000143, &frames14, &[("tensor", &x), ("memory_config", DRAM_MC)], Some(g.into()));
+    // The model drops its last reference to the bottleneck's input: Python frees it between
+    // operations, outside any record (only the next snapshot shows it gone).
+    d.mem.free("x5");
 
     // 15: ttnn.reshape: its captured graph is invalid JSON (cut off).
+    d.io(&["p"], &[]);
     let bad = r#"[{"counter":0,"node_type":"capture_start","params":null,"connections":[1],"stacking_level":0},{"counter":1,"node_type":"function_start","params":{"inputs":"1","name":"ttnn.reshape"},"arguments":[],"input_tensors":[],"connections":[2,"#;
     d.op(
         "ttnn.reshape",
@@ -64,20 +70,24 @@ pub(super) fn patches(d: &mut Demo) {
         .capture_end();
     let ids = tensor("1, 197", "ROW_MAJOR");
     let table = tensor("197, 512", "ROW_MAJOR");
+    d.io(&["pos_embedding"], &[]);
     let id = d.op("ttnn.embedding", 0.000088, &frames16, &[("input_tensor", &ids), ("weight", &table)], Some(g.into()));
     d.error(id, "ttnn.embedding", text::stored(text::DEPENDENCIES_D2_DRAM), &frames16);
 
-    // 17: ttnn.embedding completes into L1.
+    // 17: ttnn.embedding completes into L1, below a gather buffer it frees when done.
     let frames17 = [lambda("pos = with_fallback("), fallback(), pos, up.clone()];
+    d.mem.alloc("gather", L1, 82208, IL);
     let e = d.mem.alloc("pos", L1, 4096, IL);
+    let gather = d.mem.free("gather");
     let g = simple_graph(
         Graph::new(),
         "ttnn.embedding",
         "EmbeddingsDeviceOperation",
-        &[e],
+        &[gather, e],
         &[(2048, 101440), (2048, 103488)],
-        &[],
+        &[gather],
     );
+    d.io(&["pos_embedding"], &["pos"]);
     d.op(
         "ttnn.embedding",
         0.000121,
@@ -100,6 +110,7 @@ pub(super) fn patches(d: &mut Demo) {
         .capture_end();
     let cls = tensor("1, 1, 512", "TILE");
     let pt = tensor("1, 196, 512", "TILE");
+    d.io(&["p"], &[]);
     let id = d.op(
         "ttnn.concat",
         0.000064,
@@ -114,6 +125,7 @@ pub(super) fn patches(d: &mut Demo) {
     let c = d.mem.alloc("c", Dram, 17408, IL);
     let p = d.mem.free("p");
     let g = simple_graph(Graph::new(), "ttnn.concat", "ConcatDeviceOperation", &[c], &[(4096, 101440)], &[p]);
+    d.io(&["p"], &["c"]);
     d.op("ttnn.concat", 0.000176, &frames19, &[("tensors", &format!("[{cls}, {pt}]")), ("dim", "1")], Some(g.into()));
 
     // 20: ttnn.add of the position embeddings.
@@ -129,6 +141,7 @@ pub(super) fn patches(d: &mut Demo) {
         &[c, e],
     );
     let t = tensor("1, 197, 512", "TILE");
+    d.io(&["c", "pos"], &["x"]);
     d.op(
         "ttnn.add",
         0.000201,

@@ -30,6 +30,7 @@ pub(super) fn stem(d: &mut Demo) {
         ("memory_config", DRAM_MC.into()),
     ];
     let args = refs(&args);
+    d.io(&[], &["x0"]);
     d.op("ttnn.to_device", 0.000912, &fr("ttnn.to_device(pixels", "stem"), &args, Some(g.into()));
 
     // 2: ttnn.to_layout — TilizeWithValPaddingDeviceOperation.
@@ -44,6 +45,7 @@ pub(super) fn stem(d: &mut Demo) {
         &[x0],
     );
     let t = tensor("1, 224, 224, 4", "ROW_MAJOR");
+    d.io(&["x0"], &["x1"]);
     d.op(
         "ttnn.to_layout",
         0.000384,
@@ -64,6 +66,7 @@ pub(super) fn stem(d: &mut Demo) {
         &[x1],
     );
     let t = tensor("1, 1, 50176, 4", "TILE");
+    d.io(&["x1"], &["x2"]);
     d.op(
         "ttnn.to_memory_config",
         0.000221,
@@ -99,6 +102,7 @@ pub(super) fn stem(d: &mut Demo) {
         .capture_end();
     let t = tensor("1, 1, 50176, 4", "TILE");
     let w = tensor("64, 4, 7, 7", "ROW_MAJOR");
+    d.io(&["x2", "conv1.prepared"], &["x3"]);
     d.op(
         "ttnn.conv2d",
         0.004127,
@@ -116,7 +120,7 @@ pub(super) fn stem(d: &mut Demo) {
     );
 
     // 5: ttnn.relu — UnaryDeviceOperation, sharded in L1.
-    let x4 = d.mem.alloc("x4", L1, 200704, HS);
+    let x4 = d.mem.alloc("x4", L1, 84960, HS);
     let x3 = d.mem.free("x3");
     let g = simple_graph(
         Graph::new(),
@@ -127,11 +131,14 @@ pub(super) fn stem(d: &mut Demo) {
         &[x3],
     );
     let t = tensor("1, 1, 12544, 64", "TILE");
+    d.io(&["x3"], &["x4"]);
     d.op("ttnn.relu", 0.000153, &fr("x = ttnn.relu(x)", "stem"), &[("input_tensor", &t)], Some(g.into()));
 
-    // 6: ttnn.max_pool2d — HaloDeviceOperation then Pool2D.
+    // 6: ttnn.max_pool2d — HaloDeviceOperation then Pool2D. Its output, the bottleneck's
+    // input, stays in L1 after its last use (operation 11) until the model drops it after
+    // operation 14: the stale tensor of operation 13's failure.
     let halo = d.mem.alloc("halo", L1, 215040, HS);
-    let x5 = d.mem.alloc("x5", L1, 51200, HS);
+    let x5 = d.mem.alloc("x5", L1, 621376, HS);
     d.mem.free("halo");
     let x4 = d.mem.free("x4");
     let g = Graph::new()
@@ -151,6 +158,7 @@ pub(super) fn stem(d: &mut Demo) {
         .end("ttnn.max_pool2d")
         .capture_end();
     let t = tensor("1, 1, 12544, 64", "TILE");
+    d.io(&["x4"], &["x5"]);
     d.op(
         "ttnn.max_pool2d",
         0.000876,
@@ -208,6 +216,7 @@ pub(super) fn bottleneck(d: &mut Demo) {
         "Conv2dConfig(shard_layout=TensorMemoryLayout::HEIGHT_SHARDED,act_block_h_override=0,enable_weights_double_buffer=true)",
     );
     let args = refs(&args);
+    d.io(&["x5", "conv2.prepared"], &[]);
     let id = d.op("ttnn.conv2d", 0.002315, &frames7, &args, Some(g.into()));
     d.error(id, "ttnn.conv2d", text::stored(text::CB_BEYOND_L1), &frames7);
 
@@ -240,6 +249,7 @@ pub(super) fn bottleneck(d: &mut Demo) {
         .capture_end();
     let args = conv_args("Conv2dConfig(shard_layout=TensorMemoryLayout::HEIGHT_SHARDED,config_tensors_in_dram=false)");
     let args = refs(&args);
+    d.io(&["x5", "conv2.prepared"], &[]);
     let id = d.op("ttnn.conv2d", 0.001904, &frames8, &args, Some(g.into()));
     d.error(id, "ttnn.conv2d", text::stored(text::L1_SMALL_ZERO), &frames8);
 
@@ -269,6 +279,7 @@ pub(super) fn bottleneck(d: &mut Demo) {
         .capture_end();
     let args = conv_args("Conv2dConfig(output_layout=Layout::TILE,config_tensors_in_dram=true)");
     let args = refs(&args);
+    d.io(&["x5", "conv2.prepared"], &["y"]);
     d.op("ttnn.conv2d", 0.006038, &frames9, &args, Some(g.into()));
 
     // 10: ttnn.add in place fails, kind 4 (CB clash, 2026 core format). Newest capture, ends
@@ -288,6 +299,7 @@ pub(super) fn bottleneck(d: &mut Demo) {
         .aborted_end_with("ttnn.add", json!(true), None)
         .capture_end();
     let y = tensor("1, 1, 3136, 64", "TILE");
+    d.io(&["y", "x5"], &[]);
     let id = d.op(
         "ttnn.add",
         0.000410,
@@ -297,20 +309,20 @@ pub(super) fn bottleneck(d: &mut Demo) {
     );
     d.error(id, "ttnn.add", text::stored(text::CB_CLASH_NEW), &frames10);
 
-    // 11: ttnn.add completes into DRAM.
+    // 11: ttnn.add completes into DRAM; the model keeps its input x (x5) alive.
     let frames11 = [lambda("lambda: ttnn.add(y, x))"), fallback(), frame(add, "bottleneck"), up.clone()];
     let z = d.mem.alloc("z", Dram, 25088, IL);
     let y = d.mem.free("y");
-    let x5 = d.mem.free("x5");
     let g = simple_graph(
         Graph::new(),
         "ttnn.add",
         "BinaryNgDeviceOperation",
         &[z],
         &[(4096, 101440), (4096, 105536), (4096, 109632)],
-        &[y, x5],
+        &[y],
     );
     let t = tensor("1, 1, 3136, 64", "TILE");
+    d.io(&["y", "x5"], &["z"]);
     d.op("ttnn.add", 0.000297, &frames11, &[("input_tensor_a", &t), ("input_tensor_b", &t)], Some(g.into()));
 
     // 12: ttnn.relu.
@@ -318,6 +330,7 @@ pub(super) fn bottleneck(d: &mut Demo) {
     let z = d.mem.free("z");
     let g =
         simple_graph(Graph::new(), "ttnn.relu", "UnaryDeviceOperation", &[r], &[(4096, 101440), (4096, 105536)], &[z]);
+    d.io(&["z"], &["x"]);
     d.op(
         "ttnn.relu",
         0.000188,

@@ -54,8 +54,9 @@ fn a_v2_message_gets_its_reason_from_the_map() {
     let m = memory_at_failure(&fragmented(v2_failure("L1", 900, 9000))).unwrap();
     assert_eq!(m.reason.unwrap().reason, Reason::FreeBlockCouldHoldIt);
     let m = memory_at_failure(&fragmented(v2_failure("L1", 9500, 9000))).unwrap();
-    assert_eq!(m.reason.unwrap().reason, Reason::LargerThanEmptyBank);
-    assert_eq!(m.fit, Err(NoFit::LargerThanRegion));
+    assert_eq!(m.reason.as_ref().unwrap().reason, Reason::LargerThanEmptyBank);
+    assert_eq!(m.fit, Err(NoFit::LargerThanRegion { size: 9000 }));
+    assert_eq!(reason_sentence(&m), None);
 }
 
 #[test]
@@ -247,4 +248,19 @@ proptest! {
             let _ = failure_lines(&m, true);
         }
     }
+}
+
+#[test]
+fn an_under_counted_picture_qualifies_its_advice() {
+    let m = memory_at_failure(&fragmented(l1_failure(3000, 9000, 0, 0))).unwrap();
+    assert_eq!(m.check.status, CheckStatus::UnderCounted);
+    assert_eq!(
+        advice_sentence(&m, false),
+        "Freeing tensor 81 (2 KiB per bank, produced by operation 4 ttnn.matmul, last used at operation 6) before operation 10 opens a 3 KiB block at 1000: the 3 KiB request fits, as far as the picture shows (it misses 1 KiB the allocator held)."
+    );
+    let m = memory_at_failure(&fragmented(l1_failure(900, 9000, 0, 0))).unwrap();
+    assert_eq!(
+        advice_sentence(&m, false),
+        "No advice: a free block of 1,000 B at 1000 would hold the 900 B request in the picture, but the picture misses 1 KiB the allocator held."
+    );
 }

@@ -178,6 +178,9 @@ fn no_snapshot_and_no_graph_is_no_memory_section() {
     i.replayed_before = Some(Vec::new());
     assert_eq!(memory_at_failure(&i), None);
     assert!(live_addresses(&i).is_empty());
+    // Graphs without a single allocation tell nothing either.
+    i.graph = G::default().start("ttnn.add").start("BinaryNgDeviceOperation").aborted("BinaryNgDeviceOperation").0;
+    assert_eq!(memory_at_failure(&i), None);
 }
 
 #[test]

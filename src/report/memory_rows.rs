@@ -1,0 +1,109 @@
+//! The `buffers` rows the memory rules read (memory.md §3.1): an operation's own snapshot, cut
+//! at a bound with a note, and the greatest earlier operation with rows for a device, found
+//! without scanning the table — by its `operation_id` index, else walking back over rowids from
+//! the operation's first row (the table is written in operation order), for a bounded number of
+//! rows.
+
+use super::database::{RowSpan, operation_row_span, uint};
+use super::details::buffer_type;
+use super::memory::MemoryReport;
+use crate::analysis::memory::{MemoryNote, SnapshotRow};
+use rusqlite::params;
+use rusqlite::types::ValueRef;
+
+/// At most this many `buffers` rows of one operation are read for a picture of memory.
+pub const SNAPSHOT_ROWS: usize = 250_000;
+
+/// At most this many `buffers` rows are walked back over to find an earlier snapshot of a device.
+pub const EARLIER_SEARCH_ROWS: usize = 200_000;
+
+/// The earlier snapshot of a device, as found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Earlier {
+    /// The greatest operation id below N with rows for the device.
+    Found(u64),
+    /// No operation below N has rows for the device.
+    None,
+    /// The search stopped after this many rows.
+    Stopped(usize),
+}
+
+/// A cell as a signed integer, or none when NULL or not a number.
+fn signed(value: ValueRef<'_>) -> Option<i64> {
+    match value {
+        ValueRef::Integer(i) => Some(i),
+        ValueRef::Real(f) if f.is_finite() => Some(f as i64),
+        ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+impl MemoryReport {
+    /// An operation's `buffers` rows as stored (NULL and negative values kept), at most
+    /// [`SNAPSHOT_ROWS`]; with a note when there were more.
+    pub(crate) fn snapshot_rows(
+        &self,
+        operation_id: u64,
+        rank: u32,
+    ) -> rusqlite::Result<(Vec<SnapshotRow>, Option<MemoryNote>)> {
+        let mut rows = self.buffer_rows(operation_id, rank, Some(SNAPSHOT_ROWS + 1), |r| {
+            Ok(SnapshotRow {
+                device_id: uint(r.get_ref(0)?),
+                address: signed(r.get_ref(1)?),
+                size_per_bank: signed(r.get_ref(2)?),
+                buffer_type: buffer_type(r.get_ref(3)?).ok(),
+                layout: signed(r.get_ref(4)?),
+            })
+        })?;
+        let cut = rows.len() > SNAPSHOT_ROWS;
+        rows.truncate(SNAPSHOT_ROWS);
+        Ok((rows, cut.then_some(MemoryNote::SnapshotCut { operation_id, kept: SNAPSHOT_ROWS })))
+    }
+
+    /// The greatest operation id below `n` with a `buffers` row for `device` (rank `rank`).
+    pub(crate) fn earlier_snapshot(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<Earlier> {
+        if !self.schema.has_table("buffers") || n == 0 {
+            return Ok(Earlier::None);
+        }
+        let has_rank = self.schema.has_column("buffers", "rank");
+        let ranked = if has_rank { "rank = ?2" } else { "(1 OR ?2)" };
+        if self.indexed_by_operation.iter().any(|t| t == "buffers") {
+            let sql = format!(
+                "SELECT operation_id, device_id FROM buffers WHERE operation_id < ?1 AND {ranked} ORDER BY operation_id DESC"
+            );
+            return self.walk_back(&sql, params![n, rank], device);
+        }
+        if self.rows_in_operation_order && !has_rank {
+            match operation_row_span(&self.conn, "buffers", 0..=n - 1)? {
+                RowSpan::Empty => return Ok(Earlier::None),
+                RowSpan::Rowids(_, end) => {
+                    let sql = "SELECT operation_id, device_id FROM buffers WHERE rowid < ?1 AND (1 OR ?2) ORDER BY rowid DESC";
+                    return self.walk_back(sql, params![end, rank], device);
+                }
+                RowSpan::Unknown => {}
+            }
+        }
+        // Rows out of operation order, without an index: one scan, as for any lookup then.
+        let sql =
+            format!("SELECT max(operation_id) FROM buffers WHERE operation_id < ?1 AND device_id = ?3 AND {ranked}");
+        let found: Option<i64> = self.conn.query_row(&sql, params![n, rank, device], |r| r.get(0))?;
+        Ok(found.map_or(Earlier::None, |id| Earlier::Found(u64::try_from(id).unwrap_or(0))))
+    }
+
+    /// Walks rows `(operation_id, device_id)` newest first until one is of `device`.
+    fn walk_back(&self, sql: &str, params: impl rusqlite::Params, device: u64) -> rusqlite::Result<Earlier> {
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let mut rows = stmt.query(params)?;
+        let mut seen = 0;
+        while let Some(r) = rows.next()? {
+            if uint(r.get_ref(1)?) == device {
+                return Ok(Earlier::Found(uint(r.get_ref(0)?)));
+            }
+            seen += 1;
+            if seen >= EARLIER_SEARCH_ROWS {
+                return Ok(Earlier::Stopped(seen));
+            }
+        }
+        Ok(Earlier::None)
+    }
+}

@@ -1,0 +1,211 @@
+//! The memory at a failure and after any operation, as the report can tell it: what the rules of
+//! `analysis::memory` read is gathered here — the operation's graph and `buffers` rows, the
+//! earlier snapshot of the failure's device, the tensors at the live addresses and their links —
+//! in a few queries, batched over every failure print mode shows.
+
+use super::ReportError;
+use super::memory::MemoryReport;
+use super::memory_replay::GraphReplay;
+use super::memory_rows::Earlier;
+use crate::analysis::failure::BufferType;
+use crate::analysis::graph::NodeType;
+use crate::analysis::memory::{
+    DeviceFacts, EarlierSnapshot, FailureInputs, MemoryAtFailure, MemoryNote, OperationInputs, OperationMemory,
+    failure_place, live_addresses, memory_at_failure, operation_memory,
+};
+use std::collections::{BTreeSet, HashMap};
+
+/// The memory at an operation's failure, as far as the report can tell it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FailureMemory {
+    /// No memory section: no allocation failure of L1, DRAM or L1_SMALL, or no basis (memory.md
+    /// §3.4).
+    Absent,
+    /// The basis is `graph_only` and the graphs of the earlier operations have not been replayed:
+    /// run [`MemoryReport::replay_graphs`] once, then ask again with its result.
+    NeedsReplay,
+    /// The memory at the failure.
+    Found(Box<MemoryAtFailure>),
+}
+
+/// One failure on its way to its memory section.
+struct Pending {
+    index: usize,
+    inputs: FailureInputs,
+    notes: Vec<MemoryNote>,
+}
+
+impl MemoryReport {
+    /// The memory at the failure of an operation (by index); `replay` is the graph-only pass's
+    /// result when it has run.
+    pub fn memory_at_failure(&self, index: usize, replay: Option<&GraphReplay>) -> Result<FailureMemory, ReportError> {
+        Ok(self.memory_at_failures(&[index], replay)?.pop().map_or(FailureMemory::Absent, |(_, m)| m))
+    }
+
+    /// The memory at the failures of some operations (by index), in the order given, reading
+    /// the tensors of all of them together.
+    pub fn memory_at_failures(
+        &self,
+        indexes: &[usize],
+        replay: Option<&GraphReplay>,
+    ) -> Result<Vec<(usize, FailureMemory)>, ReportError> {
+        let read = ReportError::read("the memory at the failure");
+        let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
+        let inputs_of = self.input_tensor_ids(indexes).map_err(&read)?;
+        let mut pending: Vec<Pending> = Vec::new();
+        let mut out: Vec<(usize, FailureMemory)> = Vec::new();
+        for &index in indexes {
+            let op = &self.operations[index];
+            let Some(failure) = self.error_of(index).and_then(|e| e.failure.clone()) else { continue };
+            let (own_snapshot, cut) = self.snapshot_rows(op.id, op.rank).map_err(&read)?;
+            let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
+            let graph = self.graph(index).unwrap_or_else(|e| {
+                notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
+                Vec::new()
+            });
+            let inputs = FailureInputs {
+                operation_id: op.id,
+                failure: Some(failure),
+                graph,
+                own_snapshot,
+                devices: devices.clone(),
+                input_tensor_ids: inputs_of.get(&index).cloned().unwrap_or_default(),
+                ..FailureInputs::default()
+            };
+            pending.push(Pending { index, inputs, notes });
+        }
+        // The device of each failure may come from its first input.
+        let first_inputs: Vec<u64> =
+            pending.iter().filter_map(|p| p.inputs.input_tensor_ids.first().copied()).collect();
+        let first_facts = self.tensor_facts_by_id(&first_inputs).map_err(&read)?;
+        let mut ready: Vec<Pending> = Vec::new();
+        for mut p in pending {
+            p.inputs.tensors = first_facts.clone();
+            let Some((device, _)) = failure_place(&p.inputs) else {
+                out.push((p.index, FailureMemory::Absent));
+                continue;
+            };
+            let op = &self.operations[p.index];
+            match self.earlier_snapshot(op.id, device, op.rank).map_err(&read)? {
+                Earlier::Found(id) => {
+                    let (rows, cut) = self.snapshot_rows(id, op.rank).map_err(&read)?;
+                    p.notes.extend(cut);
+                    p.inputs.earlier_snapshot = Some(EarlierSnapshot { operation_id: id, rows });
+                }
+                Earlier::Stopped(rows) => p.notes.push(MemoryNote::EarlierSearchStopped { rows }),
+                Earlier::None => {}
+            }
+            let own_rows = p.inputs.own_snapshot.iter().any(|r| r.device_id == device);
+            if !own_rows && p.inputs.earlier_snapshot.is_none() {
+                match replay {
+                    None => {
+                        out.push((p.index, FailureMemory::NeedsReplay));
+                        continue;
+                    }
+                    Some(r) => {
+                        p.inputs.replayed_before = Some(r.live_before(op.id).map(<[_]>::to_vec).unwrap_or_default());
+                        p.notes.extend(r.notes.iter().cloned());
+                    }
+                }
+            }
+            ready.push(p);
+        }
+        // The tensors at every live address, and those the graphs and inputs name, at once.
+        let mut places: BTreeSet<(u64, u64)> = BTreeSet::new();
+        let mut ids: BTreeSet<u64> = BTreeSet::new();
+        for p in &ready {
+            if let Some((device, _)) = failure_place(&p.inputs) {
+                places.extend(live_addresses(&p.inputs).into_iter().map(|a| (device, a)));
+            }
+            ids.extend(graph_tensors(&p.inputs.graph));
+            ids.extend(p.inputs.input_tensor_ids.iter().copied());
+        }
+        let places: Vec<(u64, u64)> = places.into_iter().collect();
+        let ids: Vec<u64> = ids.into_iter().collect();
+        let facts = self.tensor_facts(&places, &ids).map_err(&read)?;
+        for mut p in ready {
+            p.inputs.tensors = facts.clone();
+            let memory = match memory_at_failure(&p.inputs) {
+                Some(mut m) => {
+                    p.notes.append(&mut m.notes);
+                    m.notes = p.notes;
+                    FailureMemory::Found(Box::new(m))
+                }
+                None => FailureMemory::Absent,
+            };
+            out.push((p.index, memory));
+        }
+        let order: HashMap<usize, usize> = indexes.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+        out.sort_by_key(|(i, _)| order.get(i).copied().unwrap_or(usize::MAX));
+        Ok(out)
+    }
+
+    /// The post-operation picture of an operation (by index) for `place` (device, buffer
+    /// type), else its L1 of the lowest device, else the first in its snapshot; none when it has
+    /// no `buffers` row.
+    pub fn operation_memory(
+        &self,
+        index: usize,
+        place: Option<(u64, BufferType)>,
+    ) -> Result<Option<OperationMemory>, ReportError> {
+        let read = ReportError::read("the memory after the operation");
+        let op = &self.operations[index];
+        let (snapshot, cut) = self.snapshot_rows(op.id, op.rank).map_err(&read)?;
+        let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
+        let graph = self.graph(index).unwrap_or_else(|e| {
+            notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
+            Vec::new()
+        });
+        let mut inputs = OperationInputs {
+            operation_id: op.id,
+            input_tensor_ids: self.input_tensor_ids(&[index]).map_err(&read)?.remove(&index).unwrap_or_default(),
+            graph,
+            snapshot,
+            devices: self.devices.iter().map(|d| d.facts()).collect(),
+            tensors: Vec::new(),
+        };
+        let Some(first) = operation_memory(&inputs, place) else { return Ok(None) };
+        let places: Vec<(u64, u64)> = first.live_buffers.iter().map(|b| (first.device_id, b.address)).collect();
+        let mut ids = graph_tensors(&inputs.graph);
+        ids.extend(inputs.input_tensor_ids.iter().copied());
+        inputs.tensors = self.tensor_facts(&places, &ids).map_err(&read)?;
+        let mut memory = operation_memory(&inputs, Some((first.device_id, first.buffer_type)));
+        if let Some(m) = &mut memory {
+            notes.append(&mut m.notes);
+            m.notes = notes;
+        }
+        Ok(memory)
+    }
+
+    /// The input tensor ids of some operations (by index), by `input_index`; rows of the
+    /// operation's rank, else of rank 0.
+    fn input_tensor_ids(&self, indexes: &[usize]) -> rusqlite::Result<HashMap<usize, Vec<u64>>> {
+        let ids: Vec<u64> = indexes.iter().map(|&i| self.operations[i].id).collect();
+        let links = self.tensor_links("input_tensors", "input_index", &ids)?;
+        let mut out = HashMap::new();
+        for &i in indexes {
+            let op = &self.operations[i];
+            let of_rank = |rank: u32| links.iter().filter(move |l| l.0 == op.id && l.3 == rank);
+            let rank = if of_rank(op.rank).next().is_some() { op.rank } else { 0 };
+            let mut picked: Vec<_> = of_rank(rank).collect();
+            picked.sort_by_key(|l| l.1);
+            out.insert(i, picked.iter().map(|l| l.2).collect());
+        }
+        Ok(out)
+    }
+
+    /// `tensors` rows of some ids, without their links.
+    fn tensor_facts_by_id(&self, ids: &[u64]) -> rusqlite::Result<Vec<crate::analysis::memory::TensorFacts>> {
+        let mut out = Vec::new();
+        for chunk in ids.chunks(500) {
+            let list = chunk.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+            out.extend(self.tensor_fact_rows(&format!("tensor_id IN ({list})"))?);
+        }
+        Ok(out)
+    }
+}
+
+/// The tensor ids of a graph's `tensor` nodes.
+fn graph_tensors(graph: &[crate::analysis::graph::GraphNode]) -> Vec<u64> {
+    graph.iter().filter(|n| n.is(NodeType::Tensor)).filter_map(|n| n.tensor_id).collect()
+}

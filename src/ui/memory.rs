@@ -1,0 +1,208 @@
+//! The Memory tab: for the selected operation, the memory at its failure or after it — a heading,
+//! the basis and check, the advice (or why there is none), the map of the region, and the
+//! holders table (only its visible rows are built).
+
+use super::View;
+use super::memory_map::{MapMarks, legend, map_lines, tensor_fill};
+use super::text::{truncate, truncate_line, wrap_lines};
+use super::theme::SELECTION_SYMBOL;
+use crate::analysis::format::{format_address, size};
+use crate::analysis::memory::{
+    LiveBuffer, MemoryAtFailure, advice_sentence, basis_sentence, check_sentence, reason_sentence,
+};
+use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Margin, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Block, Borders, Cell, Gauge, HighlightSpacing, Paragraph, Row, Scrollbar, ScrollbarOrientation, ScrollbarState,
+    Table, TableState,
+};
+
+/// The holders table's columns and widths (the last takes what is left).
+const COLUMNS: [(&str, u16); 7] = [
+    ("Address", 10),
+    ("Size/bank", 10),
+    ("Tensor", 7),
+    ("Shape", 20),
+    ("Produced by", 24),
+    ("Last used", 9),
+    ("Flags", 0),
+];
+
+/// The heading of a picture.
+pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String {
+    let op = &view.model.operations[operation];
+    match picture {
+        MemoryPicture::Failure(m) => {
+            format!("Memory at the failure of {} {} · device {} · {}", op.id, op.name, m.device_id, m.buffer_type.label())
+        }
+        MemoryPicture::Operation(m) => {
+            format!("Memory after {} {} · device {} · {}", op.id, op.name, m.device_id, m.buffer_type.label())
+        }
+        MemoryPicture::NeedsReplay | MemoryPicture::Nothing(_) => format!("Memory of {} {}", op.id, op.name),
+    }
+}
+
+/// The sentences under the heading: basis and check, the reason from the map, the advice, the
+/// notes (a failure); what the snapshot holds and its notes (any other operation).
+pub fn sentences(view: &View, picture: &MemoryPicture) -> Vec<String> {
+    let hex = view.hex;
+    match picture {
+        MemoryPicture::Failure(m) => {
+            let mut lines = vec![format!("{} {}", basis_sentence(m, hex), check_sentence(m))];
+            lines.extend(reason_sentence(m));
+            lines.push(advice_sentence(m, hex));
+            lines.extend(m.notes.iter().map(|n| format!("Note: {}", n.text(hex))));
+            lines
+        }
+        MemoryPicture::Operation(m) => {
+            let mut lines = crate::analysis::memory::operation_lines(m, hex);
+            // The table lists the holders.
+            lines.retain(|l| !l.starts_with("Largest holders:"));
+            lines
+        }
+        MemoryPicture::NeedsReplay | MemoryPicture::Nothing(_) => Vec::new(),
+    }
+}
+
+/// The marks of a failure's map: its request, or its circular buffers' range.
+fn failure_marks(m: &MemoryAtFailure) -> (Option<u64>, Option<(u64, u64)>) {
+    let band = m.circular_buffers.as_ref().map(|c| {
+        let lowest = c.circular_buffers.iter().map(|b| b.address).min();
+        (lowest.or(m.map.region.start).unwrap_or(0), c.region_end)
+    });
+    (m.needed_per_bank.filter(|_| band.is_none()), band)
+}
+
+/// Draws the tab for the selected operation.
+pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>, tab: &mut MemoryTab) {
+    let theme = view.theme;
+    let message = |frame: &mut Frame, text: String| {
+        let lines = wrap_lines([Line::from(text)], area.width.saturating_sub(2) as usize);
+        frame.render_widget(Paragraph::new(lines).style(theme.dim), area.inner(Margin::new(1, 1)));
+    };
+    let Some(i) = operation else { return message(frame, "No operation selected".into()) };
+    tab.follow(Some(i));
+    let picture = match tab.picture(i) {
+        None => return message(frame, "Reading the memory of this operation…".into()),
+        Some(Loaded::Unavailable(reason)) => return message(frame, format!("The memory cannot be read: {reason}")),
+        Some(Loaded::Ready(MemoryPicture::Nothing(reason))) => return message(frame, reason.clone()),
+        Some(Loaded::Ready(MemoryPicture::NeedsReplay)) => return draw_replay(frame, area, view, &tab.replay),
+        Some(Loaded::Ready(picture)) => picture.clone(),
+    };
+    let width = area.width as usize;
+    let head = truncate_line(Line::styled(heading(view, i, &picture), theme.bold), width);
+    let text = wrap_lines(sentences(view, &picture).into_iter().map(Line::from), width);
+    let text_height = text.len().min((area.height as usize / 3).max(2)) as u16;
+    let [head_area, text_area, map_area, table_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(text_height),
+        Constraint::Length(5),
+        Constraint::Fill(1),
+    ])
+    .areas(area);
+    frame.render_widget(Paragraph::new(head), head_area);
+    frame.render_widget(Paragraph::new(text), text_area);
+    let holders = tab.ordered_holders(&picture);
+    let selected = tab.selected_holder(&picture).map(|b| b.address);
+    let (map, (request, band)) = match &picture {
+        MemoryPicture::Failure(m) => (&m.map, failure_marks(m)),
+        MemoryPicture::Operation(m) => (&m.map, (None, None)),
+        _ => return,
+    };
+    let marks = MapMarks { request, circular_buffers: band, selected };
+    let block = Block::new().borders(Borders::ALL).title_bottom(legend(theme, &marks));
+    let inner = block.inner(map_area);
+    let (lines, cell) = map_lines(map, picture.live_buffers(), &marks, inner.width as usize, view.hex, theme);
+    let title = format!(" Map · {} a column ", size(cell));
+    frame.render_widget(Paragraph::new(lines).block(block.title(Span::styled(title, theme.bold))), map_area);
+    draw_holders(frame, table_area, view, &holders, tab);
+}
+
+/// The replay some failures need, with its progress.
+fn draw_replay(frame: &mut Frame, area: Rect, view: &View, replay: &JobState) {
+    let theme = view.theme;
+    let [text_area, gauge_area, _] =
+        Layout::vertical([Constraint::Length(3), Constraint::Length(1), Constraint::Fill(1)]).areas(area.inner(Margin::new(1, 1)));
+    let (text, ratio) = match replay {
+        JobState::Failed(reason) => (format!("Replaying the captured graphs failed: {reason}"), None),
+        JobState::Running { done, total } if *total > 0 => (
+            "This report has no buffers snapshot for the failure's device: replaying every captured graph before it, once for the report…".to_string(),
+            Some(*done as f64 / *total as f64),
+        ),
+        _ => (
+            "This report has no buffers snapshot for the failure's device: replaying every captured graph before it, once for the report…".to_string(),
+            Some(0.0),
+        ),
+    };
+    frame.render_widget(Paragraph::new(wrap_lines([Line::from(text)], text_area.width as usize)).style(theme.dim), text_area);
+    if let Some(ratio) = ratio {
+        let ratio = ratio.clamp(0.0, 1.0);
+        let gauge = Gauge::default().ratio(ratio).label(format!("{:.0} %", ratio * 100.0)).gauge_style(theme.key);
+        frame.render_widget(gauge, gauge_area);
+    }
+}
+
+/// One holder as a table row.
+fn holder_row(view: &View, b: &LiveBuffer) -> Row<'static> {
+    let (fill, style) = tensor_fill(b.tensor_id, view.theme);
+    let tensor = b.tensor_id.map_or_else(String::new, |t| t.to_string());
+    let produced = match (b.producer_operation_id, &b.producer_operation_name) {
+        (Some(id), Some(name)) => format!("{id} {name}"),
+        (Some(id), None) => id.to_string(),
+        _ => String::new(),
+    };
+    let mut flags = Vec::new();
+    if b.input_of_operation {
+        flags.push("input".to_string());
+    }
+    if b.stale {
+        flags.push("stale".to_string());
+    }
+    if b.is_this_operation() {
+        flags.push(b.device_operation.as_ref().map_or_else(|| "this op".to_string(), |d| format!("this op ({d})")));
+    }
+    let number = |text: String| Cell::from(Line::from(text).right_aligned());
+    Row::new(vec![
+        Cell::from(Line::from(vec![
+            Span::styled(fill.to_string(), style),
+            Span::raw(format!(" {}", format_address(Some(b.address), view.hex))),
+        ])),
+        number(size(b.size_per_bank)),
+        number(tensor),
+        Cell::from(truncate(b.shape.as_deref().unwrap_or(""), COLUMNS[3].1 as usize)),
+        Cell::from(truncate(&produced, COLUMNS[4].1 as usize)),
+        number(b.last_use_operation_id.map_or_else(String::new, |k| k.to_string())),
+        Cell::from(flags.join(", ")),
+    ])
+}
+
+/// The holders table, biggest first or by address.
+fn draw_holders(frame: &mut Frame, area: Rect, view: &View, holders: &[&LiveBuffer], tab: &mut MemoryTab) {
+    let theme = view.theme;
+    let order = if tab.by_address { "by address" } else { "biggest first" };
+    let title = format!(" Holders · {} live buffers · {order} ", holders.len());
+    let block = Block::new().borders(Borders::ALL).title(Span::styled(title, theme.bold));
+    tab.holders.fit((area.height as usize).saturating_sub(3), |_| 1);
+    if holders.is_empty() {
+        frame.render_widget(Paragraph::new(Line::styled("No live buffer", theme.dim)).block(block), area);
+        return;
+    }
+    let header = Row::new(COLUMNS.iter().map(|(h, _)| Cell::from(*h))).style(theme.bold);
+    let widths = COLUMNS.iter().map(|&(_, w)| if w == 0 { Constraint::Fill(1) } else { Constraint::Length(w) });
+    let rows = holders[tab.holders.visible()].iter().map(|b| holder_row(view, b));
+    let table = Table::new(rows, widths)
+        .header(header)
+        .block(block)
+        .row_highlight_style(theme.selected)
+        .highlight_symbol(SELECTION_SYMBOL)
+        .highlight_spacing(HighlightSpacing::Always);
+    let selected = tab.holders.selected().map(|s| s - tab.holders.offset());
+    frame.render_stateful_widget(table, area, &mut TableState::default().with_selected(selected));
+    if holders.len() > tab.holders.height() {
+        let mut state = ScrollbarState::new(holders.len()).position(tab.holders.selected().unwrap_or(0));
+        let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight);
+        frame.render_stateful_widget(bar, area.inner(Margin::new(0, 1)), &mut state);
+    }
+}

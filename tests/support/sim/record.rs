@@ -1,0 +1,357 @@
+//! Running the script: each operation's graph, rows and snapshot as its writer era records them,
+//! and the failure with the truth at that moment.
+
+use super::super::graph::{Alloc, Graph, NodeKey, Style};
+use super::super::rows::{BufferRow, ErrorRow, Op};
+use super::super::schema::{BufferType, Layout};
+use super::{DRAM_BANKS, L1_BANKS, Sim, SimOp, Truth, TruthBuffer};
+
+/// Which writer recorded the run (memory.md §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// The decorator before the `errors` table: a failed operation leaves no `buffers` rows and
+    /// no captured graph. With `errors_table: false` the report has no `errors` table at all
+    /// (Legacy schema); with `true`, the C++ writer's `errors` row is there.
+    DecoratorBeforeErrors { errors_table: bool },
+    /// The decorator with the `errors` table: the failed operation's graph (up to the throw,
+    /// then the frees of the unwinding) and its snapshot taken after the unwinding.
+    DecoratorWithErrors,
+    /// The graph-report importer: like the decorator with errors, nodes carry `id` (V2.1).
+    Importer,
+    /// No `buffers` rows at all: captured graphs only.
+    GraphOnly,
+}
+
+/// Variations of what the writer kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `tensors` has no rows (input and output rows remain).
+    pub no_tensor_rows: bool,
+    /// `devices` has no row.
+    pub no_devices_row: bool,
+    /// The message is a V2 one: bank size but no allocator figures.
+    pub v2_message: bool,
+    /// The message is a V0 one: no bank size, no figures (not an allocation failure to parse).
+    pub v0_message: bool,
+}
+
+fn shape(per_bank: u64) -> String {
+    format!("Shape([1, 1, 32, {}])", per_bank / 64)
+}
+
+fn banks(buffer_type: BufferType) -> u64 {
+    if buffer_type == BufferType::Dram { DRAM_BANKS } else { L1_BANKS }
+}
+
+fn alloc(device: u64, buffer_type: BufferType, address: u64, per_bank: u64) -> Alloc {
+    Alloc::new(per_bank * banks(buffer_type), address, buffer_type, Layout::Interleaved)
+        .num_cores(0)
+        .max_size_per_bank(per_bank)
+        .device(device)
+}
+
+impl Sim {
+    fn graph(&self) -> Graph {
+        match self.era {
+            Era::DecoratorBeforeErrors { .. } => Graph::strings_with_levels(),
+            Era::Importer => Graph::with_style(Style::Integers).node_key(NodeKey::CounterAndId),
+            _ => Graph::new(),
+        }
+    }
+
+    /// Every live buffer of every device, as `buffers` rows.
+    fn snapshot(&self) -> Vec<BufferRow> {
+        let mut rows = Vec::new();
+        for (d, dev) in self.devices.iter().enumerate() {
+            for (buffer_type, allocator) in [(BufferType::Dram, &dev.dram), (BufferType::L1, &dev.l1)] {
+                let mut held = allocator.held.clone();
+                held.sort_by_key(|h| h.address);
+                for h in held {
+                    rows.push(BufferRow::new(buffer_type, h.address as i64, h.size as i64).device(d as i64));
+                }
+            }
+        }
+        rows
+    }
+
+    fn record(&mut self, op: Op, snapshot: bool) {
+        let op = if snapshot && self.era != Era::GraphOnly { op.buffers(self.snapshot()) } else { op };
+        self.ops.push(op);
+    }
+
+    /// The start of an operation's graph: its scope, its input tensors, its device operation.
+    fn open(&self, op: &SimOp) -> Graph {
+        let mut g = self.graph().capture_start().start(&op.name);
+        for name in &op.inputs {
+            let t = self.tensor(name);
+            g = g.tensor(t.id, &shape(t.per_bank));
+        }
+        g.start(&op.device_op)
+    }
+
+    fn input_ids(&mut self, op: &SimOp, id: u64) -> Vec<i64> {
+        let mut ids = Vec::new();
+        for name in &op.inputs {
+            let i = self.tensors.iter().rposition(|t| &t.name == name && t.live).expect("a live input");
+            self.tensors[i].consumers.push(id);
+            ids.push(self.tensors[i].id as i64);
+        }
+        ids
+    }
+
+    /// Runs an operation that completes; returns its id.
+    pub fn run(&mut self, op: SimOp) -> u64 {
+        let id = self.ops.len() as u64 + 1;
+        let mut g = self.open(&op);
+        let d = op.device;
+        let mut temps = Vec::new();
+        for &(bt, per_bank) in &op.temps {
+            let address = self.devices[d as usize].allocator(bt).allocate(per_bank).expect("temps fit");
+            g = g.alloc(alloc(d, bt, address, per_bank));
+            temps.push((bt, address, per_bank));
+        }
+        let mut outputs = Vec::new();
+        for (name, bt, per_bank) in &op.outputs {
+            let i = self.new_tensor(name, d, *bt, *per_bank).expect("outputs fit");
+            self.tensors[i].producer = Some(id);
+            let t = &self.tensors[i];
+            g = g.alloc(alloc(d, *bt, t.address, *per_bank)).buffer_tensor(t.id, &shape(*per_bank));
+            outputs.push(t.id as i64);
+        }
+        if !op.cbs.is_empty() {
+            g = self.circular_buffers(g, &op);
+        }
+        g = g.end(&op.device_op);
+        for (bt, address, per_bank) in temps {
+            self.devices[d as usize].allocator(bt).free(address);
+            g = g.dealloc(alloc(d, bt, address, per_bank));
+        }
+        let inputs = self.input_ids(&op, id);
+        for name in &op.frees {
+            let i = self.tensors.iter().rposition(|t| &t.name == name && t.live).expect("a live tensor");
+            self.tensors[i].live = false;
+            let t = self.tensors[i].clone();
+            self.devices[t.device as usize].allocator(t.buffer_type).free(t.address);
+            g = g.dealloc(alloc(t.device, t.buffer_type, t.address, t.per_bank));
+        }
+        let g = g.end(&op.name).capture_end();
+        let row = Op::new(id as i64, &op.name).duration(0.0001).graph(g).inputs(&inputs).outputs(&outputs);
+        self.record(row, true);
+        id
+    }
+
+    fn circular_buffers(&self, mut g: Graph, op: &SimOp) -> Graph {
+        let mut at = self.devices[op.device as usize].l1.start;
+        g = g.cb_deallocate_all();
+        for size in &op.cbs {
+            g = g.cb_allocate(*size, at, "{[0-0 - 7-7]}");
+            at += size;
+        }
+        g
+    }
+
+    /// A `ttnn.deallocate` of a tensor; returns its id.
+    pub fn deallocate(&mut self, name: &str) -> u64 {
+        let id = self.ops.len() as u64 + 1;
+        let i = self.tensors.iter().rposition(|t| t.name == name && t.live).expect("a live tensor");
+        self.tensors[i].consumers.push(id);
+        self.tensors[i].live = false;
+        let t = self.tensors[i].clone();
+        self.devices[t.device as usize].allocator(t.buffer_type).free(t.address);
+        let g = self
+            .graph()
+            .capture_start()
+            .start("ttnn.deallocate")
+            .tensor(t.id, &shape(t.per_bank))
+            .dealloc(alloc(t.device, t.buffer_type, t.address, t.per_bank))
+            .end("ttnn.deallocate")
+            .capture_end();
+        let row = Op::new(id as i64, "ttnn.deallocate").duration(0.00001).graph(g).inputs(&[t.id as i64]);
+        self.record(row, true);
+        id
+    }
+
+    /// Runs an operation that fails: its first allocation that does not fit, or else its
+    /// circular buffers running into L1 buffers. Records it as the era does; returns its id.
+    pub fn fail(&mut self, op: SimOp) -> u64 {
+        let id = self.ops.len() as u64 + 1;
+        let d = op.device;
+        let mut g = self.open(&op);
+        // N's own buffers: type, address, size, the tensor its graph names.
+        let mut own: Vec<(BufferType, u64, u64, Option<u64>)> = Vec::new();
+        let mut failed: Option<(BufferType, u64)> = None;
+        let requests: Vec<(Option<String>, BufferType, u64)> = op
+            .temps
+            .iter()
+            .map(|&(bt, s)| (None, bt, s))
+            .chain(op.outputs.iter().map(|(n, bt, s)| (Some(n.clone()), *bt, *s)))
+            .collect();
+        for (name, bt, per_bank) in requests {
+            match self.devices[d as usize].allocator(bt).allocate(per_bank) {
+                Some(address) => {
+                    g = g.alloc(alloc(d, bt, address, per_bank));
+                    // An output allocated before the failure: a tensor only the graph names.
+                    let tensor = name.map(|_| 1000 + own.len() as u64);
+                    if let Some(tid) = tensor {
+                        g = g.buffer_tensor(tid, &shape(per_bank));
+                    }
+                    own.push((bt, address, per_bank, tensor));
+                }
+                None => {
+                    failed = Some((bt, per_bank));
+                    break;
+                }
+            }
+        }
+        let inputs = self.input_ids(&op, id);
+        let (message, truth) = match failed {
+            Some((bt, need)) => {
+                let truth = self.truth_at(id, d, bt, Some(need), &own, &inputs, None);
+                (self.bank_message(d, bt, need), truth)
+            }
+            None => {
+                g = self.circular_buffers(g, &op);
+                let l1 = &self.devices[d as usize].l1;
+                let end = l1.start + op.cbs.iter().sum::<u64>();
+                let lowest = l1.held.iter().map(|h| h.address).min().unwrap_or(l1.end);
+                assert!(end > lowest, "the script's circular buffers must clash");
+                let message = format!(
+                    "Statically allocated circular buffers in program 7 clash with L1 buffers on core range [0-0 - 7-7]. L1 buffer allocated at {lowest} and static circular buffer region ends at {end}"
+                );
+                (message, self.truth_at(id, d, BufferType::L1, None, &own, &inputs, Some(end)))
+            }
+        };
+        self.truth = Some(truth);
+        g = g.aborted_end(&op.device_op, Some("Out of Memory"));
+        for &(bt, address, per_bank, _) in own.iter().rev() {
+            self.devices[d as usize].allocator(bt).free(address);
+            g = g.dealloc(alloc(d, bt, address, per_bank));
+        }
+        let g = g.aborted_end(&op.name, Some("Out of Memory")).capture_end();
+        let mut row = Op::new(id as i64, &op.name).inputs(&inputs);
+        let (graph, snapshot) = match self.era {
+            Era::DecoratorBeforeErrors { .. } => (false, false),
+            Era::DecoratorWithErrors | Era::Importer => (true, true),
+            Era::GraphOnly => (true, false),
+        };
+        if graph {
+            row = row.duration(0.0001).graph(g);
+        }
+        self.record(row, snapshot);
+        let text = format!(
+            "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\n{message}\nbacktrace:\n --- x"
+        );
+        self.errors.push(ErrorRow::new(id as i64, &op.name, "RuntimeError", &text));
+        id
+    }
+
+    fn bank_message(&self, d: u64, bt: BufferType, need: u64) -> String {
+        let allocator = &self.devices[d as usize];
+        let a = if bt == BufferType::Dram { &allocator.dram } else { &allocator.l1 };
+        let head = format!(
+            "Out of Memory: Not enough space to allocate {} B {} buffer across {} banks, where each bank needs to store {need} B",
+            need * banks(bt),
+            bt.token(),
+            banks(bt)
+        );
+        let bank = a.end - a.start;
+        if self.options.v0_message {
+            head
+        } else if self.options.v2_message {
+            format!("{head}, but bank size is only {bank} B")
+        } else {
+            format!(
+                "{head}, but bank size is {bank} B (allocated: {} B, free: {} B, largest free block: {} B)",
+                a.allocated(),
+                a.free_bytes(),
+                a.largest_free()
+            )
+        }
+    }
+
+    /// The truth at the failure of operation `id` on (device, buffer type).
+    #[allow(clippy::too_many_arguments)]
+    fn truth_at(
+        &self,
+        id: u64,
+        device: u64,
+        buffer_type: BufferType,
+        need: Option<u64>,
+        own: &[(BufferType, u64, u64, Option<u64>)],
+        inputs: &[i64],
+        region_end: Option<u64>,
+    ) -> Truth {
+        let dev = &self.devices[device as usize];
+        let allocator = if buffer_type == BufferType::Dram { &dev.dram } else { &dev.l1 };
+        let mut live: Vec<TruthBuffer> = allocator
+            .held
+            .iter()
+            .map(|h| {
+                let own = own.iter().find(|&&(bt, a, _, _)| bt == buffer_type && a == h.address);
+                let is_own = own.is_some();
+                let tensor = if is_own {
+                    None
+                } else {
+                    self.tensors.iter().find(|t| {
+                        t.live && t.device == device && t.buffer_type == buffer_type && t.address == h.address
+                    })
+                };
+                let input = tensor.is_some_and(|t| inputs.contains(&(t.id as i64)));
+                let last_use = tensor.and_then(|t| t.consumers.iter().copied().filter(|&c| c < id).max());
+                TruthBuffer {
+                    address: h.address,
+                    size: h.size,
+                    tensor: tensor.map(|t| t.id).or(own.and_then(|o| o.3)),
+                    own: is_own,
+                    input,
+                    stale: tensor.is_some() && !input && last_use.is_some(),
+                    producer: tensor.and_then(|t| t.producer),
+                    last_use,
+                }
+            })
+            .collect();
+        live.sort_by_key(|b| b.address);
+        let to_free = need.and_then(|need| cheapest_to_free(allocator, &live, need));
+        let clashing =
+            region_end.map(|end| live.iter().map(|b| b.address).filter(|&a| a < end).collect()).unwrap_or_default();
+        Truth {
+            operation_id: id,
+            device,
+            buffer_type,
+            live,
+            region: (allocator.start, allocator.end),
+            allocated: allocator.allocated(),
+            largest_free: allocator.largest_free(),
+            need,
+            to_free,
+            region_end,
+            clashing,
+        }
+    }
+}
+
+/// By trying every set of up to three movable buffers: the set with the fewest bytes (then the
+/// fewest buffers) whose freeing lets the allocator place `need`.
+fn cheapest_to_free(allocator: &super::Allocator, live: &[TruthBuffer], need: u64) -> Option<Vec<u64>> {
+    let movable: Vec<&TruthBuffer> = live.iter().filter(|b| !b.own && !b.input).collect();
+    let mut sets: Vec<Vec<&TruthBuffer>> = vec![Vec::new()];
+    for (i, a) in movable.iter().enumerate() {
+        sets.push(vec![a]);
+        for (j, b) in movable.iter().enumerate().skip(i + 1) {
+            sets.push(vec![a, b]);
+            for c in movable.iter().skip(j + 1) {
+                sets.push(vec![a, b, c]);
+            }
+        }
+    }
+    sets.into_iter()
+        .filter(|set| {
+            let mut after = allocator.clone();
+            for b in set {
+                after.free(b.address);
+            }
+            after.place(need).is_some()
+        })
+        .min_by_key(|set| (set.iter().map(|b| b.size).sum::<u64>(), set.len()))
+        .map(|set| set.iter().map(|b| b.address).collect())
+}
