@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use ttnn_tui::app::Action;
 use ttnn_tui::report::perf::{PerfReport, PerfSource};
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
-use ttnn_tui::tui::{app_for, link_in_background, perform};
+use ttnn_tui::tui::{Session, app_for, link_in_background};
 use ttnn_tui::ui::Theme;
 
 /// The key presses, in order: 1000 in all.
@@ -124,7 +124,9 @@ fn main() {
         let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a test terminal");
         terminal.draw(|f| ttnn_tui::ui::draw(f, &mut app, &theme)).expect("a frame");
         let first_frame = start.elapsed();
-        for result in perform(&report, app.pending_reads()) {
+        let reads = app.pending_reads();
+        let session = Session::new(report);
+        for result in session.perform(reads) {
             app.deliver(result);
         }
         terminal.draw(|f| ttnn_tui::ui::draw(f, &mut app, &theme)).expect("a frame");
@@ -133,10 +135,11 @@ fn main() {
     runs.remove(0);
     runs.sort();
     let (first_frame, opened, built, complete) = runs[runs.len() / 2];
-    let report = MemoryReport::open(&source, 0).expect("the report opens");
-    let mut app = app_for(&report, false, None);
+    let session = Session::new(MemoryReport::open(&source, 0).expect("the report opens"));
+    let report = &session.report;
+    let mut app = app_for(report, false, None);
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a test terminal");
-    ttnn_tui::tui::frame(&mut terminal, &mut app, &report, &theme).expect("a frame");
+    ttnn_tui::tui::frame(&mut terminal, &mut app, &session, &theme).expect("a frame");
     println!("report: {} ({} operations, {} errors)", path.display(), report.operations.len(), report.errors.len());
     println!(
         "time to first frame (median of 7): {} (open {}, app state {}, draw {}); complete frame (stack traces, arguments loaded): {}",
@@ -146,7 +149,7 @@ fn main() {
         ms(first_frame - built),
         ms(complete)
     );
-    let csv = linking_csv(&report);
+    let csv = linking_csv(report);
     let (with_perf, linked) = first_frame_with_perf(&source, &csv, &theme);
     println!(
         "with a perf report of {} rows: time to first frame {} (the link lands after {})",
@@ -164,12 +167,25 @@ fn main() {
         println!("at operation {k}: 36 stack traces {}, arguments {}", ms(traces), ms(t.elapsed()));
     }
 
+    // Tab 4 on the first failure (the state opens on it): from the key to the drawn memory picture,
+    // and a move in its holders table.
+    let mut memory = app_for(report, false, None);
+    ttnn_tui::tui::frame(&mut terminal, &mut memory, &session, &theme).expect("a frame");
+    let t = Instant::now();
+    memory.update(Action::GoToTab(3));
+    ttnn_tui::tui::frame(&mut terminal, &mut memory, &session, &theme).expect("a frame");
+    let tab4 = t.elapsed();
+    let t = Instant::now();
+    memory.update(Action::Down);
+    ttnn_tui::tui::frame(&mut terminal, &mut memory, &session, &theme).expect("a frame");
+    println!("tab 4 on the first failure: key to drawn {}, next holder {}", ms(tab4), ms(t.elapsed()));
+
     let mut all = Vec::new();
     let mut by_key: BTreeMap<&str, Vec<Duration>> = BTreeMap::new();
     for (name, action) in script() {
         let t = Instant::now();
         app.update(action);
-        ttnn_tui::tui::frame(&mut terminal, &mut app, &report, &theme).expect("a frame");
+        ttnn_tui::tui::frame(&mut terminal, &mut app, &session, &theme).expect("a frame");
         let d = t.elapsed();
         all.push(d);
         by_key.entry(name).or_default().push(d);

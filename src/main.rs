@@ -40,7 +40,7 @@ fn run(open: &OpenArgs, json: bool, tui: Option<ColorChoice>) -> Result<(), Fail
     }
     let perf = perf_source(open)?;
     if let Some(color) = tui {
-        return run_tui(&report, perf, open, color);
+        return run_tui(report, perf, open, color);
     }
     let linked = open_perf(perf)?
         .map(|perf| LinkedReports::new(&report, perf))
@@ -66,12 +66,7 @@ fn open_report(open: &OpenArgs) -> Result<MemoryReport, Failure> {
 }
 
 /// The terminal UI; everything that can fail without a terminal is checked before touching it.
-fn run_tui(
-    report: &MemoryReport,
-    perf: Option<PerfSource>,
-    open: &OpenArgs,
-    color: ColorChoice,
-) -> Result<(), Failure> {
+fn run_tui(report: MemoryReport, perf: Option<PerfSource>, open: &OpenArgs, color: ColorChoice) -> Result<(), Failure> {
     if let Some(id) = open.operation
         && report.operation_index(id).is_none()
     {
@@ -80,8 +75,10 @@ fn run_tui(
     }
     let theme = Theme::new(color.plain(std::env::var_os("NO_COLOR").as_deref()));
     color_eyre::install().map_err(|e| Failure { message: e.to_string(), code: 1 })?;
-    let app = ttnn_tui::tui::app_for(report, open.hex, open.operation);
-    ttnn_tui::tui::run(report, app, theme, perf).map_err(|e| Failure { message: format!("terminal: {e}"), code: 1 })
+    let app = ttnn_tui::tui::app_for(&report, open.hex, open.operation);
+    let mut session = ttnn_tui::tui::Session::new(report);
+    ttnn_tui::tui::run(&mut session, app, theme, perf)
+        .map_err(|e| Failure { message: format!("terminal: {e}"), code: 1 })
 }
 
 /// The performance report to open: `--perf`, else the embedded demo one with `--demo`, else (no

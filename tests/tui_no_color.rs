@@ -38,7 +38,8 @@ fn frame_bytes(theme: Theme) -> String {
     let options = TerminalOptions { viewport: Viewport::Fixed(Rect::new(0, 0, 120, 40)) };
     let out = Shared::default();
     let mut terminal = Terminal::with_options(CrosstermBackend::new(out.clone()), options).unwrap();
-    ttnn_tui::tui::frame(&mut terminal, &mut app, &report, &theme).unwrap();
+    let session = ttnn_tui::tui::Session::new(report);
+    ttnn_tui::tui::frame(&mut terminal, &mut app, &session, &theme).unwrap();
     String::from_utf8(out.0.borrow().clone()).unwrap()
 }
 

@@ -75,6 +75,14 @@ pub enum Action {
     NextFailure,
     /// Select the previous allocation failure of the callout (Performance tab).
     PreviousFailure,
+    /// Holders by address, or biggest first (Memory tab).
+    ToggleSort,
+    /// The snapshot of the next device (Memory tab).
+    NextDevice,
+    /// The next buffer type of the snapshot (Memory tab).
+    NextBufferType,
+    /// Show the selected operation's memory (tab 4).
+    ShowMemory,
     /// Open the help popup.
     Help,
     /// Close a popup, leave the callout, or clear the search.
@@ -92,6 +100,8 @@ pub enum Pane {
     DeviceOps,
     /// The performance tab.
     Performance,
+    /// The memory tab.
+    Memory,
     /// The search input.
     Search,
     /// The help popup.
@@ -172,7 +182,7 @@ pub(crate) const GLOBAL: &[Binding] = &[
     help_only(bind(&[ch('x')], "x", "hex/decimal addresses", ToggleHex)),
     bind(&[key(KeyCode::Tab)], "Tab", "tab", NextTab),
     help_only(bind(&[key(KeyCode::BackTab)], "Shift-Tab", "previous tab", PreviousTab)),
-    help_only(bind(&[ch('1'), ch('2'), ch('3')], "1-3", "go to tab", GoToTab(0))),
+    help_only(bind(&[ch('1'), ch('2'), ch('3'), ch('4')], "1-4", "go to tab", GoToTab(0))),
     bind(&[ch('?'), key(KeyCode::F(1))], "?", "help", Help),
     bind(&[ch('q'), ctrl('c')], "q", "quit", Quit),
 ];
@@ -196,6 +206,17 @@ pub(crate) const DEVICE_OPS: &[Binding] = &[
     pair(&[ch('h'), ch('l')], "h/l", "close/open", (Close, Open)),
     help_only(pair(&[key(KeyCode::Left), key(KeyCode::Right)], "←/→", "close/open", (Close, Open))),
     help_only(bind(&[key(KeyCode::Enter), ch(' ')], "Enter", "toggle node", Toggle)),
+    bind(&[ch('m')], "m", "memory", ShowMemory),
+    bind(&[ch('v')], "v", "view error", ViewError),
+    bind(&[ch('y')], "y", "copy", Copy),
+];
+
+/// The Memory tab's own keys.
+pub(crate) const MEMORY: &[Binding] = &[
+    bind(&[key(KeyCode::Enter)], "Enter", "open producer", Activate),
+    bind(&[ch('s')], "s", "sort by address/size", ToggleSort),
+    bind(&[ch('d')], "d", "device", NextDevice),
+    bind(&[ch('t')], "t", "buffer type", NextBufferType),
     bind(&[ch('v')], "v", "view error", ViewError),
     bind(&[ch('y')], "y", "copy", Copy),
 ];
@@ -238,6 +259,7 @@ const ERROR_POPUP: &[Binding] = &[bind(&[ch('v')], "v", "close", Back)];
 const OPERATIONS_PANE: &[&[Binding]] = &[MOVES, OPERATIONS, GLOBAL];
 const DEVICE_OPS_PANE: &[&[Binding]] = &[MOVES, DEVICE_OPS, GLOBAL];
 const PERFORMANCE_PANE: &[&[Binding]] = &[MOVES, PERFORMANCE, GLOBAL];
+const MEMORY_PANE: &[&[Binding]] = &[MOVES, MEMORY, GLOBAL];
 const SEARCH_PANE: &[&[Binding]] = &[SEARCH];
 const HELP_PANE: &[&[Binding]] = &[POPUP, HELP];
 const ERROR_POPUP_PANE: &[&[Binding]] = &[POPUP, ERROR_POPUP];
@@ -248,6 +270,7 @@ pub(crate) fn tables(pane: Pane) -> &'static [&'static [Binding]] {
         Pane::Operations => OPERATIONS_PANE,
         Pane::DeviceOps => DEVICE_OPS_PANE,
         Pane::Performance => PERFORMANCE_PANE,
+        Pane::Memory => MEMORY_PANE,
         Pane::Search => SEARCH_PANE,
         Pane::Help => HELP_PANE,
         Pane::ErrorPopup => ERROR_POPUP_PANE,
@@ -265,6 +288,7 @@ pub(crate) fn pane_title(pane: Pane) -> &'static str {
         Pane::Operations => "Operations",
         Pane::DeviceOps => "Device ops",
         Pane::Performance => "Performance",
+        Pane::Memory => "Memory",
         Pane::Search => "Search",
         Pane::Help => "Help",
         Pane::ErrorPopup => "Error popup",
@@ -380,7 +404,15 @@ mod tests {
 
     #[test]
     fn no_key_is_bound_twice_in_a_pane_and_every_pane_has_hints() {
-        for pane in [Pane::Operations, Pane::DeviceOps, Pane::Performance, Pane::Search, Pane::Help, Pane::ErrorPopup] {
+        for pane in [
+            Pane::Operations,
+            Pane::DeviceOps,
+            Pane::Performance,
+            Pane::Memory,
+            Pane::Search,
+            Pane::Help,
+            Pane::ErrorPopup,
+        ] {
             let keys: Vec<Key> = bindings(pane).flat_map(|b| b.keys.iter().copied()).collect();
             for (k, key) in keys.iter().enumerate() {
                 assert!(!keys[k + 1..].contains(key), "{pane:?}: {key:?} bound twice");

@@ -117,11 +117,6 @@ impl MemoryTab {
         }
     }
 
-    /// Forgets every picture (the report changed).
-    pub(crate) fn clear(&mut self) {
-        self.pictures.clear();
-    }
-
     /// The holders of an operation's picture in the table's order.
     pub(crate) fn ordered_holders<'a>(&self, picture: &'a MemoryPicture) -> Vec<&'a LiveBuffer> {
         let mut holders: Vec<&LiveBuffer> = picture.live_buffers().iter().collect();

@@ -4,6 +4,7 @@
 
 mod device_ops;
 pub mod keys;
+mod memory;
 mod model;
 mod operations;
 mod perf;
@@ -15,6 +16,8 @@ pub(crate) use device_ops::{DeviceOpsTab, TreeAnnotations};
 pub use device_ops::{DeviceTree, TreeItems};
 pub(crate) use keys::keymap;
 pub use keys::{Action, Binding, Pane};
+pub(crate) use memory::MemoryTab;
+pub use memory::{JobState, MemoryPicture, Place};
 pub use model::{Loaded, Model};
 pub(crate) use operations::OperationsTab;
 pub(crate) use perf::{Focus, micros};
@@ -33,10 +36,19 @@ pub enum Tab {
     DeviceOps,
     /// `3 Performance`.
     Performance,
+    /// `4 Memory`.
+    Memory,
 }
 
 /// The tabs in order.
-pub const TABS: [Tab; 3] = [Tab::Operations, Tab::DeviceOps, Tab::Performance];
+pub const TABS: [Tab; 4] = [Tab::Operations, Tab::DeviceOps, Tab::Performance, Tab::Memory];
+
+/// A background pass the loop runs for the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Job {
+    /// Replay every captured graph (the memory at `graph_only` failures).
+    ReplayGraphs,
+}
 
 /// A popup over the tabs, with its scroll position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,6 +119,8 @@ pub struct App {
     pub(crate) device_ops: DeviceOpsTab,
     /// Tab 3.
     pub(crate) perf: PerfState,
+    /// Tab 4.
+    pub(crate) memory: MemoryTab,
     /// A one-off message for the status bar.
     pub(crate) message: Option<String>,
     /// Text the loop should copy through OSC 52.
@@ -128,6 +142,7 @@ impl App {
             operations,
             device_ops: DeviceOpsTab::default(),
             perf: PerfState::None,
+            memory: MemoryTab::default(),
             message: None,
             clipboard: None,
             quit: false,
@@ -196,6 +211,34 @@ impl App {
         self.quit
     }
 
+    /// The background passes the state needs now and that have not started.
+    pub fn wanted_jobs(&self) -> Vec<Job> {
+        let mut jobs = Vec::new();
+        if self.memory.replay == JobState::Wanted {
+            jobs.push(Job::ReplayGraphs);
+        }
+        jobs
+    }
+
+    /// A background pass's progress: `done` of `total` units.
+    pub fn job_progress(&mut self, job: Job, done: u64, total: u64) {
+        match job {
+            Job::ReplayGraphs => self.memory.replay = JobState::Running { done, total },
+        }
+    }
+
+    /// A background pass ended, or failed and why.
+    pub fn job_finished(&mut self, job: Job, result: Result<(), String>) {
+        match job {
+            Job::ReplayGraphs => self.memory.replay_finished(result),
+        }
+    }
+
+    /// The memory picture of the operation selected on the Operations tab, once read.
+    pub fn memory_picture(&self) -> Option<&Loaded<MemoryPicture>> {
+        self.memory.picture(self.selected_operation()?)
+    }
+
     /// The Performance tab's report is being linked on a worker thread (`file_name` is shown).
     pub fn set_perf_linking(&mut self, file_name: String) {
         self.perf = PerfState::Linking(file_name);
@@ -232,6 +275,7 @@ impl App {
             (false, Tab::Operations) => Pane::Operations,
             (false, Tab::DeviceOps) => Pane::DeviceOps,
             (false, Tab::Performance) => Pane::Performance,
+            (false, Tab::Memory) => Pane::Memory,
         }
     }
 
@@ -251,6 +295,7 @@ impl App {
         }
         match (pane, &self.perf) {
             (Pane::Operations, _) => self.operations.availability(action, &self.model),
+            (Pane::Memory, _) => self.memory.availability(action, self.selected_operation()),
             (Pane::Performance, PerfState::Ready(perf)) => {
                 perf.availability(action, |id| self.model.operation_index(id).is_some_and(has_error))
             }
@@ -297,7 +342,9 @@ impl App {
             _ if self.operations.is_searching() => self.operations.update(action, &self.model),
             _ => match (self.tab, &mut self.perf) {
                 (Tab::Operations, _) => self.operations.update(action, &self.model),
+                (Tab::DeviceOps, _) if action == Action::ShowMemory => self.go_to_tab(3),
                 (Tab::DeviceOps, _) => self.device_ops.update(action, self.operations.selected_operation()),
+                (Tab::Memory, _) => self.memory.update(action, self.operations.selected_operation()),
                 (Tab::Performance, PerfState::Ready(perf)) => perf.update(action),
                 (Tab::Performance, PerfState::Linking(_)) => Outcome::Message("Linking the reports…".to_string()),
                 (Tab::Performance, PerfState::None | PerfState::Failed(_)) => Outcome::None,

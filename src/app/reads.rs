@@ -3,7 +3,7 @@
 
 use super::device_ops::DeviceTree;
 use super::model::Loaded;
-use super::{App, PerfState, Tab};
+use super::{App, MemoryPicture, PerfState, Place, Tab};
 use crate::analysis::graph::GraphNode;
 use std::collections::HashMap;
 
@@ -16,6 +16,16 @@ pub enum Read {
     Arguments(usize),
     /// The captured graph of the selected operation, for the Device ops tab.
     Graph(usize),
+    /// The memory of an operation for the Memory tab: at its failure (`failure`), else its own
+    /// snapshot at `place` (none: L1 of its lowest device, else the first).
+    Memory {
+        /// The operation (index).
+        operation: usize,
+        /// The device and buffer type asked for.
+        place: Option<Place>,
+        /// Ask for the failure's picture first.
+        failure: bool,
+    },
 }
 
 /// What the loop read.
@@ -27,6 +37,8 @@ pub enum ReadResult {
     Arguments(usize, Loaded<Vec<(String, String)>>),
     /// An operation's captured graph.
     Graph(usize, Loaded<Vec<GraphNode>>),
+    /// An operation's memory picture, for the place asked for.
+    Memory(usize, Option<Place>, Loaded<MemoryPicture>),
 }
 
 impl App {
@@ -54,6 +66,11 @@ impl App {
             if self.tab == Tab::DeviceOps && !self.device_ops.has_tree(i) {
                 reads.push(Read::Graph(i));
             }
+            if self.tab == Tab::Memory
+                && let Some((place, failure)) = self.memory.wanted(i, model)
+            {
+                reads.push(Read::Memory { operation: i, place, failure });
+            }
         }
         reads
     }
@@ -75,6 +92,7 @@ impl App {
                 let tree = DeviceTree::new(graph, op.error.is_some(), annotations);
                 self.device_ops.trees.insert(i, tree);
             }
+            ReadResult::Memory(i, place, picture) => self.memory.deliver(i, place, picture),
         }
     }
 }

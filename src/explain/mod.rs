@@ -6,8 +6,8 @@ mod memory_json;
 mod text;
 
 use crate::analysis::failure::AllocationFailure;
-pub(crate) use crate::analysis::model::first_line;
 use crate::analysis::memory::MemoryAtFailure;
+pub(crate) use crate::analysis::model::first_line;
 use crate::analysis::perf_callout::PerfStatus;
 use crate::report::linked::LinkedReports;
 use crate::report::{ErrorRecord, FailureMemory, MemoryReport, ReportError};

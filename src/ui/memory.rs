@@ -24,8 +24,8 @@ const COLUMNS: [(&str, u16); 7] = [
     ("Address", 10),
     ("Size/bank", 10),
     ("Tensor", 7),
-    ("Shape", 20),
-    ("Produced by", 24),
+    ("Shape", 18),
+    ("Produced by", 22),
     ("Last used", 9),
     ("Flags", 0),
 ];
@@ -35,7 +35,13 @@ pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String
     let op = &view.model.operations[operation];
     match picture {
         MemoryPicture::Failure(m) => {
-            format!("Memory at the failure of {} {} · device {} · {}", op.id, op.name, m.device_id, m.buffer_type.label())
+            format!(
+                "Memory at the failure of {} {} · device {} · {}",
+                op.id,
+                op.name,
+                m.device_id,
+                m.buffer_type.label()
+            )
         }
         MemoryPicture::Operation(m) => {
             format!("Memory after {} {} · device {} · {}", op.id, op.name, m.device_id, m.buffer_type.label())
@@ -50,7 +56,7 @@ pub fn sentences(view: &View, picture: &MemoryPicture) -> Vec<String> {
     let hex = view.hex;
     match picture {
         MemoryPicture::Failure(m) => {
-            let mut lines = vec![format!("{} {}", basis_sentence(m, hex), check_sentence(m))];
+            let mut lines = vec![format!("{}. {}", basis_sentence(m, hex), check_sentence(m))];
             lines.extend(reason_sentence(m));
             lines.push(advice_sentence(m, hex));
             lines.extend(m.notes.iter().map(|n| format!("Note: {}", n.text(hex))));
@@ -94,7 +100,9 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
     let width = area.width as usize;
     let head = truncate_line(Line::styled(heading(view, i, &picture), theme.bold), width);
     let text = wrap_lines(sentences(view, &picture).into_iter().map(Line::from), width);
-    let text_height = text.len().min((area.height as usize / 3).max(2)) as u16;
+    // The map takes 5 lines and the holders table keeps at least 5 (two rows).
+    let room = (area.height as usize).saturating_sub(1 + 5 + 5).max(1);
+    let text_height = text.len().min(room.min((area.height as usize / 3).max(2))) as u16;
     let [head_area, text_area, map_area, table_area] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(text_height),
@@ -124,7 +132,8 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
 fn draw_replay(frame: &mut Frame, area: Rect, view: &View, replay: &JobState) {
     let theme = view.theme;
     let [text_area, gauge_area, _] =
-        Layout::vertical([Constraint::Length(3), Constraint::Length(1), Constraint::Fill(1)]).areas(area.inner(Margin::new(1, 1)));
+        Layout::vertical([Constraint::Length(3), Constraint::Length(1), Constraint::Fill(1)])
+            .areas(area.inner(Margin::new(1, 1)));
     let (text, ratio) = match replay {
         JobState::Failed(reason) => (format!("Replaying the captured graphs failed: {reason}"), None),
         JobState::Running { done, total } if *total > 0 => (
@@ -136,7 +145,10 @@ fn draw_replay(frame: &mut Frame, area: Rect, view: &View, replay: &JobState) {
             Some(0.0),
         ),
     };
-    frame.render_widget(Paragraph::new(wrap_lines([Line::from(text)], text_area.width as usize)).style(theme.dim), text_area);
+    frame.render_widget(
+        Paragraph::new(wrap_lines([Line::from(text)], text_area.width as usize)).style(theme.dim),
+        text_area,
+    );
     if let Some(ratio) = ratio {
         let ratio = ratio.clamp(0.0, 1.0);
         let gauge = Gauge::default().ratio(ratio).label(format!("{:.0} %", ratio * 100.0)).gauge_style(theme.key);
@@ -145,12 +157,13 @@ fn draw_replay(frame: &mut Frame, area: Rect, view: &View, replay: &JobState) {
 }
 
 /// One holder as a table row.
-fn holder_row(view: &View, b: &LiveBuffer) -> Row<'static> {
+fn holder_row(view: &View, b: &LiveBuffer, flags_width: usize) -> Row<'static> {
     let (fill, style) = tensor_fill(b.tensor_id, view.theme);
     let tensor = b.tensor_id.map_or_else(String::new, |t| t.to_string());
     let produced = match (b.producer_operation_id, &b.producer_operation_name) {
         (Some(id), Some(name)) => format!("{id} {name}"),
         (Some(id), None) => id.to_string(),
+        _ if b.tensor_id.is_some() => "not recorded".to_string(),
         _ => String::new(),
     };
     let mut flags = Vec::new();
@@ -174,7 +187,7 @@ fn holder_row(view: &View, b: &LiveBuffer) -> Row<'static> {
         Cell::from(truncate(b.shape.as_deref().unwrap_or(""), COLUMNS[3].1 as usize)),
         Cell::from(truncate(&produced, COLUMNS[4].1 as usize)),
         number(b.last_use_operation_id.map_or_else(String::new, |k| k.to_string())),
-        Cell::from(flags.join(", ")),
+        Cell::from(truncate(&flags.join(", "), flags_width)),
     ])
 }
 
@@ -191,7 +204,10 @@ fn draw_holders(frame: &mut Frame, area: Rect, view: &View, holders: &[&LiveBuff
     }
     let header = Row::new(COLUMNS.iter().map(|(h, _)| Cell::from(*h))).style(theme.bold);
     let widths = COLUMNS.iter().map(|&(_, w)| if w == 0 { Constraint::Fill(1) } else { Constraint::Length(w) });
-    let rows = holders[tab.holders.visible()].iter().map(|b| holder_row(view, b));
+    // Borders, the highlight symbol, the spacing between columns, the fixed columns.
+    let fixed: usize = COLUMNS.iter().map(|c| c.1 as usize + 1).sum();
+    let flags_width = (area.width as usize).saturating_sub(2 + 2 + fixed);
+    let rows = holders[tab.holders.visible()].iter().map(|b| holder_row(view, b, flags_width));
     let table = Table::new(rows, widths)
         .header(header)
         .block(block)

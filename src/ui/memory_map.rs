@@ -72,7 +72,10 @@ pub fn map_lines(
     let mut cells = Vec::with_capacity(width);
     for c in 0..width {
         let span = range(c);
-        let holder = live.iter().filter(|b| overlap(span, (b.address, b.end())) > 0).max_by_key(|b| overlap(span, (b.address, b.end())));
+        let holder = live
+            .iter()
+            .filter(|b| overlap(span, (b.address, b.end())) > 0)
+            .max_by_key(|b| overlap(span, (b.address, b.end())));
         cells.push(match holder {
             Some(b) => {
                 let (fill, style) = tensor_fill(b.tensor_id, theme);
@@ -86,26 +89,26 @@ pub fn map_lines(
         });
     }
     let mut lines = vec![Line::from(cells)];
-    let mut second = String::new();
     if let Some(need) = marks.request {
         let from = largest.map_or(start, |l| l.address).clamp(start, end);
         let first = ((from - start) / cell) as usize;
         let cells = (need.div_ceil(cell) as usize).max(1);
-        second = " ".repeat(first.min(width)) + &REQUEST.to_string().repeat(cells.min(width.saturating_sub(first)));
+        let mut second =
+            " ".repeat(first.min(width)) + &REQUEST.to_string().repeat(cells.min(width.saturating_sub(first)));
         let label = format!(" request {}", size(need));
         if second.width() + label.width() <= width {
             second.push_str(&label);
         }
-        lines.push(Line::styled(second.clone(), theme.danger));
+        lines.push(Line::styled(second, theme.danger));
     } else if let Some((a, b)) = marks.circular_buffers {
         let first = ((a.clamp(start, end) - start) / cell) as usize;
         let last = ((b.clamp(start, end) - start).div_ceil(cell) as usize).min(width);
-        second = " ".repeat(first.min(width)) + &BAND.to_string().repeat(last.saturating_sub(first).max(1));
+        let mut second = " ".repeat(first.min(width)) + &BAND.to_string().repeat(last.saturating_sub(first).max(1));
         let label = format!(" circular buffers up to {}", format_address(Some(b), hex));
         if second.width() + label.width() <= width {
             second.push_str(&label);
         }
-        lines.push(Line::styled(second.clone(), theme.warning));
+        lines.push(Line::styled(second, theme.warning));
     }
     let (left, right) = (format_address(Some(start), hex), format_address(Some(end), hex));
     let gap = width.saturating_sub(left.width() + right.width());

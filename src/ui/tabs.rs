@@ -14,6 +14,7 @@ pub(crate) fn title(tab: Tab) -> &'static str {
         Tab::Operations => "1 Operations",
         Tab::DeviceOps => "2 Device ops",
         Tab::Performance => "3 Performance",
+        Tab::Memory => "4 Memory",
     }
 }
 

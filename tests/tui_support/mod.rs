@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use support::{Device, ErrorRow, ReportBuilder, Schema};
 use ttnn_tui::app::{Action, App, Availability};
 use ttnn_tui::report::{MemoryReport, ReportSource};
+use ttnn_tui::tui::Session;
 use ttnn_tui::ui::{Theme, View};
 
 /// An operation of a test report.
@@ -161,9 +162,9 @@ pub fn scenario(unattached: usize) -> Report {
     r
 }
 
-/// A test UI: the report, the app, its theme and a `TestBackend` terminal.
+/// A test UI: the session over the report, the app, its theme and a `TestBackend` terminal.
 pub struct Harness {
-    pub report: MemoryReport,
+    pub session: Session,
     pub app: App,
     pub theme: Theme,
     pub terminal: Terminal<TestBackend>,
@@ -174,14 +175,23 @@ impl Harness {
     pub fn new(report: MemoryReport, width: u16, height: u16, plain: bool, operation: Option<u64>) -> Self {
         let app = ttnn_tui::tui::app_for(&report, false, operation);
         let terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        let mut h = Self { report, app, theme: Theme::new(plain), terminal };
+        let mut h = Self { session: Session::new(report), app, theme: Theme::new(plain), terminal };
         h.draw();
         h
     }
 
     /// Reads and draws, as the loop does.
     pub fn draw(&mut self) {
-        ttnn_tui::tui::frame(&mut self.terminal, &mut self.app, &self.report, &self.theme).unwrap();
+        ttnn_tui::tui::frame(&mut self.terminal, &mut self.app, &self.session, &self.theme).unwrap();
+    }
+
+    /// Runs the background passes the state wants, here and now (the loop runs them on worker
+    /// threads), then draws.
+    pub fn run_jobs(&mut self) {
+        for job in self.app.wanted_jobs() {
+            self.session.run_job(job, &mut self.app);
+        }
+        self.draw();
     }
 
     /// Applies actions, drawing after each.
@@ -227,8 +237,8 @@ impl Harness {
         self.app.availability(action) == Availability::Enabled
     }
 
-    /// The screen's lines that contain `text`.
+    /// The screen's lines that contain `text` (without the quotes the backend prints).
     pub fn lines_with(&self, text: &str) -> Vec<String> {
-        self.screen().lines().filter(|l| l.contains(text)).map(str::to_string).collect()
+        self.screen().lines().map(|l| l.trim_matches('"')).filter(|l| l.contains(text)).map(str::to_string).collect()
     }
 }

@@ -1,0 +1,117 @@
+//! The terminal loop: draw, read what the state asked for, draw again; then wait for keys (or a
+//! worker's result), coalesce what is queued, update. No tick: the screen is drawn only when
+//! something happened. Linking a performance report and replaying every graph run on worker
+//! threads, so neither delays a frame. The terminal is restored on exit, error and panic.
+
+mod session;
+mod workers;
+
+pub use session::{Session, app_for, perf_input};
+use workers::Workers;
+pub use workers::link_in_background;
+
+use crate::app::{Action, App, keymap};
+use crate::report::perf::PerfSource;
+use crate::ui::{self, Theme};
+use ratatui::backend::Backend;
+use ratatui::crossterm::clipboard::CopyToClipboard;
+use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::execute;
+use ratatui::layout::{Rect, Size};
+use ratatui::{DefaultTerminal, Terminal};
+use std::time::Duration;
+
+/// Set to make the loop panic at the first key: lets the test suite check that a panic restores
+/// the terminal.
+pub const PANIC_FOR_TEST: &str = "TTNN_TUI_PANIC_FOR_TEST";
+
+/// How often the loop looks for a worker's result while one runs.
+const WORKER_POLL: Duration = Duration::from_millis(50);
+
+/// Draws at once, then reads what the drawn screen needs (stack traces of the rows it showed, the
+/// selected operation's arguments, graph or memory) and draws again if anything was read, so a
+/// slow read never delays the first frame. Tests call this after every action.
+pub fn frame<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    session: &Session,
+    theme: &Theme,
+) -> Result<(), B::Error> {
+    terminal.draw(|f| ui::draw(f, app, theme))?;
+    let reads = app.pending_reads();
+    if !reads.is_empty() {
+        for result in session.perform(reads) {
+            app.deliver(result);
+        }
+        terminal.draw(|f| ui::draw(f, app, theme))?;
+    }
+    Ok(())
+}
+
+/// Runs the UI on the real terminal until the user quits; `perf` is linked on a worker thread
+/// after the first frame. Call `color_eyre::install()` first: `ratatui::run`'s panic hook then
+/// restores the terminal before color-eyre prints.
+pub fn run(session: &mut Session, mut app: App, theme: Theme, perf: Option<PerfSource>) -> std::io::Result<()> {
+    theme.prepare_terminal();
+    let mut workers = Workers::default();
+    if let Some(perf) = perf {
+        workers.link(session, &mut app, perf);
+    }
+    ratatui::run(|terminal| event_loop(terminal, session, &mut app, &theme, &mut workers))
+}
+
+fn event_loop(
+    terminal: &mut DefaultTerminal,
+    session: &mut Session,
+    app: &mut App,
+    theme: &Theme,
+    workers: &mut Workers,
+) -> std::io::Result<()> {
+    let panic_for_test = std::env::var_os(PANIC_FOR_TEST).is_some_and(|v| !v.is_empty());
+    let mut size = terminal.size()?;
+    loop {
+        frame(terminal, app, session, theme)?;
+        workers.start_wanted(session, app);
+        if let Some(text) = app.take_clipboard() {
+            execute!(std::io::stdout(), CopyToClipboard::to_clipboard_from(text))?;
+        }
+        if app.should_quit() {
+            // Leave a blank alternate screen: tmux carries rows of it over to the normal screen
+            // when the pane was widened during the run.
+            terminal.clear()?;
+            return Ok(());
+        }
+        // Block for one event (polling while a worker runs), then take whatever is queued; a
+        // worker's news alone is worth a redraw.
+        let mut events = Vec::new();
+        loop {
+            if !workers.busy() || event::poll(WORKER_POLL)? {
+                events.push(event::read()?);
+                while event::poll(Duration::ZERO)? {
+                    events.push(event::read()?);
+                }
+            }
+            if workers.collect(session, app) || !events.is_empty() {
+                break;
+            }
+        }
+        for event in events {
+            match event {
+                Event::Resize(width, height) => size = Size::new(width, height),
+                Event::Key(key) => {
+                    let Some(action) = keymap(key, app.pane()) else { continue };
+                    assert!(!panic_for_test, "panic requested by {PANIC_FOR_TEST}");
+                    // Keys pressed while the screen says it is too small are not acted on unseen.
+                    if ui::too_small(Rect::new(0, 0, size.width, size.height)) && action != Action::Quit {
+                        continue;
+                    }
+                    app.update(action);
+                    if app.should_quit() {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! What the loop reads for the state: the report, and what background passes found in it (the
+//! graph-only replay). `perform` answers the state's reads; `app_for` and `perf_input` turn report
+//! data into the state's model.
+
+use crate::analysis::model::first_line;
+use crate::app::{App, Job, Loaded, MemoryPicture, Model, PerfInput, PerfRows, Place, Read, ReadResult};
+use crate::report::linked::LinkedReports;
+use crate::report::memory_replay::GraphReplay;
+use crate::report::memory_view::FailureMemory;
+use crate::report::{MemoryReport, ReportError};
+use std::sync::atomic::AtomicBool;
+
+/// The report the UI shows, and the graph-only replay once it has run.
+pub struct Session {
+    /// The report.
+    pub report: MemoryReport,
+    /// Every captured graph replayed, once a failure needed it.
+    replay: Option<GraphReplay>,
+}
+
+/// The state of a report: its model, opened on operation `operation` (an id) when given.
+pub fn app_for(report: &MemoryReport, hex: bool, operation: Option<u64>) -> App {
+    let failed_in = (0..report.operations.len())
+        .filter(|&i| report.operations[i].error.is_some())
+        .map(|i| (i, report.failed_device_operations(i).unwrap_or_default()))
+        .collect();
+    let model = Model::new(report.name.clone(), report.operations.clone(), report.errors.clone(), failed_in);
+    App::new(model, hex, operation)
+}
+
+/// What the Performance tab needs from two linked reports.
+pub fn perf_input(linked: LinkedReports) -> PerfInput {
+    let LinkedReports { perf, rows, link, failed, fallbacks } = linked;
+    let merged = PerfRows { max_cores: perf.max_cores(&rows), rows };
+    let per_device = perf.has_per_device_view().then(|| {
+        let rows = perf.rows(false);
+        PerfRows { max_cores: perf.max_cores(&rows), rows }
+    });
+    // Why nothing linked: the link does not say yet.
+    let unlinked_reason = None;
+    let file_name = perf.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let file_name = crate::analysis::sanitize::sanitize_line(&file_name);
+    PerfInput { file_name, merged, per_device, link, unlinked_reason, failed, fallbacks }
+}
+
+/// A read's result as the state keeps it: the value, or why it is unavailable.
+fn loaded<T>(result: Result<T, ReportError>) -> Loaded<T> {
+    match result {
+        Ok(value) => Loaded::Ready(value),
+        Err(e) => Loaded::Unavailable(e.to_string()),
+    }
+}
+
+impl Session {
+    /// A session over a report, nothing replayed yet.
+    pub fn new(report: MemoryReport) -> Self {
+        Self { report, replay: None }
+    }
+
+    /// Keeps the graph-only replay's result.
+    pub(crate) fn set_replay(&mut self, replay: GraphReplay) {
+        self.replay = Some(replay);
+    }
+
+    /// Reads what the state asked for.
+    pub fn perform(&self, reads: Vec<Read>) -> Vec<ReadResult> {
+        let report = &self.report;
+        reads
+            .into_iter()
+            .map(|read| match read {
+                Read::StackTraces(indexes) => ReadResult::StackTraces(loaded(report.stack_traces(&indexes))),
+                Read::Arguments(i) => ReadResult::Arguments(i, loaded(report.arguments(i))),
+                Read::Graph(i) => ReadResult::Graph(i, loaded(report.graph(i))),
+                Read::Memory { operation, place, failure } => {
+                    ReadResult::Memory(operation, place, loaded(self.memory(operation, place, failure)))
+                }
+            })
+            .collect()
+    }
+
+    /// The memory of an operation: at its failure when asked and there is a picture of it, else
+    /// its own snapshot at `place`.
+    fn memory(&self, index: usize, place: Option<Place>, failure: bool) -> Result<MemoryPicture, ReportError> {
+        if failure {
+            match self.report.memory_at_failure(index, self.replay.as_ref())? {
+                FailureMemory::Found(m) => return Ok(MemoryPicture::Failure(m)),
+                FailureMemory::NeedsReplay => return Ok(MemoryPicture::NeedsReplay),
+                FailureMemory::Absent => {}
+            }
+        }
+        Ok(match self.report.operation_memory(index, place)? {
+            Some(m) => MemoryPicture::Operation(Box::new(m)),
+            None => MemoryPicture::Nothing(self.nothing_reason(index)),
+        })
+    }
+
+    /// Why an operation has no memory picture.
+    fn nothing_reason(&self, index: usize) -> String {
+        let op = &self.report.operations[index];
+        match self.report.error_of(index) {
+            Some(e) if e.failure.is_some() => format!(
+                "Operation {} failed to allocate, but the report records neither a buffers snapshot nor a captured graph to rebuild its memory from.",
+                op.id
+            ),
+            Some(e) => format!(
+                "Operation {} failed before allocating ({}: {}) and the report records no buffers after it.",
+                op.id,
+                e.error_type,
+                first_line(&e.message)
+            ),
+            None => format!("Operation {} has no buffers recorded after it.", op.id),
+        }
+    }
+
+    /// Runs a job here and now, for tests and benchmarks: the loop runs it on a worker thread.
+    pub fn run_job(&mut self, job: Job, app: &mut App) {
+        match job {
+            Job::ReplayGraphs => {
+                let replayed = self.report.replay_graphs(&mut |_, _| {}, &AtomicBool::new(false));
+                self.finish_replay(app, replayed);
+            }
+        }
+    }
+
+    /// Keeps the replay's result and tells the state.
+    pub(crate) fn finish_replay(&mut self, app: &mut App, replayed: Result<Option<GraphReplay>, ReportError>) {
+        let result = match replayed {
+            Ok(Some(replay)) => {
+                self.set_replay(replay);
+                Ok(())
+            }
+            Ok(None) => Err("cancelled".to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        app.job_finished(Job::ReplayGraphs, result);
+    }
+}
