@@ -2,24 +2,23 @@
 //! rowid order, with progress and cancellation, meant for a worker thread ([`UsageWorker`]).
 
 use super::ReportError;
-use super::database::{int, rowid_range, uint};
+use super::database::{rowid_range, uint};
 use super::details::buffer_type;
 use super::memory::MemoryReport;
-use crate::analysis::failure::{BufferType, FailureKind};
+use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind};
 use crate::analysis::graph::NodeType;
 use crate::analysis::usage::MemoryUsage;
-use crate::analysis::usage_series::{FailureMark, L1Layout, UsageSeries, region_ceiling};
+use crate::analysis::usage_series::{Ceiling, FailureMark, L1Layout, Peak, UsageSeries, peaks, region_ceiling};
 use rusqlite::params;
 use rusqlite::types::ValueRef;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::thread::JoinHandle;
 
-/// Rowids read per statement. Between statements no lock is held, so a writer using a rollback
-/// journal is never kept waiting long.
-const CHUNK: i64 = 1 << 16;
-/// Rows between two looks at the cancel flag (well under a millisecond of reading).
-const CANCEL_EVERY: u32 = 1 << 12;
+/// Rowids read per statement (about 10 ms of reading). The cancel flag is looked at between
+/// statements, and no lock is held between them, so a writer using a rollback journal is never
+/// kept waiting long.
+const CHUNK: i64 = 1 << 15;
 
 /// How far a pass is: rowids passed out of the table's rowid range when the pass started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -39,9 +38,10 @@ impl UsageProgress {
 
 impl MemoryReport {
     /// Adds the `buffers` rows stored after `usage.next_rowid` to `usage`: one pass in rowid
-    /// order, reporting progress after each chunk of rowids and stopping within a few thousand
-    /// rows once `cancel` is set (`Err(ReportError::Cancelled)`; `usage` then holds what was
-    /// read, and a later call goes on from there). Rows of other ranks are skipped.
+    /// order, reporting progress after each chunk of rowids and stopping at the end of the
+    /// chunk once `cancel` is set (`Err(ReportError::Cancelled)`; `usage` then holds what was
+    /// read, and a later call goes on from there). Rows of other ranks are skipped. After any
+    /// other error `usage` may hold part of a chunk: start again from `MemoryUsage::default()`.
     pub fn read_usage(
         &self,
         usage: &mut MemoryUsage,
@@ -63,39 +63,30 @@ impl MemoryReport {
             &[("operation_id", "0"), ("device_id", "0"), ("buffer_type", "NULL"), ("max_size_per_bank", "0")],
         );
         let filter = self.schema.rank_filter("buffers");
-        let sql = format!("SELECT rowid, {columns} FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND {filter}");
+        let sql = format!("SELECT {columns} FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND {filter}");
         let mut stmt = self.conn.prepare(&sql).map_err(&read)?;
         let mut start = first;
         progress(UsageProgress { done: 0, total });
         while start <= last {
+            if cancel.load(Ordering::Relaxed) {
+                usage.flush();
+                return Err(ReportError::Cancelled);
+            }
             let end = start.saturating_add(CHUNK).min(last.saturating_add(1));
             let mut rows = stmt.query(params![self.rank, start, end]).map_err(&read)?;
-            let mut since_check = 0;
             while let Some(r) = rows.next().map_err(&read)? {
-                since_check += 1;
-                if since_check == CANCEL_EVERY {
-                    since_check = 0;
-                    if cancel.load(Ordering::Relaxed) {
-                        usage.flush();
-                        return Err(ReportError::Cancelled);
-                    }
-                }
-                let ty = match r.get_ref(3).map_err(&read)? {
+                let ty = match r.get_ref(2).map_err(&read)? {
                     ValueRef::Integer(code) => BufferType::from_code(code),
                     other => buffer_type(other).ok(),
                 };
                 let value = |i| r.get_ref(i).map(uint).map_err(&read);
-                usage.add(value(1)?, value(2)?, ty, value(4)?);
-                usage.next_rowid = int(r.get_ref(0).map_err(&read)?) + 1;
+                usage.add(value(0)?, value(1)?, ty, value(3)?);
             }
             usage.next_rowid = end;
             start = end;
-            usage.flush();
             progress(UsageProgress { done: u64::try_from(end - first).unwrap_or(0), total });
-            if cancel.load(Ordering::Relaxed) && start <= last {
-                return Err(ReportError::Cancelled);
-            }
         }
+        usage.flush();
         Ok(())
     }
 
@@ -103,11 +94,16 @@ impl MemoryReport {
     /// the type from an allocation failure's message (L1 for circular buffers), the device
     /// from the last allocation node of its graph, else the only device; unknown ones stay none.
     pub fn failure_marks(&self) -> Vec<FailureMark> {
+        self.marked_failures().into_iter().map(|(mark, _)| mark).collect()
+    }
+
+    /// The marks of `failure_marks`, each with its allocation failure when it is one.
+    fn marked_failures(&self) -> Vec<(FailureMark, Option<&AllocationFailure>)> {
         let only_device = (self.devices.len() == 1).then(|| self.devices[0].device_id);
         (0..self.operations.len())
             .filter_map(|i| {
-                let error = self.error_of(i)?;
-                let buffer_type = error.failure.as_ref().and_then(|f| match f.kind {
+                let failure = self.error_of(i)?.failure.as_ref();
+                let buffer_type = failure.and_then(|f| match f.kind {
                     FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash => Some(BufferType::L1),
                     _ => f.figures.buffer_type,
                 });
@@ -116,29 +112,41 @@ impl MemoryReport {
                     nodes.iter().rev().filter(|n| allocations.iter().any(|t| n.is(*t))).find_map(|n| n.device_id)
                 });
                 let device_id = graph_device.or(only_device);
-                Some(FailureMark { operation_id: self.operations[i].id, device_id, buffer_type })
+                Some((FailureMark { operation_id: self.operations[i].id, device_id, buffer_type }, failure))
             })
             .collect()
     }
 
     /// The chart line of one device and buffer type from `usage`, one point per operation of
-    /// the report (in `operations` order), with its failures and its region size when known
-    /// (L1, L1_SMALL: the device's row; DRAM: the bank size of a DRAM failure's message).
+    /// the report (in `operations` order), with its failures and its region size.
     pub fn usage_series(&self, usage: &MemoryUsage, device_id: u64, buffer_type: BufferType) -> UsageSeries {
+        let ids: Vec<u64> = self.operations.iter().map(|o| o.id).collect();
+        let ceiling = self.region_ceiling(device_id, buffer_type);
+        UsageSeries::from_snapshots(usage, (device_id, buffer_type), &ids, &self.failure_marks(), ceiling)
+    }
+
+    /// The peak of every device and buffer type in `usage`, over the report's operations.
+    pub fn usage_peaks(&self, usage: &MemoryUsage) -> Vec<Peak> {
+        let ids: Vec<u64> = self.operations.iter().map(|o| o.id).collect();
+        peaks(usage, &ids)
+    }
+
+    /// The region size of a device's buffer type, when known (memory.md §2): L1 and L1_SMALL
+    /// from the device's row; DRAM from the bank size the DRAM failures on the device give, when
+    /// they agree.
+    pub fn region_ceiling(&self, device_id: u64, buffer_type: BufferType) -> Option<Ceiling> {
         let l1 = self.devices.iter().find(|d| d.device_id == device_id).map(|d| L1Layout {
             first_cb_address: d.address_at_first_l1_cb_buffer,
             bank_size: d.l1_bank_size,
             worker_l1_size: d.worker_l1_size,
         });
-        let dram_bank_size = self
-            .errors
+        let failures = self.marked_failures();
+        let mut bank_sizes = failures
             .iter()
-            .filter_map(|e| e.failure.as_ref())
-            .find(|f| f.figures.buffer_type == Some(BufferType::Dram) && f.figures.bank_size.is_some())
-            .and_then(|f| f.figures.bank_size);
-        let ids: Vec<u64> = self.operations.iter().map(|o| o.id).collect();
-        let ceiling = region_ceiling(buffer_type, l1, dram_bank_size);
-        UsageSeries::from_snapshots(usage, (device_id, buffer_type), &ids, &self.failure_marks(), ceiling)
+            .filter(|(m, _)| m.buffer_type == Some(BufferType::Dram) && m.device_id.is_none_or(|d| d == device_id))
+            .filter_map(|(_, f)| (*f)?.figures.bank_size);
+        let dram_bank_size = bank_sizes.next().filter(|first| bank_sizes.all(|s| s == *first));
+        region_ceiling(buffer_type, l1, dram_bank_size)
     }
 }
 
