@@ -1,6 +1,8 @@
 //! Driving a writer process for tests of reports still being written: the test binary, run
 //! again with `WRITER_DB` set, becomes the writer (`support::live_writer`). Test files that
 //! include this module also declare `#[test] fn live_writer() { live::writer_entry() }`.
+// Each test file uses a part of it.
+#![allow(dead_code)]
 
 use crate::support::live_writer::serve;
 use crate::support::{Op, ReportBuilder, Schema, TempDir};
