@@ -14,14 +14,16 @@
 //! read-only) and through the `sqlite3` command-line tool when it is installed (its own SQLite
 //! version, process start included); then `poll_changes` on a watched report that nothing
 //! writes. It prints the process's peak resident memory (VmHWM) after the pass, before the
-//! `GROUP BY` runs. `--pass-only` runs one pass and nothing else, for `/usr/bin/time -v`.
+//! `GROUP BY` runs, and how long a worker thread takes to stop once cancelled.
+//! `--pass-only` runs one pass and nothing else, for `/usr/bin/time -v`.
 
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use ttnn_tui::analysis::usage::MemoryUsage;
-use ttnn_tui::report::{MemoryReport, resolve_report};
+use ttnn_tui::report::usage::UsageWorker;
+use ttnn_tui::report::{MemoryReport, ReportError, resolve_report};
 
 const RUNS: usize = 5;
 const GROUP_BY: &str = "SELECT operation_id, device_id, buffer_type, SUM(max_size_per_bank) FROM buffers \
@@ -126,6 +128,29 @@ fn main() {
             cli.as_secs_f64() / theirs.as_secs_f64()
         );
     }
+    let mut latencies: Vec<Duration> = [0.05, 0.25, 0.5, 0.75, 0.9]
+        .into_iter()
+        .map(|fraction| {
+            let mut worker = UsageWorker::start(&report, MemoryUsage::default());
+            while worker.progress().total == 0 || worker.progress().fraction() < fraction {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            let start = Instant::now();
+            worker.cancel();
+            let (usage, result) = loop {
+                match worker.poll() {
+                    Some(done) => break done,
+                    None => std::thread::sleep(Duration::from_micros(200)),
+                }
+            };
+            let elapsed = start.elapsed();
+            assert_eq!(result, Err(ReportError::Cancelled), "cancelled after {} rows", usage.rows);
+            elapsed
+        })
+        .collect();
+    latencies.sort();
+    let latencies: Vec<String> = latencies.iter().map(|d| format!("{:.1} ms", d.as_secs_f64() * 1000.0)).collect();
+    println!("cancel to result, worker thread, cancelled 5–90 % into the pass: {}", latencies.join(", "));
     let mut watched = MemoryReport::open_watched(&source, 0).expect("opens watched");
     let polls = 10_000;
     let start = Instant::now();

@@ -161,7 +161,7 @@ pub struct UsageWorker {
 
 impl UsageWorker {
     /// Starts a pass that continues `usage` (`MemoryUsage::default()` for a whole pass) on a
-    /// report opened again like `report` ([`MemoryReport::reopen`]).
+    /// second connection, opened on the thread like `report` (same source, rank, watched or not).
     pub fn start(report: &MemoryReport, usage: MemoryUsage) -> Self {
         let cancel = Arc::new(AtomicBool::new(false));
         let (done, total) = (Arc::new(AtomicI64::new(0)), Arc::new(AtomicI64::new(0)));
@@ -169,9 +169,7 @@ impl UsageWorker {
         let (flag, done_out, total_out) = (cancel.clone(), done.clone(), total.clone());
         let thread = std::thread::spawn(move || {
             let mut usage = usage;
-            let opened =
-                if watched { MemoryReport::open_watched(&source, rank) } else { MemoryReport::open(&source, rank) };
-            let result = opened.and_then(|report| {
+            let result = MemoryReport::open_with(&source, rank, watched).and_then(|report| {
                 report.read_usage(&mut usage, &flag, &mut |p| {
                     total_out.store(p.total as i64, Ordering::Relaxed);
                     done_out.store(p.done as i64, Ordering::Relaxed);

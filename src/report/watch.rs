@@ -47,11 +47,6 @@ impl MemoryReport {
         Self::open_with(source, rank, true)
     }
 
-    /// Opens a second report on the same source, rank and mode (e.g. for a worker thread).
-    pub fn reopen(&self) -> Result<Self, ReportError> {
-        Self::open_with(&self.source, self.rank, self.watch.is_some())
-    }
-
     /// True when the report was opened with [`MemoryReport::open_watched`].
     pub fn is_watched(&self) -> bool {
         self.watch.is_some()
