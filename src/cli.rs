@@ -35,6 +35,12 @@ pub struct ExplainArgs {
     /// Print JSON (a stable contract) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also give each device's peak memory use per buffer type (reads every buffers row).
+    #[arg(long)]
+    pub peak: bool,
+    /// Keep printing failures as a running model writes them, until interrupted (implies --watch).
+    #[arg(long, conflicts_with_all = ["json", "peak", "operation", "perf"])]
+    pub follow: bool,
 }
 
 /// Choosing the report, shared by the UI and `explain`.
@@ -59,6 +65,9 @@ pub struct OpenArgs {
     /// A device performance report (profiler folder or ops_perf_results*.csv).
     #[arg(long, value_name = "PATH")]
     pub perf: Option<PathBuf>,
+    /// The report is still being written: follow what the run adds to it.
+    #[arg(long)]
+    pub watch: bool,
 }
 
 /// When to colour the terminal UI.

@@ -3,8 +3,8 @@
 use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use ttnn_tui::cli::{Cli, ColorChoice, Command, OpenArgs};
-use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_text};
+use ttnn_tui::cli::{Cli, ColorChoice, Command, ExplainArgs, OpenArgs};
+use ttnn_tui::explain::{ExplainOptions, FollowEnd, collect, read_peaks, render_json, render_text};
 use ttnn_tui::report::linked::LinkedReports;
 use ttnn_tui::report::perf::{PerfReport, PerfSource, default_perf_report};
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
@@ -12,12 +12,12 @@ use ttnn_tui::ui::Theme;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let (open, json) = match &cli.command {
-        Some(Command::Explain(args)) => (&args.open, args.json),
-        None => (&cli.open, false),
+    let (open, explain) = match &cli.command {
+        Some(Command::Explain(args)) => (&args.open, Some(args)),
+        None => (&cli.open, None),
     };
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
-    match run(open, json, tui.then_some(cli.color)) {
+    match run(open, explain, tui.then_some(cli.color)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure { message, code }) => {
             eprintln!("error: {message}");
@@ -33,10 +33,14 @@ struct Failure {
 }
 
 /// Prints the explanation, or draws the terminal UI when `tui` gives the colour choice.
-fn run(open: &OpenArgs, json: bool, tui: Option<ColorChoice>) -> Result<(), Failure> {
-    let report = open_report(open)?;
+fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>) -> Result<(), Failure> {
+    let flag = |f: fn(&ExplainArgs) -> bool| explain.is_some_and(f);
+    let mut report = open_report(open, flag(|a| a.follow))?;
     for warning in &report.warnings {
         eprintln!("warning: {warning}: {}", report.source.display_path());
+    }
+    if flag(|a| a.follow) {
+        return follow(&mut report, open.hex);
     }
     let perf = perf_source(open)?;
     if let Some(color) = tui {
@@ -47,22 +51,52 @@ fn run(open: &OpenArgs, json: bool, tui: Option<ColorChoice>) -> Result<(), Fail
         .transpose()
         .map_err(|e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 })?;
     let options = ExplainOptions { operation: open.operation, hex: open.hex };
-    let explanation = collect(&report, linked.as_ref(), &options).map_err(|id| Failure {
+    let mut explanation = collect(&report, linked.as_ref(), &options).map_err(|id| Failure {
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
         code: 1,
     })?;
-    let text =
-        if json { render_json(&report, &explanation, &options) } else { render_text(&report, &explanation, &options) };
+    if flag(|a| a.peak) {
+        let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
+        explanation.peaks = Some(read_peaks(&report).map_err(fail)?);
+    }
+    let text = if flag(|a| a.json) {
+        render_json(&report, &explanation, &options)
+    } else {
+        render_text(&report, &explanation, &options)
+    };
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (e.g. `| head`) is not an error worth a message.
     let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
     Ok(())
 }
 
-fn open_report(open: &OpenArgs) -> Result<MemoryReport, Failure> {
+fn open_report(open: &OpenArgs, follow: bool) -> Result<MemoryReport, Failure> {
     let fail = |e: ttnn_tui::report::ReportError| Failure { message: e.to_string(), code: 1 };
     let source = if open.demo { ReportSource::Demo } else { resolve_report(open.report.as_deref()).map_err(fail)? };
+    if open.watch || follow {
+        return MemoryReport::open_watched(&source, open.rank).map_err(fail);
+    }
     MemoryReport::open(&source, open.rank).map_err(fail)
+}
+
+/// `explain --follow`: Ctrl-C, SIGTERM, SIGHUP and a closed pipe all end it quietly with 0.
+fn follow(report: &mut MemoryReport, hex: bool) -> Result<(), Failure> {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    #[cfg(unix)]
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        signal_hook::flag::register(signal, stop.clone())
+            .map_err(|e| Failure { message: format!("cannot wait for Ctrl-C ({e})"), code: 1 })?;
+    }
+    let interval = std::time::Duration::from_millis(500);
+    match ttnn_tui::explain::follow(report, hex, &mut std::io::stdout().lock(), &stop, interval) {
+        Ok(()) | Err(FollowEnd::Output(_)) => Ok(()),
+        Err(FollowEnd::Report(e @ ttnn_tui::report::ReportError::Open { .. })) => {
+            Err(Failure { message: e.to_string(), code: 1 })
+        }
+        Err(FollowEnd::Report(e)) => {
+            Err(Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 })
+        }
+    }
 }
 
 /// The terminal UI; everything that can fail without a terminal is checked before touching it.

@@ -19,7 +19,7 @@ pub enum FailureKind {
 }
 
 /// A tt-metal buffer type, from a message token or a database code (formats.md §1.7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum BufferType {
     /// `DRAM`, code 0.
     #[serde(rename = "DRAM")]

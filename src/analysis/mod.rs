@@ -18,6 +18,8 @@ pub mod sanitize;
 pub mod scopes;
 pub mod stack;
 pub mod tree;
+pub mod usage;
+pub mod usage_series;
 
 #[cfg(test)]
 mod eras;

@@ -24,7 +24,7 @@ pub fn render_json(report: &MemoryReport, explanation: &Explanation<'_>, options
         })
         .collect();
     let unattached: Vec<Value> = explanation.unattached.iter().map(|e| error_fields(e, options.hex)).collect();
-    let document = json!({
+    let mut document = json!({
         "memory_report": {
             "path": sanitize_line(&report.source.display_path()),
             "rank": report.rank,
@@ -40,6 +40,9 @@ pub fn render_json(report: &MemoryReport, explanation: &Explanation<'_>, options
         "operations": operations,
         "unattached_errors": unattached,
     });
+    if let Some(peaks) = &explanation.peaks {
+        document["memory_report"]["peak"] = super::peak::peak_json(peaks);
+    }
     let mut text = serde_json::to_string_pretty(&document).expect("JSON values always serialise");
     text.push('\n');
     text

@@ -1,8 +1,10 @@
 //! Print mode (`ttnn-tui explain`): every error of a report, explained as plain text or JSON for
 //! a terminal log, a CI job or a script.
 
+mod follow;
 mod json;
 mod memory_json;
+mod peak;
 mod text;
 
 use crate::analysis::failure::AllocationFailure;
@@ -14,8 +16,10 @@ use crate::report::{ErrorRecord, FailureMemory, MemoryReport, ReportError};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
+pub use follow::{FollowEnd, follow};
 pub use json::render_json;
 pub use memory_json::memory_json;
+pub use peak::{PeakLine, read_peaks};
 pub use text::render_text;
 
 /// What to print.
@@ -55,6 +59,8 @@ pub struct Explanation<'a> {
     pub operations: Vec<ExplainedError<'a>>,
     /// Errors no operation picked, in table order.
     pub unattached: Vec<ExplainedError<'a>>,
+    /// Each device's peak use per buffer type (`--peak`), with the region sizes; none without.
+    pub peaks: Option<Vec<PeakLine>>,
 }
 
 /// Collects what to print; `Err` names an `--operation` id the report does not have.
@@ -73,36 +79,49 @@ pub fn collect<'a>(
     let operations = indexes
         .into_iter()
         .filter_map(|i| {
-            let op = &report.operations[i];
-            let error = report.error_of(i)?;
-            Some(ExplainedError {
-                operation_id: op.id,
-                operation_name: &op.name,
-                error,
-                failure: error.failure.as_ref(),
-                failed_device_operations: report.failed_device_operations(i),
-                perf: linked.and_then(|l| l.status_of(report, i)),
-                memory: memory.remove(&i).unwrap_or(Ok(None)),
-            })
+            let mut explained = explained_operation(report, linked, i)?;
+            explained.memory = memory.remove(&i).unwrap_or(Ok(None));
+            Some(explained)
         })
         .collect();
     let unattached = if options.operation.is_some() {
         Vec::new()
     } else {
-        report
-            .unattached_errors()
-            .map(|error| ExplainedError {
-                operation_id: error.operation_id,
-                operation_name: &error.operation_name,
-                error,
-                failure: error.failure.as_ref(),
-                failed_device_operations: Ok(Vec::new()),
-                perf: None,
-                memory: Ok(None),
-            })
-            .collect()
+        report.unattached_errors().map(explained_unattached).collect()
     };
-    Ok(Explanation { linked, operations, unattached })
+    Ok(Explanation { linked, operations, unattached, peaks: None })
+}
+
+/// The error of an operation (by index), when it has one.
+fn explained_operation<'a>(
+    report: &'a MemoryReport,
+    linked: Option<&'a LinkedReports>,
+    index: usize,
+) -> Option<ExplainedError<'a>> {
+    let op = &report.operations[index];
+    let error = report.error_of(index)?;
+    Some(ExplainedError {
+        operation_id: op.id,
+        operation_name: &op.name,
+        error,
+        failure: error.failure.as_ref(),
+        failed_device_operations: report.failed_device_operations(index),
+        perf: linked.and_then(|l| l.status_of(report, index)),
+        memory: Ok(None),
+    })
+}
+
+/// An error row no operation picked.
+fn explained_unattached(error: &ErrorRecord) -> ExplainedError<'_> {
+    ExplainedError {
+        operation_id: error.operation_id,
+        operation_name: &error.operation_name,
+        error,
+        failure: error.failure.as_ref(),
+        failed_device_operations: Ok(Vec::new()),
+        perf: None,
+        memory: Ok(None),
+    }
 }
 
 /// The memory section of each failed operation (by index): the graph-only pass runs once when

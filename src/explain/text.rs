@@ -7,8 +7,16 @@ use crate::analysis::sanitize::sanitize_line;
 use crate::report::MemoryReport;
 use std::fmt::Write;
 
-/// Renders the errors of a report as text blocks, one per error.
+/// Renders the errors of a report as text blocks, one per error, then the peaks (`--peak`).
 pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
+    let mut out = blocks(report, explanation, options);
+    if let Some(peaks) = &explanation.peaks {
+        out.push_str(&super::peak::peak_text(report, peaks));
+    }
+    out
+}
+
+fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
     let mut out = String::new();
     if let Some(linked) = explanation.linked {
         let path = sanitize_line(&linked.perf.path.display().to_string());
@@ -27,15 +35,23 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
         return out;
     }
     for e in &explanation.operations {
-        let heading = format!("Operation {} {}", e.operation_id, e.operation_name);
-        out.push_str(&block(&heading, e, true, options.hex));
+        out.push_str(&operation_block(e, options.hex));
     }
     for e in &explanation.unattached {
-        let name = if e.operation_name.is_empty() { "Unknown operation" } else { e.operation_name };
-        let heading = format!("Unattached error (operation {} {name}, {})", e.operation_id, e.error.error_type);
-        out.push_str(&block(&heading, e, false, options.hex));
+        out.push_str(&unattached_block(e, options.hex));
     }
     out
+}
+
+/// The block of an operation's error.
+pub(super) fn operation_block(e: &ExplainedError<'_>, hex: bool) -> String {
+    block(&format!("Operation {} {}", e.operation_id, e.operation_name), e, true, hex)
+}
+
+/// The block of an error no operation picked.
+pub(super) fn unattached_block(e: &ExplainedError<'_>, hex: bool) -> String {
+    let name = if e.operation_name.is_empty() { "Unknown operation" } else { e.operation_name };
+    block(&format!("Unattached error (operation {} {name}, {})", e.operation_id, e.error.error_type), e, false, hex)
 }
 
 /// One block: a heading line, then indented explanation lines. The heading is followed by the

@@ -13,6 +13,13 @@ const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
 /// Opens a report database read-only: no journal, WAL or SHM file is created, nothing is written.
 pub fn open_read_only(path: &Path) -> Result<Connection, ReportError> {
+    open_database(path).map(|(conn, _)| conn)
+}
+
+/// Opens a report database read-only, and says whether it was opened immutable: a WAL database
+/// whose writer is not connected (no `-wal` file) is read as a fixed file, which never shows
+/// later changes (a watched report reopens it once the writer's files appear).
+pub(crate) fn open_database(path: &Path) -> Result<(Connection, bool), ReportError> {
     let fail = |what: String| ReportError::new(what, path);
     let header = read_header(path).map_err(|e| fail(format!("cannot read the database ({e})")))?;
     if header.is_empty() {
@@ -28,7 +35,8 @@ pub fn open_read_only(path: &Path) -> Result<Connection, ReportError> {
     let wal_mode = header[18] == 2 || header[19] == 2;
     let wal_file_exists = sibling(path, "-wal").exists();
     let mut uri = format!("file:{}?mode=ro", uri_path(path));
-    if wal_mode && !wal_file_exists {
+    let immutable = wal_mode && !wal_file_exists;
+    if immutable {
         uri.push_str("&immutable=1");
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -37,7 +45,13 @@ pub fn open_read_only(path: &Path) -> Result<Connection, ReportError> {
     // Touch the schema now so a damaged or locked file fails here, with its name.
     conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
         .map_err(|e| open_error(e, path, wal_mode))?;
-    Ok(conn)
+    Ok((conn, immutable))
+}
+
+/// True when both files a connected WAL writer keeps beside the database exist: a read-only
+/// connection opened now uses them and creates nothing.
+pub(crate) fn wal_writer_files_exist(path: &Path) -> bool {
+    sibling(path, "-wal").exists() && sibling(path, "-shm").exists()
 }
 
 fn read_header(path: &Path) -> std::io::Result<Vec<u8>> {
@@ -197,12 +211,7 @@ pub fn operation_row_span(
     ids: std::ops::RangeInclusive<u64>,
 ) -> rusqlite::Result<RowSpan> {
     let t = quote(table);
-    let (first, last): (Option<i64>, Option<i64>) =
-        // Two subqueries: SQLite answers a lone min() or max() of rowid with one seek, but scans
-        // the whole table for both in one select.
-        conn.prepare_cached(&format!("SELECT (SELECT min(rowid) FROM {t}), (SELECT max(rowid) FROM {t})"))?
-            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    let (Some(first), Some(last)) = (first, last) else { return Ok(RowSpan::Empty) };
+    let Some((first, last)) = rowid_range(conn, table)? else { return Ok(RowSpan::Empty) };
     let mut probe =
         conn.prepare_cached(&format!("SELECT rowid, operation_id FROM {t} WHERE rowid >= ?1 ORDER BY rowid LIMIT 1"))?;
     let mut seen: Vec<(i64, u64)> = Vec::new();
@@ -251,6 +260,17 @@ pub fn operation_row_span(
         return Ok(RowSpan::Unknown);
     }
     Ok(if start >= end { RowSpan::Empty } else { RowSpan::Rowids(start, end) })
+}
+
+/// The first and last rowid of a table, found with two seeks; none when the table is empty.
+pub fn rowid_range(conn: &Connection, table: &str) -> rusqlite::Result<Option<(i64, i64)>> {
+    let t = quote(table);
+    // Two subqueries: SQLite answers a lone min() or max() of rowid with one seek, but scans the
+    // whole table for both in one select.
+    let (first, last): (Option<i64>, Option<i64>) = conn
+        .prepare_cached(&format!("SELECT (SELECT min(rowid) FROM {t}), (SELECT max(rowid) FROM {t})"))?
+        .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(first.zip(last))
 }
 
 /// The tables that have an index whose first column is `column`, so lookups by it are cheap.

@@ -3,7 +3,7 @@
 
 use super::ReportError;
 use super::database::{
-    RowSpan, Schema, float, int, open_error, open_read_only, operation_row_span, tables_indexed_by, text, uint,
+    RowSpan, Schema, float, int, open_database, open_error, operation_row_span, tables_indexed_by, text, uint,
 };
 use super::devices::Device;
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
@@ -48,21 +48,30 @@ pub struct MemoryReport {
     /// Devices of the rank.
     pub devices: Vec<Device>,
     /// Captured graphs of the operations with an error, by operation index.
-    error_graphs: HashMap<usize, Result<Vec<GraphNode>, ReportError>>,
+    pub(super) error_graphs: HashMap<usize, Result<Vec<GraphNode>, ReportError>>,
     pub(super) conn: Connection,
     pub(super) schema: Schema,
     /// Tables with an index starting with `operation_id`.
     pub(super) indexed_by_operation: Vec<String>,
     /// Whether `operations` is stored in id order, so rowid searches may be trusted.
     pub(super) rows_in_operation_order: bool,
+    /// What a watched report has read so far (`open_watched`); none otherwise.
+    pub(super) watch: Option<super::watch::WatchState>,
 }
 
 impl MemoryReport {
     /// Opens a report read-only for one rank, reading only what the first screen needs.
     pub fn open(source: &ReportSource, rank: u32) -> Result<Self, ReportError> {
+        Self::open_with(source, rank, false)
+    }
+
+    /// Opens a report; `watch` also starts [`MemoryReport::poll_changes`] (see `watch.rs`).
+    pub(super) fn open_with(source: &ReportSource, rank: u32, watch: bool) -> Result<Self, ReportError> {
+        let mut immutable = false;
         let (conn, path, name) = match source {
             ReportSource::File { database, folder } => {
-                let conn = open_read_only(database)?;
+                let conn;
+                (conn, immutable) = open_database(database)?;
                 let name = report_name_from_folder(folder, rank).unwrap_or_else(|| folder_name(folder, database));
                 (conn, database.clone(), name)
             }
@@ -97,10 +106,14 @@ impl MemoryReport {
             error_graphs: HashMap::new(),
             indexed_by_operation: Vec::new(),
             rows_in_operation_order: false,
+            watch: None,
             conn,
             schema,
         };
         report.load().map_err(fail)?;
+        if watch {
+            report.start_watch(immutable).map_err(fail)?;
+        }
         report.conn.execute_batch("COMMIT").map_err(fail)?;
         Ok(report)
     }
@@ -114,8 +127,8 @@ impl MemoryReport {
         {
             self.warnings.push("Incompatible report version".to_string());
         }
-        (self.operations, self.rows_in_operation_order) = self.read_operations()?;
-        let errors = self.read_errors()?;
+        (self.operations, self.rows_in_operation_order) = self.read_operations(i64::MIN)?;
+        let errors = self.read_errors(i64::MIN)?;
         self.attach(errors);
         self.devices = self.read_devices()?;
         self.error_graphs = self.read_error_graphs()?;
@@ -131,16 +144,16 @@ impl MemoryReport {
         Ok(rows.next()?.map(|r| sanitize_line(&text(r.get_ref_unwrap(0)))))
     }
 
-    /// Operations in id order, and whether the table already stored them so.
-    fn read_operations(&self) -> rusqlite::Result<(Vec<Operation>, bool)> {
+    /// Operations stored past a rowid, in id order, and whether the table already stored them so.
+    pub(super) fn read_operations(&self, after_rowid: i64) -> rusqlite::Result<(Vec<Operation>, bool)> {
         let columns = self
             .schema
             .select_list("operations", &[("operation_id", "0"), ("name", "''"), ("duration", "NULL"), ("rank", "0")]);
         let filter = self.schema.rank_filter("operations");
         // Table order, then a stable sort by id: cheap when the table is already in id order.
-        let sql = format!("SELECT {columns} FROM operations WHERE {filter}");
+        let sql = format!("SELECT {columns} FROM operations WHERE {filter} AND rowid > ?2");
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params![self.rank], |r| {
+        let rows = stmt.query_map(params![self.rank, after_rowid], |r| {
             Ok(Operation {
                 id: uint(r.get_ref(0)?),
                 name: sanitize_line(&text(r.get_ref(1)?)),
@@ -157,8 +170,8 @@ impl MemoryReport {
         Ok((operations, in_order))
     }
 
-    /// Error rows of the rank, and of rank 0 for the fallback, in table order.
-    fn read_errors(&self) -> rusqlite::Result<Vec<ErrorRecord>> {
+    /// Error rows of the rank, and of rank 0 for the fallback, stored past a rowid, in table order.
+    pub(super) fn read_errors(&self, after_rowid: i64) -> rusqlite::Result<Vec<ErrorRecord>> {
         if !self.schema.has_table("errors") {
             return Ok(Vec::new());
         }
@@ -175,9 +188,9 @@ impl MemoryReport {
             ],
         );
         let filter = if self.schema.has_column("errors", "rank") { "rank = ?1 OR rank = 0" } else { "(1 OR ?1)" };
-        let sql = format!("SELECT {columns} FROM errors WHERE {filter} ORDER BY rowid");
+        let sql = format!("SELECT {columns} FROM errors WHERE ({filter}) AND rowid > ?2 ORDER BY rowid");
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params![self.rank], |r| {
+        let rows = stmt.query_map(params![self.rank, after_rowid], |r| {
             // The raw message is parsed before sanitising; only sanitised text is kept.
             let raw = match r.get_ref(3)? {
                 rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
@@ -202,7 +215,9 @@ impl MemoryReport {
         rows.collect()
     }
 
-    fn attach(&mut self, mut errors: Vec<ErrorRecord>) {
+    /// Attaches error rows (in table order) to the operations, keeping the rank's rows; returns
+    /// where each row went in `errors` (none: set aside).
+    pub(super) fn attach(&mut self, mut errors: Vec<ErrorRecord>) -> Vec<Option<usize>> {
         let op_keys: Vec<_> =
             self.operations.iter().map(|o| OperationKey { id: o.id, name: &o.name, rank: o.rank }).collect();
         let error_keys: Vec<_> = errors
@@ -227,11 +242,20 @@ impl MemoryReport {
             op.error = picked.and_then(|i| new_index[i]);
         }
         self.errors = kept;
+        new_index
     }
 
     /// Reads the captured graphs of the operations that have an error, in one query.
     fn read_error_graphs(&self) -> rusqlite::Result<HashMap<usize, Result<Vec<GraphNode>, ReportError>>> {
         let wanted: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
+        self.read_graphs(wanted)
+    }
+
+    /// Reads the captured graphs of some operations (by index), in one query.
+    pub(super) fn read_graphs(
+        &self,
+        wanted: Vec<usize>,
+    ) -> rusqlite::Result<HashMap<usize, Result<Vec<GraphNode>, ReportError>>> {
         if wanted.is_empty() {
             return Ok(HashMap::new());
         }

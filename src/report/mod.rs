@@ -14,6 +14,8 @@ pub mod memory_view;
 pub mod perf;
 pub mod perf_csv;
 pub mod tensors;
+pub mod usage;
+pub mod watch;
 
 pub use details::BufferRecord;
 pub use devices::Device;
@@ -25,7 +27,8 @@ pub use memory_view::FailureMemory;
 use std::path::Path;
 
 /// What went wrong in the report layer: a report that could not be opened (what, where, what to
-/// do), a table of an open report that could not be read, or a captured graph that is invalid.
+/// do), a table of an open report that could not be read, a captured graph that is invalid, or
+/// a long read its caller cancelled.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReportError {
     /// The report could not be opened.
@@ -49,6 +52,9 @@ pub enum ReportError {
     /// A captured graph is not valid JSON of nodes.
     #[error(transparent)]
     Graph(#[from] crate::analysis::graph::GraphError),
+    /// A long read was cancelled by its caller.
+    #[error("cancelled")]
+    Cancelled,
 }
 
 impl ReportError {

@@ -132,6 +132,16 @@ impl ReportBuilder {
         conn
     }
 
+    /// Inserts this builder's rows into a report whose tables exist (written by `write_to`), in
+    /// one transaction, as a live writer adds an operation: no DDL, and no metadata rows.
+    pub fn append_to(&self, conn: &mut Connection) {
+        assert!(self.metadata.is_empty(), "append_to: metadata rows are written once, by write_to");
+        let tx = conn.transaction().expect("begin");
+        let mut w = Writer { tx: &tx, schema: self.schema, without: &self.without };
+        self.insert_rows(&mut w);
+        tx.commit().expect("commit");
+    }
+
     fn fill(&self, conn: &mut Connection) {
         let tx = conn.transaction().expect("begin");
         for stmt in self.schema.ddl(&self.without) {

@@ -28,6 +28,7 @@ pub mod demo;
 pub mod demo_perf;
 pub mod fixture;
 pub mod graph;
+pub mod live_writer;
 pub mod perf;
 pub mod rows;
 pub mod schema;

@@ -1,0 +1,61 @@
+//! `explain --follow`: the explanation of a report that is still being written, then each
+//! failure's block as it appears, like `tail -f`, until the caller says stop.
+
+use super::text::{operation_block, unattached_block};
+use super::{ExplainOptions, collect, explained_operation, explained_unattached, render_text};
+use crate::report::{MemoryReport, ReportError};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How often `stop` is looked at while waiting for the next poll.
+const STOP_CHECK: Duration = Duration::from_millis(50);
+
+/// Why following ended.
+#[derive(Debug, thiserror::Error)]
+pub enum FollowEnd {
+    /// The output could not be written (e.g. a closed pipe).
+    #[error("output closed: {0}")]
+    Output(#[from] std::io::Error),
+    /// The report could not be read.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
+/// Prints the explanation of a watched report (`MemoryReport::open_watched`) as `explain`
+/// does, then polls it every `interval` and prints the block of each error that appears, until
+/// `stop` is set (returns `Ok`), the output fails, or the report cannot be read.
+pub fn follow(
+    report: &mut MemoryReport,
+    hex: bool,
+    out: &mut dyn Write,
+    stop: &AtomicBool,
+    interval: Duration,
+) -> Result<(), FollowEnd> {
+    let options = ExplainOptions { operation: None, hex };
+    if let Ok(explanation) = collect(report, None, &options) {
+        out.write_all(render_text(report, &explanation, &options).as_bytes())?;
+    }
+    out.flush()?;
+    loop {
+        let next = Instant::now() + interval;
+        while Instant::now() < next {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            std::thread::sleep(STOP_CHECK.min(next.saturating_duration_since(Instant::now())));
+        }
+        let Some(update) = report.poll_changes()? else { continue };
+        let mut text = String::new();
+        for id in &update.new_failures {
+            if let Some(e) = report.operation_index(*id).and_then(|i| explained_operation(report, None, i)) {
+                text.push_str(&operation_block(&e, hex));
+            }
+        }
+        for &i in &update.new_unattached {
+            text.push_str(&unattached_block(&explained_unattached(&report.errors[i]), hex));
+        }
+        out.write_all(text.as_bytes())?;
+        out.flush()?;
+    }
+}

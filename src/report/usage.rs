@@ -1,0 +1,216 @@
+//! Memory over the run: the one feature that reads all of `buffers`, in one streaming pass in
+//! rowid order, with progress and cancellation, meant for a worker thread ([`UsageWorker`]).
+
+use super::ReportError;
+use super::database::{rowid_range, uint};
+use super::details::buffer_type;
+use super::memory::MemoryReport;
+use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind};
+use crate::analysis::graph::NodeType;
+use crate::analysis::usage::MemoryUsage;
+use crate::analysis::usage_series::{Ceiling, FailureMark, L1Layout, Peak, UsageSeries, peaks, region_ceiling};
+use rusqlite::params;
+use rusqlite::types::ValueRef;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::thread::JoinHandle;
+
+/// Rowids read per statement (about 10 ms of reading). The cancel flag is looked at between
+/// statements, and no lock is held between them, so a writer using a rollback journal is never
+/// kept waiting long.
+const CHUNK: i64 = 1 << 15;
+
+/// How far a pass is: rowids passed out of the table's rowid range when the pass started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UsageProgress {
+    /// Rowids passed.
+    pub done: u64,
+    /// The size of the rowid range (0: nothing to read).
+    pub total: u64,
+}
+
+impl UsageProgress {
+    /// The fraction done, 0.0 to 1.0 (1.0 when there is nothing to read).
+    pub fn fraction(self) -> f64 {
+        if self.total == 0 { 1.0 } else { (self.done as f64 / self.total as f64).min(1.0) }
+    }
+}
+
+impl MemoryReport {
+    /// Adds the `buffers` rows stored after `usage.next_rowid` to `usage`: one pass in rowid
+    /// order, reporting progress after each chunk of rowids and stopping at the end of the
+    /// chunk once `cancel` is set (`Err(ReportError::Cancelled)`; `usage` then holds what was
+    /// read, and a later call goes on from there). Rows of other ranks are skipped. After any
+    /// other error `usage` may hold part of a chunk: start again from `MemoryUsage::default()`.
+    pub fn read_usage(
+        &self,
+        usage: &mut MemoryUsage,
+        cancel: &AtomicBool,
+        progress: &mut dyn FnMut(UsageProgress),
+    ) -> Result<(), ReportError> {
+        let read = ReportError::read("buffers");
+        let range = match self.schema.has_table("buffers") {
+            true => rowid_range(&self.conn, "buffers").map_err(&read)?,
+            false => None,
+        };
+        let Some((first, last)) = range.map(|(first, last)| (first.max(usage.next_rowid), last)) else {
+            progress(UsageProgress::default());
+            return Ok(());
+        };
+        let total = u64::try_from(last - first + 1).unwrap_or(0);
+        let columns = self.schema.select_list(
+            "buffers",
+            &[("operation_id", "0"), ("device_id", "0"), ("buffer_type", "NULL"), ("max_size_per_bank", "0")],
+        );
+        let filter = self.schema.rank_filter("buffers");
+        let sql = format!("SELECT {columns} FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND {filter}");
+        let mut stmt = self.conn.prepare(&sql).map_err(&read)?;
+        let mut start = first;
+        progress(UsageProgress { done: 0, total });
+        while start <= last {
+            if cancel.load(Ordering::Relaxed) {
+                usage.flush();
+                return Err(ReportError::Cancelled);
+            }
+            let end = start.saturating_add(CHUNK).min(last.saturating_add(1));
+            let mut rows = stmt.query(params![self.rank, start, end]).map_err(&read)?;
+            while let Some(r) = rows.next().map_err(&read)? {
+                let ty = match r.get_ref(2).map_err(&read)? {
+                    ValueRef::Integer(code) => BufferType::from_code(code),
+                    other => buffer_type(other).ok(),
+                };
+                let value = |i| r.get_ref(i).map(uint).map_err(&read);
+                usage.add(value(0)?, value(1)?, ty, value(3)?);
+            }
+            usage.next_rowid = end;
+            start = end;
+            progress(UsageProgress { done: u64::try_from(end - first).unwrap_or(0), total });
+        }
+        usage.flush();
+        Ok(())
+    }
+
+    /// Every operation with an attached error, with the device and buffer type it failed on:
+    /// the type from an allocation failure's message (L1 for circular buffers), the device
+    /// from the last allocation node of its graph, else the only device; unknown ones stay none.
+    pub fn failure_marks(&self) -> Vec<FailureMark> {
+        self.marked_failures().into_iter().map(|(mark, _)| mark).collect()
+    }
+
+    /// The marks of `failure_marks`, each with its allocation failure when it is one.
+    fn marked_failures(&self) -> Vec<(FailureMark, Option<&AllocationFailure>)> {
+        let only_device = (self.devices.len() == 1).then(|| self.devices[0].device_id);
+        (0..self.operations.len())
+            .filter_map(|i| {
+                let failure = self.error_of(i)?.failure.as_ref();
+                let buffer_type = failure.and_then(|f| match f.kind {
+                    FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash => Some(BufferType::L1),
+                    _ => f.figures.buffer_type,
+                });
+                let graph_device = self.error_graphs.get(&i).and_then(|g| g.as_ref().ok()).and_then(|nodes| {
+                    let allocations = [NodeType::BufferAllocate, NodeType::CircularBufferAllocate];
+                    nodes.iter().rev().filter(|n| allocations.iter().any(|t| n.is(*t))).find_map(|n| n.device_id)
+                });
+                let device_id = graph_device.or(only_device);
+                Some((FailureMark { operation_id: self.operations[i].id, device_id, buffer_type }, failure))
+            })
+            .collect()
+    }
+
+    /// The chart line of one device and buffer type from `usage`, one point per operation of
+    /// the report (in `operations` order), with its failures and its region size.
+    pub fn usage_series(&self, usage: &MemoryUsage, device_id: u64, buffer_type: BufferType) -> UsageSeries {
+        let ids: Vec<u64> = self.operations.iter().map(|o| o.id).collect();
+        let ceiling = self.region_ceiling(device_id, buffer_type);
+        UsageSeries::from_snapshots(usage, (device_id, buffer_type), &ids, &self.failure_marks(), ceiling)
+    }
+
+    /// The peak of every device and buffer type in `usage`, over the report's operations.
+    pub fn usage_peaks(&self, usage: &MemoryUsage) -> Vec<Peak> {
+        let ids: Vec<u64> = self.operations.iter().map(|o| o.id).collect();
+        peaks(usage, &ids)
+    }
+
+    /// The region size of a device's buffer type, when known (memory.md §2): L1 and L1_SMALL
+    /// from the device's row; DRAM from the bank size the DRAM failures on the device give, when
+    /// they agree.
+    pub fn region_ceiling(&self, device_id: u64, buffer_type: BufferType) -> Option<Ceiling> {
+        let l1 = self.devices.iter().find(|d| d.device_id == device_id).map(|d| L1Layout {
+            first_cb_address: d.address_at_first_l1_cb_buffer.unwrap_or(0),
+            bank_size: d.l1_bank_size,
+            worker_l1_size: d.worker_l1_size,
+        });
+        let failures = self.marked_failures();
+        let mut bank_sizes = failures
+            .iter()
+            .filter(|(m, _)| m.buffer_type == Some(BufferType::Dram) && m.device_id.is_none_or(|d| d == device_id))
+            .filter_map(|(_, f)| (*f)?.figures.bank_size);
+        let dram_bank_size = bank_sizes.next().filter(|first| bank_sizes.all(|s| s == *first));
+        region_ceiling(buffer_type, l1, dram_bank_size)
+    }
+}
+
+/// A usage pass on its own thread, over a second connection to the report; dropping it cancels
+/// the pass and waits for the thread (well under 100 ms).
+pub struct UsageWorker {
+    cancel: Arc<AtomicBool>,
+    done: Arc<AtomicI64>,
+    total: Arc<AtomicI64>,
+    thread: Option<JoinHandle<(MemoryUsage, Result<(), ReportError>)>>,
+}
+
+impl UsageWorker {
+    /// Starts a pass that continues `usage` (`MemoryUsage::default()` for a whole pass) on a
+    /// second connection, opened on the thread like `report` (same source, rank, watched or not).
+    pub fn start(report: &MemoryReport, usage: MemoryUsage) -> Self {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (done, total) = (Arc::new(AtomicI64::new(0)), Arc::new(AtomicI64::new(0)));
+        let (source, rank, watched) = (report.source.clone(), report.rank, report.is_watched());
+        let (flag, done_out, total_out) = (cancel.clone(), done.clone(), total.clone());
+        let thread = std::thread::spawn(move || {
+            let mut usage = usage;
+            let result = MemoryReport::open_with(&source, rank, watched).and_then(|report| {
+                report.read_usage(&mut usage, &flag, &mut |p| {
+                    total_out.store(p.total as i64, Ordering::Relaxed);
+                    done_out.store(p.done as i64, Ordering::Relaxed);
+                })
+            });
+            (usage, result)
+        });
+        Self { cancel, done, total, thread: Some(thread) }
+    }
+
+    /// How far the pass is.
+    pub fn progress(&self) -> UsageProgress {
+        let read = |a: &AtomicI64| u64::try_from(a.load(Ordering::Relaxed)).unwrap_or(0);
+        UsageProgress { done: read(&self.done), total: read(&self.total) }
+    }
+
+    /// Asks the pass to stop; [`UsageWorker::poll`] then soon gives `Err(ReportError::Cancelled)`
+    /// with what was read.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Once the thread has ended: the sums read (all, or as far as it got) and how it ended;
+    /// `None` while it runs, and after the result was taken.
+    pub fn poll(&mut self) -> Option<(MemoryUsage, Result<(), ReportError>)> {
+        if !self.thread.as_ref()?.is_finished() {
+            return None;
+        }
+        let stopped = || {
+            let message = "the pass stopped unexpectedly".to_string();
+            (MemoryUsage::default(), Err(ReportError::Read { what: "buffers", message }))
+        };
+        Some(self.thread.take()?.join().unwrap_or_else(|_| stopped()))
+    }
+}
+
+impl Drop for UsageWorker {
+    fn drop(&mut self) {
+        self.cancel();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! `ttnn-tui explain --follow` on a report a writer process extends: it prints what is there,
+//! then each failure as it is written, and ends quietly with 0 on SIGTERM, Ctrl-C (SIGINT) or
+//! a closed pipe.
+
+mod cli;
+mod live;
+mod support;
+
+use live::{Lines, Writer, initial, names, wait, without_writer_files};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use support::TempDir;
+use support::live_writer::OOM_L1;
+use support::{ErrorRow, Op};
+
+#[test]
+fn live_writer() {
+    live::writer_entry();
+}
+
+/// The block `explain` prints for the failure a writer's `fail <id> ttnn.conv2d` writes.
+fn conv_block(id: u64) -> String {
+    format!(
+        "Operation {id} ttnn.conv2d: Out of memory\n  Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n  Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only the part of that free space inside the interleaved region, so it may be short by more.\n  Failed in Conv2dDeviceOperation\n"
+    )
+}
+
+/// The initial report with a failure already written at operation 2 (no graph).
+fn report_with_a_failure(dir: &Path) -> std::path::PathBuf {
+    initial()
+        .operation(Op::new(4, "ttnn.conv2d"))
+        .error(ErrorRow::new(4, "ttnn.conv2d", "RuntimeError", OOM_L1))
+        .write_to(dir)
+}
+
+fn follow(dir: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_ttnn-tui"))
+        .args(["explain", "--follow"])
+        .arg(dir)
+        .env_remove("NO_COLOR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill").args(["-s", name, &child.id().to_string()]).status().expect("kill runs");
+    assert!(status.success());
+}
+
+fn stderr_of(child: &mut Child) -> String {
+    let mut text = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut text).unwrap();
+    text
+}
+
+/// What the follower prints first is what `explain` prints; then the block of each failure the
+/// writer commits after it started; a signal ends it with 0 and nothing on stderr.
+fn follow_a_writer(journal_mode: &str, stop_signal: &str) {
+    let dir = TempDir::new(&format!("follow-{journal_mode}"));
+    let db = report_with_a_failure(dir.path());
+    let names_before = names(dir.path());
+    let mut writer = Writer::start(&db, journal_mode);
+    let explained = cli::run(&["explain", dir.path().to_str().unwrap()], None);
+    let explained = String::from_utf8(explained.stdout).unwrap();
+    assert_eq!(
+        explained,
+        "Operation 4 ttnn.conv2d: Out of memory\n  Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n  Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only the part of that free space inside the interleaved region, so it may be short by more.\n"
+    );
+
+    let mut child = follow(dir.path());
+    let lines = Lines::read(child.stdout.take().unwrap());
+    let first: Vec<String> = explained.lines().map(|_| lines.next("the report's failure")).collect();
+    assert_eq!(first.join("\n") + "\n", explained);
+
+    writer.send("op 5 ttnn.add");
+    writer.send("fail 6 ttnn.conv2d");
+    let block: Vec<String> = conv_block(6).lines().map(|_| lines.next("the new failure")).collect();
+    assert_eq!(block.join("\n") + "\n", conv_block(6));
+    writer.send("fail 7 ttnn.conv2d");
+    let block: Vec<String> = conv_block(7).lines().map(|_| lines.next("the next failure")).collect();
+    assert_eq!(block.join("\n") + "\n", conv_block(7));
+
+    signal(&child, stop_signal);
+    let status = wait(&mut child);
+    assert_eq!(status.code(), Some(0), "{status}");
+    assert_eq!(stderr_of(&mut child), "");
+    writer.quit();
+    assert_eq!(without_writer_files(&names(dir.path())), names_before, "nothing of ours is left");
+}
+
+#[test]
+fn follow_a_writer_using_a_rollback_journal_until_sigterm() {
+    follow_a_writer("DELETE", "TERM");
+}
+
+#[test]
+fn follow_a_writer_using_wal_until_ctrl_c() {
+    follow_a_writer("WAL", "INT");
+}
+
+/// `explain --follow | head -n 3`: once the reader is gone, the next failure's block cannot be
+/// written, and the follower ends with 0, quietly.
+#[test]
+fn a_closed_pipe_ends_following_quietly() {
+    let dir = TempDir::new("follow-pipe");
+    let db = report_with_a_failure(dir.path());
+    let mut writer = Writer::start(&db, "DELETE");
+    let mut child = follow(dir.path());
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert_eq!(first, "Operation 4 ttnn.conv2d: Out of memory\n");
+    drop(stdout);
+    writer.send("fail 5 ttnn.conv2d");
+    let status = wait(&mut child);
+    assert_eq!(status.code(), Some(0), "{status}");
+    assert_eq!(stderr_of(&mut child), "");
+    writer.quit();
+}
+
+#[test]
+fn follow_conflicts_with_json() {
+    let o = cli::run(&["explain", "--follow", "--json", "--demo"], None);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(stderr.starts_with("error: the argument '--follow' cannot be used with '--json'"), "{stderr}");
+}

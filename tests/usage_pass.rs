@@ -1,0 +1,254 @@
+//! Memory over the run on real databases: the per-operation sums of all of `buffers` against
+//! what the fixture wrote, progress, cancelling and resuming, the worker thread, ranks, and the
+//! chart line a report gives (failures, carried figures, region ceiling).
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use support::{Alloc, BufferRow, BufferType, Device, ErrorRow, Graph, Layout, Op, ReportBuilder, Schema, TempDir};
+use ttnn_tui::analysis::failure::BufferType as Type;
+use ttnn_tui::analysis::usage::MemoryUsage;
+use ttnn_tui::analysis::usage_series::{Ceiling, CeilingSource, UsageBasis};
+use ttnn_tui::report::usage::{UsageProgress, UsageWorker};
+use ttnn_tui::report::{MemoryReport, ReportError, resolve_report};
+
+const OOM_L1: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\nOut of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]";
+
+/// Operations with snapshots; the one after them fails.
+const OPS: i64 = 600;
+/// Buffers live after each operation.
+const LIVE: usize = 120;
+/// The operation whose snapshot holds device 0 only.
+const DEVICE_0_ONLY: i64 = 300;
+/// The `buffers` rows written: every live buffer after each operation, but device 1's half
+/// after `DEVICE_0_ONLY`.
+const ROWS: u64 = OPS as u64 * LIVE as u64 - LIVE as u64 / 2;
+
+/// What the fixture wrote: the sum of `max_size_per_bank` per (operation, device, type code).
+type Sums = BTreeMap<(u64, u64, i64), u64>;
+
+/// A two-device run: each operation's snapshot lists `LIVE` buffers over DRAM, L1 and L1_SMALL
+/// (device 1's types stored as names), two of which change size per operation; then operation
+/// 601 fails to allocate L1 on device 1, without a snapshot, as the writers before the `errors`
+/// table left it.
+fn run() -> (ReportBuilder, Sums) {
+    let types = [BufferType::Dram, BufferType::L1, BufferType::L1Small];
+    let mut sizes: Vec<u64> = (0..LIVE as u64).map(|i| 2048 * (1 + i % 7)).collect();
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut expected = Sums::new();
+    let mut builder = ReportBuilder::new(Schema::V2).device(Device::wormhole(0)).device(Device::wormhole(1));
+    for id in 1..=OPS {
+        for _ in 0..2 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            sizes[(seed % LIVE as u64) as usize] = 32 * (1 + seed % 4096);
+        }
+        let mut rows = Vec::new();
+        for (i, &size) in sizes.iter().enumerate() {
+            let (device, ty) = ((i % 2) as u64, types[i % 3]);
+            if device == 1 && id == DEVICE_0_ONLY {
+                continue;
+            }
+            let row = BufferRow::new(ty, 1_000 + 100_000 * i as i64, size as i64).device(device as i64);
+            rows.push(if device == 1 { row.text_type() } else { row });
+            *expected.entry((id as u64, device, ty.code())).or_default() += size;
+        }
+        builder = builder.operation(Op::new(id, "ttnn.add").buffers(rows));
+    }
+    let graph = Graph::new()
+        .capture_start()
+        .start("ttnn.matmul")
+        .start("MatmulDeviceOperation")
+        .alloc(Alloc::new(65_536, 500_000, BufferType::L1, Layout::Interleaved).device(1))
+        .aborted_end("MatmulDeviceOperation", Some("Out of Memory"))
+        .aborted_end("ttnn.matmul", Some("Out of Memory"))
+        .capture_end()
+        .to_json();
+    let builder = builder.operation(Op::new(OPS + 1, "ttnn.matmul").graph(graph)).error(ErrorRow::new(
+        OPS + 1,
+        "ttnn.matmul",
+        "RuntimeError",
+        OOM_L1,
+    ));
+    (builder, expected)
+}
+
+fn open(dir: &std::path::Path) -> MemoryReport {
+    MemoryReport::open(&resolve_report(Some(dir)).unwrap(), 0).unwrap()
+}
+
+/// The sums of a pass, in the fixture's terms.
+fn sums_of(usage: &MemoryUsage) -> Sums {
+    let mut out = Sums::new();
+    for ((device, ty), list) in &usage.sums {
+        let code = [Type::Dram, Type::L1, Type::SystemMemory, Type::L1Small, Type::Trace].iter().position(|t| t == ty);
+        for (op, sum) in list {
+            out.insert((*op, *device, code.unwrap() as i64), *sum);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_sums_are_what_was_written_and_progress_covers_the_rowid_range() {
+    let dir = TempDir::new("usage-sums");
+    let (builder, expected) = run();
+    builder.write_to(dir.path());
+    let report = open(dir.path());
+    let mut usage = MemoryUsage::default();
+    let mut seen = Vec::new();
+    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |p| seen.push(p)).unwrap();
+    assert_eq!(sums_of(&usage), expected);
+    let rows = ROWS;
+    assert_eq!((usage.rows, usage.unknown_type_rows), (rows, 0));
+    // Rowids 1..=rows, read in chunks of 32 768: a first report at 0, then one per chunk.
+    let chunks = rows.div_ceil(32_768);
+    assert_eq!(seen.len() as u64, chunks + 1);
+    assert_eq!(seen[0], UsageProgress { done: 0, total: rows });
+    assert_eq!(seen[1], UsageProgress { done: 32_768, total: rows });
+    assert_eq!(*seen.last().unwrap(), UsageProgress { done: rows, total: rows });
+    assert!(seen.windows(2).all(|w| w[0].done < w[1].done));
+}
+
+#[test]
+fn a_cancelled_pass_stops_at_a_chunk_and_resumes_without_counting_twice() {
+    let dir = TempDir::new("usage-cancel");
+    let (builder, expected) = run();
+    builder.write_to(dir.path());
+    let report = open(dir.path());
+    let cancel = AtomicBool::new(false);
+    let mut usage = MemoryUsage::default();
+    let result = report.read_usage(&mut usage, &cancel, &mut |p| {
+        if p.done > 0 {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    });
+    assert_eq!(result, Err(ReportError::Cancelled));
+    assert_eq!(usage.rows, 32_768);
+    assert_ne!(sums_of(&usage), expected);
+    cancel.store(false, Ordering::Relaxed);
+    let mut resumed = Vec::new();
+    report.read_usage(&mut usage, &cancel, &mut |p| resumed.push(p)).unwrap();
+    assert_eq!(sums_of(&usage), expected);
+    assert_eq!(usage.rows, ROWS);
+    let rest = ROWS - 32_768;
+    assert_eq!(resumed.first(), Some(&UsageProgress { done: 0, total: rest }));
+    assert_eq!(resumed.last(), Some(&UsageProgress { done: rest, total: rest }));
+    // Nothing new: a third call reads nothing.
+    let before = usage.clone();
+    report.read_usage(&mut usage, &cancel, &mut |_| {}).unwrap();
+    assert_eq!(usage, before);
+}
+
+#[test]
+fn a_pass_cancelled_before_it_starts_reads_nothing() {
+    let dir = TempDir::new("usage-cancel-first");
+    run().0.write_to(dir.path());
+    let report = open(dir.path());
+    let mut usage = MemoryUsage::default();
+    let result = report.read_usage(&mut usage, &AtomicBool::new(true), &mut |_| {});
+    assert_eq!(result, Err(ReportError::Cancelled));
+    assert_eq!(usage, MemoryUsage::default());
+}
+
+/// Waits for a worker's result.
+fn finish(worker: &mut UsageWorker) -> (MemoryUsage, Result<(), ReportError>) {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(done) = worker.poll() {
+            return done;
+        }
+        assert!(start.elapsed().as_secs() < 60, "the worker never finished");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn the_worker_thread_reads_the_same_sums_and_can_be_cancelled_and_resumed() {
+    let dir = TempDir::new("usage-worker");
+    let (builder, expected) = run();
+    builder.write_to(dir.path());
+    let report = open(dir.path());
+    let mut worker = UsageWorker::start(&report, MemoryUsage::default());
+    let (usage, result) = finish(&mut worker);
+    assert_eq!(result, Ok(()));
+    assert_eq!(sums_of(&usage), expected);
+    assert_eq!(worker.progress(), UsageProgress { done: usage.rows, total: usage.rows });
+    assert_eq!(worker.poll(), None, "the result is given once");
+
+    // Cancelled at once: the thread is still opening its connection, and stops before reading.
+    let mut worker = UsageWorker::start(&report, MemoryUsage::default());
+    worker.cancel();
+    let (partial, result) = finish(&mut worker);
+    assert_eq!(result, Err(ReportError::Cancelled));
+    assert!(partial.rows < usage.rows);
+    let mut worker = UsageWorker::start(&report, partial);
+    let (resumed, result) = finish(&mut worker);
+    assert_eq!((sums_of(&resumed), result), (expected, Ok(())));
+}
+
+#[test]
+fn the_chart_line_of_a_device_and_type() {
+    let dir = TempDir::new("usage-series");
+    let (builder, expected) = run();
+    builder.write_to(dir.path());
+    let report = open(dir.path());
+    let mut usage = MemoryUsage::default();
+    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let series = report.usage_series(&usage, 1, Type::L1);
+    assert_eq!((series.basis, series.points.len()), (UsageBasis::Snapshots, OPS as usize + 1));
+    let l1 = |op: i64| expected[&(op as u64, 1, BufferType::L1.code())];
+    let point = |op: i64| series.points[op as usize - 1];
+    assert_eq!((point(1).used_per_bank, point(1).recorded), (Some(l1(1)), true));
+    // Operation 300 did not touch device 1, and 601 failed without a snapshot: carried over.
+    assert_eq!((point(DEVICE_0_ONLY).used_per_bank, point(DEVICE_0_ONLY).recorded), (Some(l1(299)), false));
+    assert_eq!((point(OPS + 1).used_per_bank, point(OPS + 1).recorded), (Some(l1(OPS)), false));
+    // The failure is on device 1 (its graph's allocation) and L1 (its message) only.
+    assert_eq!(series.failures, vec![OPS as usize]);
+    assert_eq!(report.usage_series(&usage, 0, Type::L1).failures, Vec::<usize>::new());
+    assert_eq!(report.usage_series(&usage, 1, Type::Dram).failures, Vec::<usize>::new());
+    let peak = (1..=OPS).filter(|&op| op != DEVICE_0_ONLY).max_by_key(|&op| (l1(op), -op)).unwrap();
+    assert_eq!(series.peak_point().map(|p| (p.operation_id, p.used_per_bank)), Some((peak as u64, Some(l1(peak)))));
+    // Wormhole: B = 1 364 928; L1_SMALL is [A+B, W) = [101 440 + 1 364 928, 1 499 136).
+    assert_eq!(series.ceiling, Some(Ceiling { size: 1_364_928, source: CeilingSource::Devices }));
+    let small = report.usage_series(&usage, 0, Type::L1Small).ceiling;
+    assert_eq!(small, Some(Ceiling { size: 32_768, source: CeilingSource::Devices }));
+    assert_eq!(report.usage_series(&usage, 0, Type::Dram).ceiling, None);
+    let peaks = report.usage_peaks(&usage);
+    assert_eq!(peaks.len(), 6);
+    assert_eq!(
+        peaks.iter().find(|p| (p.device_id, p.buffer_type) == (1, Type::L1)).map(|p| p.operation_id),
+        Some(peak as u64)
+    );
+}
+
+#[test]
+fn a_multi_host_report_sums_the_rank_asked_for() {
+    let dir = TempDir::new("usage-rank");
+    let op = |rank: i64, size: i64| Op::new(1, "ttnn.add").rank(rank).buffers(vec![BufferRow::l1(1_000, size)]);
+    ReportBuilder::new(Schema::MultiHost).operation(op(0, 100)).operation(op(1, 7)).write_to(dir.path());
+    let report = MemoryReport::open(&resolve_report(Some(dir.path())).unwrap(), 1).unwrap();
+    let mut usage = MemoryUsage::default();
+    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert_eq!(usage.sums.get(&(0, Type::L1)), Some(&vec![(1, 7)]));
+    assert_eq!(usage.rows, 1);
+}
+
+#[test]
+fn a_report_without_buffers_gives_no_figures() {
+    let dir = TempDir::new("usage-none");
+    ReportBuilder::new(Schema::V2).without_table("buffers").operation(Op::new(1, "ttnn.add")).write_to(dir.path());
+    let report = open(dir.path());
+    let mut usage = MemoryUsage::default();
+    let mut seen = Vec::new();
+    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |p| seen.push(p)).unwrap();
+    assert_eq!((usage, seen), (MemoryUsage::default(), vec![UsageProgress { done: 0, total: 0 }]));
+}
+
+#[test]
+fn a_report_can_move_to_a_worker_thread() {
+    fn send<T: Send>(_: &T) {}
+    send(&MemoryReport::open(&ttnn_tui::report::ReportSource::Demo, 0).unwrap());
+}
