@@ -2,7 +2,11 @@
 //! and the terminal restored after a normal exit, an early error and a panic. Skipped, with the
 //! reason printed, when tmux is missing.
 
+mod live;
 mod tui_support;
+
+// `live` reaches the test support as `crate::support`.
+use tui_support::support;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -321,4 +325,49 @@ fn at_80_columns_help_and_quit_stay_in_the_hints() {
     assert!(hints.contains("? help") && hints.contains("q quit"), "{hints}");
     t.keys(&["q"]);
     t.wait_for("EXITED 0");
+}
+
+/// The test binary run again as a writer process (see `tests/live`).
+#[test]
+fn live_writer() {
+    live::writer_entry();
+}
+
+/// `ttnn-tui --watch` on a report a writer process extends: new operations counted in the status
+/// bar, the failure at the end announced and selected (the user has not moved), nothing left in
+/// the report folder.
+fn watch_a_live_writer_in_a_real_terminal(journal_mode: &str) {
+    if !tmux_available() {
+        return;
+    }
+    let dir = support::TempDir::new(&format!("tmux-watch-{journal_mode}"));
+    let db = live::initial().write_to(dir.path());
+    let names_before = live::names(dir.path());
+    let mut writer = live::Writer::start(&db, journal_mode);
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let t = Tmux::start(&format!("watch-{journal_mode}"), &format!("{bin} --watch {}", shell_quote(dir.path())));
+    t.wait_for("live · 3 operations");
+    writer.send("op 4 ttnn.add");
+    t.wait_for("live · 4 operations (+1)");
+    writer.send("op 5 ttnn.matmul");
+    writer.send("op 6 ttnn.add");
+    t.wait_for("live · 6 operations");
+    writer.send("fail 7 ttnn.conv2d");
+    t.wait_for("New failure: operation 7 ttnn.conv2d");
+    t.wait_for("op 7 · 7/7");
+    t.wait_for("Out of memory");
+    t.keys(&["q"]);
+    t.wait_for("EXITED 0");
+    writer.quit();
+    assert_eq!(live::without_writer_files(&live::names(dir.path())), names_before, "nothing of ours is left");
+}
+
+#[test]
+fn watch_a_rollback_journal_writer_in_a_real_terminal() {
+    watch_a_live_writer_in_a_real_terminal("DELETE");
+}
+
+#[test]
+fn watch_a_wal_writer_in_a_real_terminal() {
+    watch_a_live_writer_in_a_real_terminal("WAL");
 }

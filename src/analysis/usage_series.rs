@@ -5,6 +5,7 @@
 use super::failure::BufferType;
 use super::usage::{MemoryUsage, UsageKey};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// The memory used after one operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,6 +161,41 @@ impl UsageSeries {
             })
             .collect();
         Self::new(key, UsageBasis::Snapshots, points, failures, ceiling)
+    }
+
+    /// The series of one (device, buffer type) from a replay of the captured graphs: `after`
+    /// holds, for each operation whose graph was replayed, the bytes per bank each (device,
+    /// buffer type) held after it (an operation listed without this key held none of it); any
+    /// other operation carries the last figure over.
+    pub fn from_replay(
+        after: &[(u64, UsageKey, u64)],
+        key: UsageKey,
+        operation_ids: &[u64],
+        failures: &[FailureMark],
+        ceiling: Option<Ceiling>,
+    ) -> Self {
+        let mut by_operation: BTreeMap<u64, u64> = BTreeMap::new();
+        for &(operation_id, k, used) in after {
+            let entry = by_operation.entry(operation_id).or_insert(0);
+            if k == key {
+                *entry = entry.saturating_add(used);
+            }
+        }
+        let mut last = None;
+        let points = operation_ids
+            .iter()
+            .map(|&operation_id| {
+                let recorded = match by_operation.get(&operation_id) {
+                    Some(&used) => {
+                        last = Some(used);
+                        true
+                    }
+                    None => false,
+                };
+                UsagePoint { operation_id, used_per_bank: last, recorded }
+            })
+            .collect();
+        Self::new(key, UsageBasis::GraphReplay, points, failures, ceiling)
     }
 
     /// The peak point, when the series has any figure.

@@ -112,3 +112,15 @@ fn region_ceilings() {
     assert_eq!(region_ceiling(L1Small, no_start, None), None);
     assert_eq!(region_ceiling(BufferType::Trace, l1, None), None);
 }
+
+#[test]
+fn a_replayed_series_carries_figures_over_operations_without_a_graph() {
+    // Operations 1..=5: 1 and 3 replayed holding L1, 4 replayed holding only DRAM, 2 and 5
+    // without a graph.
+    let after = [(1, (0, L1), 100), (3, (0, L1), 250), (3, (0, Dram), 7), (4, (0, Dram), 9)];
+    let failures = [FailureMark { operation_id: 5, device_id: Some(0), buffer_type: Some(L1) }];
+    let series = UsageSeries::from_replay(&after, (0, L1), &[1, 2, 3, 4, 5], &failures, None);
+    let used: Vec<(Option<u64>, bool)> = series.points.iter().map(|p| (p.used_per_bank, p.recorded)).collect();
+    assert_eq!(used, [(Some(100), true), (Some(100), false), (Some(250), true), (Some(0), true), (Some(0), false)]);
+    assert_eq!((series.peak, series.failures.as_slice(), series.basis), (Some(2), &[4][..], UsageBasis::GraphReplay));
+}

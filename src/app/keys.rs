@@ -83,6 +83,8 @@ pub enum Action {
     NextBufferType,
     /// Show the selected operation's memory (tab 4).
     ShowMemory,
+    /// Put the cursor on the peak (Over time tab).
+    JumpToPeak,
     /// Open the help popup.
     Help,
     /// Close a popup, leave the callout, or clear the search.
@@ -102,6 +104,8 @@ pub enum Pane {
     Performance,
     /// The memory tab.
     Memory,
+    /// The memory-over-the-run tab.
+    OverTime,
     /// The search input.
     Search,
     /// The help popup.
@@ -182,7 +186,7 @@ pub(crate) const GLOBAL: &[Binding] = &[
     help_only(bind(&[ch('x')], "x", "hex/decimal addresses", ToggleHex)),
     bind(&[key(KeyCode::Tab)], "Tab", "tab", NextTab),
     help_only(bind(&[key(KeyCode::BackTab)], "Shift-Tab", "previous tab", PreviousTab)),
-    help_only(bind(&[ch('1'), ch('2'), ch('3'), ch('4')], "1-4", "go to tab", GoToTab(0))),
+    help_only(bind(&[ch('1'), ch('2'), ch('3'), ch('4'), ch('5')], "1-5", "go to tab", GoToTab(0))),
     bind(&[ch('?'), key(KeyCode::F(1))], "?", "help", Help),
     bind(&[ch('q'), ctrl('c')], "q", "quit", Quit),
 ];
@@ -219,6 +223,23 @@ pub(crate) const MEMORY: &[Binding] = &[
     bind(&[ch('t')], "t", "buffer type", NextBufferType),
     bind(&[ch('v')], "v", "view error", ViewError),
     bind(&[ch('y')], "y", "copy", Copy),
+];
+
+/// The Over time tab's keys (the cursor moves along the chart).
+pub(crate) const OVER_TIME: &[Binding] = &[
+    pair(&[ch('h'), ch('l')], "h/l", "previous/next operation", (Close, Open)),
+    help_only(pair(&[key(KeyCode::Left), key(KeyCode::Right)], "←/→", "previous/next operation", (Close, Open))),
+    help_only(pair(
+        &[key(KeyCode::PageUp), key(KeyCode::PageDown)],
+        "PgUp/PgDn",
+        "a fiftieth of the run",
+        (PageUp, PageDown),
+    )),
+    help_only(pair(&[ch('g'), ch('G')], "g/G", "first/last operation", (First, Last))),
+    bind(&[key(KeyCode::Enter)], "Enter", "open operation", Activate),
+    bind(&[ch('p')], "p", "peak", JumpToPeak),
+    bind(&[ch('d')], "d", "device", NextDevice),
+    bind(&[ch('t')], "t", "buffer type", NextBufferType),
 ];
 
 /// The Performance tab's own keys.
@@ -260,6 +281,7 @@ const OPERATIONS_PANE: &[&[Binding]] = &[MOVES, OPERATIONS, GLOBAL];
 const DEVICE_OPS_PANE: &[&[Binding]] = &[MOVES, DEVICE_OPS, GLOBAL];
 const PERFORMANCE_PANE: &[&[Binding]] = &[MOVES, PERFORMANCE, GLOBAL];
 const MEMORY_PANE: &[&[Binding]] = &[MOVES, MEMORY, GLOBAL];
+const OVER_TIME_PANE: &[&[Binding]] = &[OVER_TIME, GLOBAL];
 const SEARCH_PANE: &[&[Binding]] = &[SEARCH];
 const HELP_PANE: &[&[Binding]] = &[POPUP, HELP];
 const ERROR_POPUP_PANE: &[&[Binding]] = &[POPUP, ERROR_POPUP];
@@ -271,6 +293,7 @@ pub(crate) fn tables(pane: Pane) -> &'static [&'static [Binding]] {
         Pane::DeviceOps => DEVICE_OPS_PANE,
         Pane::Performance => PERFORMANCE_PANE,
         Pane::Memory => MEMORY_PANE,
+        Pane::OverTime => OVER_TIME_PANE,
         Pane::Search => SEARCH_PANE,
         Pane::Help => HELP_PANE,
         Pane::ErrorPopup => ERROR_POPUP_PANE,
@@ -289,6 +312,7 @@ pub(crate) fn pane_title(pane: Pane) -> &'static str {
         Pane::DeviceOps => "Device ops",
         Pane::Performance => "Performance",
         Pane::Memory => "Memory",
+        Pane::OverTime => "Over time",
         Pane::Search => "Search",
         Pane::Help => "Help",
         Pane::ErrorPopup => "Error popup",
@@ -409,6 +433,7 @@ mod tests {
             Pane::DeviceOps,
             Pane::Performance,
             Pane::Memory,
+            Pane::OverTime,
             Pane::Search,
             Pane::Help,
             Pane::ErrorPopup,

@@ -45,6 +45,8 @@ pub enum JobState {
     Idle,
     /// Asked for, not started yet.
     Wanted,
+    /// Waiting for the graph replay (a report without `buffers` rows).
+    WantedReplay,
     /// Running: `done` of `total` units read.
     Running {
         /// Units done.

@@ -7,6 +7,7 @@ pub mod keys;
 mod memory;
 mod model;
 mod operations;
+mod over_time;
 mod perf;
 mod reads;
 mod rows;
@@ -20,6 +21,7 @@ pub(crate) use memory::MemoryTab;
 pub use memory::{JobState, MemoryPicture, Place};
 pub use model::{Loaded, Model};
 pub(crate) use operations::OperationsTab;
+pub(crate) use over_time::OverTimeTab;
 pub(crate) use perf::{Focus, micros};
 pub use perf::{PerfInput, PerfRows, PerfTab};
 pub use reads::{Read, ReadResult};
@@ -38,16 +40,21 @@ pub enum Tab {
     Performance,
     /// `4 Memory`.
     Memory,
+    /// `5 Over time`.
+    OverTime,
 }
 
 /// The tabs in order.
-pub const TABS: [Tab; 4] = [Tab::Operations, Tab::DeviceOps, Tab::Performance, Tab::Memory];
+pub const TABS: [Tab; 5] = [Tab::Operations, Tab::DeviceOps, Tab::Performance, Tab::Memory, Tab::OverTime];
 
 /// A background pass the loop runs for the state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Job {
-    /// Replay every captured graph (the memory at `graph_only` failures).
+    /// Replay every captured graph (the memory at `graph_only` failures, and the run over time
+    /// of a report without `buffers` rows).
     ReplayGraphs,
+    /// Sum every `buffers` row per operation, device and buffer type (the run over time).
+    Usage,
 }
 
 /// A popup over the tabs, with its scroll position.
@@ -121,8 +128,12 @@ pub struct App {
     pub(crate) perf: PerfState,
     /// Tab 4.
     pub(crate) memory: MemoryTab,
+    /// Tab 5.
+    pub(crate) over_time: OverTimeTab,
     /// A one-off message for the status bar.
     pub(crate) message: Option<String>,
+    /// A watched report: how many operations it has, and how many the last change added.
+    pub(crate) live: Option<(usize, usize)>,
     /// Text the loop should copy through OSC 52.
     pub(crate) clipboard: Option<String>,
     /// The user asked to quit.
@@ -143,7 +154,9 @@ impl App {
             device_ops: DeviceOpsTab::default(),
             perf: PerfState::None,
             memory: MemoryTab::default(),
+            over_time: OverTimeTab::default(),
             message: None,
+            live: None,
             clipboard: None,
             quit: false,
         }
@@ -214,24 +227,126 @@ impl App {
     /// The background passes the state needs now and that have not started.
     pub fn wanted_jobs(&self) -> Vec<Job> {
         let mut jobs = Vec::new();
-        if self.memory.replay == JobState::Wanted {
+        if self.memory.replay == JobState::Wanted || self.over_time.pass == JobState::WantedReplay {
             jobs.push(Job::ReplayGraphs);
         }
+        if self.tab == Tab::OverTime && self.over_time.pass == JobState::Idle {
+            jobs.push(Job::Usage);
+        }
         jobs
+    }
+
+    /// Background passes running that the state no longer needs: the pass over `buffers` once
+    /// the Over time tab is left. The loop cancels them and calls `job_cancelled`.
+    pub fn unwanted_jobs(&self) -> Vec<Job> {
+        let running = matches!(self.over_time.pass, JobState::Running { .. });
+        if running && self.tab != Tab::OverTime { vec![Job::Usage] } else { Vec::new() }
+    }
+
+    /// A background pass was cancelled; it starts again (from where it stopped) when wanted.
+    pub fn job_cancelled(&mut self, job: Job) {
+        if job == Job::Usage {
+            self.over_time.pass = JobState::Idle;
+        }
+    }
+
+    /// The run over time landed: every series.
+    pub fn set_usage(&mut self, series: Vec<crate::analysis::usage_series::UsageSeries>) {
+        self.over_time.set_series(series);
+    }
+
+    /// Whether the run over time waits for the graph replay.
+    pub fn usage_waits_for_replay(&self) -> bool {
+        self.over_time.replaying
+    }
+
+    /// The report has no `buffers` rows: the run over time needs every graph replayed.
+    pub fn usage_needs_replay(&mut self) {
+        self.over_time.pass = JobState::WantedReplay;
+        self.over_time.replaying = true;
     }
 
     /// A background pass's progress: `done` of `total` units.
     pub fn job_progress(&mut self, job: Job, done: u64, total: u64) {
         match job {
-            Job::ReplayGraphs => self.memory.replay = JobState::Running { done, total },
+            Job::ReplayGraphs => {
+                if self.over_time.replaying {
+                    self.over_time.pass = JobState::Running { done, total };
+                }
+                if self.memory.replay != JobState::Idle {
+                    self.memory.replay = JobState::Running { done, total };
+                }
+            }
+            Job::Usage => self.over_time.pass = JobState::Running { done, total },
         }
     }
 
     /// A background pass ended, or failed and why.
     pub fn job_finished(&mut self, job: Job, result: Result<(), String>) {
         match job {
-            Job::ReplayGraphs => self.memory.replay_finished(result),
+            Job::ReplayGraphs => {
+                if self.memory.replay != JobState::Idle {
+                    self.memory.replay_finished(result.clone());
+                }
+                if let Err(reason) = result
+                    && self.over_time.replaying
+                {
+                    self.over_time.replaying = false;
+                    self.over_time.pass = JobState::Failed(reason);
+                }
+            }
+            Job::Usage => {
+                if let Err(reason) = result {
+                    self.over_time.pass = JobState::Failed(reason);
+                }
+            }
         }
+    }
+
+    /// The report is watched (`--watch`): the status bar says it is live.
+    pub fn set_live(&mut self) {
+        self.live = Some((self.model.operations.len(), 0));
+    }
+
+    /// A watched report changed: its operations, errors and the failed device operations of those
+    /// with an error (by index); `new_failures` are the ids of operations that gained an error,
+    /// `reordered` says indexes kept from before no longer hold. The selection and scroll stay; a
+    /// new failure is announced, and selected if the user has not moved since opening.
+    pub fn report_changed(
+        &mut self,
+        operations: Vec<crate::analysis::model::Operation>,
+        errors: Vec<crate::analysis::model::ErrorRecord>,
+        failed_in: std::collections::HashMap<usize, Vec<String>>,
+        new_failures: &[u64],
+        reordered: bool,
+    ) {
+        let before = self.model.operations.len();
+        let selected_id = self.selected_operation().map(|i| self.model.operations[i].id);
+        self.model.replace(operations, errors, failed_in, reordered);
+        self.operations.model_changed(&self.model, selected_id, reordered);
+        self.live = Some((self.model.operations.len(), self.model.operations.len().saturating_sub(before)));
+        self.memory = MemoryTab::default();
+        if reordered {
+            self.device_ops.clear();
+        }
+        if self.over_time.pass == JobState::Done {
+            // The pass goes on from where it stopped: only the new rows are read.
+            self.over_time.pass = JobState::Idle;
+        }
+        if let Some(&id) = new_failures.last() {
+            let name = self.model.operation_index(id).map_or("", |i| self.model.operations[i].name.as_str());
+            self.message = Some(format!("New failure: operation {id} {name}"));
+            if !self.operations.moved
+                && let Some(index) = self.model.operation_index(id)
+            {
+                self.operations.show_operation(index, &self.model);
+            }
+        }
+    }
+
+    /// Reading a watched report's changes failed: why (the status bar says it).
+    pub fn watch_failed(&mut self, reason: String) {
+        self.message = Some(format!("Watching stopped working: {reason}"));
     }
 
     /// The memory picture of the operation selected on the Operations tab, once read.
@@ -276,6 +391,7 @@ impl App {
             (false, Tab::DeviceOps) => Pane::DeviceOps,
             (false, Tab::Performance) => Pane::Performance,
             (false, Tab::Memory) => Pane::Memory,
+            (false, Tab::OverTime) => Pane::OverTime,
         }
     }
 
@@ -296,6 +412,7 @@ impl App {
         match (pane, &self.perf) {
             (Pane::Operations, _) => self.operations.availability(action, &self.model),
             (Pane::Memory, _) => self.memory.availability(action, self.selected_operation()),
+            (Pane::OverTime, _) => self.over_time.availability(action),
             (Pane::Performance, PerfState::Ready(perf)) => {
                 perf.availability(action, |id| self.model.operation_index(id).is_some_and(has_error))
             }
@@ -345,6 +462,7 @@ impl App {
                 (Tab::DeviceOps, _) if action == Action::ShowMemory => self.go_to_tab(3),
                 (Tab::DeviceOps, _) => self.device_ops.update(action, self.operations.selected_operation()),
                 (Tab::Memory, _) => self.memory.update(action, self.operations.selected_operation()),
+                (Tab::OverTime, _) => self.over_time.update(action),
                 (Tab::Performance, PerfState::Ready(perf)) => perf.update(action),
                 (Tab::Performance, PerfState::Linking(_)) => Outcome::Message("Linking the reports…".to_string()),
                 (Tab::Performance, PerfState::None | PerfState::Failed(_)) => Outcome::None,

@@ -63,6 +63,24 @@ impl Model {
         }
     }
 
+    /// Takes a watched report's new state: its operations, errors and the failed device
+    /// operations of those with an error. Details read so far are kept, unless operations were
+    /// reordered (their indexes changed).
+    pub(crate) fn replace(
+        &mut self,
+        operations: Vec<Operation>,
+        errors: Vec<ErrorRecord>,
+        failed_in: HashMap<usize, Vec<String>>,
+        reordered: bool,
+    ) {
+        let mut fresh = Self::new(std::mem::take(&mut self.name), operations, errors, failed_in);
+        if !reordered {
+            fresh.stack_traces = std::mem::take(&mut self.stack_traces);
+            fresh.arguments = std::mem::take(&mut self.arguments);
+        }
+        *self = fresh;
+    }
+
     /// Index of the operation with this id.
     pub fn operation_index(&self, id: u64) -> Option<usize> {
         operation_index(&self.operations, id)

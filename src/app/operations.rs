@@ -40,6 +40,8 @@ pub(crate) struct OperationsTab {
     pub(crate) detail_scroll: Scroll,
     /// Lower-cased `"{id} {name}"` of every operation, built at the first search.
     search_index: Option<SearchIndex>,
+    /// The user has moved the selection since the report was opened.
+    pub(crate) moved: bool,
 }
 
 impl OperationsTab {
@@ -58,6 +60,7 @@ impl OperationsTab {
             unattached_scroll: Scroll::default(),
             detail_scroll: Scroll::default(),
             search_index: None,
+            moved: false,
         };
         if let Some(index) = operation.or_else(|| model.error_operations().first().copied()) {
             tab.rows.select_centered(index);
@@ -95,6 +98,7 @@ impl OperationsTab {
         }
         if self.rows.apply(action) {
             self.detail_scroll.reset();
+            self.moved = true;
             return Outcome::None;
         }
         match action {
@@ -204,6 +208,27 @@ impl OperationsTab {
         self.errors_only = on;
         self.shown = if on { model.error_operations().to_vec() } else { (0..model.operations.len()).collect() };
         self.rows = WindowedRows::new(self.shown.len());
+        self.refresh_matches(model, false);
+    }
+
+    /// The model changed (a watched report grew): the list follows it, keeping the selected
+    /// operation (by id when indexes were reordered) and the scroll where they were.
+    pub(crate) fn model_changed(&mut self, model: &Model, selected_id: Option<u64>, reordered: bool) {
+        self.shown =
+            if self.errors_only { model.error_operations().to_vec() } else { (0..model.operations.len()).collect() };
+        self.search_index = None;
+        self.rows.set_len(self.shown.len());
+        if reordered {
+            self.expanded.clear();
+        }
+        // Keep the same operation selected: a late error or a reorder may move it in the list.
+        let position =
+            selected_id.and_then(|id| model.operation_index(id)).and_then(|i| self.shown.binary_search(&i).ok());
+        if let Some(position) = position
+            && Some(position) != self.rows.selected()
+        {
+            self.rows.select(position);
+        }
         self.refresh_matches(model, false);
     }
 

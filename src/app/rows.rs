@@ -47,6 +47,13 @@ impl WindowedRows {
         self.offset.min(self.len)..(self.offset + self.height).min(self.len)
     }
 
+    /// Changes the number of rows (the list grew), keeping the selection and the offset.
+    pub fn set_len(&mut self, len: usize) {
+        self.len = len;
+        self.selected = self.selected.min(len.saturating_sub(1));
+        self.offset = self.offset.min(self.selected);
+    }
+
     /// Selects a row (clamped) and scrolls it into view, counting a line per row until the next
     /// fit measures them.
     pub(crate) fn select(&mut self, row: usize) {

@@ -28,6 +28,9 @@ pub const PANIC_FOR_TEST: &str = "TTNN_TUI_PANIC_FOR_TEST";
 /// How often the loop looks for a worker's result while one runs.
 const WORKER_POLL: Duration = Duration::from_millis(50);
 
+/// How often a watched report is asked whether a writer committed.
+const WATCH_POLL: Duration = Duration::from_millis(500);
+
 /// Draws at once, then reads what the drawn screen needs (stack traces of the rows it showed, the
 /// selected operation's arguments, graph or memory) and draws again if anything was read, so a
 /// slow read never delays the first frame. Tests call this after every action.
@@ -69,6 +72,11 @@ fn event_loop(
 ) -> std::io::Result<()> {
     let panic_for_test = std::env::var_os(PANIC_FOR_TEST).is_some_and(|v| !v.is_empty());
     let mut size = terminal.size()?;
+    let watched = session.report.is_watched();
+    if watched {
+        app.set_live();
+    }
+    let mut last_poll = std::time::Instant::now();
     loop {
         frame(terminal, app, session, theme)?;
         workers.start_wanted(session, app);
@@ -85,13 +93,27 @@ fn event_loop(
         // worker's news alone is worth a redraw.
         let mut events = Vec::new();
         loop {
-            if !workers.busy() || event::poll(WORKER_POLL)? {
+            let wait = match (workers.busy(), watched) {
+                (true, _) => Some(WORKER_POLL),
+                (false, true) => Some(WATCH_POLL.saturating_sub(last_poll.elapsed())),
+                (false, false) => None,
+            };
+            let ready = match wait {
+                None => true,
+                Some(wait) => event::poll(wait)?,
+            };
+            if ready {
                 events.push(event::read()?);
                 while event::poll(Duration::ZERO)? {
                     events.push(event::read()?);
                 }
             }
-            if workers.collect(session, app) || !events.is_empty() {
+            let mut changed = workers.collect(session, app);
+            if watched && last_poll.elapsed() >= WATCH_POLL {
+                last_poll = std::time::Instant::now();
+                changed |= session.poll_changes(app);
+            }
+            if changed || !events.is_empty() {
                 break;
             }
         }

@@ -3,6 +3,8 @@
 //! data into the state's model.
 
 use crate::analysis::model::first_line;
+use crate::analysis::usage::{MemoryUsage, UsageKey};
+use crate::analysis::usage_series::UsageSeries;
 use crate::app::{App, Job, Loaded, MemoryPicture, Model, PerfInput, PerfRows, Place, Read, ReadResult};
 use crate::report::linked::LinkedReports;
 use crate::report::memory_replay::GraphReplay;
@@ -10,12 +12,14 @@ use crate::report::memory_view::FailureMemory;
 use crate::report::{MemoryReport, ReportError};
 use std::sync::atomic::AtomicBool;
 
-/// The report the UI shows, and the graph-only replay once it has run.
+/// The report the UI shows, and what background passes found in it.
 pub struct Session {
     /// The report.
     pub report: MemoryReport,
-    /// Every captured graph replayed, once a failure needed it.
+    /// Every captured graph replayed, once a failure or the run over time needed it.
     replay: Option<GraphReplay>,
+    /// The `buffers` sums read so far (a cancelled pass goes on from where it stopped).
+    pub(crate) usage: MemoryUsage,
 }
 
 /// The state of a report: its model, opened on operation `operation` (an id) when given.
@@ -54,7 +58,7 @@ fn loaded<T>(result: Result<T, ReportError>) -> Loaded<T> {
 impl Session {
     /// A session over a report, nothing replayed yet.
     pub fn new(report: MemoryReport) -> Self {
-        Self { report, replay: None }
+        Self { report, replay: None, usage: MemoryUsage::default() }
     }
 
     /// Keeps the graph-only replay's result.
@@ -112,12 +116,76 @@ impl Session {
         }
     }
 
+    /// Keeps the sums of a pass over `buffers` and tells the state: the series of every device
+    /// and buffer type, or — a report without `buffers` rows — that the graphs must be replayed.
+    pub(crate) fn finish_usage(&mut self, app: &mut App, usage: MemoryUsage, read: Result<(), ReportError>) {
+        self.usage = usage;
+        match read {
+            Err(ReportError::Cancelled) => app.job_cancelled(Job::Usage),
+            Err(e) => app.job_finished(Job::Usage, Err(e.to_string())),
+            Ok(()) if self.usage.rows > 0 => {
+                let (usage, report) = (&self.usage, &self.report);
+                app.set_usage(usage.keys().map(|(d, t)| report.usage_series(usage, d, t)).collect());
+            }
+            Ok(()) => match &self.replay {
+                Some(replay) => app.set_usage(self.series_from_replay(replay)),
+                None => app.usage_needs_replay(),
+            },
+        }
+    }
+
+    /// The series of every device and buffer type the replayed graphs held.
+    fn series_from_replay(&self, replay: &GraphReplay) -> Vec<UsageSeries> {
+        let after: Vec<(u64, UsageKey, u64)> =
+            replay.usage.iter().map(|u| (u.operation_id, (u.device_id, u.buffer_type), u.used_per_bank)).collect();
+        let mut keys: Vec<UsageKey> = after.iter().map(|a| a.1).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let ids: Vec<u64> = self.report.operations.iter().map(|o| o.id).collect();
+        let marks = self.report.failure_marks();
+        keys.into_iter()
+            .map(|key| {
+                let ceiling = self.report.region_ceiling(key.0, key.1);
+                UsageSeries::from_replay(&after, key, &ids, &marks, ceiling)
+            })
+            .collect()
+    }
+
+    /// Looks for what a writer committed to a watched report and hands it to the state; true
+    /// when anything changed. What the graph replay found is dropped: new operations need it run
+    /// again.
+    pub fn poll_changes(&mut self, app: &mut App) -> bool {
+        match self.report.poll_changes() {
+            Ok(Some(update)) => {
+                let report = &self.report;
+                let failed_in = (0..report.operations.len())
+                    .filter(|&i| report.operations[i].error.is_some())
+                    .map(|i| (i, report.failed_device_operations(i).unwrap_or_default()))
+                    .collect();
+                let (operations, errors) = (report.operations.clone(), report.errors.clone());
+                app.report_changed(operations, errors, failed_in, &update.new_failures, update.reordered);
+                self.replay = None;
+                true
+            }
+            Ok(None) => false,
+            Err(e) => {
+                app.watch_failed(e.to_string());
+                true
+            }
+        }
+    }
+
     /// Runs a job here and now, for tests and benchmarks: the loop runs it on a worker thread.
     pub fn run_job(&mut self, job: Job, app: &mut App) {
         match job {
             Job::ReplayGraphs => {
                 let replayed = self.report.replay_graphs(&mut |_, _| {}, &AtomicBool::new(false));
                 self.finish_replay(app, replayed);
+            }
+            Job::Usage => {
+                let mut usage = std::mem::take(&mut self.usage);
+                let read = self.report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {});
+                self.finish_usage(app, usage, read);
             }
         }
     }
@@ -126,6 +194,9 @@ impl Session {
     pub(crate) fn finish_replay(&mut self, app: &mut App, replayed: Result<Option<GraphReplay>, ReportError>) {
         let result = match replayed {
             Ok(Some(replay)) => {
+                if app.usage_waits_for_replay() {
+                    app.set_usage(self.series_from_replay(&replay));
+                }
                 self.set_replay(replay);
                 Ok(())
             }

@@ -9,6 +9,7 @@ use crate::report::ReportError;
 use crate::report::linked::LinkedReports;
 use crate::report::memory_replay::GraphReplay;
 use crate::report::perf::PerfSource;
+use crate::report::usage::UsageWorker;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
@@ -23,6 +24,7 @@ enum ReplayMessage {
 pub(crate) struct Workers {
     linking: Option<Receiver<Result<PerfInput, String>>>,
     replay: Option<Receiver<ReplayMessage>>,
+    usage: Option<UsageWorker>,
 }
 
 /// Reads the performance report and links it on a worker thread, which opens the memory report
@@ -67,18 +69,30 @@ impl Workers {
 
     /// Whether any worker runs.
     pub(crate) fn busy(&self) -> bool {
-        self.linking.is_some() || self.replay.is_some()
+        self.linking.is_some() || self.replay.is_some() || self.usage.is_some()
     }
 
-    /// Starts the jobs the state wants that are not running.
-    pub(crate) fn start_wanted(&mut self, session: &Session, app: &mut App) {
+    /// Starts the jobs the state wants that are not running, and cancels the running ones it no
+    /// longer wants.
+    pub(crate) fn start_wanted(&mut self, session: &mut Session, app: &mut App) {
         for job in app.wanted_jobs() {
             match job {
                 Job::ReplayGraphs if self.replay.is_none() => {
                     self.replay = Some(replay_in_background(&session.report));
                     app.job_progress(Job::ReplayGraphs, 0, 0);
                 }
-                Job::ReplayGraphs => {}
+                Job::Usage if self.usage.is_none() => {
+                    // Go on from where an earlier, cancelled pass stopped.
+                    let usage = std::mem::take(&mut session.usage);
+                    self.usage = Some(UsageWorker::start(&session.report, usage));
+                    app.job_progress(Job::Usage, 0, 0);
+                }
+                Job::ReplayGraphs | Job::Usage => {}
+            }
+        }
+        for job in app.unwanted_jobs() {
+            if let (Job::Usage, Some(worker)) = (job, &self.usage) {
+                worker.cancel();
             }
         }
     }
@@ -100,6 +114,19 @@ impl Workers {
                 self.linking = None;
                 changed = true;
             }
+        }
+        if let Some(worker) = &mut self.usage {
+            match worker.poll() {
+                Some((usage, read)) => {
+                    session.finish_usage(app, usage, read);
+                    self.usage = None;
+                }
+                None => {
+                    let progress = worker.progress();
+                    app.job_progress(Job::Usage, progress.done, progress.total);
+                }
+            }
+            changed = true;
         }
         while let Some(receiver) = &self.replay {
             match receiver.try_recv() {

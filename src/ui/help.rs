@@ -9,8 +9,16 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-const PANES: [Pane; 7] =
-    [Pane::Operations, Pane::DeviceOps, Pane::Performance, Pane::Memory, Pane::Search, Pane::Help, Pane::ErrorPopup];
+const PANES: [Pane; 8] = [
+    Pane::Operations,
+    Pane::DeviceOps,
+    Pane::Performance,
+    Pane::Memory,
+    Pane::OverTime,
+    Pane::Search,
+    Pane::Help,
+    Pane::ErrorPopup,
+];
 
 /// The help text: for each pane, its keys and what they do. Keys of the pane the help was opened
 /// from that cannot act now are marked.

@@ -11,6 +11,7 @@ pub mod help;
 pub mod memory;
 mod memory_map;
 pub mod operations;
+pub mod over_time;
 mod perf_table;
 pub mod performance;
 pub mod status;
@@ -58,13 +59,14 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
         Layout::vertical([Constraint::Length(1), Constraint::Fill(1), Constraint::Length(2)]).areas(area);
     tabs::draw(frame, tabs_area, app, theme);
     let selected = app.selected_operation();
-    let App { model, hex, tab, operations, device_ops, perf, memory, .. } = app;
+    let App { model, hex, tab, operations, device_ops, perf, memory, over_time, .. } = app;
     let view = View { model, hex: *hex, theme };
     match tab {
         Tab::Operations => operations::draw(frame, body, &view, operations),
         Tab::DeviceOps => device_ops::draw(frame, body, &view, selected, device_ops),
         Tab::Performance => performance::draw(frame, body, &view, perf),
         Tab::Memory => memory::draw(frame, body, &view, selected, memory),
+        Tab::OverTime => over_time::draw(frame, body, &view, over_time),
     }
     status::draw(frame, status_area, app, theme);
     let from = app.tab_pane();

@@ -17,6 +17,10 @@ use unicode_width::UnicodeWidthStr;
 /// The first line's texts, separated by `│`.
 pub(crate) fn state_texts(app: &App) -> Vec<String> {
     let mut parts = Vec::new();
+    if let Some((operations, added)) = app.live {
+        let added = if added > 0 { format!(" (+{added})") } else { String::new() };
+        parts.push(format!("live · {} operations{added}", spaced(operations)));
+    }
     match (&app.perf, app.tab) {
         (PerfState::Ready(perf), Tab::Performance) => {
             let shown = perf.shown.len();
@@ -64,6 +68,19 @@ pub(crate) fn state_texts(app: &App) -> Vec<String> {
         parts.push(e.clone());
     }
     parts
+}
+
+/// A count with its thousands separated by spaces, as `1 234`.
+fn spaced(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The hints of the focused pane, with whether each is enabled; absent keys are left out.

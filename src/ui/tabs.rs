@@ -15,6 +15,7 @@ pub(crate) fn title(tab: Tab) -> &'static str {
         Tab::DeviceOps => "2 Device ops",
         Tab::Performance => "3 Performance",
         Tab::Memory => "4 Memory",
+        Tab::OverTime => "5 Over time",
     }
 }
 

@@ -1,0 +1,133 @@
+//! The Over time tab's state: the memory used after every operation, per device and buffer type
+//! (read by the loop on a worker thread — the one pass over all of `buffers` — and kept for the
+//! session), the series shown (`d` / `t`), and the cursor on it.
+
+use super::memory::JobState;
+use super::{Action, Availability, Outcome};
+use crate::analysis::usage_series::UsageSeries;
+
+/// The Over time tab.
+#[derive(Debug, Default)]
+pub struct OverTimeTab {
+    /// The pass over `buffers` (or the graph replay on reports without snapshots).
+    pub(crate) pass: JobState,
+    /// Every series, in device then buffer type order.
+    pub(crate) series: Vec<UsageSeries>,
+    /// The series shown.
+    pub(crate) shown: usize,
+    /// The point under the cursor (an index into the series' points).
+    pub(crate) cursor: usize,
+    /// The cursor was placed by the user: a new pass keeps it.
+    moved: bool,
+    /// The series wait for the graph replay (a report without `buffers` rows).
+    pub(crate) replaying: bool,
+}
+
+impl OverTimeTab {
+    /// The series shown, once the pass has landed.
+    pub(crate) fn series(&self) -> Option<&UsageSeries> {
+        self.series.get(self.shown)
+    }
+
+    /// Takes the series of a finished pass, keeping the device and buffer type shown; the cursor
+    /// starts on the first failure, else on the peak.
+    pub(crate) fn set_series(&mut self, series: Vec<UsageSeries>) {
+        let current = self.series().map(|s| (s.device_id, s.buffer_type));
+        self.series = series;
+        self.replaying = false;
+        // The line shown before, else the first line with a failure, else L1, else the first.
+        let position = |f: &dyn Fn(&UsageSeries) -> bool| self.series.iter().position(f);
+        self.shown = current
+            .and_then(|c| position(&|s| (s.device_id, s.buffer_type) == c))
+            .or_else(|| {
+                let first_failure = |s: &UsageSeries| s.failures.first().copied().unwrap_or(usize::MAX);
+                let earliest = self.series.iter().map(first_failure).min().filter(|&f| f < usize::MAX)?;
+                position(&|s| first_failure(s) == earliest)
+            })
+            .or_else(|| position(&|s| s.buffer_type == crate::analysis::failure::BufferType::L1))
+            .unwrap_or(0);
+        self.pass = JobState::Done;
+        let Some(series) = self.series() else { return };
+        let last = series.points.len().saturating_sub(1);
+        if !self.moved {
+            self.cursor = series.failures.first().copied().or(series.peak).unwrap_or(0);
+        }
+        self.cursor = self.cursor.min(last);
+    }
+
+    /// The next series whose device (`d`) or buffer type (`t`) differs, keeping the other.
+    fn next_series(&self, device: bool) -> Option<usize> {
+        let current = self.series()?;
+        let others = (1..self.series.len()).map(|k| (self.shown + k) % self.series.len());
+        let mut candidates = others.filter(|&k| {
+            let s = &self.series[k];
+            if device { s.device_id != current.device_id } else { s.device_id == current.device_id }
+        });
+        let first = candidates.next()?;
+        if !device {
+            return Some(first);
+        }
+        let same_type = (1..self.series.len()).map(|k| (self.shown + k) % self.series.len()).find(|&k| {
+            self.series[k].device_id == self.series[first].device_id
+                && self.series[k].buffer_type == current.buffer_type
+        });
+        Some(same_type.unwrap_or(first))
+    }
+
+    /// Whether an action can do something now.
+    pub(crate) fn availability(&self, action: Action) -> Availability {
+        let ready = self.series().is_some_and(|s| !s.points.is_empty());
+        Availability::from(match action {
+            Action::NextDevice => self.next_series(true).is_some(),
+            Action::NextBufferType => self.next_series(false).is_some(),
+            Action::JumpToPeak => self.series().is_some_and(|s| s.peak.is_some()),
+            _ => ready,
+        })
+    }
+
+    /// Applies an action on the tab.
+    pub(crate) fn update(&mut self, action: Action) -> Outcome {
+        let Some(series) = self.series() else {
+            return match self.pass {
+                JobState::Done => Outcome::Message("The report records no buffers on any device".to_string()),
+                _ => Outcome::None,
+            };
+        };
+        let last = series.points.len().saturating_sub(1);
+        let step = (series.points.len() / 50).max(1);
+        let cursor = self.cursor;
+        let moved = match action {
+            Action::Close | Action::Up => cursor.saturating_sub(1),
+            Action::Open | Action::Down => (cursor + 1).min(last),
+            Action::PageUp | Action::HalfPageUp => cursor.saturating_sub(step),
+            Action::PageDown | Action::HalfPageDown => (cursor + step).min(last),
+            Action::First => 0,
+            Action::Last => last,
+            Action::JumpToPeak => match series.peak {
+                Some(peak) => peak,
+                None => return Outcome::Message("No figure on this line".to_string()),
+            },
+            Action::Activate => {
+                return series.points.get(cursor).map_or(Outcome::None, |p| Outcome::ShowOperation(p.operation_id));
+            }
+            Action::NextDevice | Action::NextBufferType => {
+                return match self.next_series(action == Action::NextDevice) {
+                    Some(k) => {
+                        self.shown = k;
+                        let s = &self.series[k];
+                        self.cursor = self.cursor.min(s.points.len().saturating_sub(1));
+                        Outcome::Message(format!("Device {} · {}", s.device_id, s.buffer_type.label()))
+                    }
+                    None => Outcome::Message(format!(
+                        "The report has only one {}",
+                        if action == Action::NextDevice { "device with buffers" } else { "buffer type on this device" }
+                    )),
+                };
+            }
+            _ => return Outcome::None,
+        };
+        self.cursor = moved;
+        self.moved = true;
+        Outcome::None
+    }
+}

@@ -1,0 +1,173 @@
+//! The Over time tab: the memory used per bank after every operation on one device and buffer
+//! type, as a chart — the line, the region's size as a ceiling, the failures and the peak marked,
+//! the cursor on the selected operation — with a line under it saying what the cursor shows, and
+//! a progress bar while the one pass over `buffers` runs.
+
+use super::View;
+use super::text::{truncate_line, wrap_lines};
+use crate::analysis::format::size;
+use crate::analysis::usage_series::{UsageBasis, UsageSeries};
+use crate::app::{JobState, OverTimeTab};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Margin, Rect};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, Gauge, GraphType, Paragraph};
+
+/// What the line under the chart says of the cursor's operation.
+pub fn cursor_line(view: &View, series: &UsageSeries, cursor: usize) -> String {
+    let Some(point) = series.points.get(cursor) else { return String::new() };
+    let name = view.model.operation_index(point.operation_id).map_or("", |i| view.model.operations[i].name.as_str());
+    let used = match (point.used_per_bank, point.recorded) {
+        (None, _) => "nothing recorded yet on this device".to_string(),
+        (Some(u), true) => format!("{} per bank after it", size(u)),
+        (Some(u), false) => format!("{} per bank (carried over: no figure of its own)", size(u)),
+    };
+    let mut line = format!("operation {} {name} · {used}", point.operation_id);
+    if series.failures.contains(&cursor) {
+        line.push_str(" · ✖ failed here");
+    }
+    if let Some(peak) = series.peak_point() {
+        let at = if series.peak == Some(cursor) {
+            " (this one)".to_string()
+        } else {
+            format!(" at operation {}", peak.operation_id)
+        };
+        line.push_str(&format!(" · peak {}{at}", size(peak.used_per_bank.unwrap_or(0))));
+    }
+    if let Some(ceiling) = series.ceiling {
+        line.push_str(&format!(" · region {}", size(ceiling.size)));
+    }
+    line
+}
+
+/// Draws the tab.
+pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) {
+    let theme = view.theme;
+    let inner = area.inner(Margin::new(1, 1));
+    let message = |frame: &mut Frame, text: &str| {
+        let lines = wrap_lines([Line::from(text.to_string())], inner.width as usize);
+        frame.render_widget(Paragraph::new(lines).style(theme.dim), inner);
+    };
+    let Some(series) = tab.series() else {
+        return match &tab.pass {
+            JobState::Failed(reason) => message(frame, &format!("The run over time cannot be read: {reason}")),
+            JobState::Done => {
+                message(frame, "The report records no buffers on any device, and no captured graph allocates any.")
+            }
+            pass => draw_progress(frame, inner, view, pass, tab.replaying),
+        };
+    };
+    let [head, chart_area, foot] =
+        Layout::vertical([Constraint::Length(1), Constraint::Fill(1), Constraint::Length(2)]).areas(area);
+    let basis = match series.basis {
+        UsageBasis::Snapshots => "from the buffers snapshots",
+        UsageBasis::GraphReplay => "from the captured graphs (no buffers snapshots)",
+    };
+    let title = format!(
+        "Memory over the run · device {} · {} · per bank after each operation, {basis}",
+        series.device_id,
+        series.buffer_type.label()
+    );
+    frame.render_widget(Paragraph::new(truncate_line(Line::styled(title, theme.bold), area.width as usize)), head);
+    draw_chart(frame, chart_area, view, series, tab.cursor);
+    let text = wrap_lines([Line::from(cursor_line(view, series, tab.cursor))], foot.width as usize);
+    frame.render_widget(Paragraph::new(text), foot);
+}
+
+/// The progress of the pass over `buffers` (or of the replay), with how to cancel it.
+fn draw_progress(frame: &mut Frame, area: Rect, view: &View, pass: &JobState, replaying: bool) {
+    let (done, total) = match pass {
+        JobState::Running { done, total } => (*done, *total),
+        _ => (0, 0),
+    };
+    let what = if replaying {
+        "This report has no buffers snapshots: replaying every captured graph to follow the memory over the run…"
+            .to_string()
+    } else {
+        format!(
+            "Reading every buffers row once for the session: {done} of {total} rows (leave the tab to cancel; coming back goes on from there)…"
+        )
+    };
+    let [text, gauge, _] =
+        Layout::vertical([Constraint::Length(2), Constraint::Length(1), Constraint::Fill(1)]).areas(area);
+    frame
+        .render_widget(Paragraph::new(wrap_lines([Line::from(what)], text.width as usize)).style(view.theme.dim), text);
+    let ratio = if total == 0 { 0.0 } else { (done as f64 / total as f64).clamp(0.0, 1.0) };
+    let bar = Gauge::default().ratio(ratio).label(format!("{:.0} %", ratio * 100.0)).gauge_style(view.theme.key);
+    frame.render_widget(bar, gauge);
+}
+
+/// The chart: the line, the ceiling, the failures, the peak and the cursor.
+fn draw_chart(frame: &mut Frame, area: Rect, view: &View, series: &UsageSeries, cursor: usize) {
+    let theme = view.theme;
+    let points: Vec<(f64, f64)> =
+        series.points.iter().enumerate().filter_map(|(x, p)| Some((x as f64, p.used_per_bank? as f64))).collect();
+    let top = series
+        .ceiling
+        .map(|c| c.size)
+        .into_iter()
+        .chain(series.peak_point().and_then(|p| p.used_per_bank))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let last = series.points.len().saturating_sub(1).max(1) as f64;
+    let y_at = |k: usize| series.points.get(k).and_then(|p| p.used_per_bank).unwrap_or(0) as f64;
+    let failures: Vec<(f64, f64)> = series.failures.iter().map(|&k| (k as f64, y_at(k))).collect();
+    let peak: Vec<(f64, f64)> = series.peak.map(|k| (k as f64, y_at(k))).into_iter().collect();
+    let ceiling: Vec<(f64, f64)> =
+        series.ceiling.map(|c| vec![(0.0, c.size as f64), (last, c.size as f64)]).unwrap_or_default();
+    let cursor_line = vec![(cursor as f64, 0.0), (cursor as f64, top)];
+    let mut datasets = vec![
+        Dataset::default()
+            .name("used")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.key)
+            .data(&points),
+        Dataset::default()
+            .name("cursor")
+            .marker(Marker::Dot)
+            .graph_type(GraphType::Line)
+            .style(theme.dim)
+            .data(&cursor_line),
+    ];
+    if !ceiling.is_empty() {
+        datasets.push(
+            Dataset::default()
+                .name("region")
+                .marker(Marker::Dot)
+                .graph_type(GraphType::Line)
+                .style(theme.warning)
+                .data(&ceiling),
+        );
+    }
+    if !peak.is_empty() {
+        datasets.push(
+            Dataset::default()
+                .name("peak")
+                .marker(Marker::Bar)
+                .graph_type(GraphType::Scatter)
+                .style(theme.bold)
+                .data(&peak),
+        );
+    }
+    if !failures.is_empty() {
+        datasets.push(
+            Dataset::default()
+                .name("✖ failed")
+                .marker(Marker::Block)
+                .graph_type(GraphType::Scatter)
+                .style(theme.danger)
+                .data(&failures),
+        );
+    }
+    let id = |k: usize| series.points.get(k).map_or(String::new(), |p| format!("op {}", p.operation_id));
+    let x_labels = vec![Span::raw(id(0)), Span::raw(id(series.points.len().saturating_sub(1)))];
+    let y_labels = vec![Span::raw("0 B"), Span::raw(size(top as u64))];
+    let chart = Chart::new(datasets)
+        .block(Block::new().borders(Borders::ALL))
+        .x_axis(Axis::default().bounds([0.0, last]).labels(x_labels).style(theme.dim))
+        .y_axis(Axis::default().bounds([0.0, top * 1.05]).labels(y_labels).style(theme.dim));
+    frame.render_widget(chart, area);
+}

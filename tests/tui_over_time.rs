@@ -1,0 +1,98 @@
+//! The Over time tab (tab 5): the memory used after every operation on the demo as a chart, with
+//! its failures, peak and ceiling; the cursor and its keys; the progress and cancel paths of the
+//! pass over `buffers`; a report without snapshots, followed through its graphs.
+
+mod tui_support;
+
+use insta::assert_snapshot;
+use ttnn_tui::app::Action::*;
+use ttnn_tui::app::{Job, Tab};
+use ttnn_tui::report::{MemoryReport, ReportSource};
+use tui_support::Harness;
+
+fn demo(width: u16, height: u16, plain: bool) -> Harness {
+    let report = MemoryReport::open(&ReportSource::Demo, 0).unwrap();
+    let mut h = Harness::new(report, width, height, plain, None);
+    h.press(&[GoToTab(4)]);
+    h
+}
+
+#[test]
+fn the_pass_is_asked_for_shows_its_progress_and_is_cancelled_by_leaving() {
+    let mut h = demo(120, 40, false);
+    assert_eq!(h.app.wanted_jobs(), [Job::Usage]);
+    h.app.job_progress(Job::Usage, 250, 1000);
+    h.draw();
+    let screen = h.screen();
+    assert!(screen.contains("Reading every buffers row once for the session: 250 of 1000 rows"), "{screen}");
+    assert!(screen.contains("25 %"), "{screen}");
+    // Leaving the tab: the running pass is no longer wanted; once cancelled it waits to go on.
+    h.press(&[GoToTab(0)]);
+    assert_eq!(h.app.unwanted_jobs(), [Job::Usage]);
+    h.app.job_cancelled(Job::Usage);
+    assert!(h.app.wanted_jobs().is_empty(), "not wanted off the tab");
+    h.press(&[GoToTab(4)]);
+    assert_eq!(h.app.wanted_jobs(), [Job::Usage]);
+}
+
+#[test]
+fn the_demo_run_as_a_chart_with_its_failures_and_peak() {
+    let mut h = demo(120, 40, false);
+    h.run_jobs();
+    // The line of the first failure (L1), the cursor on it, the region as a ceiling.
+    let screen = h.screen();
+    assert!(screen.contains("Memory over the run · device 0 · L1 "), "{screen}");
+    assert!(screen.contains("operation 7 ttnn.conv2d") && screen.contains("✖ failed here"), "{screen}");
+    assert!(screen.contains("region 1.3 MiB") && screen.contains("✖ failed") && screen.contains("peak"), "{screen}");
+    assert_snapshot!("over_time_l1_120x40", h.terminal.backend());
+    // `t` moves to the DRAM line.
+    h.press(&[NextBufferType]);
+    assert!(h.screen().contains("Memory over the run · device 0 · DRAM"), "{}", h.screen());
+    assert_snapshot!("over_time_dram_120x40", h.terminal.backend());
+    h.press(&[NextBufferType]);
+    // `l` moves to the next operation; `p` to the peak; Enter opens the operation.
+    h.press(&[Open]);
+    assert!(h.screen().contains("operation 8 ttnn.conv2d"), "{}", h.screen());
+    h.press(&[JumpToPeak]);
+    assert!(h.screen().contains("(this one)"), "{}", h.screen());
+    h.press(&[Activate]);
+    assert_eq!(h.app.tab(), Tab::Operations);
+    h.resize(60, 15);
+    h.press(&[GoToTab(4)]);
+    assert_snapshot!("over_time_60x15", h.terminal.backend());
+}
+
+#[test]
+fn without_colour_the_lines_stay_apart() {
+    let mut h = demo(120, 40, true);
+    h.run_jobs();
+    for cell in h.terminal.backend().buffer().content() {
+        assert_eq!((cell.fg, cell.bg), (ratatui::style::Color::Reset, ratatui::style::Color::Reset));
+    }
+    assert_snapshot!("over_time_plain_120x40", h.terminal.backend());
+}
+
+#[test]
+fn a_report_without_snapshots_is_followed_through_its_graphs() {
+    use tui_support::support::sim::{Era, Options, Sim, SimOp};
+    use tui_support::support::{BufferType, TempDir};
+    let l1 = BufferType::L1;
+    let mut sim = Sim::new(Era::GraphOnly, Options::default(), 1);
+    sim.run(SimOp::new("ttnn.to_layout", "TilizeDeviceOperation").output("x", l1, 262_144));
+    sim.run(SimOp::new("ttnn.relu", "UnaryDeviceOperation").input("x").output("y", l1, 327_680));
+    sim.fail(SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").input("y").output("c", l1, 1_048_576));
+    let dir = TempDir::new("tui-over-time-graph-only");
+    sim.report().write_to(dir.path());
+    let report = MemoryReport::open(&ttnn_tui::report::resolve_report(Some(dir.path())).unwrap(), 0).unwrap();
+    let mut h = Harness::new(report, 120, 40, false, None);
+    h.press(&[GoToTab(4)]);
+    h.run_jobs();
+    assert_eq!(h.app.wanted_jobs(), [Job::ReplayGraphs]);
+    assert!(h.screen().contains("replaying every captured graph to follow the memory over the run"), "{}", h.screen());
+    h.run_jobs();
+    let screen = h.screen();
+    assert!(screen.contains("from the captured graphs (no buffers snapshots)"), "{screen}");
+    // After the relu, x and y are both live: 576 KiB per bank.
+    h.press(&[First, Open]);
+    assert!(h.screen().contains("576 KiB per bank after it"), "{}", h.screen());
+}
