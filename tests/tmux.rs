@@ -371,3 +371,27 @@ fn watch_a_rollback_journal_writer_in_a_real_terminal() {
 fn watch_a_wal_writer_in_a_real_terminal() {
     watch_a_live_writer_in_a_real_terminal("WAL");
 }
+
+/// Text pasted into the search with escape sequences in it: nothing is acted on unseen, nothing
+/// of it is left on the screen after quitting.
+#[test]
+fn pasted_escape_sequences_in_the_search_leave_nothing_behind() {
+    if !tmux_available() {
+        return;
+    }
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let t = Tmux::start("paste", &format!("{bin} --demo"));
+    t.wait_for("op 7 · 7/39");
+    t.keys(&["/"]);
+    t.wait_for("/█");
+    assert!(
+        t.run(&["send-keys", "-t", "main", "-l", "conv\u{1b}]0;pwned\u{7}\u{1b}[31mred\u{1b}[0m"]).status.success()
+    );
+    t.keys(&["Escape"]);
+    t.keys(&["q"]);
+    let screen = t.wait_for("EXITED 0");
+    assert!(!t.alternate_screen());
+    for stray in ["pwned", "[31m", "red", "conv"] {
+        assert!(!screen.contains(stray), "{stray:?} left on the screen:\n{screen}");
+    }
+}

@@ -127,6 +127,8 @@ impl OperationsTab {
 
     fn update_search(&mut self, action: Action, model: &Model) -> Outcome {
         match action {
+            // A control character (e.g. pasted from an escape sequence) is not typed.
+            Action::SearchInput(c) if c.is_control() => {}
             Action::SearchInput(c) => {
                 self.search.query.push(c);
                 self.refresh_matches(model, true);

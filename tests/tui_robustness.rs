@@ -1,0 +1,104 @@
+//! The terminal UI under abuse: a resize storm from 1×1 to 300×100 and a flood of 10 000 keys
+//! over every tab and popup — never a panic, and the state still answers afterwards.
+
+mod tui_support;
+
+use ttnn_tui::app::Action::{self, *};
+use ttnn_tui::app::Tab;
+use ttnn_tui::report::{MemoryReport, ReportSource};
+use tui_support::Harness;
+
+fn demo() -> Harness {
+    let report = MemoryReport::open(&ReportSource::Demo, 0).unwrap();
+    Harness::new(report, 120, 40, false, None)
+}
+
+#[test]
+fn a_resize_storm_on_every_tab() {
+    let mut h = demo();
+    for tab in 0..5 {
+        h.press(&[GoToTab(tab)]);
+        h.run_jobs();
+        let mut sizes: Vec<(u16, u16)> = (1..=300).step_by(13).map(|w| (w, (w / 3).max(1))).collect();
+        sizes.extend([(1, 1), (300, 100), (60, 15), (59, 15), (60, 14), (2, 100), (300, 1)]);
+        for (width, height) in sizes {
+            h.resize(width, height);
+        }
+    }
+    h.resize(120, 40);
+    h.press(&[GoToTab(0)]);
+    assert!(h.screen().contains("[1 Operations]"), "{}", h.screen());
+}
+
+#[test]
+fn a_flood_of_ten_thousand_keys() {
+    let actions = [
+        Down,
+        Up,
+        PageDown,
+        PageUp,
+        HalfPageDown,
+        HalfPageUp,
+        First,
+        Last,
+        Close,
+        Open,
+        Toggle,
+        Activate,
+        NextTab,
+        PreviousTab,
+        SearchStart,
+        SearchInput('m'),
+        SearchInput('\u{1b}'),
+        SearchInput('['),
+        SearchBackspace,
+        SearchConfirm,
+        NextMatch,
+        PreviousMatch,
+        ToggleErrorsOnly,
+        ViewError,
+        ToggleHex,
+        Copy,
+        ToggleCallout,
+        ScrollCalloutDown,
+        ScrollCalloutUp,
+        ScrollDetailDown,
+        ScrollDetailUp,
+        TogglePerDevice,
+        ToggleFlaggedOnly,
+        NextFailure,
+        PreviousFailure,
+        ToggleSort,
+        NextDevice,
+        NextBufferType,
+        ShowMemory,
+        JumpToPeak,
+        Help,
+        Back,
+        GoToTab(0),
+        GoToTab(1),
+        GoToTab(2),
+        GoToTab(3),
+        GoToTab(4),
+    ];
+    let mut h = demo();
+    // A fixed pseudo-random sequence (xorshift), drawn every 50 keys as the loop coalesces them.
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    for k in 0..10_000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let action: Action = actions[(seed % actions.len() as u64) as usize];
+        if action == Quit {
+            continue;
+        }
+        h.app.update(action);
+        if k % 50 == 0 {
+            h.draw();
+            h.run_jobs();
+        }
+    }
+    h.press(&[Back, Back, GoToTab(0)]);
+    assert_eq!(h.app.tab(), Tab::Operations);
+    assert!(!h.app.should_quit());
+}
