@@ -116,11 +116,11 @@ fn the_sums_are_what_was_written_and_progress_covers_the_rowid_range() {
     assert_eq!(sums_of(&usage), expected);
     let rows = ROWS;
     assert_eq!((usage.rows, usage.unknown_type_rows), (rows, 0));
-    // Rowids 1..=rows, read in chunks of 32 768: a first report at 0, then one per chunk.
-    let chunks = rows.div_ceil(32_768);
+    // Rowids 1..=rows, read in chunks of 16 384: a first report at 0, then one per chunk.
+    let chunks = rows.div_ceil(16_384);
     assert_eq!(seen.len() as u64, chunks + 1);
     assert_eq!(seen[0], UsageProgress { done: 0, total: rows });
-    assert_eq!(seen[1], UsageProgress { done: 32_768, total: rows });
+    assert_eq!(seen[1], UsageProgress { done: 16_384, total: rows });
     assert_eq!(*seen.last().unwrap(), UsageProgress { done: rows, total: rows });
     assert!(seen.windows(2).all(|w| w[0].done < w[1].done));
 }
@@ -136,14 +136,14 @@ fn a_cancelled_pass_stops_at_a_chunk_and_resumes_without_counting_twice() {
         }
     });
     assert_eq!(result, Err(ReportError::Cancelled));
-    assert_eq!(usage.rows, 32_768);
+    assert_eq!(usage.rows, 16_384);
     assert_ne!(sums_of(&usage), expected);
     cancel.store(false, Ordering::Relaxed);
     let mut resumed = Vec::new();
     report.read_usage(&mut usage, &cancel, &mut |p| resumed.push(p)).unwrap();
     assert_eq!(sums_of(&usage), expected);
     assert_eq!(usage.rows, ROWS);
-    let rest = ROWS - 32_768;
+    let rest = ROWS - 16_384;
     assert_eq!(resumed.first(), Some(&UsageProgress { done: 0, total: rest }));
     assert_eq!(resumed.last(), Some(&UsageProgress { done: rest, total: rest }));
     // Nothing new: a third call reads nothing.
