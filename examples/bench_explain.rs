@@ -10,30 +10,19 @@
 //! rusqlite and reading every row of `operations` and `errors` — and `explain --json` in process
 //! (open, load, collect, render), then the same through the release binary.
 
+#[path = "common/timing.rs"]
+mod timing;
+
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use ttnn_tui::explain::{ExplainOptions, collect, render_json};
 use ttnn_tui::report::{MemoryReport, resolve_report};
 
 const RUNS: usize = 15;
 
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
-fn time(mut f: impl FnMut()) -> Duration {
-    f(); // warm the page cache once
-    median(
-        (0..RUNS)
-            .map(|_| {
-                let start = Instant::now();
-                f();
-                start.elapsed()
-            })
-            .collect(),
-    )
+fn time(f: impl FnMut()) -> Duration {
+    timing::time(RUNS, f)
 }
 
 /// The floor: rusqlite reading `operations` and `errors`, nothing else.

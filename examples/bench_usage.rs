@@ -17,6 +17,9 @@
 //! `GROUP BY` runs, and how long a worker thread takes to stop once cancelled.
 //! `--pass-only` runs one pass and nothing else, for `/usr/bin/time -v`.
 
+#[path = "common/timing.rs"]
+mod timing;
+
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -29,22 +32,8 @@ const RUNS: usize = 5;
 const GROUP_BY: &str = "SELECT operation_id, device_id, buffer_type, SUM(max_size_per_bank) FROM buffers \
                         GROUP BY operation_id, device_id, buffer_type";
 
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
-fn time(mut f: impl FnMut()) -> Duration {
-    f();
-    median(
-        (0..RUNS)
-            .map(|_| {
-                let start = Instant::now();
-                f();
-                start.elapsed()
-            })
-            .collect(),
-    )
+fn time(f: impl FnMut()) -> Duration {
+    timing::time(RUNS, f)
 }
 
 /// One whole pass; returns the sums and how many times progress was reported.

@@ -79,6 +79,22 @@ fn open(dir: &std::path::Path) -> MemoryReport {
     MemoryReport::open(&resolve_report(Some(dir)).unwrap(), 0).unwrap()
 }
 
+/// The run written to a fresh folder (kept while the returned `TempDir` lives) and opened.
+fn opened_run(tag: &str) -> (TempDir, MemoryReport, Sums) {
+    let dir = TempDir::new(tag);
+    let (builder, expected) = run();
+    builder.write_to(dir.path());
+    let report = open(dir.path());
+    (dir, report, expected)
+}
+
+/// One whole pass, never cancelled.
+fn whole_pass(report: &MemoryReport) -> MemoryUsage {
+    let mut usage = MemoryUsage::default();
+    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    usage
+}
+
 /// The sums of a pass, in the fixture's terms.
 fn sums_of(usage: &MemoryUsage) -> Sums {
     let mut out = Sums::new();
@@ -93,31 +109,25 @@ fn sums_of(usage: &MemoryUsage) -> Sums {
 
 #[test]
 fn the_sums_are_what_was_written_and_progress_covers_the_rowid_range() {
-    let dir = TempDir::new("usage-sums");
-    let (builder, expected) = run();
-    builder.write_to(dir.path());
-    let report = open(dir.path());
+    let (_dir, report, expected) = opened_run("usage-sums");
     let mut usage = MemoryUsage::default();
     let mut seen = Vec::new();
     report.read_usage(&mut usage, &AtomicBool::new(false), &mut |p| seen.push(p)).unwrap();
     assert_eq!(sums_of(&usage), expected);
     let rows = ROWS;
     assert_eq!((usage.rows, usage.unknown_type_rows), (rows, 0));
-    // Rowids 1..=rows, read in chunks of 32 768: a first report at 0, then one per chunk.
-    let chunks = rows.div_ceil(32_768);
+    // Rowids 1..=rows, read in chunks of 16 384: a first report at 0, then one per chunk.
+    let chunks = rows.div_ceil(16_384);
     assert_eq!(seen.len() as u64, chunks + 1);
     assert_eq!(seen[0], UsageProgress { done: 0, total: rows });
-    assert_eq!(seen[1], UsageProgress { done: 32_768, total: rows });
+    assert_eq!(seen[1], UsageProgress { done: 16_384, total: rows });
     assert_eq!(*seen.last().unwrap(), UsageProgress { done: rows, total: rows });
     assert!(seen.windows(2).all(|w| w[0].done < w[1].done));
 }
 
 #[test]
 fn a_cancelled_pass_stops_at_a_chunk_and_resumes_without_counting_twice() {
-    let dir = TempDir::new("usage-cancel");
-    let (builder, expected) = run();
-    builder.write_to(dir.path());
-    let report = open(dir.path());
+    let (_dir, report, expected) = opened_run("usage-cancel");
     let cancel = AtomicBool::new(false);
     let mut usage = MemoryUsage::default();
     let result = report.read_usage(&mut usage, &cancel, &mut |p| {
@@ -126,14 +136,14 @@ fn a_cancelled_pass_stops_at_a_chunk_and_resumes_without_counting_twice() {
         }
     });
     assert_eq!(result, Err(ReportError::Cancelled));
-    assert_eq!(usage.rows, 32_768);
+    assert_eq!(usage.rows, 16_384);
     assert_ne!(sums_of(&usage), expected);
     cancel.store(false, Ordering::Relaxed);
     let mut resumed = Vec::new();
     report.read_usage(&mut usage, &cancel, &mut |p| resumed.push(p)).unwrap();
     assert_eq!(sums_of(&usage), expected);
     assert_eq!(usage.rows, ROWS);
-    let rest = ROWS - 32_768;
+    let rest = ROWS - 16_384;
     assert_eq!(resumed.first(), Some(&UsageProgress { done: 0, total: rest }));
     assert_eq!(resumed.last(), Some(&UsageProgress { done: rest, total: rest }));
     // Nothing new: a third call reads nothing.
@@ -144,9 +154,7 @@ fn a_cancelled_pass_stops_at_a_chunk_and_resumes_without_counting_twice() {
 
 #[test]
 fn a_pass_cancelled_before_it_starts_reads_nothing() {
-    let dir = TempDir::new("usage-cancel-first");
-    run().0.write_to(dir.path());
-    let report = open(dir.path());
+    let (_dir, report, _) = opened_run("usage-cancel-first");
     let mut usage = MemoryUsage::default();
     let result = report.read_usage(&mut usage, &AtomicBool::new(true), &mut |_| {});
     assert_eq!(result, Err(ReportError::Cancelled));
@@ -167,10 +175,7 @@ fn finish(worker: &mut UsageWorker) -> (MemoryUsage, Result<(), ReportError>) {
 
 #[test]
 fn the_worker_thread_reads_the_same_sums_and_can_be_cancelled_and_resumed() {
-    let dir = TempDir::new("usage-worker");
-    let (builder, expected) = run();
-    builder.write_to(dir.path());
-    let report = open(dir.path());
+    let (_dir, report, expected) = opened_run("usage-worker");
     let mut worker = UsageWorker::start(&report, MemoryUsage::default());
     let (usage, result) = finish(&mut worker);
     assert_eq!(result, Ok(()));
@@ -191,12 +196,8 @@ fn the_worker_thread_reads_the_same_sums_and_can_be_cancelled_and_resumed() {
 
 #[test]
 fn the_chart_line_of_a_device_and_type() {
-    let dir = TempDir::new("usage-series");
-    let (builder, expected) = run();
-    builder.write_to(dir.path());
-    let report = open(dir.path());
-    let mut usage = MemoryUsage::default();
-    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let (_dir, report, expected) = opened_run("usage-series");
+    let usage = whole_pass(&report);
     let series = report.usage_series(&usage, 1, Type::L1);
     assert_eq!((series.basis, series.points.len()), (UsageBasis::Snapshots, OPS as usize + 1));
     let l1 = |op: i64| expected[&(op as u64, 1, BufferType::L1.code())];
@@ -229,9 +230,7 @@ fn a_multi_host_report_sums_the_rank_asked_for() {
     let dir = TempDir::new("usage-rank");
     let op = |rank: i64, size: i64| Op::new(1, "ttnn.add").rank(rank).buffers(vec![BufferRow::l1(1_000, size)]);
     ReportBuilder::new(Schema::MultiHost).operation(op(0, 100)).operation(op(1, 7)).write_to(dir.path());
-    let report = MemoryReport::open(&resolve_report(Some(dir.path())).unwrap(), 1).unwrap();
-    let mut usage = MemoryUsage::default();
-    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let usage = whole_pass(&MemoryReport::open(&resolve_report(Some(dir.path())).unwrap(), 1).unwrap());
     assert_eq!(usage.sums.get(&(0, Type::L1)), Some(&vec![(1, 7)]));
     assert_eq!(usage.rows, 1);
 }

@@ -6,9 +6,11 @@ mod live;
 mod support;
 
 use live::{Writer, contents, initial, names, without_writer_files};
+use std::sync::atomic::AtomicBool;
 use support::TempDir;
 use support::live_writer::FAILED_DEVICE_OPERATION;
-use ttnn_tui::analysis::failure::FailureKind;
+use ttnn_tui::analysis::failure::{BufferType, FailureKind};
+use ttnn_tui::analysis::usage::MemoryUsage;
 use ttnn_tui::report::watch::WatchUpdate;
 use ttnn_tui::report::{MemoryReport, resolve_report};
 
@@ -62,6 +64,19 @@ fn watch_a_live_writer(journal_mode: &str) {
     let update = report.poll_changes().unwrap().unwrap();
     assert_eq!((update.new_operations, update.new_failures.len(), update.new_unattached.len()), (0, 0, 1));
     assert_eq!(report.errors[update.new_unattached[0]].operation_name, "ttnn.softmax");
+
+    // The memory over the run read so far goes on with the snapshots written since (the
+    // writer's: L1 4 096 × (1 + id mod 3) and DRAM 65 536 per bank after each operation).
+    let mut usage = MemoryUsage::default();
+    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let l1: Vec<(u64, u64)> = (4..=7).map(|id| (id, 4_096 * (1 + id % 3))).collect();
+    assert_eq!(usage.sums.get(&(0, BufferType::L1)), Some(&l1));
+    writer.send("op 8 ttnn.add");
+    assert_eq!(report.poll_changes().unwrap(), new_operations(1));
+    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let dram: Vec<(u64, u64)> = (4..=8).map(|id| (id, 65_536)).collect();
+    assert_eq!(usage.sums.get(&(0, BufferType::Dram)), Some(&dram));
+    assert_eq!(usage.rows, 10);
 
     // Polling ends where opening the report now starts.
     let fresh = MemoryReport::open(&source, 0).unwrap();

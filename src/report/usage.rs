@@ -15,10 +15,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::thread::JoinHandle;
 
-/// Rowids read per statement (about 10 ms of reading). The cancel flag is looked at between
+/// Rowids read per statement (about 5 ms of reading). The cancel flag is looked at between
 /// statements, and no lock is held between them, so a writer using a rollback journal is never
 /// kept waiting long.
-const CHUNK: i64 = 1 << 15;
+const CHUNK: i64 = 1 << 14;
 
 /// How far a pass is: rowids passed out of the table's rowid range when the pass started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
