@@ -4,6 +4,8 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+pub(crate) use super::bindings::{GLOBAL, bindings, pane_title};
+
 /// Something the user asked for; `App::update` applies it to the focused pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -117,20 +119,8 @@ pub enum Pane {
 /// A key: a code with or without Ctrl.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Key {
-    code: KeyCode,
-    ctrl: bool,
-}
-
-const fn key(code: KeyCode) -> Key {
-    Key { code, ctrl: false }
-}
-
-const fn ch(c: char) -> Key {
-    key(KeyCode::Char(c))
-}
-
-const fn ctrl(c: char) -> Key {
-    Key { code: KeyCode::Char(c), ctrl: true }
+    pub(crate) code: KeyCode,
+    pub(crate) ctrl: bool,
 }
 
 /// One row of a binding table: the keys, their label, what they do.
@@ -150,180 +140,11 @@ pub struct Binding {
     pub hint: bool,
 }
 
-const fn bind(keys: &'static [Key], label: &'static str, description: &'static str, action: Action) -> Binding {
-    Binding { keys, label, description, action, paired: None, hint: true }
-}
-
-const fn pair(
-    keys: &'static [Key],
-    label: &'static str,
-    description: &'static str,
-    actions: (Action, Action),
-) -> Binding {
-    Binding { keys, label, description, action: actions.0, paired: Some(actions.1), hint: true }
-}
-
-const fn help_only(mut binding: Binding) -> Binding {
-    binding.hint = false;
-    binding
-}
-
-use Action::*;
-
-/// Moving in a list, a table or a tree.
-pub(crate) const MOVES: &[Binding] = &[
-    pair(&[ch('j'), ch('k')], "j/k", "move", (Down, Up)),
-    help_only(pair(&[key(KeyCode::Down), key(KeyCode::Up)], "↓/↑", "move", (Down, Up))),
-    help_only(pair(&[ch('g'), ch('G')], "g/G", "first/last", (First, Last))),
-    help_only(pair(&[key(KeyCode::Home), key(KeyCode::End)], "Home/End", "first/last", (First, Last))),
-    help_only(pair(&[key(KeyCode::PageDown), key(KeyCode::PageUp)], "PgDn/PgUp", "page down/up", (PageDown, PageUp))),
-    help_only(pair(&[ctrl('f'), ctrl('b')], "Ctrl-f/Ctrl-b", "page down/up", (PageDown, PageUp))),
-    help_only(pair(&[ctrl('d'), ctrl('u')], "Ctrl-d/Ctrl-u", "half page down/up", (HalfPageDown, HalfPageUp))),
-];
-
-/// Keys every tab takes, after its own.
-pub(crate) const GLOBAL: &[Binding] = &[
-    help_only(bind(&[ch('x')], "x", "hex/decimal addresses", ToggleHex)),
-    bind(&[key(KeyCode::Tab)], "Tab", "tab", NextTab),
-    help_only(bind(&[key(KeyCode::BackTab)], "Shift-Tab", "previous tab", PreviousTab)),
-    help_only(bind(&[ch('1'), ch('2'), ch('3'), ch('4'), ch('5')], "1-5", "go to tab", GoToTab(0))),
-    bind(&[ch('?'), key(KeyCode::F(1))], "?", "help", Help),
-    bind(&[ch('q'), ctrl('c')], "q", "quit", Quit),
-];
-
-/// The Operations tab's own keys.
-pub(crate) const OPERATIONS: &[Binding] = &[
-    bind(&[key(KeyCode::Enter), ch(' ')], "Enter", "expand", Toggle),
-    bind(&[ch('e')], "e", "errors only", ToggleErrorsOnly),
-    bind(&[ch('/')], "/", "search", SearchStart),
-    pair(&[ch('n'), ch('N')], "n/N", "next/prev match", (NextMatch, PreviousMatch)),
-    bind(&[ch('v')], "v", "view error", ViewError),
-    bind(&[ch('y')], "y", "copy", Copy),
-    help_only(bind(&[ch('u')], "u", "fold/unfold unattached errors", ToggleCallout)),
-    help_only(pair(&[ch(']'), ch('[')], "]/[", "scroll unattached errors", (ScrollCalloutDown, ScrollCalloutUp))),
-    help_only(pair(&[ch('J'), ch('K')], "J/K", "scroll details", (ScrollDetailDown, ScrollDetailUp))),
-    help_only(bind(&[key(KeyCode::Esc)], "Esc", "clear the search", Back)),
-];
-
-/// The Device ops tab's own keys.
-pub(crate) const DEVICE_OPS: &[Binding] = &[
-    pair(&[ch('h'), ch('l')], "h/l", "close/open", (Close, Open)),
-    help_only(pair(&[key(KeyCode::Left), key(KeyCode::Right)], "←/→", "close/open", (Close, Open))),
-    help_only(bind(&[key(KeyCode::Enter), ch(' ')], "Enter", "toggle node", Toggle)),
-    bind(&[ch('m')], "m", "memory", ShowMemory),
-    bind(&[ch('v')], "v", "view error", ViewError),
-    bind(&[ch('y')], "y", "copy", Copy),
-];
-
-/// The Memory tab's own keys.
-pub(crate) const MEMORY: &[Binding] = &[
-    bind(&[key(KeyCode::Enter)], "Enter", "open producer", Activate),
-    bind(&[ch('s')], "s", "sort by address/size", ToggleSort),
-    bind(&[ch('d')], "d", "device", NextDevice),
-    bind(&[ch('t')], "t", "buffer type", NextBufferType),
-    bind(&[ch('v')], "v", "view error", ViewError),
-    bind(&[ch('y')], "y", "copy", Copy),
-];
-
-/// The Over time tab's keys (the cursor moves along the chart).
-pub(crate) const OVER_TIME: &[Binding] = &[
-    pair(&[ch('h'), ch('l')], "h/l", "previous/next operation", (Close, Open)),
-    help_only(pair(&[key(KeyCode::Left), key(KeyCode::Right)], "←/→", "previous/next operation", (Close, Open))),
-    help_only(pair(
-        &[key(KeyCode::PageUp), key(KeyCode::PageDown)],
-        "PgUp/PgDn",
-        "a fiftieth of the run",
-        (PageUp, PageDown),
-    )),
-    help_only(pair(&[ch('g'), ch('G')], "g/G", "first/last operation", (First, Last))),
-    bind(&[key(KeyCode::Enter)], "Enter", "open operation", Activate),
-    bind(&[ch('p')], "p", "peak", JumpToPeak),
-    bind(&[ch('d')], "d", "device", NextDevice),
-    bind(&[ch('t')], "t", "buffer type", NextBufferType),
-];
-
-/// The Performance tab's own keys.
-pub(crate) const PERFORMANCE: &[Binding] = &[
-    bind(&[key(KeyCode::Enter)], "Enter", "go to operation", Activate),
-    pair(&[ch(']'), ch('[')], "]/[", "choose failure", (NextFailure, PreviousFailure)),
-    bind(&[ch('u')], "u", "fold callout", ToggleCallout),
-    bind(&[ch('f')], "f", "flagged only", ToggleFlaggedOnly),
-    bind(&[ch('m')], "m", "merged/per device", TogglePerDevice),
-    bind(&[ch('v')], "v", "view error", ViewError),
-    bind(&[ch('y')], "y", "copy", Copy),
-    help_only(bind(&[key(KeyCode::Esc)], "Esc", "back to the table", Back)),
-];
-
-/// The search input's keys (any other character is typed).
-pub(crate) const SEARCH: &[Binding] = &[
-    bind(&[key(KeyCode::Enter)], "Enter", "confirm", SearchConfirm),
-    bind(&[key(KeyCode::Esc)], "Esc", "clear", Back),
-    help_only(bind(&[key(KeyCode::Backspace)], "Backspace", "delete", SearchBackspace)),
-    help_only(bind(&[ctrl('c')], "Ctrl-c", "quit", Quit)),
-];
-
-/// A popup's keys.
-pub(crate) const POPUP: &[Binding] = &[
-    pair(&[ch('j'), ch('k')], "j/k", "scroll", (Down, Up)),
-    help_only(pair(&[key(KeyCode::Down), key(KeyCode::Up)], "↓/↑", "scroll", (Down, Up))),
-    help_only(pair(&[key(KeyCode::PageDown), key(KeyCode::PageUp)], "PgDn/PgUp", "page down/up", (PageDown, PageUp))),
-    help_only(pair(&[ch('g'), ch('G')], "g/G", "top/bottom", (First, Last))),
-    bind(&[key(KeyCode::Esc)], "Esc", "close", Back),
-    bind(&[ch('q'), ctrl('c')], "q", "quit", Quit),
-];
-
-/// The help popup's own key.
-const HELP: &[Binding] = &[bind(&[ch('?'), key(KeyCode::F(1))], "?", "close", Back)];
-/// The error popup's own key.
-const ERROR_POPUP: &[Binding] = &[bind(&[ch('v')], "v", "close", Back)];
-
-const OPERATIONS_PANE: &[&[Binding]] = &[MOVES, OPERATIONS, GLOBAL];
-const DEVICE_OPS_PANE: &[&[Binding]] = &[MOVES, DEVICE_OPS, GLOBAL];
-const PERFORMANCE_PANE: &[&[Binding]] = &[MOVES, PERFORMANCE, GLOBAL];
-const MEMORY_PANE: &[&[Binding]] = &[MOVES, MEMORY, GLOBAL];
-const OVER_TIME_PANE: &[&[Binding]] = &[OVER_TIME, GLOBAL];
-const SEARCH_PANE: &[&[Binding]] = &[SEARCH];
-const HELP_PANE: &[&[Binding]] = &[POPUP, HELP];
-const ERROR_POPUP_PANE: &[&[Binding]] = &[POPUP, ERROR_POPUP];
-
-/// The binding tables of a pane, in the order they are matched and listed.
-pub(crate) fn tables(pane: Pane) -> &'static [&'static [Binding]] {
-    match pane {
-        Pane::Operations => OPERATIONS_PANE,
-        Pane::DeviceOps => DEVICE_OPS_PANE,
-        Pane::Performance => PERFORMANCE_PANE,
-        Pane::Memory => MEMORY_PANE,
-        Pane::OverTime => OVER_TIME_PANE,
-        Pane::Search => SEARCH_PANE,
-        Pane::Help => HELP_PANE,
-        Pane::ErrorPopup => ERROR_POPUP_PANE,
-    }
-}
-
-/// The bindings of a pane, flattened.
-pub(crate) fn bindings(pane: Pane) -> impl Iterator<Item = &'static Binding> {
-    tables(pane).iter().flat_map(|t| t.iter())
-}
-
-/// The pane titles help groups the keys under.
-pub(crate) fn pane_title(pane: Pane) -> &'static str {
-    match pane {
-        Pane::Operations => "Operations",
-        Pane::DeviceOps => "Device ops",
-        Pane::Performance => "Performance",
-        Pane::Memory => "Memory",
-        Pane::OverTime => "Over time",
-        Pane::Search => "Search",
-        Pane::Help => "Help",
-        Pane::ErrorPopup => "Error popup",
-    }
-}
-
 impl Binding {
     /// The action of the key at `position` in `keys`.
     fn action_of(&self, position: usize) -> Action {
         match (self.action, self.paired) {
-            (GoToTab(_), _) => GoToTab(position),
+            (Action::GoToTab(_), _) => Action::GoToTab(position),
             (_, Some(second)) if position % 2 == 1 => second,
             (first, _) => first,
         }
@@ -350,13 +171,14 @@ pub fn keymap(event: KeyEvent, pane: Pane) -> Option<Action> {
     });
     match (found, pane, event.code) {
         (Some(action), _, _) => Some(action),
-        (None, Pane::Search, KeyCode::Char(c)) if !is_ctrl => Some(SearchInput(c)),
+        (None, Pane::Search, KeyCode::Char(c)) if !is_ctrl => Some(Action::SearchInput(c)),
         _ => None,
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::Action::*;
     use super::*;
     use ratatui::crossterm::event::KeyEventState;
 
