@@ -164,7 +164,8 @@ impl Live {
             if self.dram_next > 1_000_000_000 {
                 self.dram_next = 1024;
             }
-            let b = Buf { address: self.dram_next, per_bank, bt: BufferType::Dram, layout: Layout::Interleaved, tensor };
+            let b =
+                Buf { address: self.dram_next, per_bank, bt: BufferType::Dram, layout: Layout::Interleaved, tensor };
             self.dram_next += per_bank;
             b
         }
@@ -276,7 +277,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             ins_st.execute(params![id, trace])?;
             // The operation reads the two buffers the cursor reaches next (their last use).
             let n = live.bufs.len().max(1);
-            let inputs: Vec<u64> = (0..2.min(live.bufs.len())).map(|k| live.bufs[(live.cursor + 2 + k) % n].tensor).collect();
+            let inputs: Vec<u64> =
+                (0..2.min(live.bufs.len())).map(|k| live.bufs[(live.cursor + 2 + k) % n].tensor).collect();
             let new: Vec<(Buf, Buf)> = (0..2).filter_map(|_| live.churn(&mut rng)).collect();
             if args.memory {
                 for (k, t) in inputs.iter().enumerate() {
@@ -330,7 +332,16 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let elapsed = start.elapsed();
     let size = std::fs::metadata(&db_path)?.len();
     println!("wrote {} in {:.2} s ({:.1} MiB)", db_path.display(), elapsed.as_secs_f64(), size as f64 / 1048576.0);
-    let tables = ["operations", "operation_arguments", "stack_traces", "captured_graph", "buffers", "errors", "tensors", "input_tensors"];
+    let tables = [
+        "operations",
+        "operation_arguments",
+        "stack_traces",
+        "captured_graph",
+        "buffers",
+        "errors",
+        "tensors",
+        "input_tensors",
+    ];
     for table in tables {
         let n: i64 = conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
         println!("  {table:20} {n:>12}");

@@ -323,3 +323,30 @@ fn a_v0_message_is_not_an_allocation_failure() {
     assert!(report.errors[0].failure.is_none());
     assert_eq!(memory(&report, &truth), FailureMemory::Absent);
 }
+
+/// Tenants are found among the link rows of the operations just before the failure; a weight
+/// placed before the run and last used thousands of operations ago is found all the same (the
+/// report's tensor index answers when the walk back gives up).
+#[test]
+fn a_weight_used_long_ago_is_still_named() {
+    let mut sim = Sim::new(Era::DecoratorWithErrors, Options::default(), 1);
+    sim.weight("w", 0, L1, 131_072);
+    sim.weight("a", 0, BufferType::Dram, 4096);
+    sim.run(SimOp::new("ttnn.to_layout", "TilizeDeviceOperation").input("w").input("a").output("x", L1, 262_144));
+    for k in 0..2100 {
+        let (from, to) = if k % 2 == 0 { ("a", "b") } else { ("b", "a") };
+        sim.run(
+            SimOp::new("ttnn.relu", "UnaryDeviceOperation").input(from).output(to, BufferType::Dram, 4096).free(from),
+        );
+    }
+    sim.run(SimOp::new("ttnn.add", "BinaryNgDeviceOperation").input("x").output("r", L1, 98_304));
+    sim.fail(SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").input("r").temp(L1, 32_768).output("c", L1, 900_000));
+    let truth = sim.truth.clone().unwrap();
+    let weight = sim.tensor("w").id;
+    assert!(truth.live.iter().any(|b| b.tensor == Some(weight) && b.last_use == Some(1)));
+    let report = open(&sim);
+    let m = found(memory(&report, &truth));
+    assert_exact(&m, &truth);
+    // Asked again, the index built on the way answers the same.
+    assert_eq!(found(memory(&report, &truth)), m);
+}

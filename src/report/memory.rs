@@ -92,6 +92,8 @@ pub struct MemoryReport {
     pub(super) indexed_by_operation: Vec<String>,
     /// Whether `operations` is stored in id order, so rowid searches may be trusted.
     pub(super) rows_in_operation_order: bool,
+    /// Every tensor's placement and links, read on the first question about memory.
+    pub(super) tensor_index: std::cell::OnceCell<super::memory_tensors::TensorIndex>,
 }
 
 impl MemoryReport {
@@ -134,6 +136,7 @@ impl MemoryReport {
             error_graphs: HashMap::new(),
             indexed_by_operation: Vec::new(),
             rows_in_operation_order: false,
+            tensor_index: std::cell::OnceCell::new(),
             conn,
             schema,
         };
