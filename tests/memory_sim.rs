@@ -51,25 +51,15 @@ impl std::ops::Deref for Opened {
 impl Drop for Opened {
     fn drop(&mut self) {
         if !std::thread::panicking() {
-            assert_eq!(folder(&self.dir), self.before, "the report folder changed");
+            assert_eq!(support::folder_bytes(self.dir.path()), self.before, "the report folder changed");
         }
     }
-}
-
-fn folder(dir: &TempDir) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
-        .collect();
-    files.sort();
-    files
 }
 
 fn open(sim: &Sim) -> Opened {
     let dir = TempDir::new("memory-sim");
     sim.report().write_to(dir.path());
-    let before = folder(&dir);
+    let before = support::folder_bytes(dir.path());
     let report = MemoryReport::open(&resolve_report(Some(dir.path())).unwrap(), 0).unwrap();
     Opened { report, dir, before }
 }

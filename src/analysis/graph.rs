@@ -199,17 +199,7 @@ fn buffer_node(position: usize, node: &RawBufferNode<'_>) -> GraphNode {
         id: node.id.clone(),
         counter: node.counter.clone(),
         node_type: node.node_type.clone(),
-        params: node.params.as_ref().map(|p| RawParams {
-            size: p.size.clone(),
-            address: p.address.clone(),
-            buffer_type: p.buffer_type.clone(),
-            type_name: p.type_name.clone(),
-            layout: p.layout.clone(),
-            device_id: p.device_id.clone(),
-            max_size_per_bank: p.max_size_per_bank.clone(),
-            num_cores: p.num_cores.clone(),
-            ..RawParams::default()
-        }),
+        params: node.params.clone(),
         stacking_level: None,
         input_tensors: None,
         connections: node.connections.clone(),

@@ -104,7 +104,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
 }
 
 /// The params a node's rules and rows read.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub(super) struct RawParams<'a> {
     #[serde(borrow, default)]
     pub name: Option<Loose<'a>>,
@@ -193,27 +193,6 @@ pub(super) fn read_scope_nodes(text: &str) -> Option<Vec<RawScopeNode<'_>>> {
     serde_json::from_str(text).ok()
 }
 
-/// The params the memory replay reads of a buffer node.
-#[derive(Debug, Default, Deserialize)]
-pub(super) struct RawBufferParams<'a> {
-    #[serde(borrow, default)]
-    pub size: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub address: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub buffer_type: Option<Loose<'a>>,
-    #[serde(borrow, default, rename = "type")]
-    pub type_name: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub layout: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub device_id: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub max_size_per_bank: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub num_cores: Option<Loose<'a>>,
-}
-
 /// One node with only what the memory replay reads (the graph-only pass parses every graph).
 #[derive(Debug, Deserialize)]
 pub(super) struct RawBufferNode<'a> {
@@ -224,7 +203,7 @@ pub(super) struct RawBufferNode<'a> {
     #[serde(borrow, default)]
     pub node_type: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub params: Option<RawBufferParams<'a>>,
+    pub params: Option<RawParams<'a>>,
     #[serde(borrow, default)]
     pub connections: Option<Vec<Loose<'a>>>,
 }

@@ -42,7 +42,19 @@ pub use {
     schema::{BufferType, LOOKUP_INDEXES, Layout, Schema},
 };
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// The files of a folder with their bytes, sorted by name: compared before and after a report
+/// is opened, to check that nothing was written or created.
+pub fn folder_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("read the report folder")
+        .map(|e| e.expect("a folder entry").path())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap_or_default()))
+        .collect();
+    files.sort();
+    files
+}
 
 /// A fresh, empty directory under the system temp dir, unique to this process and `tag`.
 /// Remove it with [`TempDir`]'s drop.
