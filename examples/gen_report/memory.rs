@@ -32,7 +32,7 @@ fn figures(bufs: &[Buf], bt: BufferType, start: u64, end: u64) -> (u64, u64) {
 /// A V3 allocation failure of the `n`-th failing operation, alternating L1 and DRAM, asking for
 /// one more page than the largest free block of the live buffers.
 pub fn failure_message(n: u64, bufs: &[Buf]) -> String {
-    let (bt, start, end, banks) = if n % 2 == 0 {
+    let (bt, start, end, banks) = if n.is_multiple_of(2) {
         (BufferType::L1, L1_REGION_START, L1_REGION_END, 64)
     } else {
         (BufferType::Dram, 0, 1_073_741_792, 12)

@@ -32,6 +32,9 @@ fn list(values: &[u64]) -> String {
     values.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
 }
 
+/// A tensor's shape and dtype, as printed.
+pub(crate) type TensorTexts = (Option<String>, Option<String>);
+
 /// A `tensors` row as the index keeps it: where the tensor was first recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(super) struct Placement {
@@ -116,8 +119,10 @@ impl MemoryReport {
 
     /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
     fn build_tensor_index(&self) -> rusqlite::Result<TensorIndex> {
-        let mut index = TensorIndex::default();
-        index.rows = self.placements("1")?.into_iter().map(|p| (p.tensor_id, p)).collect();
+        let mut index = TensorIndex {
+            rows: self.placements("1")?.into_iter().map(|p| (p.tensor_id, p)).collect(),
+            ..TensorIndex::default()
+        };
         if self.schema.has_table("device_tensors") {
             let columns = self
                 .schema
@@ -161,10 +166,9 @@ impl MemoryReport {
             index.use_ranges.insert(chunk[0].0, (i, i + chunk.len()));
         }
         for &(_, operation, _) in &index.uses {
-            if !index.operations.contains_key(&operation) {
-                let name = self.operation_index(operation).map_or("", |i| self.operations[i].name.as_str());
-                index.operations.insert(operation, Arc::from(name));
-            }
+            index.operations.entry(operation).or_insert_with(|| {
+                Arc::from(self.operation_index(operation).map_or("", |i| self.operations[i].name.as_str()))
+            });
         }
         Ok(index)
     }
@@ -211,10 +215,7 @@ impl MemoryReport {
     }
 
     /// The shape and dtype of some tensors, by id (their `tensors` rows, by the UNIQUE index).
-    pub(crate) fn describe_tensors(
-        &self,
-        ids: &[u64],
-    ) -> rusqlite::Result<HashMap<u64, (Option<String>, Option<String>)>> {
+    pub(crate) fn describe_tensors(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
         let mut out = HashMap::new();
         for chunk in ids.chunks(CHUNK) {
             out.extend(self.tensor_texts(&format!("tensor_id IN ({})", list(chunk)))?);
@@ -224,8 +225,8 @@ impl MemoryReport {
 
     /// (shape, dtype) of the `tensors` rows matching `condition`, of the report's rank or else
     /// rank 0, by tensor id.
-    fn tensor_texts(&self, condition: &str) -> rusqlite::Result<HashMap<u64, (Option<String>, Option<String>)>> {
-        let mut by_id: HashMap<u64, (bool, (Option<String>, Option<String>))> = HashMap::new();
+    fn tensor_texts(&self, condition: &str) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
+        let mut by_id: HashMap<u64, (bool, TensorTexts)> = HashMap::new();
         if !self.schema.has_table("tensors") {
             return Ok(HashMap::new());
         }
