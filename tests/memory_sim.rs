@@ -5,7 +5,7 @@
 mod support;
 
 use support::sim::{Era, Options, Sim, SimOp, Truth};
-use support::{BufferType, TempDir};
+use support::{BufferType, ReadOnly, TempDir};
 use ttnn_tui::analysis::memory::MemoryAtFailure;
 use ttnn_tui::report::{FailureMemory, MemoryReport, resolve_report};
 
@@ -35,33 +35,11 @@ fn failing(d: u64) -> SimOp {
 }
 
 /// The written report, opened; dropping it checks the folder was left byte for byte as it was.
-struct Opened {
-    report: MemoryReport,
-    dir: TempDir,
-    before: Vec<(String, Vec<u8>)>,
-}
-
-impl std::ops::Deref for Opened {
-    type Target = MemoryReport;
-    fn deref(&self) -> &MemoryReport {
-        &self.report
-    }
-}
-
-impl Drop for Opened {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            assert_eq!(support::folder_bytes(self.dir.path()), self.before, "the report folder changed");
-        }
-    }
-}
-
-fn open(sim: &Sim) -> Opened {
+fn open(sim: &Sim) -> ReadOnly<MemoryReport> {
     let dir = TempDir::new("memory-sim");
     sim.report().write_to(dir.path());
-    let before = support::folder_bytes(dir.path());
-    let report = MemoryReport::open(&resolve_report(Some(dir.path())).unwrap(), 0).unwrap();
-    Opened { report, dir, before }
+    let report = ReadOnly::read(dir.path(), || MemoryReport::open(&resolve_report(Some(dir.path())).unwrap(), 0));
+    report.unwrap().owning(dir)
 }
 
 fn memory(report: &MemoryReport, truth: &Truth) -> FailureMemory {

@@ -4,44 +4,15 @@
 mod support;
 
 use std::path::Path;
-use support::{ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir};
+use support::{ErrorRow, Graph, Op, ReadOnly, ReportBuilder, Schema, TempDir};
 use ttnn_tui::analysis::failure::FailureKind;
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
 
 const OOM: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\nOut of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]";
 
-/// A report opened by a test; when the test is done with it, the folder must be as it was.
-struct Opened {
-    report: MemoryReport,
-    dir: std::path::PathBuf,
-    before: Vec<(String, Vec<u8>)>,
-}
-
-impl std::ops::Deref for Opened {
-    type Target = MemoryReport;
-    fn deref(&self) -> &MemoryReport {
-        &self.report
-    }
-}
-
-impl Drop for Opened {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            assert_eq!(
-                support::folder_bytes(&self.dir),
-                self.before,
-                "the report folder changed: {}",
-                self.dir.display()
-            );
-        }
-    }
-}
-
 /// Opens a report folder, checking on drop that nothing in it was written or created.
-fn open(dir: &Path, rank: u32) -> Result<Opened, ttnn_tui::report::ReportError> {
-    let before = support::folder_bytes(dir);
-    let report = MemoryReport::open(&resolve_report(Some(dir)).expect("resolves"), rank)?;
-    Ok(Opened { report, dir: dir.to_path_buf(), before })
+fn open(dir: &Path, rank: u32) -> Result<ReadOnly<MemoryReport>, ttnn_tui::report::ReportError> {
+    ReadOnly::read(dir, || MemoryReport::open(&resolve_report(Some(dir)).expect("resolves"), rank))
 }
 
 fn failing_graph() -> String {

@@ -104,7 +104,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
 }
 
 /// The params a node's rules and rows read.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 pub(super) struct RawParams<'a> {
     #[serde(borrow, default)]
     pub name: Option<Loose<'a>>,
@@ -190,25 +190,5 @@ pub(super) struct RawScopeNode<'a> {
 
 /// The scope fields of a graph text's nodes, or none when the fast reader does not accept it.
 pub(super) fn read_scope_nodes(text: &str) -> Option<Vec<RawScopeNode<'_>>> {
-    serde_json::from_str(text).ok()
-}
-
-/// One node with only what the memory replay reads (the graph-only pass parses every graph).
-#[derive(Debug, Deserialize)]
-pub(super) struct RawBufferNode<'a> {
-    #[serde(borrow, default)]
-    pub id: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub counter: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub node_type: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub params: Option<RawParams<'a>>,
-    #[serde(borrow, default)]
-    pub connections: Option<Vec<Loose<'a>>>,
-}
-
-/// The buffer fields of a graph text's nodes, or none when the fast reader does not accept it.
-pub(super) fn read_buffer_nodes(text: &str) -> Option<Vec<RawBufferNode<'_>>> {
     serde_json::from_str(text).ok()
 }

@@ -56,6 +56,46 @@ pub fn folder_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// A value read from a report folder (an opened report); dropping it checks that nothing in the
+/// folder was written or created meanwhile.
+pub struct ReadOnly<T> {
+    value: T,
+    dir: PathBuf,
+    before: Vec<(String, Vec<u8>)>,
+    /// A temporary folder to remove only after the check.
+    owned: Option<TempDir>,
+}
+
+impl<T> ReadOnly<T> {
+    /// Records the folder's bytes, then reads the value from it.
+    pub fn read<E>(dir: &Path, read: impl FnOnce() -> Result<T, E>) -> Result<Self, E> {
+        let before = folder_bytes(dir);
+        Ok(ReadOnly { value: read()?, dir: dir.to_path_buf(), before, owned: None })
+    }
+
+    /// Keeps a temporary folder until the value is dropped and checked.
+    pub fn owning(mut self, dir: TempDir) -> Self {
+        self.owned = Some(dir);
+        self
+    }
+}
+
+impl<T> std::ops::Deref for ReadOnly<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T> Drop for ReadOnly<T> {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            assert_eq!(folder_bytes(&self.dir), self.before, "the report folder changed: {}", self.dir.display());
+        }
+        drop(self.owned.take());
+    }
+}
+
 /// A fresh, empty directory under the system temp dir, unique to this process and `tag`.
 /// Remove it with [`TempDir`]'s drop.
 pub struct TempDir(pub PathBuf);
