@@ -6,8 +6,9 @@
 //! ```
 //!
 //! For each report it times (median of several runs after a warm-up): opening it; the first
-//! memory section asked of a freshly opened report (it reads the report's tensors and their
-//! links once, into an index kept with the report); then the memory section of each failure
+//! memory section asked of a freshly opened report (what a first question costs: prepared
+//! statements, and the report's tensor index when the tenants are not recent); then the memory
+//! section of each failure
 //! alone (the slowest is printed); every failure's section at once, as print mode asks for
 //! them; the post-operation picture of an operation that did not fail (the terminal UI's tab
 //! 4); and the graph-only pass over every captured graph (best of 3).
@@ -49,7 +50,7 @@ fn main() {
     let folders: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
     assert!(!folders.is_empty(), "usage: bench_memory REPORT_FOLDER...");
     println!(
-        "| report | open | first section (tensor index built) | one failure (slowest of them) | every failure at once | a completed operation's picture | graph-only pass |"
+        "| report | open | first section of a fresh report | one failure (slowest of them) | every failure at once | a completed operation's picture | graph-only pass |"
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
     for folder in folders {
