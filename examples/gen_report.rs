@@ -10,9 +10,15 @@
 //! buffer allocations and circular buffers, ends, capture_end) and `--buffers-per-op` `buffers`
 //! rows: the live set, of which two buffers change per operation. `--errors` operations, spread
 //! through the run, fail with a full TT_FATAL allocation-failure message and an aborted graph.
+//! With `--memory`, every buffer is a tensor that operations read and produce, L1 stays inside
+//! the device's region, and the failures' figures are those of the live buffers (what the
+//! memory at a failure reads).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
+
+#[path = "gen_report/memory.rs"]
+mod memory;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -41,6 +47,9 @@ struct Args {
     /// Replace an existing db.sqlite.
     #[arg(long)]
     force: bool,
+    /// Tensors, operation inputs and outputs, and failures consistent with the buffers.
+    #[arg(long)]
+    memory: bool,
     /// Report folder to write.
     out: PathBuf,
 }
@@ -77,6 +86,9 @@ const FAILURES: &[&str] =
     &[text::FRAGMENTED_DRAM, text::NOT_ENOUGH_FREE_DRAM, text::V2_DRAM, text::FRAGMENTED_L1, text::ONLY_WITH_STATS_L1];
 
 const L1_TOP: u64 = 1499136;
+/// The L1 allocator region of `Device::wormhole` (`--memory`).
+const L1_REGION_START: u64 = 101440;
+const L1_REGION_END: u64 = 101440 + 1364928;
 
 /// A small deterministic generator (xorshift), so runs are reproducible.
 struct Rng(u64);
@@ -99,6 +111,8 @@ struct Buf {
     per_bank: u64,
     bt: BufferType,
     layout: Layout,
+    /// The tensor it holds (`--memory`).
+    tensor: u64,
 }
 
 impl Buf {
@@ -120,12 +134,14 @@ struct Live {
     bufs: Vec<Buf>,
     dram_next: u64,
     l1_next: u64,
+    l1_top: u64,
     cursor: usize,
+    tensors: u64,
 }
 
 impl Live {
-    fn new(n: u64, rng: &mut Rng) -> Self {
-        let mut live = Live { bufs: Vec::new(), dram_next: 1024, l1_next: L1_TOP, cursor: 0 };
+    fn new(n: u64, l1_top: u64, rng: &mut Rng) -> Self {
+        let mut live = Live { bufs: Vec::new(), dram_next: 1024, l1_next: l1_top, l1_top, cursor: 0, tensors: 0 };
         for _ in 0..n {
             let b = live.fresh(rng);
             live.bufs.push(b);
@@ -134,19 +150,22 @@ impl Live {
     }
 
     fn fresh(&mut self, rng: &mut Rng) -> Buf {
+        self.tensors += 1;
+        let tensor = self.tensors;
         let per_bank = (1 + rng.below(32)) * 2048;
         if rng.below(3) == 0 {
             if self.l1_next < 400_000 + per_bank {
-                self.l1_next = L1_TOP;
+                self.l1_next = self.l1_top;
             }
             self.l1_next -= per_bank;
             let layout = if rng.below(2) == 0 { Layout::Interleaved } else { Layout::HeightSharded };
-            Buf { address: self.l1_next, per_bank, bt: BufferType::L1, layout }
+            Buf { address: self.l1_next, per_bank, bt: BufferType::L1, layout, tensor }
         } else {
             if self.dram_next > 1_000_000_000 {
                 self.dram_next = 1024;
             }
-            let b = Buf { address: self.dram_next, per_bank, bt: BufferType::Dram, layout: Layout::Interleaved };
+            let b =
+                Buf { address: self.dram_next, per_bank, bt: BufferType::Dram, layout: Layout::Interleaved, tensor };
             self.dram_next += per_bank;
             b
         }
@@ -218,13 +237,28 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         let mut ins_graph = tx.prepare("INSERT INTO captured_graph VALUES (?1, ?2)")?;
         let mut ins_buf = tx.prepare("INSERT INTO buffers VALUES (?1, 0, ?2, ?3, ?4, ?5)")?;
         let mut ins_err = tx.prepare("INSERT INTO errors VALUES (?1, ?2, 'RuntimeError', ?3, ?4, ?5)")?;
+        let mut ins_tensor =
+            tx.prepare("INSERT INTO tensors VALUES (?1, ?2, 'DataType::BFLOAT16', 'Layout::TILE', ?3, 0, ?4, ?5)")?;
+        let mut ins_input = tx.prepare("INSERT INTO input_tensors VALUES (?1, ?2, ?3)")?;
+        let mut ins_output = tx.prepare("INSERT INTO output_tensors VALUES (?1, ?2, ?3)")?;
+        let mut tensor = |b: &Buf| -> rusqlite::Result<()> {
+            if args.memory {
+                let (id, shape, config, address, bt) = memory::tensor_row(b);
+                ins_tensor.execute(params![id, shape, config, address, bt])?;
+            }
+            Ok(())
+        };
         let device: Vec<_> = support::Device::wormhole(0).values().into_iter().filter(|(k, _)| *k != "rank").collect();
         let names: Vec<&str> = device.iter().map(|(k, _)| *k).collect();
         let sql = format!("INSERT INTO devices ({}) VALUES ({})", names.join(", "), vec!["?"; names.len()].join(", "));
         tx.execute(&sql, params_from_iter(device.into_iter().map(|(_, v)| v)))?;
 
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        let mut live = Live::new(args.buffers_per_op, &mut rng);
+        let l1_top = if args.memory { L1_REGION_END } else { L1_TOP };
+        let mut live = Live::new(args.buffers_per_op, l1_top, &mut rng);
+        for b in &live.bufs {
+            tensor(b)?;
+        }
         let error_every = if args.errors > 0 { (args.ops / (args.errors + 1)).max(1) } else { 0 };
         let mut errors_left = args.errors;
         for id in 1..=args.ops {
@@ -241,7 +275,22 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             let line = 40 + (id as usize - 1) % OPS.len() * 3;
             let trace = stack_trace(line, code);
             ins_st.execute(params![id, trace])?;
+            // The operation reads the two buffers the cursor reaches next (their last use).
+            let n = live.bufs.len().max(1);
+            let inputs: Vec<u64> =
+                (0..2.min(live.bufs.len())).map(|k| live.bufs[(live.cursor + 2 + k) % n].tensor).collect();
             let new: Vec<(Buf, Buf)> = (0..2).filter_map(|_| live.churn(&mut rng)).collect();
+            if args.memory {
+                for (k, t) in inputs.iter().enumerate() {
+                    ins_input.execute(params![id, k, t])?;
+                }
+                if !failed {
+                    for (k, (b, _)) in new.iter().enumerate() {
+                        tensor(b)?;
+                        ins_output.execute(params![id, k, b.tensor])?;
+                    }
+                }
+            }
             if failed {
                 // The new buffers never became live: put the old ones back.
                 let base = live.cursor - new.len();
@@ -260,12 +309,17 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             }
             if failed {
                 errors_left -= 1;
-                let message = FAILURES[(args.errors - errors_left - 1) as usize % FAILURES.len()];
+                let n = args.errors - errors_left - 1;
+                let message = if args.memory {
+                    memory::failure_message(n, &live.bufs)
+                } else {
+                    text::stored(FAILURES[n as usize % FAILURES.len()])
+                };
                 let secs = id;
                 let timestamp =
                     format!("2026-03-18 {:02}:{:02}:{:02}.000", 10 + secs / 3600 % 12, secs / 60 % 60, secs % 60);
                 let error_trace = format!("Traceback (most recent call last):\n{trace}");
-                ins_err.execute(params![id, top, text::stored(message), error_trace, timestamp])?;
+                ins_err.execute(params![id, top, message, error_trace, timestamp])?;
             }
         }
     }
@@ -278,7 +332,17 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let elapsed = start.elapsed();
     let size = std::fs::metadata(&db_path)?.len();
     println!("wrote {} in {:.2} s ({:.1} MiB)", db_path.display(), elapsed.as_secs_f64(), size as f64 / 1048576.0);
-    for table in ["operations", "operation_arguments", "stack_traces", "captured_graph", "buffers", "errors"] {
+    let tables = [
+        "operations",
+        "operation_arguments",
+        "stack_traces",
+        "captured_graph",
+        "buffers",
+        "errors",
+        "tensors",
+        "input_tensors",
+    ];
+    for table in tables {
         let n: i64 = conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
         println!("  {table:20} {n:>12}");
     }

@@ -231,3 +231,19 @@ fn the_report_can_move_to_a_worker_thread() {
     send::<MemoryReport>();
     send::<ttnn_tui::report::GraphReplay>();
 }
+
+#[test]
+fn an_era_without_the_l1_region_column_has_no_l1_region() {
+    let dir = TempDir::new("no-cb-column");
+    ReportBuilder::new(Schema::V2)
+        .device(Device::wormhole(0))
+        .operation(Op::new(1, "ttnn.add").graph(failing_graph()).buffers(vec![BufferRow::l1(900_000, 4096)]))
+        .error(ErrorRow::new(1, "ttnn.add", "RuntimeError", V3))
+        .sql("ALTER TABLE devices DROP COLUMN address_at_first_l1_cb_buffer")
+        .write_to(dir.path());
+    let report = open(&dir);
+    assert_eq!(report.devices[0].address_at_first_l1_cb_buffer, None);
+    let m = found(&report, 1);
+    assert_eq!((m.map.region.bounds(), m.check.status.as_str()), (None, "unchecked"));
+    assert_eq!(m.map.used_per_bank, 4096);
+}

@@ -4,50 +4,15 @@
 mod support;
 
 use std::path::Path;
-use support::{ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir};
+use support::{ErrorRow, Graph, Op, ReadOnly, ReportBuilder, Schema, TempDir};
 use ttnn_tui::analysis::failure::FailureKind;
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
 
 const OOM: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\nOut of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]";
 
-/// A report opened by a test; when the test is done with it, the folder must be as it was.
-struct Opened {
-    report: MemoryReport,
-    dir: std::path::PathBuf,
-    before: Vec<(String, Vec<u8>)>,
-}
-
-impl std::ops::Deref for Opened {
-    type Target = MemoryReport;
-    fn deref(&self) -> &MemoryReport {
-        &self.report
-    }
-}
-
-impl Drop for Opened {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            assert_eq!(snapshot(&self.dir), self.before, "the report folder changed: {}", self.dir.display());
-        }
-    }
-}
-
 /// Opens a report folder, checking on drop that nothing in it was written or created.
-fn open(dir: &Path, rank: u32) -> Result<Opened, ttnn_tui::report::ReportError> {
-    let before = snapshot(dir);
-    let report = MemoryReport::open(&resolve_report(Some(dir)).expect("resolves"), rank)?;
-    Ok(Opened { report, dir: dir.to_path_buf(), before })
-}
-
-/// The files of a folder with their bytes, to check nothing was written or created.
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap_or_default()))
-        .collect();
-    files.sort();
-    files
+fn open(dir: &Path, rank: u32) -> Result<ReadOnly<MemoryReport>, ttnn_tui::report::ReportError> {
+    ReadOnly::read(dir, || MemoryReport::open(&resolve_report(Some(dir)).expect("resolves"), rank))
 }
 
 fn failing_graph() -> String {
@@ -79,7 +44,7 @@ fn every_era_loads_and_read_only_opening_writes_nothing() {
             builder = builder.error(ErrorRow::new(2, "ttnn.conv2d", "RuntimeError", OOM));
         }
         builder.write_to(dir.path());
-        let before = snapshot(dir.path());
+        let before = support::folder_bytes(dir.path());
         let report = open(dir.path(), 0).unwrap_or_else(|e| panic!("{schema:?}: {e}"));
         assert_eq!(report.name, "era test");
         assert_eq!(report.operations.iter().map(|o| o.id).collect::<Vec<_>>(), vec![1, 2], "{schema:?}");
@@ -92,7 +57,7 @@ fn every_era_loads_and_read_only_opening_writes_nothing() {
         }
         assert_eq!(report.stack_traces(&[0]).unwrap()[&0], "  File \"/m/model.py\", line 10, in f");
         drop(report);
-        assert_eq!(snapshot(dir.path()), before, "{schema:?}: the folder must be byte-identical");
+        assert_eq!(support::folder_bytes(dir.path()), before, "{schema:?}: the folder must be byte-identical");
     }
 }
 
@@ -247,13 +212,13 @@ fn a_wal_mode_database_opens_without_creating_files() {
         let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).unwrap();
         assert_eq!(mode, "wal");
     }
-    let before = snapshot(dir.path());
+    let before = support::folder_bytes(dir.path());
     assert!(!before.iter().any(|(name, _)| name.ends_with("-wal") || name.ends_with("-shm")));
     let report = open(dir.path(), 0).unwrap();
     assert_eq!(report.operations.len(), 2);
     assert!(report.graph(1).is_ok());
     drop(report);
-    assert_eq!(snapshot(dir.path()), before);
+    assert_eq!(support::folder_bytes(dir.path()), before);
 }
 
 #[test]

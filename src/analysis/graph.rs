@@ -1,9 +1,7 @@
 //! Captured-graph nodes, normalised from the JSON of every era (behaviour.md §3.1, formats.md §3).
 
 use super::failure::BufferType;
-use super::graph_json::{
-    Loose, RawBufferNode, RawNode, RawParams, RawScopeNode, read_buffer_nodes, read_nodes, read_scope_nodes,
-};
+use super::graph_json::{Loose, RawNode, RawParams, RawScopeNode, read_nodes, read_scope_nodes};
 use super::sanitize::sanitize_line;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -163,17 +161,14 @@ fn scope_fields(node: GraphNode) -> GraphNode {
     }
 }
 
-/// Parses only what the memory replay reads — id, type, buffer params, connections — leaving
-/// every other field of [`GraphNode`] empty. The graph-only pass parses every graph of a report
-/// this way; the buffer fields are exactly those [`parse_graph`] gives.
+/// Parses a graph keeping only what the memory replay reads — id, type, buffer params,
+/// connections — so that the graph-only pass holds little of each graph; the buffer fields are
+/// exactly those [`parse_graph`] gives.
 pub fn parse_buffers(text: &str) -> Result<Vec<GraphNode>, GraphError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    match read_buffer_nodes(text) {
-        Some(nodes) => Ok(nodes.iter().enumerate().map(|(position, node)| buffer_node(position, node)).collect()),
-        None => parse_graph(text).map(|nodes| nodes.into_iter().map(buffer_fields).collect()),
-    }
+    parse_graph(text).map(|nodes| nodes.into_iter().map(buffer_fields).collect())
 }
 
 /// A node's buffer fields only.
@@ -192,29 +187,6 @@ fn buffer_fields(node: GraphNode) -> GraphNode {
         connections: node.connections,
         ..GraphNode::default()
     }
-}
-
-fn buffer_node(position: usize, node: &RawBufferNode<'_>) -> GraphNode {
-    let full = RawNode {
-        id: node.id.clone(),
-        counter: node.counter.clone(),
-        node_type: node.node_type.clone(),
-        params: node.params.as_ref().map(|p| RawParams {
-            size: p.size.clone(),
-            address: p.address.clone(),
-            buffer_type: p.buffer_type.clone(),
-            type_name: p.type_name.clone(),
-            layout: p.layout.clone(),
-            device_id: p.device_id.clone(),
-            max_size_per_bank: p.max_size_per_bank.clone(),
-            num_cores: p.num_cores.clone(),
-            ..RawParams::default()
-        }),
-        stacking_level: None,
-        input_tensors: None,
-        connections: node.connections.clone(),
-    };
-    buffer_fields(normalise(position, &full))
 }
 
 fn scope_node(position: usize, node: &RawScopeNode<'_>) -> GraphNode {

@@ -57,6 +57,8 @@ pub struct MemoryReport {
     pub(super) rows_in_operation_order: bool,
     /// What a watched report has read so far (`open_watched`); none otherwise.
     pub(super) watch: Option<super::watch::WatchState>,
+    /// Every tensor's placement and links, read on the first question about memory.
+    pub(super) tensor_index: std::cell::OnceCell<super::memory_tensors::TensorIndex>,
 }
 
 impl MemoryReport {
@@ -107,6 +109,7 @@ impl MemoryReport {
             indexed_by_operation: Vec::new(),
             rows_in_operation_order: false,
             watch: None,
+            tensor_index: std::cell::OnceCell::new(),
             conn,
             schema,
         };

@@ -2,20 +2,28 @@
 //! live buffers (in `tensors` or `device_tensors`), and those named by id, each with every
 //! `input_tensors` / `output_tensors` row that mentions it.
 //!
-//! `tensors` has no index on `address`, so finding the tenants of some addresses reads the
-//! table once (one row per tensor, far smaller than `buffers`); rows by `tensor_id` use its
-//! UNIQUE index. The link tables are read by their `tensor_id` index when the report has one
-//! (`idx_input_tensors_tensor_id`, …), else in one pass each. Everything is asked for in one
-//! batch for every failure shown, so print mode pays each pass once.
+//! `tensors` has no index on `address`, and the link tables often none on `tensor_id`. Two ways
+//! answer without scanning them per question:
+//!
+//! * the recent tenants first (`memory_recent.rs`): the link rows of the operations just before
+//!   N, found by rowid span, and those tensors' rows by `tensor_id` (its UNIQUE index), in
+//!   windows that double, until every live address has a tenant whose production was seen;
+//! * else, once per report, an index of every tensor's placement and links — four narrow
+//!   columns of `tensors` (one row per tensor, far smaller than `buffers`), `device_tensors` and
+//!   the two link tables, each read once — kept with the report for every later question.
+//!
+//! Shapes and dtypes are read by `tensor_id` only for the tensors that hold a buffer.
 
 use super::database::{int, text, uint};
+use super::details::buffer_type;
 use super::memory::MemoryReport;
-use super::tensors::tensor_buffer_type;
+use crate::analysis::failure::BufferType;
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::sanitize::sanitize_line;
 use rusqlite::params;
 use rusqlite::types::ValueRef;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// How many values go into one `IN (…)` list.
 const CHUNK: usize = 500;
@@ -24,142 +32,225 @@ fn list(values: &[u64]) -> String {
     values.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
 }
 
+/// A tensor's shape and dtype, as printed.
+pub(crate) type TensorTexts = (Option<String>, Option<String>);
+
+/// A `tensors` row as the index keeps it: where the tensor was first recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct Placement {
+    pub(super) tensor_id: u64,
+    pub(super) device_id: Option<u64>,
+    pub(super) address: Option<u64>,
+    pub(super) buffer_type: Option<BufferType>,
+}
+
+/// Every tensor's placement and links; built once per report.
+#[derive(Debug, Default)]
+pub(crate) struct TensorIndex {
+    /// `tensors` rows of the rank (else rank 0), by tensor id.
+    rows: HashMap<u64, Placement>,
+    /// (device, address, tensor id) of every recorded placement, `device_tensors` included,
+    /// sorted.
+    places: Vec<(u64, u64, u64)>,
+    /// (tensor id, device, address) of the `device_tensors` rows, sorted.
+    device_places: Vec<(u64, u64, u64)>,
+    /// (tensor id, operation id, output) of the link rows, sorted.
+    uses: Vec<(u64, u64, bool)>,
+    /// Where each tensor's links start and end in `uses`.
+    use_ranges: HashMap<u64, (usize, usize)>,
+    /// The names of the operations in `uses`.
+    operations: HashMap<u64, Arc<str>>,
+}
+
+/// The items of a slice sorted by `key` whose key is `wanted`.
+fn range<'a, T, K: Ord>(items: &'a [T], wanted: &K, key: impl Fn(&T) -> K) -> &'a [T] {
+    let start = items.partition_point(|t| key(t) < *wanted);
+    let end = start + items[start..].partition_point(|t| key(t) == *wanted);
+    &items[start..end]
+}
+
 impl MemoryReport {
     /// The tensors recorded at any (device, address) of `places`, and the tensors `ids`, with
-    /// their rows in the link tables; tensors of the report's rank, else of rank 0.
-    pub(crate) fn tensor_facts(&self, places: &[(u64, u64)], ids: &[u64]) -> rusqlite::Result<Vec<TensorFacts>> {
-        let wanted_places: HashSet<(u64, u64)> = places.iter().copied().collect();
-        let addresses: Vec<u64> = places.iter().map(|p| p.1).collect::<BTreeSet<_>>().into_iter().collect();
-        let mut facts: HashMap<u64, TensorFacts> = HashMap::new();
-        for chunk in addresses.chunks(CHUNK) {
-            for t in self.tensor_fact_rows(&format!("address IN ({})", list(chunk)))? {
-                if let (Some(d), Some(a)) = (t.device_id, t.address)
-                    && wanted_places.contains(&(d, a))
-                {
-                    facts.entry(t.tensor_id).or_insert(t);
-                }
+    /// their rows in the link tables; without shape and dtype (see [`Self::describe_tensors`]).
+    /// The recent tenants of operation `n` (by index) are tried first.
+    pub(crate) fn tensor_facts(
+        &self,
+        n: usize,
+        places: &[(u64, u64)],
+        ids: &[u64],
+    ) -> rusqlite::Result<Vec<TensorFacts>> {
+        if self.tensor_index.get().is_none() {
+            if let Some(facts) = self.recent_tensor_facts(n, places, ids)? {
+                return Ok(facts);
             }
+            let built = self.build_tensor_index()?;
+            let _ = self.tensor_index.set(built);
         }
-        let mut device_addresses: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
+        let index = self.tensor_index.get().expect("built above");
+        let mut wanted: BTreeSet<u64> = ids.iter().copied().collect();
+        for &(device, address) in places {
+            wanted.extend(range(&index.places, &(device, address), |p| (p.0, p.1)).iter().map(|p| p.2));
+        }
+        Ok(wanted
+            .into_iter()
+            .map(|id| {
+                let row = index.rows.get(&id);
+                let (start, end) = index.use_ranges.get(&id).copied().unwrap_or_default();
+                let uses = index.uses[start..end]
+                    .iter()
+                    .map(|&(_, operation_id, output)| TensorUse {
+                        operation_id,
+                        operation_name: index.operations.get(&operation_id).cloned().unwrap_or_else(|| "".into()),
+                        output,
+                    })
+                    .collect();
+                TensorFacts {
+                    tensor_id: id,
+                    device_id: row.and_then(|r| r.device_id),
+                    address: row.and_then(|r| r.address),
+                    buffer_type: row.and_then(|r| r.buffer_type),
+                    device_addresses: range(&index.device_places, &id, |p| p.0).iter().map(|p| (p.1, p.2)).collect(),
+                    uses,
+                    ..TensorFacts::default()
+                }
+            })
+            .collect())
+    }
+
+    /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
+    fn build_tensor_index(&self) -> rusqlite::Result<TensorIndex> {
+        let mut index = TensorIndex {
+            rows: self.placements("1")?.into_iter().map(|p| (p.tensor_id, p)).collect(),
+            ..TensorIndex::default()
+        };
         if self.schema.has_table("device_tensors") {
             let columns = self
                 .schema
                 .select_list("device_tensors", &[("tensor_id", "0"), ("device_id", "0"), ("address", "NULL")]);
-            for chunk in addresses.chunks(CHUNK) {
-                let sql =
-                    format!("SELECT {columns} FROM device_tensors WHERE address IN ({}) ORDER BY rowid", list(chunk));
-                let mut stmt = self.conn.prepare(&sql)?;
-                let mut rows = stmt.query([])?;
-                while let Some(r) = rows.next()? {
-                    let place = (uint(r.get_ref(1)?), uint(r.get_ref(2)?));
-                    if wanted_places.contains(&place) {
-                        device_addresses.entry(uint(r.get_ref(0)?)).or_default().push(place);
-                    }
-                }
+            let mut stmt =
+                self.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IS NOT NULL"))?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                index.device_places.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), uint(r.get_ref(2)?)));
             }
         }
-        let missing: Vec<u64> = ids
-            .iter()
-            .chain(device_addresses.keys())
-            .copied()
-            .filter(|id| !facts.contains_key(id))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
+        index.device_places.sort_unstable();
+        index.device_places.dedup();
+        index.places = index
+            .rows
+            .values()
+            .filter_map(|r| Some((r.device_id?, r.address?, r.tensor_id)))
+            .chain(index.device_places.iter().map(|&(t, d, a)| (d, a, t)))
             .collect();
-        for chunk in missing.chunks(CHUNK) {
-            for t in self.tensor_fact_rows(&format!("tensor_id IN ({})", list(chunk)))? {
-                facts.entry(t.tensor_id).or_insert(t);
-            }
-        }
-        for (id, places) in device_addresses {
-            let t = facts.entry(id).or_insert_with(|| TensorFacts { tensor_id: id, ..TensorFacts::default() });
-            t.device_addresses = places;
-        }
-        for id in ids {
-            facts.entry(*id).or_insert_with(|| TensorFacts { tensor_id: *id, ..TensorFacts::default() });
-        }
-        let all: Vec<u64> = facts.keys().copied().collect::<BTreeSet<_>>().into_iter().collect();
+        index.places.sort_unstable();
+        index.places.dedup();
         for (table, output) in [("input_tensors", false), ("output_tensors", true)] {
-            for (operation_id, tensor_id) in self.uses_of(table, &all)? {
-                if let Some(t) = facts.get_mut(&tensor_id) {
-                    let name = self.operation_index(operation_id).map(|i| self.operations[i].name.clone());
-                    t.uses.push(TensorUse { operation_id, operation_name: name.unwrap_or_default(), output });
-                }
+            if !self.schema.has_table(table) {
+                continue;
+            }
+            let columns = self.schema.select_list(table, &[("tensor_id", "0"), ("operation_id", "0")]);
+            let ranked = self.schema.rank_filter(table);
+            let mut stmt = self.conn.prepare(&format!("SELECT {columns} FROM {table} WHERE {ranked}"))?;
+            let mut rows = stmt.query(params![self.rank])?;
+            while let Some(r) = rows.next()? {
+                index.uses.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), output));
             }
         }
-        let mut out: Vec<TensorFacts> = facts.into_values().collect();
-        out.sort_by_key(|t| t.tensor_id);
-        Ok(out)
+        index.uses.sort_unstable();
+        index.uses.dedup();
+        for (i, chunk) in index.uses.chunk_by(|a, b| a.0 == b.0).scan(0, |at, c| {
+            let start = *at;
+            *at += c.len();
+            Some((start, c))
+        }) {
+            index.use_ranges.insert(chunk[0].0, (i, i + chunk.len()));
+        }
+        for &(_, operation, _) in &index.uses {
+            index.operations.entry(operation).or_insert_with(|| {
+                Arc::from(self.operation_index(operation).map_or("", |i| self.operations[i].name.as_str()))
+            });
+        }
+        Ok(index)
     }
 
-    /// `tensors` rows matching `condition`, of the report's rank or else rank 0, by tensor id.
-    pub(super) fn tensor_fact_rows(&self, condition: &str) -> rusqlite::Result<Vec<TensorFacts>> {
+    /// The `tensors` rows matching `condition` as placements, the report's rank before rank 0.
+    pub(super) fn placements(&self, condition: &str) -> rusqlite::Result<Vec<Placement>> {
         if !self.schema.has_table("tensors") {
             return Ok(Vec::new());
         }
         let columns = self.schema.select_list(
             "tensors",
-            &[
-                ("tensor_id", "0"),
-                ("device_id", "NULL"),
-                ("address", "NULL"),
-                ("buffer_type", "NULL"),
-                ("memory_config", "''"),
-                ("shape", "''"),
-                ("dtype", "''"),
-                ("rank", "0"),
-            ],
+            &[("tensor_id", "0"), ("device_id", "NULL"), ("address", "NULL"), ("buffer_type", "NULL"), ("rank", "0")],
         );
+        let ranks = if self.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
+        let sql = format!("SELECT {columns} FROM tensors WHERE ({condition}) AND {ranks} ORDER BY rowid");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params![self.rank])?;
+        let mut ranked: Vec<(u64, bool, usize, Placement)> = Vec::new();
+        while let Some(r) = rows.next()? {
+            let optional = |v: ValueRef<'_>| (!matches!(v, ValueRef::Null)).then(|| uint(v));
+            let address = optional(r.get_ref(2)?);
+            let placement = Placement {
+                tensor_id: uint(r.get_ref(0)?),
+                device_id: optional(r.get_ref(1)?),
+                address,
+                buffer_type: address.and_then(|_| buffer_type(r.get_ref(3).ok()?).ok()),
+            };
+            // Rows of the report's rank come before rank 0's; then table order.
+            let own_rank = int(r.get_ref(4)?) as u32 == self.rank;
+            ranked.push((placement.tensor_id, !own_rank, ranked.len(), placement));
+        }
+        ranked.sort_unstable_by_key(|r| (r.0, r.1, r.2));
+        ranked.dedup_by_key(|r| r.0);
+        Ok(ranked.into_iter().map(|r| r.3).collect())
+    }
+
+    /// The `tensors` rows of some ids, by the UNIQUE index on `tensor_id`.
+    pub(super) fn placements_by_id(&self, ids: &[u64]) -> rusqlite::Result<Vec<Placement>> {
+        let mut out = Vec::new();
+        for chunk in ids.chunks(CHUNK) {
+            out.extend(self.placements(&format!("tensor_id IN ({})", list(chunk)))?);
+        }
+        Ok(out)
+    }
+
+    /// The shape and dtype of some tensors, by id (their `tensors` rows, by the UNIQUE index).
+    pub(crate) fn describe_tensors(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
+        let mut out = HashMap::new();
+        for chunk in ids.chunks(CHUNK) {
+            out.extend(self.tensor_texts(&format!("tensor_id IN ({})", list(chunk)))?);
+        }
+        Ok(out)
+    }
+
+    /// (shape, dtype) of the `tensors` rows matching `condition`, of the report's rank or else
+    /// rank 0, by tensor id.
+    fn tensor_texts(&self, condition: &str) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
+        let mut by_id: HashMap<u64, (bool, TensorTexts)> = HashMap::new();
+        if !self.schema.has_table("tensors") {
+            return Ok(HashMap::new());
+        }
+        let columns =
+            self.schema.select_list("tensors", &[("tensor_id", "0"), ("shape", "''"), ("dtype", "''"), ("rank", "0")]);
         let ranks = if self.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
         let sql = format!("SELECT {columns} FROM tensors WHERE {condition} AND {ranks} ORDER BY rowid");
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(params![self.rank])?;
-        let mut by_id: HashMap<u64, (u32, TensorFacts)> = HashMap::new();
         while let Some(r) = rows.next()? {
-            let optional = |v: ValueRef<'_>| (!matches!(v, ValueRef::Null)).then(|| uint(v));
-            let address = optional(r.get_ref(2)?);
             let texts = |i: usize| -> rusqlite::Result<Option<String>> {
                 let t = sanitize_line(&text(r.get_ref(i)?));
                 Ok((!t.is_empty()).then_some(t))
             };
-            let rank = int(r.get_ref(7)?) as u32;
-            let facts = TensorFacts {
-                tensor_id: uint(r.get_ref(0)?),
-                device_id: optional(r.get_ref(1)?),
-                address,
-                buffer_type: tensor_buffer_type(address, r.get_ref(3)?, &text(r.get_ref(4)?)),
-                shape: texts(5)?,
-                dtype: texts(6)?,
-                ..TensorFacts::default()
-            };
-            // The report's rank wins over rank 0.
-            match by_id.get(&facts.tensor_id) {
-                Some((kept, _)) if *kept == self.rank || rank != self.rank => {}
+            let own_rank = int(r.get_ref(3)?) as u32 == self.rank;
+            let entry = (own_rank, (texts(1)?, texts(2)?));
+            // The first row of the report's rank wins, else the first of rank 0.
+            match by_id.get(&uint(r.get_ref(0)?)) {
+                Some((kept, _)) if *kept || !own_rank => {}
                 _ => {
-                    by_id.insert(facts.tensor_id, (rank, facts));
+                    by_id.insert(uint(r.get_ref(0)?), entry);
                 }
             }
         }
-        Ok(by_id.into_values().map(|(_, t)| t).collect())
-    }
-
-    /// (operation id, tensor id) of the rows of `input_tensors` or `output_tensors` for some
-    /// tensors, of the report's rank.
-    fn uses_of(&self, table: &str, ids: &[u64]) -> rusqlite::Result<Vec<(u64, u64)>> {
-        let mut out = Vec::new();
-        if !self.schema.has_table(table) {
-            return Ok(out);
-        }
-        let columns = self.schema.select_list(table, &[("operation_id", "0"), ("tensor_id", "0")]);
-        let ranked = self.schema.rank_filter(table);
-        for chunk in ids.chunks(CHUNK) {
-            let sql = format!("SELECT {columns} FROM {table} WHERE tensor_id IN ({}) AND {ranked}", list(chunk));
-            let mut stmt = self.conn.prepare(&sql)?;
-            let mut rows = stmt.query(params![self.rank])?;
-            while let Some(r) = rows.next()? {
-                out.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?)));
-            }
-        }
-        Ok(out)
+        Ok(by_id.into_iter().map(|(id, (_, t))| (id, t)).collect())
     }
 }

@@ -1,7 +1,7 @@
 //! The memory at a failure and after any operation, as the report can tell it: what the rules of
 //! `analysis::memory` read is gathered here — the operation's graph and `buffers` rows, the
-//! earlier snapshot of the failure's device, the tensors at the live addresses and their links —
-//! in a few queries, batched over every failure print mode shows.
+//! earlier snapshot of the failure's device, the tensors at the live addresses and their links
+//! (from the report's tensor index, read once) — in a few queries per operation.
 
 use super::ReportError;
 use super::memory::MemoryReport;
@@ -10,8 +10,9 @@ use super::memory_rows::Earlier;
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::NodeType;
 use crate::analysis::memory::{
-    DeviceFacts, EarlierSnapshot, FailureInputs, MemoryAtFailure, MemoryNote, OperationInputs, OperationMemory,
-    failure_place, live_addresses, memory_at_failure, operation_memory,
+    DeviceFacts, EarlierSnapshot, FailureInputs, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
+    OperationMemory, TensorFacts, failure_place, live_addresses, memory_at_failure, needs_earlier_snapshot,
+    operation_memory,
 };
 use std::collections::{BTreeSet, HashMap};
 
@@ -42,8 +43,7 @@ impl MemoryReport {
         Ok(self.memory_at_failures(&[index], replay)?.pop().map_or(FailureMemory::Absent, |(_, m)| m))
     }
 
-    /// The memory at the failures of some operations (by index), in the order given, reading
-    /// the tensors of all of them together.
+    /// The memory at the failures of some operations (by index), in the order given.
     pub fn memory_at_failures(
         &self,
         indexes: &[usize],
@@ -77,7 +77,12 @@ impl MemoryReport {
         // The device of each failure may come from its first input.
         let first_inputs: Vec<u64> =
             pending.iter().filter_map(|p| p.inputs.input_tensor_ids.first().copied()).collect();
-        let first_facts = self.tensor_facts_by_id(&first_inputs).map_err(&read)?;
+        let first_facts: Vec<TensorFacts> = self
+            .placements_by_id(&first_inputs)
+            .map_err(&read)?
+            .into_iter()
+            .map(|p| TensorFacts { tensor_id: p.tensor_id, device_id: p.device_id, ..TensorFacts::default() })
+            .collect();
         let mut ready: Vec<Pending> = Vec::new();
         for mut p in pending {
             p.inputs.tensors = first_facts.clone();
@@ -86,7 +91,12 @@ impl MemoryReport {
                 continue;
             };
             let op = &self.operations[p.index];
-            match self.earlier_snapshot(op.id, device, op.rank).map_err(&read)? {
+            let earlier = if needs_earlier_snapshot(&p.inputs, device) {
+                self.earlier_snapshot(op.id, device, op.rank).map_err(&read)?
+            } else {
+                Earlier::None
+            };
+            match earlier {
                 Earlier::Found(id) => {
                     let (rows, cut) = self.snapshot_rows(id, op.rank).map_err(&read)?;
                     p.notes.extend(cut);
@@ -110,23 +120,16 @@ impl MemoryReport {
             }
             ready.push(p);
         }
-        // The tensors at every live address, and those the graphs and inputs name, at once.
-        let mut places: BTreeSet<(u64, u64)> = BTreeSet::new();
-        let mut ids: BTreeSet<u64> = BTreeSet::new();
-        for p in &ready {
-            if let Some((device, _)) = failure_place(&p.inputs) {
-                places.extend(live_addresses(&p.inputs).into_iter().map(|a| (device, a)));
-            }
-            ids.extend(graph_tensors(&p.inputs.graph));
-            ids.extend(p.inputs.input_tensor_ids.iter().copied());
-        }
-        let places: Vec<(u64, u64)> = places.into_iter().collect();
-        let ids: Vec<u64> = ids.into_iter().collect();
-        let facts = self.tensor_facts(&places, &ids).map_err(&read)?;
         for mut p in ready {
-            p.inputs.tensors = facts.clone();
+            // The tensors at its live addresses, and those its graph and inputs name.
+            let device = failure_place(&p.inputs).map_or(0, |(d, _)| d);
+            let places: Vec<(u64, u64)> = live_addresses(&p.inputs).into_iter().map(|a| (device, a)).collect();
+            let mut ids = graph_tensors(&p.inputs.graph);
+            ids.extend(p.inputs.input_tensor_ids.iter().copied());
+            p.inputs.tensors = self.tensor_facts(p.index, &places, &ids).map_err(&read)?;
             let memory = match memory_at_failure(&p.inputs) {
                 Some(mut m) => {
+                    self.describe(&mut m.live_buffers).map_err(&read)?;
                     p.notes.append(&mut m.notes);
                     m.notes = p.notes;
                     FailureMemory::Found(Box::new(m))
@@ -168,13 +171,26 @@ impl MemoryReport {
         let places: Vec<(u64, u64)> = first.live_buffers.iter().map(|b| (first.device_id, b.address)).collect();
         let mut ids = graph_tensors(&inputs.graph);
         ids.extend(inputs.input_tensor_ids.iter().copied());
-        inputs.tensors = self.tensor_facts(&places, &ids).map_err(&read)?;
+        inputs.tensors = self.tensor_facts(index, &places, &ids).map_err(&read)?;
         let mut memory = operation_memory(&inputs, Some((first.device_id, first.buffer_type)));
         if let Some(m) = &mut memory {
+            self.describe(&mut m.live_buffers).map_err(&read)?;
             notes.append(&mut m.notes);
             m.notes = notes;
         }
         Ok(memory)
+    }
+
+    /// Fills in the shape and dtype of the tensors that hold buffers.
+    fn describe(&self, buffers: &mut [LiveBuffer]) -> rusqlite::Result<()> {
+        let ids: Vec<u64> = buffers.iter().filter_map(|b| b.tensor_id).collect::<BTreeSet<_>>().into_iter().collect();
+        let texts = self.describe_tensors(&ids)?;
+        for b in buffers {
+            if let Some((shape, dtype)) = b.tensor_id.and_then(|id| texts.get(&id)) {
+                (b.shape, b.dtype) = (shape.clone(), dtype.clone());
+            }
+        }
+        Ok(())
     }
 
     /// The input tensor ids of some operations (by index), by `input_index`; rows of the
@@ -190,16 +206,6 @@ impl MemoryReport {
             let mut picked: Vec<_> = of_rank(rank).collect();
             picked.sort_by_key(|l| l.1);
             out.insert(i, picked.iter().map(|l| l.2).collect());
-        }
-        Ok(out)
-    }
-
-    /// `tensors` rows of some ids, without their links.
-    fn tensor_facts_by_id(&self, ids: &[u64]) -> rusqlite::Result<Vec<crate::analysis::memory::TensorFacts>> {
-        let mut out = Vec::new();
-        for chunk in ids.chunks(500) {
-            let list = chunk.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
-            out.extend(self.tensor_fact_rows(&format!("tensor_id IN ({list})"))?);
         }
         Ok(out)
     }

@@ -7,6 +7,7 @@ pub mod devices;
 pub mod linked;
 pub mod locate;
 pub mod memory;
+pub mod memory_recent;
 pub mod memory_replay;
 pub mod memory_rows;
 pub mod memory_tensors;

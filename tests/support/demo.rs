@@ -15,6 +15,7 @@ use super::rows::{Device, ErrorRow, Op, SourceFile};
 use super::schema::{BufferType, Layout, Schema};
 
 mod block;
+mod finish;
 mod mem;
 mod patches;
 mod stem;
@@ -154,7 +155,7 @@ pub fn demo_report() -> ReportBuilder {
     stem::bottleneck(&mut d);
     patches::patches(&mut d);
     block::block(&mut d);
-    block::finish(&mut d);
+    finish::finish(&mut d);
     // graph_report's row for a top-level scope that never ended, at base id 0.
     d.errors.push(ErrorRow::incomplete(0, "ttnn.conv2d"));
     let report = ReportBuilder::new(Schema::V2_1)

@@ -43,7 +43,59 @@ pub use {
     schema::{BufferType, LOOKUP_INDEXES, Layout, Schema},
 };
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// The files of a folder with their bytes, sorted by name: compared before and after a report
+/// is opened, to check that nothing was written or created.
+pub fn folder_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("read the report folder")
+        .map(|e| e.expect("a folder entry").path())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap_or_default()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// A value read from a report folder (an opened report); dropping it checks that nothing in the
+/// folder was written or created meanwhile.
+pub struct ReadOnly<T> {
+    value: T,
+    dir: PathBuf,
+    before: Vec<(String, Vec<u8>)>,
+    /// A temporary folder to remove only after the check.
+    owned: Option<TempDir>,
+}
+
+impl<T> ReadOnly<T> {
+    /// Records the folder's bytes, then reads the value from it.
+    pub fn read<E>(dir: &Path, read: impl FnOnce() -> Result<T, E>) -> Result<Self, E> {
+        let before = folder_bytes(dir);
+        Ok(ReadOnly { value: read()?, dir: dir.to_path_buf(), before, owned: None })
+    }
+
+    /// Keeps a temporary folder until the value is dropped and checked.
+    pub fn owning(mut self, dir: TempDir) -> Self {
+        self.owned = Some(dir);
+        self
+    }
+}
+
+impl<T> std::ops::Deref for ReadOnly<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T> Drop for ReadOnly<T> {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            assert_eq!(folder_bytes(&self.dir), self.before, "the report folder changed: {}", self.dir.display());
+        }
+        drop(self.owned.take());
+    }
+}
 
 /// A fresh, empty directory under the system temp dir, unique to this process and `tag`.
 /// Remove it with [`TempDir`]'s drop.

@@ -116,7 +116,7 @@ impl<'a> Holders<'a> {
             shape: facts.and_then(|t| t.shape.clone()),
             dtype: facts.and_then(|t| t.dtype.clone()),
             producer_operation_id: producer.map(|u| u.operation_id),
-            producer_operation_name: producer.map(|u| u.operation_name.clone()),
+            producer_operation_name: producer.map(|u| u.operation_name.to_string()),
             last_use_operation_id: last_use,
             input_of_operation: input,
             stale: tensor_id.is_some() && !input && last_use.is_some_and(|k| k < n),

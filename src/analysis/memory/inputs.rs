@@ -49,8 +49,8 @@ pub struct DeviceFacts {
 pub struct TensorUse {
     /// The operation that read or produced it.
     pub operation_id: u64,
-    /// That operation's name (to recognise `ttnn.deallocate`).
-    pub operation_name: String,
+    /// That operation's name (to recognise `ttnn.deallocate`), shared.
+    pub operation_name: std::sync::Arc<str>,
     /// True for an `output_tensors` row.
     pub output: bool,
 }

@@ -173,6 +173,12 @@ pub(crate) fn live_at_failure(
     Some(LiveSet { basis, snapshot_operation_id, buffers, notes })
 }
 
+/// True when N's graph frees buffers after its failure point (an unwinding to add).
+pub(crate) fn unwinds(graph: &[GraphNode]) -> bool {
+    let start = failure_point(graph).map_or(0, |f| f + 1);
+    graph[start..].iter().any(|n| n.is(NodeType::BufferDeallocate))
+}
+
 /// The buffers of (device, buffer type) freed after the failure point (the unwinding U), with
 /// their sizes: from their allocation in N's graph, else from S0's row at that address, else
 /// from the free itself.

@@ -47,6 +47,12 @@ pub fn failure_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
     Some((failure_device(&inputs.graph, first, &inputs.devices), buffer_type))
 }
 
+/// Whether the rules would read the earlier snapshot S0 of `device` (memory.md §3.4): always
+/// when N has no `buffers` row for it; otherwise only to size a buffer the unwinding freed.
+pub fn needs_earlier_snapshot(inputs: &FailureInputs, device: u64) -> bool {
+    !inputs.own_snapshot.iter().any(|r| r.device_id == device) || live::unwinds(&inputs.graph)
+}
+
 /// The addresses of the buffers live at the failure, so that the report can read the tensors
 /// that may hold them; empty when there is no basis.
 pub fn live_addresses(inputs: &FailureInputs) -> Vec<u64> {

@@ -61,6 +61,18 @@ fn after_failure_snapshot_adds_the_unwinding_to_n_s_rows() {
 }
 
 #[test]
+fn the_earlier_snapshot_is_read_only_when_needed() {
+    let mut i = inputs(l1_failure(2000, 0, 0, 0), unwound_graph());
+    assert!(needs_earlier_snapshot(&i, 0));
+    i.own_snapshot = vec![row(0, BufferType::L1, 9500, 400)];
+    // N's own rows, but an unwinding to size.
+    assert!(needs_earlier_snapshot(&i, 0));
+    i.graph = G::default().start("ttnn.add").alloc(0, BufferType::L1, 8000, 500).aborted("ttnn.add").0;
+    assert!(!needs_earlier_snapshot(&i, 0));
+    assert!(needs_earlier_snapshot(&i, 1));
+}
+
+#[test]
 fn unwound_sizes_fall_back_to_the_free_itself() {
     let mut i = inputs(l1_failure(2000, 0, 0, 0), unwound_graph());
     i.own_snapshot = vec![row(0, BufferType::L1, 9500, 400)];

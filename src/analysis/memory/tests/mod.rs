@@ -122,11 +122,7 @@ fn tensor(id: u64, address: u64, uses: &[(u64, &str, bool)]) -> TensorFacts {
         dtype: Some("DataType::BFLOAT16".into()),
         uses: uses
             .iter()
-            .map(|(op, name, output)| TensorUse {
-                operation_id: *op,
-                operation_name: name.to_string(),
-                output: *output,
-            })
+            .map(|(op, name, output)| TensorUse { operation_id: *op, operation_name: (*name).into(), output: *output })
             .collect(),
         ..TensorFacts::default()
     }

@@ -83,3 +83,27 @@ fn without_a_region_there_are_no_free_blocks_no_check_and_no_fit() {
     assert_eq!(m.check.status, CheckStatus::Unchecked);
     assert_eq!(m.fit, Err(NoFit::RegionUnknown));
 }
+
+#[test]
+fn graph_sizes_per_bank() {
+    let node = |per_bank: Option<u64>, size: Option<u64>, cores: Option<u64>| GraphBuffer {
+        max_size_per_bank: per_bank,
+        size,
+        num_cores: cores,
+        address: 64,
+        ..GraphBuffer::default()
+    };
+    // max_size_per_bank wins; else the size over the cores of a sharded buffer; else over the
+    // banks given.
+    assert_eq!(node(Some(2048), Some(1), Some(3)).per_bank(12), Some(2048));
+    assert_eq!(node(None, Some(1000), Some(3)).per_bank(12), Some(334));
+    assert_eq!(node(None, Some(1000), Some(0)).per_bank(12), Some(84));
+    assert_eq!(node(None, None, None).per_bank(12), None);
+    assert_eq!(node(Some(0), None, None).per_bank(12), None);
+    // The banks: the message's count, else the device's L1 banks (L1, L1_SMALL), else 12.
+    let d = device(0);
+    assert_eq!(place::default_banks(BufferType::L1, Some(48), Some(&d)), 48);
+    assert_eq!(place::default_banks(BufferType::L1Small, None, Some(&d)), 10);
+    assert_eq!(place::default_banks(BufferType::Dram, None, Some(&d)), 12);
+    assert_eq!(place::default_banks(BufferType::L1, None, None), 1);
+}
