@@ -143,7 +143,7 @@ pub fn parse_scopes(text: &str) -> Result<Vec<GraphNode>, GraphError> {
         return Ok(Vec::new());
     }
     match read_scope_nodes(text) {
-        Some(nodes) => Ok(nodes.iter().enumerate().map(|(position, node)| scope_node(position, node)).collect()),
+        Some(nodes) => Ok(nodes.into_iter().enumerate().map(|(position, node)| scope_node(position, node)).collect()),
         None => parse_graph(text).map(|nodes| nodes.into_iter().map(scope_fields).collect()),
     }
 }
@@ -189,21 +189,9 @@ fn buffer_fields(node: GraphNode) -> GraphNode {
     }
 }
 
-fn scope_node(position: usize, node: &RawScopeNode<'_>) -> GraphNode {
-    let full = RawNode {
-        id: node.id.clone(),
-        counter: node.counter.clone(),
-        node_type: node.node_type.clone(),
-        params: node.params.as_ref().map(|p| RawParams {
-            name: p.name.clone(),
-            aborted: p.aborted.clone(),
-            abort_reason: p.abort_reason.clone(),
-            ..RawParams::default()
-        }),
-        stacking_level: node.stacking_level.clone(),
-        input_tensors: None,
-        connections: None,
-    };
+fn scope_node(position: usize, node: RawScopeNode<'_>) -> GraphNode {
+    let RawScopeNode { id, counter, node_type, params, stacking_level, .. } = node;
+    let full = RawNode { id, counter, node_type, params, stacking_level, input_tensors: None, connections: None };
     scope_fields(normalise(position, &full))
 }
 

@@ -138,55 +138,38 @@ pub(super) struct RawParams<'a> {
     pub globally_allocated: Option<Loose<'a>>,
 }
 
-/// One node, with the top-level fields the rules read.
+/// One node's top-level fields the rules read: `P` is the params read, `L` what is kept of its
+/// lists (`Vec<Loose>`, or `IgnoredAny` to skip them unread).
 #[derive(Debug, Deserialize)]
-pub(super) struct RawNode<'a> {
+#[serde(bound(deserialize = "'de: 'a, P: Deserialize<'de>, L: Deserialize<'de>"))]
+pub(super) struct Node<'a, P, L> {
     #[serde(borrow, default)]
     pub id: Option<Loose<'a>>,
     #[serde(borrow, default)]
     pub counter: Option<Loose<'a>>,
     #[serde(borrow, default)]
     pub node_type: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub params: Option<RawParams<'a>>,
+    #[serde(default)]
+    pub params: Option<P>,
     #[serde(borrow, default)]
     pub stacking_level: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub input_tensors: Option<Vec<Loose<'a>>>,
-    #[serde(borrow, default)]
-    pub connections: Option<Vec<Loose<'a>>>,
+    #[serde(default)]
+    pub input_tensors: Option<L>,
+    #[serde(default)]
+    pub connections: Option<L>,
 }
+
+/// One node with everything the rules and rows read.
+pub(super) type RawNode<'a> = Node<'a, RawParams<'a>, Vec<Loose<'a>>>;
 
 /// The nodes of a graph text, or none when the fast reader does not accept it exactly.
 pub(super) fn read_nodes(text: &str) -> Option<Vec<RawNode<'_>>> {
     serde_json::from_str(text).ok()
 }
 
-/// The params a scope rule reads.
-#[derive(Debug, Default, Deserialize)]
-pub(super) struct RawScopeParams<'a> {
-    #[serde(borrow, default)]
-    pub name: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub aborted: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub abort_reason: Option<Loose<'a>>,
-}
-
-/// One node with only what scope pairing and outcomes read (linking parses every graph).
-#[derive(Debug, Deserialize)]
-pub(super) struct RawScopeNode<'a> {
-    #[serde(borrow, default)]
-    pub id: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub counter: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub node_type: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub params: Option<RawScopeParams<'a>>,
-    #[serde(borrow, default)]
-    pub stacking_level: Option<Loose<'a>>,
-}
+/// One node without its lists, which scope pairing and outcomes never read (linking parses every
+/// graph of a report this way).
+pub(super) type RawScopeNode<'a> = Node<'a, RawParams<'a>, IgnoredAny>;
 
 /// The scope fields of a graph text's nodes, or none when the fast reader does not accept it.
 pub(super) fn read_scope_nodes(text: &str) -> Option<Vec<RawScopeNode<'_>>> {

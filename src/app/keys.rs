@@ -116,6 +116,18 @@ pub enum Pane {
     ErrorPopup,
 }
 
+/// Every pane, in the order help lists them.
+pub const PANES: [Pane; 8] = [
+    Pane::Operations,
+    Pane::DeviceOps,
+    Pane::Performance,
+    Pane::Memory,
+    Pane::OverTime,
+    Pane::Search,
+    Pane::Help,
+    Pane::ErrorPopup,
+];
+
 /// A key: a code with or without Ctrl.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Key {
@@ -250,16 +262,7 @@ mod tests {
 
     #[test]
     fn no_key_is_bound_twice_in_a_pane_and_every_pane_has_hints() {
-        for pane in [
-            Pane::Operations,
-            Pane::DeviceOps,
-            Pane::Performance,
-            Pane::Memory,
-            Pane::OverTime,
-            Pane::Search,
-            Pane::Help,
-            Pane::ErrorPopup,
-        ] {
+        for pane in PANES {
             let keys: Vec<Key> = bindings(pane).flat_map(|b| b.keys.iter().copied()).collect();
             for (k, key) in keys.iter().enumerate() {
                 assert!(!keys[k + 1..].contains(key), "{pane:?}: {key:?} bound twice");

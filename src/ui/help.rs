@@ -2,23 +2,12 @@
 
 use super::text::wrap_lines;
 use super::{Theme, clear};
-use crate::app::keys::{bindings, pane_title};
+use crate::app::keys::{PANES, bindings, pane_title};
 use crate::app::{App, Availability, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
-
-const PANES: [Pane; 8] = [
-    Pane::Operations,
-    Pane::DeviceOps,
-    Pane::Performance,
-    Pane::Memory,
-    Pane::OverTime,
-    Pane::Search,
-    Pane::Help,
-    Pane::ErrorPopup,
-];
 
 /// The help text: for each pane, its keys and what they do. Keys of the pane the help was opened
 /// from that cannot act now are marked.

@@ -14,14 +14,8 @@ fn holders_case(tensors: Vec<TensorFacts>) -> MemoryAtFailure {
         .aborted("ttnn.matmul");
     let mut i = inputs(l1_failure(2000, 0, 0, 0), g);
     i.input_tensor_ids = vec![3];
-    i.earlier_snapshot = Some(EarlierSnapshot {
-        operation_id: 9,
-        rows: vec![
-            row(0, BufferType::L1, 9000, 1000),
-            row(0, BufferType::L1, 8000, 500),
-            row(0, BufferType::Dram, 9000, 64),
-        ],
-    });
+    i.earlier_snapshot =
+        earlier(9, &[(BufferType::L1, 9000, 1000), (BufferType::L1, 8000, 500), (BufferType::Dram, 9000, 64)]);
     i.tensors = tensors;
     memory_at_failure(&i).unwrap()
 }

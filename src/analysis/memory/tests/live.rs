@@ -50,7 +50,7 @@ fn after_failure_snapshot_adds_the_unwinding_to_n_s_rows() {
     // N's rows: taken after the unwinding; a DRAM buffer at 9000 on device 0 stays in DRAM.
     i.own_snapshot =
         vec![row(0, BufferType::L1, 9500, 400), row(0, BufferType::Dram, 9000, 100), row(1, BufferType::L1, 2000, 50)];
-    i.earlier_snapshot = Some(EarlierSnapshot { operation_id: 9, rows: vec![row(0, BufferType::L1, 6000, 700)] });
+    i.earlier_snapshot = earlier(9, &[(BufferType::L1, 6000, 700)]);
     let m = memory_at_failure(&i).unwrap();
     assert_eq!(m.basis, Basis::AfterFailureSnapshot);
     assert_eq!(m.snapshot_operation_id, None);
@@ -96,14 +96,8 @@ fn earlier_snapshot_and_graph_replays_s0_through_the_failure_point() {
         .aborted("ttnn.add")
         .capture_end();
     let mut i = inputs(l1_failure(2000, 0, 0, 0), g);
-    i.earlier_snapshot = Some(EarlierSnapshot {
-        operation_id: 8,
-        rows: vec![
-            row(0, BufferType::L1, 9000, 1000),
-            row(0, BufferType::L1, 4000, 200),
-            row(0, BufferType::Dram, 4000, 100),
-        ],
-    });
+    i.earlier_snapshot =
+        earlier(8, &[(BufferType::L1, 9000, 1000), (BufferType::L1, 4000, 200), (BufferType::Dram, 4000, 100)]);
     let m = memory_at_failure(&i).unwrap();
     assert_eq!((m.basis, m.snapshot_operation_id), (Basis::EarlierSnapshotAndGraph, Some(8)));
     // 9000 freed before F; the DRAM free leaves L1's 4000; 7000 is N's, live at F.
@@ -122,7 +116,7 @@ fn a_free_without_address_uses_the_allocation_it_connects_to() {
     });
     let g = g.start("BinaryNgDeviceOperation").aborted("BinaryNgDeviceOperation").capture_end();
     let mut i = inputs(l1_failure(2000, 0, 0, 0), g);
-    i.earlier_snapshot = Some(EarlierSnapshot { operation_id: 8, rows: vec![row(0, BufferType::L1, 4000, 200)] });
+    i.earlier_snapshot = earlier(8, &[(BufferType::L1, 4000, 200)]);
     let m = memory_at_failure(&i).unwrap();
     assert_eq!(addresses(&m), [(4000, 200)]);
     assert!(m.notes.is_empty());
@@ -140,14 +134,10 @@ fn a_type_only_l1_free_matches_l1_small_and_never_dram() {
         })
         .start("BinaryNgDeviceOperation");
     let mut i = inputs(v2_failure("L1_SMALL", 100, 2000), g);
-    i.earlier_snapshot = Some(EarlierSnapshot {
-        operation_id: 3,
-        rows: vec![
-            row(0, BufferType::L1Small, 10500, 100),
-            row(0, BufferType::Dram, 10500, 100),
-            row(0, BufferType::L1Small, 11000, 64),
-        ],
-    });
+    i.earlier_snapshot = earlier(
+        3,
+        &[(BufferType::L1Small, 10500, 100), (BufferType::Dram, 10500, 100), (BufferType::L1Small, 11000, 64)],
+    );
     let m = memory_at_failure(&i).unwrap();
     assert_eq!(m.buffer_type, BufferType::L1Small);
     assert_eq!(addresses(&m), [(11000, 64)]);

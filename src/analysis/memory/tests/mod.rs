@@ -33,6 +33,11 @@ fn v2_failure(buffer_type: &str, need: u64, bank_size: u64) -> AllocationFailure
     .unwrap()
 }
 
+/// An earlier snapshot after operation `operation_id` of device 0's `(type, address, size)` rows.
+fn earlier(operation_id: u64, rows: &[(BufferType, i64, i64)]) -> Option<EarlierSnapshot> {
+    Some(EarlierSnapshot { operation_id, rows: rows.iter().map(|&(t, a, s)| row(0, t, a, s)).collect() })
+}
+
 fn row(device: u64, buffer_type: BufferType, address: i64, size: i64) -> SnapshotRow {
     SnapshotRow {
         device_id: device,
