@@ -10,6 +10,7 @@ use crate::analysis::usage_series::{UsageBasis, UsageSeries};
 use crate::app::{JobState, OverTimeTab};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
+use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, Gauge, GraphType, Paragraph};
@@ -118,50 +119,21 @@ fn draw_chart(frame: &mut Frame, area: Rect, view: &View, series: &UsageSeries, 
     let ceiling: Vec<(f64, f64)> =
         series.ceiling.map(|c| vec![(0.0, c.size as f64), (last, c.size as f64)]).unwrap_or_default();
     let cursor_line = vec![(cursor as f64, 0.0), (cursor as f64, top)];
-    let mut datasets = vec![
-        Dataset::default()
-            .name("used")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(theme.key)
-            .data(&points),
-        Dataset::default()
-            .name("cursor")
-            .marker(Marker::Dot)
-            .graph_type(GraphType::Line)
-            .style(theme.dim)
-            .data(&cursor_line),
+    // Each line: its name, marker, kind, style and points; empty ones are left out.
+    let lines: [(&str, Marker, GraphType, Style, &[(f64, f64)]); 5] = [
+        ("used", Marker::Braille, GraphType::Line, theme.key, &points),
+        ("cursor", Marker::Dot, GraphType::Line, theme.dim, &cursor_line),
+        ("region", Marker::Dot, GraphType::Line, theme.warning, &ceiling),
+        ("peak", Marker::Bar, GraphType::Scatter, theme.bold, &peak),
+        ("✖ failed", Marker::Block, GraphType::Scatter, theme.danger, &failures),
     ];
-    if !ceiling.is_empty() {
-        datasets.push(
-            Dataset::default()
-                .name("region")
-                .marker(Marker::Dot)
-                .graph_type(GraphType::Line)
-                .style(theme.warning)
-                .data(&ceiling),
-        );
-    }
-    if !peak.is_empty() {
-        datasets.push(
-            Dataset::default()
-                .name("peak")
-                .marker(Marker::Bar)
-                .graph_type(GraphType::Scatter)
-                .style(theme.bold)
-                .data(&peak),
-        );
-    }
-    if !failures.is_empty() {
-        datasets.push(
-            Dataset::default()
-                .name("✖ failed")
-                .marker(Marker::Block)
-                .graph_type(GraphType::Scatter)
-                .style(theme.danger)
-                .data(&failures),
-        );
-    }
+    let datasets: Vec<Dataset> = lines
+        .into_iter()
+        .filter(|(name, .., data)| *name == "used" || !data.is_empty())
+        .map(|(name, marker, kind, style, data)| {
+            Dataset::default().name(name).marker(marker).graph_type(kind).style(style).data(data)
+        })
+        .collect();
     let id = |k: usize| series.points.get(k).map_or(String::new(), |p| format!("op {}", p.operation_id));
     let x_labels = vec![Span::raw(id(0)), Span::raw(id(series.points.len().saturating_sub(1)))];
     let y_labels = vec![Span::raw("0 B"), Span::raw(size(top as u64))];
