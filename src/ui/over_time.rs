@@ -42,6 +42,9 @@ pub fn cursor_line(view: &View, series: &UsageSeries, cursor: usize) -> String {
     line
 }
 
+/// A line of the chart: name, marker, kind, style, points.
+type ChartLine<'a> = (&'static str, Marker, GraphType, Style, &'a [(f64, f64)]);
+
 /// Draws the tab.
 pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) {
     let theme = view.theme;
@@ -120,7 +123,7 @@ fn draw_chart(frame: &mut Frame, area: Rect, view: &View, series: &UsageSeries, 
         series.ceiling.map(|c| vec![(0.0, c.size as f64), (last, c.size as f64)]).unwrap_or_default();
     let cursor_line = vec![(cursor as f64, 0.0), (cursor as f64, top)];
     // Each line: its name, marker, kind, style and points; empty ones are left out.
-    let lines: [(&str, Marker, GraphType, Style, &[(f64, f64)]); 5] = [
+    let lines: [ChartLine; 5] = [
         ("used", Marker::Braille, GraphType::Line, theme.key, &points),
         ("cursor", Marker::Dot, GraphType::Line, theme.dim, &cursor_line),
         ("region", Marker::Dot, GraphType::Line, theme.warning, &ceiling),
