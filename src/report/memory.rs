@@ -6,7 +6,7 @@ use super::database::{
     RowSpan, Schema, float, int, open_error, open_read_only, operation_row_span, tables_indexed_by, text, uint,
 };
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
-use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors};
+use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors, rows_of_rank};
 use crate::analysis::failure::{AllocationFailure, parse_allocation_failure};
 use crate::analysis::graph::{GraphNode, parse_graph};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
@@ -23,9 +23,9 @@ static DEMO_CONFIG: &str = include_str!("../../fixtures/demo/config.json");
 /// Operation ids at most this far apart are looked up as one run of rows.
 const RUN_GAP: u64 = 16;
 
-/// The reference's text for a rank asked of a report without per-rank data (behaviour.md §1.4).
-pub const NO_RANKS: &str =
-    "This report database does not store per-rank data. Omit the rank query parameter or use rank=0 only.";
+/// Why a non-zero `--rank` is refused on a report without per-rank data (behaviour.md §1.4, in
+/// the CLI's terms rather than the reference's web wording).
+pub const NO_RANKS: &str = "this report stores no per-rank data";
 
 /// One operation of the report, in `operation_id` order.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,7 +140,8 @@ impl MemoryReport {
                 .hint("point at the db.sqlite of a TT-NN report folder"));
         }
         if rank > 0 && !schema.has_column("operations", "rank") {
-            return Err(ReportError::new(NO_RANKS, &path).hint("omit --rank or use --rank 0"));
+            let what = format!("{NO_RANKS}, so --rank {rank} cannot be read");
+            return Err(ReportError::new(what, &path).hint("omit --rank, or use --rank 0"));
         }
         let mut report = Self {
             source: source.clone(),
@@ -267,15 +268,14 @@ impl MemoryReport {
             .map(|e| ErrorKey { operation_id: e.operation_id, operation_name: &e.operation_name, rank: e.rank })
             .collect();
         let attachment = attach_errors(&op_keys, &error_keys);
+        let listed = rows_of_rank(&error_keys, &attachment, self.rank, self.schema.has_column("errors", "rank"));
         for (e, attached) in errors.iter_mut().zip(&attachment.attached) {
             e.attached = *attached;
         }
-        // Keep the rank's rows, and rank-0 rows only where the fallback attached them.
-        let rank = self.rank;
         let mut new_index = vec![None; errors.len()];
         let mut kept = Vec::new();
         for (i, e) in errors.into_iter().enumerate() {
-            if e.rank == rank || e.attached {
+            if listed[i] {
                 new_index[i] = Some(kept.len());
                 kept.push(e);
             }
