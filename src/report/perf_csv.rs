@@ -136,7 +136,8 @@ pub fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, ReportError
     let read_error = |e: csv::Error| ReportError::new(format!("cannot read the CSV ({e})"), path);
     let mut header = ByteRecord::new();
     if !reader.read_byte_record(&mut header).map_err(read_error)? {
-        return Err(too_short(path));
+        return Err(ReportError::new("empty file, not a perf report", path)
+            .hint("pass an ops_perf_results*.csv or its profiler report folder"));
     }
     let columns = Columns::new(&header);
     let analysed = columns.has("ID") && columns.has("OP Code");
@@ -166,9 +167,8 @@ pub fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, ReportError
             raw.push(record);
         }
     }
-    if data_rows == 0 {
-        return Err(too_short(path));
-    }
+    // A header and no rows is what the profiler leaves when the model died before its first
+    // operation finished: an empty report, not a refusal (behaviour.md §8.1).
     let data = if analysed {
         rows.retain(|r: &PerfRow| !r.is_host_op());
         PerfData::Analysed(rows)
@@ -176,10 +176,6 @@ pub fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, ReportError
         PerfData::Raw { records: raw, has_host_start: columns.has("HOST START TS") }
     };
     Ok(ParsedCsv { data, data_rows, ragged_rows })
-}
-
-fn too_short(path: &Path) -> ReportError {
-    ReportError::new("fewer than 2 lines (a header and one row): not a perf report", path)
 }
 
 /// Positions of the raw columns the rules read.
