@@ -1,10 +1,9 @@
 //! `ttnn-tui`: parse the command line, open the report, then print or draw.
 
-use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use ttnn_tui::app::App;
-use ttnn_tui::cli::{Cli, ColorChoice, Command, OpenArgs};
+use ttnn_tui::cli::{Cli, ColorChoice, OpenArgs};
 use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_text};
 use ttnn_tui::report::linked::LinkedReports;
 use ttnn_tui::report::perf::{PerfReport, default_perf_report};
@@ -12,13 +11,9 @@ use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
 use ttnn_tui::ui::theme::Theme;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let (open, json) = match &cli.command {
-        Some(Command::Explain(args)) => (&args.open, args.json),
-        None => (&cli.open, false),
-    };
+    let cli = Cli::parse_args();
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
-    match run(open, json, tui.then_some(cli.color)) {
+    match run(&cli.open_args(), cli.json(), tui.then_some(cli.options.color)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure { message, code }) => {
             eprintln!("error: {message}");

@@ -6,6 +6,7 @@ mod text;
 
 use crate::analysis::failure::AllocationFailure;
 use crate::analysis::perf_callout::PerfStatus;
+use crate::analysis::stack::source_label;
 use crate::report::linked::LinkedReports;
 use crate::report::{ErrorRecord, MemoryReport, ReportError};
 
@@ -28,6 +29,9 @@ pub struct ExplainedError<'a> {
     pub operation_id: u64,
     /// The operation name; empty for an unattached row without one.
     pub operation_name: &'a str,
+    /// The operation's `{file}:{line}` from its stack trace, as the operations list shows it
+    /// (behaviour.md §1.5); none for an unattached error or without such a place.
+    pub source: Option<String>,
     /// The error row.
     pub error: &'a ErrorRecord,
     /// The allocation failure, when the message is one.
@@ -58,7 +62,10 @@ pub fn collect<'a>(
         Some(id) => vec![report.operation_index(id).ok_or(id)?],
         None => (0..report.operations.len()).collect(),
     };
-    let operations = indexes
+    let with_error: Vec<usize> = indexes.into_iter().filter(|&i| report.error_of(i).is_some()).collect();
+    // Without its stack traces the blocks are still printed, without their source locations.
+    let traces = report.stack_traces(&with_error).unwrap_or_default();
+    let operations = with_error
         .into_iter()
         .filter_map(|i| {
             let op = &report.operations[i];
@@ -66,6 +73,7 @@ pub fn collect<'a>(
             Some(ExplainedError {
                 operation_id: op.id,
                 operation_name: &op.name,
+                source: traces.get(&i).and_then(|t| source_label(t)),
                 error,
                 failure: error.failure.as_ref(),
                 failed_device_operations: report.failed_device_operations(i),
@@ -81,6 +89,7 @@ pub fn collect<'a>(
             .map(|error| ExplainedError {
                 operation_id: error.operation_id,
                 operation_name: &error.operation_name,
+                source: None,
                 error,
                 failure: error.failure.as_ref(),
                 failed_device_operations: Ok(Vec::new()),
