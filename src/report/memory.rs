@@ -130,18 +130,35 @@ impl MemoryReport {
                 (conn, "demo".into(), name)
             }
         };
-        let fail = |e: rusqlite::Error| open_error(e, &path, false);
+        Self::read(conn, source, &path, name, rank)
+    }
+
+    /// Opens a database held in memory (a copy of `bytes`) as the demo is opened, named `name`:
+    /// for fuzzing and tests that mutate a report's bytes.
+    pub fn from_bytes(bytes: &[u8], name: &str, rank: u32) -> Result<Self, ReportError> {
+        let fail = |e: rusqlite::Error| open_error(e, Path::new(name), false);
+        if bytes.is_empty() {
+            return Err(ReportError::new("empty file, not a TT-NN memory report", Path::new(name)));
+        }
+        let mut conn = Connection::open_in_memory().map_err(fail)?;
+        conn.deserialize_read_exact(MAIN_DB, bytes, bytes.len(), true).map_err(fail)?;
+        Self::read(conn, &ReportSource::Demo, Path::new(name), name.to_string(), rank)
+    }
+
+    /// Reads what the first screen needs from an open connection.
+    fn read(conn: Connection, source: &ReportSource, path: &Path, name: String, rank: u32) -> Result<Self, ReportError> {
+        let fail = |e: rusqlite::Error| open_error(e, path, false);
         // One read transaction for everything read at start: each statement outside one takes
         // and drops the file lock and revalidates the page cache. Reading writes nothing.
         conn.execute_batch("BEGIN").map_err(fail)?;
         let schema = Schema::read(&conn).map_err(fail)?;
         if !schema.has_table("operations") {
-            return Err(ReportError::new("no operations table: not a TT-NN memory report", &path)
+            return Err(ReportError::new("no operations table: not a TT-NN memory report", path)
                 .hint("point at the db.sqlite of a TT-NN report folder"));
         }
         if rank > 0 && !schema.has_column("operations", "rank") {
             let what = format!("{NO_RANKS}, so --rank {rank} cannot be read");
-            return Err(ReportError::new(what, &path).hint("omit --rank, or use --rank 0"));
+            return Err(ReportError::new(what, path).hint("omit --rank, or use --rank 0"));
         }
         let mut report = Self {
             source: source.clone(),
