@@ -416,3 +416,19 @@ fn rows_written_out_of_order_are_still_found() {
         assert_eq!(report.arguments(index).unwrap(), vec![("value".to_string(), id.to_string())], "operation {id}");
     }
 }
+
+/// A report held in memory (what the `report` fuzz target opens) reads as the same file does.
+#[test]
+fn a_report_opens_from_its_bytes() {
+    let dir = TempDir::new("from-bytes");
+    let db = basic(Schema::V2).write_to(dir.path());
+    let bytes = std::fs::read(&db).unwrap();
+    let in_memory = MemoryReport::from_bytes(&bytes, "copy", 0).unwrap();
+    let on_disk = open(dir.path(), 0).unwrap();
+    assert_eq!(in_memory.operations, on_disk.operations);
+    assert_eq!(in_memory.errors, on_disk.errors);
+    assert_eq!(in_memory.name, "copy");
+    let error = |bytes: &[u8]| MemoryReport::from_bytes(bytes, "copy", 0).err().map(|e| e.to_string());
+    assert_eq!(error(b"").as_deref(), Some("empty file, not a TT-NN memory report: copy"));
+    assert_eq!(error(&bytes[..100]).as_deref(), Some("the database is damaged (truncated or corrupt): copy"));
+}

@@ -146,7 +146,13 @@ impl MemoryReport {
     }
 
     /// Reads what the first screen needs from an open connection.
-    fn read(conn: Connection, source: &ReportSource, path: &Path, name: String, rank: u32) -> Result<Self, ReportError> {
+    fn read(
+        conn: Connection,
+        source: &ReportSource,
+        path: &Path,
+        name: String,
+        rank: u32,
+    ) -> Result<Self, ReportError> {
         let fail = |e: rusqlite::Error| open_error(e, path, false);
         // One read transaction for everything read at start: each statement outside one takes
         // and drops the file lock and revalidates the page cache. Reading writes nothing.
