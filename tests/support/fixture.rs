@@ -163,7 +163,7 @@ impl ReportBuilder {
             return stmt.to_string();
         };
         let dropped = |line: &str| {
-            let column = line.trim().split_whitespace().next().unwrap_or("");
+            let column = line.split_whitespace().next().unwrap_or("");
             self.without_columns.iter().any(|(t, c)| t == table && c == column)
         };
         let lines: Vec<&str> = stmt.lines().filter(|l| !dropped(l)).collect();
