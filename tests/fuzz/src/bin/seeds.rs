@@ -11,7 +11,7 @@
 //! (page size 512, so each is a few KiB).
 
 #[path = "../../../support/mod.rs"]
-#[allow(dead_code, unused_imports)]
+#[allow(unused_imports)]
 mod support;
 
 use rusqlite::Connection;
@@ -128,7 +128,10 @@ fn perf_csvs(demo: &Path) -> Vec<String> {
     let analysed = [
         ANALYSED_HEADER.to_string(),
         analysed_row(2, ["", "", "start (signpost)", "", "", "", "", "start"]),
-        analysed_row(3, ["60.0", "DRAM", "MatmulDeviceOperation", "93.8", "100", "81.2", "20.1", "MatmulDeviceOperation"]),
+        analysed_row(
+            3,
+            ["60.0", "DRAM", "MatmulDeviceOperation", "93.8", "100", "81.2", "20.1", "MatmulDeviceOperation"],
+        ),
         analysed_row(5, ["0.1", "HOST", "aten::add (torch)", "", "", "", "", "aten::add (torch)"]),
     ];
     csvs.push(analysed.join("\n") + "\n");
@@ -160,9 +163,15 @@ fn small_reports() -> Vec<Vec<u8>> {
             .operation(
                 Op::new(1, "ttnn.tilize")
                     .stack_trace(trace)
-                    .argument("memory_config", "MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::L1)")
+                    .argument(
+                        "memory_config",
+                        "MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::L1)",
+                    )
                     .graph(built_graphs().remove(1))
-                    .buffers(vec![BufferRow::dram(1_024, 65_536), BufferRow::l1(1_048_576, 4_096).layout(Layout::Interleaved)]),
+                    .buffers(vec![
+                        BufferRow::dram(1_024, 65_536),
+                        BufferRow::l1(1_048_576, 4_096).layout(Layout::Interleaved),
+                    ]),
             )
             .operation(Op::new(2, "ttnn.conv2d").stack_trace(trace).graph(graph.clone()));
         if !with_errors {
