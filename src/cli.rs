@@ -1,22 +1,70 @@
 //! The command line: `ttnn-tui [REPORT] [options]` opens the terminal UI, `ttnn-tui explain`
-//! prints.
+//! prints. The options are global: they may stand before or after `explain`.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// Explains TT-NN allocation failures from a memory report (db.sqlite), in a terminal.
 #[derive(Debug, Parser)]
-#[command(name = "ttnn-tui", version, args_conflicts_with_subcommands = true)]
+#[command(name = "ttnn-tui", version)]
 pub struct Cli {
     /// Print instead of drawing.
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Which report to open.
+    /// A report folder holding db.sqlite, or the database itself
+    /// [default: the newest report under ./generated/ttnn/reports/]
+    #[arg(value_name = "REPORT", conflicts_with = "demo")]
+    pub report: Option<PathBuf>,
+    /// Options of the UI and of `explain`.
     #[command(flatten)]
-    pub open: OpenArgs,
-    /// When to use colours (NO_COLOR, when set and non-empty, means never).
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+    pub options: Options,
+}
+
+impl Cli {
+    /// Parses the command line, exiting with a usage error (code 2) where clap would not see a
+    /// conflict: `--demo` given before `explain` and a REPORT after it.
+    pub fn parse_args() -> Self {
+        let cli = Self::parse();
+        if let Err(e) = cli.check() {
+            e.exit();
+        }
+        cli
+    }
+
+    /// The conflicts a global option can hide from clap.
+    pub fn check(&self) -> Result<(), clap::Error> {
+        let open = self.open_args();
+        if open.demo && open.report.is_some() {
+            let message = "the argument '--demo' cannot be used with '[REPORT]'";
+            return Err(
+                <Self as clap::CommandFactory>::command().error(clap::error::ErrorKind::ArgumentConflict, message)
+            );
+        }
+        Ok(())
+    }
+
+    /// What to open: the REPORT given (after `explain`, or before it) and the options.
+    pub fn open_args(&self) -> OpenArgs {
+        let report = match &self.command {
+            Some(Command::Explain(args)) => args.report.clone().or_else(|| self.report.clone()),
+            None => self.report.clone(),
+        };
+        let o = &self.options;
+        OpenArgs {
+            report,
+            demo: o.demo,
+            operation: o.operation,
+            rank: o.rank,
+            hex: o.hex,
+            perf: o.perf.clone(),
+            watch: o.watch,
+        }
+    }
+
+    /// `explain --json`.
+    pub fn json(&self) -> bool {
+        matches!(&self.command, Some(Command::Explain(args)) if args.json)
+    }
 }
 
 /// Subcommands.
@@ -26,12 +74,13 @@ pub enum Command {
     Explain(ExplainArgs),
 }
 
-/// Arguments of `explain`.
+/// Arguments of `explain` (the global options apply too).
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// Which report to open.
-    #[command(flatten)]
-    pub open: OpenArgs,
+    /// A report folder holding db.sqlite, or the database itself
+    /// [default: the newest report under ./generated/ttnn/reports/]
+    #[arg(value_name = "REPORT", conflicts_with = "demo")]
+    pub report: Option<PathBuf>,
     /// Print JSON (a stable contract) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -43,30 +92,48 @@ pub struct ExplainArgs {
     pub follow: bool,
 }
 
-/// Choosing the report, shared by the UI and `explain`.
+/// The options shared by the UI and `explain`, accepted before or after the subcommand.
 #[derive(Debug, Args, Clone)]
-pub struct OpenArgs {
-    /// A report folder holding db.sqlite, or the database itself
-    /// [default: the newest report under ./generated/ttnn/reports/]
-    #[arg(value_name = "REPORT", conflicts_with = "demo")]
-    pub report: Option<PathBuf>,
+pub struct Options {
     /// Open the demo report built into the binary.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub demo: bool,
     /// Show this operation (by operation id).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", global = true)]
     pub operation: Option<u64>,
     /// Read this rank of a multi-host report.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, global = true)]
     pub rank: u32,
     /// Show addresses in hexadecimal.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub hex: bool,
     /// A device performance report (profiler folder or ops_perf_results*.csv).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
+    pub perf: Option<PathBuf>,
+    /// When to use colours (NO_COLOR, when set and non-empty, means never).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+    /// The report is still being written: follow what the run adds to it.
+    #[arg(long, global = true)]
+    pub watch: bool,
+}
+
+/// What to open and how, whichever way the command line spelled it.
+#[derive(Debug, Clone, Default)]
+pub struct OpenArgs {
+    /// The report folder or database; none for the newest under the default root.
+    pub report: Option<PathBuf>,
+    /// The demo report built into the binary.
+    pub demo: bool,
+    /// The operation to show.
+    pub operation: Option<u64>,
+    /// The rank to read.
+    pub rank: u32,
+    /// Hexadecimal addresses.
+    pub hex: bool,
+    /// A device performance report.
     pub perf: Option<PathBuf>,
     /// The report is still being written: follow what the run adds to it.
-    #[arg(long)]
     pub watch: bool,
 }
 
@@ -97,14 +164,59 @@ impl ColorChoice {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::OsStr;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        let cli = Cli::try_parse_from(std::iter::once("ttnn-tui").chain(args.iter().copied()))?;
+        cli.check().map(|()| cli)
+    }
+
+    #[test]
+    fn options_before_or_after_the_subcommand() {
+        for args in [
+            &["--color", "never", "explain", "--demo"][..],
+            &["explain", "--demo", "--color", "never"],
+            &["--demo", "explain", "--color=never"],
+        ] {
+            let cli = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            assert!(matches!(cli.command, Some(Command::Explain(_))), "{args:?}");
+            assert_eq!(cli.options.color, ColorChoice::Never, "{args:?}");
+            assert!(cli.open_args().demo, "{args:?}");
+        }
+        for args in [&["--hex", "explain", "--demo"][..], &["explain", "--demo", "--hex"]] {
+            let open = parse(args).unwrap().open_args();
+            assert!(open.hex && open.demo, "{args:?}");
+        }
+        let open = parse(&["--rank", "2", "--operation", "7", "explain", "r", "--perf", "p.csv"]).unwrap().open_args();
+        assert_eq!((open.rank, open.operation), (2, Some(7)));
+        assert_eq!((open.report, open.perf), (Some("r".into()), Some("p.csv".into())));
+        // An option given after the subcommand keeps a value given before it when repeated
+        // only before; a default never overrides a value given.
+        assert_eq!(parse(&["--rank", "3", "explain"]).unwrap().open_args().rank, 3);
+        assert_eq!(parse(&["explain", "--rank", "3"]).unwrap().open_args().rank, 3);
+    }
+
+    #[test]
+    fn the_existing_forms() {
+        let cli = parse(&["path/to/report", "--hex", "--perf", "x.csv", "--color", "always"]).unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.open_args().report, Some("path/to/report".into()));
+        assert_eq!(cli.options.color, ColorChoice::Always);
+        let cli = parse(&["explain", "path/db.sqlite", "--json", "--operation", "12"]).unwrap();
+        assert!(cli.json());
+        assert_eq!(cli.open_args().report, Some("path/db.sqlite".into()));
+        assert_eq!(parse(&[]).unwrap().open_args().report, None);
+        // REPORT and --demo exclude each other, wherever they stand.
+        assert!(parse(&["r", "--demo"]).is_err());
+        assert!(parse(&["--demo", "explain", "r"]).is_err());
+        assert!(parse(&["explain", "--bogus"]).is_err());
+    }
 
     #[test]
     fn no_color_only_when_non_empty_and_never_overrides() {
         assert!(!ColorChoice::Auto.plain(None));
-        assert!(!ColorChoice::Auto.plain(Some(OsStr::new(""))));
-        assert!(ColorChoice::Auto.plain(Some(OsStr::new("1"))));
+        assert!(!ColorChoice::Auto.plain(Some(std::ffi::OsStr::new(""))));
+        assert!(ColorChoice::Auto.plain(Some(std::ffi::OsStr::new("1"))));
         assert!(ColorChoice::Never.plain(None));
-        assert!(!ColorChoice::Always.plain(Some(OsStr::new("1"))));
+        assert!(!ColorChoice::Always.plain(Some(std::ffi::OsStr::new("1"))));
     }
 }

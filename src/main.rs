@@ -1,6 +1,5 @@
 //! `ttnn-tui`: parse the command line, open the report, then print or draw.
 
-use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use ttnn_tui::cli::{Cli, ColorChoice, Command, ExplainArgs, OpenArgs};
@@ -11,13 +10,10 @@ use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
 use ttnn_tui::ui::Theme;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let (open, explain) = match &cli.command {
-        Some(Command::Explain(args)) => (&args.open, Some(args)),
-        None => (&cli.open, None),
-    };
+    let cli = Cli::parse_args();
+    let explain = cli.command.as_ref().map(|Command::Explain(args)| args);
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
-    match run(open, explain, tui.then_some(cli.color)) {
+    match run(&cli.open_args(), explain, tui.then_some(cli.options.color)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure { message, code }) => {
             eprintln!("error: {message}");

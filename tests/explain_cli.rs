@@ -64,7 +64,7 @@ fn the_issue_example_block() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
-        "Operation 12 ttnn.conv2d: Out of memory\n  Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n  Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only the part of that free space inside the interleaved region, so it may be short by more.\n  Failed in Conv2dDeviceOperation\n"
+        "1 operation with an error\nOperation 12 ttnn.conv2d: Out of memory\n  Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n  Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only the part of that free space inside the interleaved region, so it may be short by more.\n  Failed in Conv2dDeviceOperation\n"
     );
 }
 
@@ -332,7 +332,7 @@ fn an_invalid_graph_gives_a_partial_result() {
     let o = run_read_only(&["explain", dir.path().to_str().unwrap()], dir.path());
     assert_eq!(o.status.code(), Some(0));
     let text = stdout(&o);
-    assert!(text.starts_with("Operation 3 ttnn.linear: Out of memory\n"), "{text}");
+    assert!(text.starts_with("1 operation with an error\nOperation 3 ttnn.linear: Out of memory\n"), "{text}");
     assert!(text.contains("\n  Device operations unavailable: invalid captured graph JSON: "), "{text}");
 }
 
@@ -354,4 +354,59 @@ fn hostile_text_never_reaches_the_output() {
         }
         assert!(out.contains("Out of memory"));
     }
+}
+
+#[test]
+fn each_heading_gives_the_source_location_of_the_list_label() {
+    let dir = TempDir::new("source-location");
+    let trace = "Traceback (most recent call last):\n  File \"/home/u/models/resnet/model.py\", line 66, in forward\n    x = ttnn.conv2d(x)\n  File \"/ttnn/op.py\", line 3, in __call__";
+    ReportBuilder::new(Schema::V2)
+        .operation(Op::new(11, "ttnn.add").stack_trace("File \"/a/add.py\", line 1"))
+        .operation(Op::new(12, "ttnn.conv2d").stack_trace(trace))
+        .operation(Op::new(13, "ttnn.relu").stack_trace("no place here"))
+        .error(ErrorRow::new(12, "ttnn.conv2d", "RuntimeError", OOM_V3))
+        .error(ErrorRow::new(13, "ttnn.relu", "RuntimeError", "TT_THROW @ a.cpp:1: bad\ninfo:\nrelu failed"))
+        .error(ErrorRow::new(
+            0,
+            "ttnn.add",
+            "incomplete_operation",
+            "Operation 'ttnn.add' started but never completed (likely crashed)",
+        ))
+        .write_to(dir.path());
+    let o = run_read_only(&["explain", dir.path().to_str().unwrap()], dir.path());
+    let text = stdout(&o);
+    let headings: Vec<&str> = text.lines().filter(|l| !l.starts_with("  ")).collect();
+    assert_eq!(
+        headings,
+        [
+            "2 operations with errors, 1 error not placed on an operation",
+            "Operation 12 ttnn.conv2d (model.py:66): Out of memory",
+            "Operation 13 ttnn.relu: RuntimeError",
+            "Unattached error (operation 0 ttnn.add, incomplete_operation)",
+        ]
+    );
+}
+
+/// The options are global: before or after `explain`, with the same output.
+#[test]
+fn options_before_or_after_the_subcommand() {
+    let expected = stdout(&run(&["explain", "--demo", "--hex"], None));
+    for args in [
+        &["--hex", "explain", "--demo"][..],
+        &["--color", "never", "--hex", "explain", "--demo"],
+        &["explain", "--demo", "--hex", "--color", "never"],
+        &["--demo", "--hex", "explain"],
+    ] {
+        let o = run(args, None);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), expected, "{args:?}");
+    }
+    let o = run(&["--color", "never", "explain", "--demo"], None);
+    assert_eq!((o.status.code(), stdout(&o)), (Some(0), stdout(&run(&["explain", "--demo"], None))));
+    // Without the subcommand, printing (stdout is not a terminal) takes them too.
+    assert_eq!(stdout(&run(&["--demo", "--hex", "--color", "never"], None)), expected);
+    // REPORT and --demo still exclude each other when the subcommand stands between them.
+    let o = run(&["--demo", "explain", "some/report"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("error: the argument '--demo' cannot be used with '[REPORT]'"), "{}", stderr(&o));
 }

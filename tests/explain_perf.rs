@@ -34,14 +34,18 @@ const L1_OOM: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: f
 fn demo_linked_text_and_json() {
     let text = stdout(&run(&["explain", "--demo"], None));
     assert_eq!(
-        text.lines().next(),
-        Some("Data linked between memory and performance reports: demo-perf/ops_perf_results_2026_11_29_10_12_00.csv")
+        text.lines().take(2).collect::<Vec<_>>(),
+        [
+            "13 operations with errors, 3 errors not placed on an operation",
+            "Data linked between memory and performance reports: demo-perf/ops_perf_results_2026_11_29_10_12_00.csv"
+        ]
     );
     insta::assert_snapshot!("demo_linked_text", text);
 
     let output = run(&["explain", "--demo", "--json"], None);
     let value = json(&output);
-    assert_eq!(keys(&value["perf_report"]), ["path", "rows", "link"]);
+    assert_eq!(keys(&value["perf_report"]), ["path", "rows", "link", "reason"]);
+    assert_eq!(value["perf_report"]["reason"], Value::Null);
     assert_eq!(value["perf_report"]["rows"], 30);
     assert_eq!(value["perf_report"]["link"], "linked");
     for op in value["operations"].as_array().unwrap() {
@@ -117,6 +121,18 @@ fn the_three_status_sentences() {
     assert_eq!(value["operations"][2]["perf"]["op_failed_row_ids"], serde_json::json!(["3", "4"]));
 }
 
+/// Why the demo memory report does not link with three unrelated rows: its completed device
+/// operations are the device rows of the demo run (`support::demo_perf::RUN`), and the first
+/// differs from the unrelated CSV's first row (ID 2).
+fn unrelated_reason() -> String {
+    let ran = support::demo_perf::device_rows();
+    format!(
+        "{} device operations completed in the memory report, 3 rows in the performance report; first difference at row 2: {} vs SoftmaxDeviceOperation",
+        ran.len(),
+        ran[0].1.name
+    )
+}
+
 #[test]
 fn an_unrelated_perf_report_does_not_link() {
     let dir = TempDir::new("unrelated");
@@ -127,14 +143,46 @@ fn an_unrelated_perf_report_does_not_link() {
     let perf = csv.write(dir.path(), "ops_perf_results.csv");
     let perf = perf.to_str().unwrap();
     let text = stdout(&run(&["explain", "--demo", "--perf", perf], None));
-    assert_eq!(text.lines().next().unwrap(), format!("Unable to link active memory and performance reports: {perf}"));
+    assert_eq!(
+        text.lines().skip(1).take(2).collect::<Vec<_>>(),
+        [format!("Unable to link active memory and performance reports: {perf}"), format!("  {}", unrelated_reason())]
+    );
     assert!(text.contains("\n  Failed in Conv2dDeviceOperation\n"), "{text}");
     assert!(!text.contains("in this report"), "{text}");
 
     let value = json(&run(&["explain", "--demo", "--perf", perf, "--json"], None));
     assert_eq!(value["perf_report"]["link"], "unlinked");
+    assert_eq!(value["perf_report"]["reason"], unrelated_reason());
     assert_eq!(value["perf_report"]["rows"], 3);
     assert!(value["operations"].as_array().unwrap().iter().all(|o| o["perf"].is_null()));
+}
+
+/// behaviour.md §8.1: the profiler's CSV when the model died before its first operation
+/// finished, a header and no rows: the memory report is explained as usual, the link is
+/// unavailable and says why, exit 0.
+#[test]
+fn a_perf_report_without_rows_is_unavailable() {
+    let dir = TempDir::new("header-only");
+    let perf = PerfCsv::new(Era::Y2026).write(dir.path(), "ops_perf_results.csv");
+    let perf = perf.to_str().unwrap();
+    let output = run(&["explain", "--demo", "--perf", perf], None);
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = stdout(&output);
+    assert_eq!(
+        text.lines().take(3).collect::<Vec<_>>(),
+        [
+            "13 operations with errors, 3 errors not placed on an operation".to_string(),
+            format!("Unable to link active memory and performance reports: {perf}"),
+            "  the performance report has no rows".to_string(),
+        ]
+    );
+    assert!(text.contains("\n  Failed in Conv2dDeviceOperation\n"), "{text}");
+    let value = json(&run(&["explain", "--demo", "--perf", perf, "--json"], None));
+    assert_eq!(
+        value["perf_report"],
+        serde_json::json!({"path": perf, "rows": 0, "link": "unavailable", "reason": "the performance report has no rows"})
+    );
+    assert_eq!(value["operations"].as_array().unwrap().len(), 13);
 }
 
 #[test]

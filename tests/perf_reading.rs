@@ -119,9 +119,15 @@ fn refusals_name_the_column_and_file() {
     let no_type = dir.join("no_type.csv");
     std::fs::write(&no_type, "OP CODE,GLOBAL CALL COUNT\nA,1\n").unwrap();
     assert!(PerfReport::open(&no_type).unwrap_err().to_string().contains("`OP TYPE`"));
-    let header_only = dir.join("header_only.csv");
-    std::fs::write(&header_only, "OP CODE,OP TYPE,GLOBAL CALL COUNT\n").unwrap();
-    assert!(PerfReport::open(&header_only).unwrap_err().to_string().starts_with("fewer than 2 lines"));
+    let empty = dir.join("ops_perf_results_empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    assert_eq!(
+        PerfReport::open(&empty).unwrap_err().to_string(),
+        format!(
+            "empty file, not a perf report: {} (pass an ops_perf_results*.csv or its profiler report folder)",
+            empty.display()
+        )
+    );
     assert!(PerfReport::open(&dir.join("missing.csv")).unwrap_err().to_string().starts_with("no such file"));
 }
 
@@ -181,4 +187,21 @@ fn folders_take_the_newest_csv_and_the_device_log() {
     assert_eq!(report.max_cores(&report.rows(true)), 120);
     let empty = temp_folder("empty");
     assert!(PerfReport::open(&empty).unwrap_err().to_string().starts_with("no ops_perf_results"));
+}
+
+/// behaviour.md §8.1: a header and no rows, as the profiler leaves it when the model died before
+/// its first operation finished, is an empty report.
+#[test]
+fn a_header_without_rows_is_an_empty_report() {
+    for era in [Era::Y2023, Era::Y2025, Era::Y2026] {
+        let dir = temp_folder(&format!("header-only-{era:?}"));
+        let report = PerfReport::open(&PerfCsv::new(era).write(&dir, "ops_perf_results.csv")).unwrap();
+        assert_eq!((report.data_rows, report.ragged_rows), (0, 0));
+        assert!(report.rows(true).is_empty() && report.rows(false).is_empty());
+    }
+    let dir = temp_folder("header-only-analysed");
+    let analysed = dir.join("analysed.csv");
+    std::fs::write(&analysed, format!("{ANALYSED_HEADER}\n")).unwrap();
+    let report = PerfReport::open(&analysed).unwrap();
+    assert!(report.is_analysed() && report.rows(true).is_empty());
 }

@@ -121,13 +121,60 @@ fn a_rank_is_refused_on_a_report_without_ranks() {
     let dir = TempDir::new("no-ranks");
     basic(Schema::V2).write_to(dir.path());
     let e = open(dir.path(), 1).err().expect("refused");
-    assert!(
-        e.to_string().starts_with(
-            "This report database does not store per-rank data. Omit the rank query parameter or use rank=0 only.: "
-        ),
-        "{e}"
+    let db = dir.path().join("db.sqlite");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "this report stores no per-rank data, so --rank 1 cannot be read: {} (omit --rank, or use --rank 0)",
+            db.display()
+        )
     );
     assert!(open(dir.path(), 0).is_ok());
+}
+
+/// behaviour.md §2.1: operations at ranks 0 and 1 and an `errors` table without a `rank` column:
+/// every row belongs to every rank's view. The rank-1 view lists both rows, `ttnn.softmax`
+/// attached to rank-1 operation 3 and `ttnn.add` unattached.
+#[test]
+fn an_errors_table_without_rank_belongs_to_every_rank() {
+    let dir = TempDir::new("errors-without-rank");
+    ReportBuilder::new(Schema::MultiHost)
+        .without_column("errors", "rank")
+        .operation(Op::new(3, "ttnn.add").rank(0))
+        .operation(Op::new(3, "ttnn.softmax").rank(1))
+        .error(ErrorRow::new(3, "ttnn.add", "RuntimeError", "add failed"))
+        .error(ErrorRow::new(3, "ttnn.softmax", "RuntimeError", "softmax failed"))
+        .write_to(dir.path());
+    let listed = |r: &MemoryReport| r.errors.iter().map(|e| (e.operation_name.clone(), e.attached)).collect::<Vec<_>>();
+    let r1 = open(dir.path(), 1).unwrap();
+    assert_eq!(r1.operations.iter().map(|o| (o.id, o.rank)).collect::<Vec<_>>(), vec![(3, 1)]);
+    assert_eq!(r1.error_of(0).unwrap().message, "softmax failed");
+    assert_eq!(listed(&r1), [("ttnn.add".to_string(), false), ("ttnn.softmax".to_string(), true)]);
+    assert_eq!(r1.unattached_errors().map(|e| e.message.as_str()).collect::<Vec<_>>(), ["add failed"]);
+    // Rank 0: ttnn.add attached to its operation 3, ttnn.softmax listed unattached.
+    let r0 = open(dir.path(), 0).unwrap();
+    assert_eq!(r0.error_of(0).unwrap().message, "add failed");
+    assert_eq!(listed(&r0), [("ttnn.add".to_string(), true), ("ttnn.softmax".to_string(), false)]);
+}
+
+/// The same rows in an `errors` table with a `rank` column, all at rank 0: rank 1 lists only
+/// the row the rank-0 fallback attached (unchanged behaviour).
+#[test]
+fn an_errors_table_with_rank_keeps_rank_zero_rows_to_rank_zero() {
+    let dir = TempDir::new("errors-with-rank");
+    ReportBuilder::new(Schema::MultiHost)
+        .operation(Op::new(3, "ttnn.add").rank(0))
+        .operation(Op::new(3, "ttnn.softmax").rank(1))
+        .error(ErrorRow::new(3, "ttnn.add", "RuntimeError", "add failed").rank(0))
+        .error(ErrorRow::new(3, "ttnn.softmax", "RuntimeError", "softmax failed").rank(0))
+        .write_to(dir.path());
+    let r1 = open(dir.path(), 1).unwrap();
+    assert_eq!(r1.error_of(0).unwrap().message, "softmax failed");
+    assert_eq!(r1.errors.iter().map(|e| e.message.as_str()).collect::<Vec<_>>(), ["softmax failed"]);
+    assert_eq!(r1.unattached_errors().count(), 0);
+    let r0 = open(dir.path(), 0).unwrap();
+    assert_eq!(r0.errors.len(), 2);
+    assert_eq!(r0.unattached_errors().map(|e| e.message.as_str()).collect::<Vec<_>>(), ["softmax failed"]);
 }
 
 /// behaviour.md §14.7 on a real database.
@@ -333,4 +380,20 @@ fn rows_written_out_of_order_are_still_found() {
         let index = report.operation_index(id as u64).unwrap();
         assert_eq!(report.arguments(index).unwrap(), vec![("value".to_string(), id.to_string())], "operation {id}");
     }
+}
+
+/// A report held in memory (what the `report` fuzz target opens) reads as the same file does.
+#[test]
+fn a_report_opens_from_its_bytes() {
+    let dir = TempDir::new("from-bytes");
+    let db = basic(Schema::V2).write_to(dir.path());
+    let bytes = std::fs::read(&db).unwrap();
+    let in_memory = MemoryReport::from_bytes(&bytes, "copy", 0).unwrap();
+    let on_disk = open(dir.path(), 0).unwrap();
+    assert_eq!(in_memory.operations, on_disk.operations);
+    assert_eq!(in_memory.errors, on_disk.errors);
+    assert_eq!(in_memory.name, "copy");
+    let error = |bytes: &[u8]| MemoryReport::from_bytes(bytes, "copy", 0).err().map(|e| e.to_string());
+    assert_eq!(error(b"").as_deref(), Some("empty file, not a TT-NN memory report: copy"));
+    assert_eq!(error(&bytes[..100]).as_deref(), Some("the database is damaged (truncated or corrupt): copy"));
 }

@@ -338,3 +338,15 @@ fn while_linking_the_tab_and_the_status_bar_say_so_and_keys_work() {
     assert!(h.screen().contains("│ perf: linking…"), "{}", h.screen());
     assert_eq!(h.selected_id(), Some(3));
 }
+
+#[test]
+fn a_performance_report_without_rows_says_so() {
+    use tui_support::support::perf::{Era, PerfCsv};
+    let h = harness(&linked_report(), &PerfCsv::new(Era::Y2026), 120, 40, false);
+    let screen = h.screen();
+    assert!(
+        screen.contains("Unable to link active memory and performance reports: the performance report has no rows"),
+        "{screen}"
+    );
+    assert!(screen.contains("│ perf: not linked — the performance report has no rows"), "{screen}");
+}

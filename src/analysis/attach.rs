@@ -1,5 +1,5 @@
 //! Attaching error rows to operations: id and name must both match, the first row wins, with the
-//! rank-0 fallback (behaviour.md §2.2–§2.3).
+//! rank-0 fallback; and which rows one rank's view lists (behaviour.md §2.1–§2.3).
 
 use std::collections::HashMap;
 
@@ -61,6 +61,17 @@ pub fn attach_errors(operations: &[OperationKey<'_>], errors: &[ErrorKey<'_>]) -
         })
         .collect();
     Attachment { error_of_operation, attached }
+}
+
+/// Which error rows one rank's view lists (behaviour.md §2.1): the rank's own rows and the rank-0
+/// rows the fallback attached; every row when the `errors` table has no `rank` column (its rows
+/// belong to every rank, attached or not).
+pub fn rows_of_rank(errors: &[ErrorKey<'_>], attachment: &Attachment, rank: u32, table_has_rank: bool) -> Vec<bool> {
+    errors
+        .iter()
+        .zip(&attachment.attached)
+        .map(|(e, &attached)| !table_has_rank || e.rank == rank || attached)
+        .collect()
 }
 
 #[cfg(test)]
@@ -138,5 +149,23 @@ mod tests {
             attach_errors(&[ranked(3, "x", 1)], &[e(3, "x", 0), e(3, "x", 1)]).error_of_operation,
             vec![Some(1)]
         );
+    }
+
+    /// behaviour.md §2.1: operations at ranks 0 and 1, `errors` rows (3, ttnn.add) and
+    /// (3, ttnn.softmax) without a rank column (read as rank 0), rank-1 operation 3 named
+    /// ttnn.softmax: the rank-1 view lists both rows, ttnn.softmax attached, ttnn.add not.
+    #[test]
+    fn an_errors_table_without_rank_belongs_to_every_rank() {
+        let rank_one = [OperationKey { id: 3, name: "ttnn.softmax", rank: 1 }];
+        let errors = [err(3, "ttnn.add"), err(3, "ttnn.softmax")];
+        let a = attach_errors(&rank_one, &errors);
+        assert_eq!(a.error_of_operation, vec![Some(1)]);
+        assert_eq!(a.attached, vec![false, true]);
+        assert_eq!(rows_of_rank(&errors, &a, 1, false), vec![true, true]);
+        // With a rank column, the same rows at rank 0 are rank 0's: only the attached one is listed.
+        assert_eq!(rows_of_rank(&errors, &a, 1, true), vec![false, true]);
+        // Rank 0 lists its own rows either way.
+        let none = attach_errors(&[], &errors);
+        assert_eq!(rows_of_rank(&errors, &none, 0, true), vec![true, true]);
     }
 }

@@ -2,6 +2,7 @@
 //! completed device-operation names against the alignable rows, all or nothing (behaviour.md §9).
 
 use super::graph::GraphNode;
+use super::link_reason::{LinkFailure, diagnose};
 use super::perf_rows::{DEVICE_OP_TYPE, PerfRow, lock_step_groups};
 use super::scopes::{CompletedDeviceOperation, completed_device_operations};
 use std::collections::{BTreeMap, HashMap};
@@ -106,6 +107,8 @@ pub struct Link {
     pub map: LinkMap,
     /// Whether the memory report has operations at all.
     pub has_operations: bool,
+    /// Why nothing aligned; none when linked.
+    pub failure: Option<LinkFailure>,
 }
 
 impl Link {
@@ -114,9 +117,20 @@ impl Link {
         self.has_operations && !self.map.is_empty()
     }
 
-    /// The link state of two loaded reports.
+    /// The link state of two loaded reports: `unavailable` when the performance report has no
+    /// rows (behaviour.md §8.1).
     pub fn state(&self) -> LinkState {
-        if self.is_linked() { LinkState::Linked } else { LinkState::Unlinked }
+        match (self.is_linked(), &self.failure) {
+            (true, _) => LinkState::Linked,
+            (false, Some(LinkFailure::NoRows)) => LinkState::Unavailable,
+            (false, _) => LinkState::Unlinked,
+        }
+    }
+
+    /// Why the reports did not link, as one line (e.g. `the performance report has no rows`);
+    /// none when linked. Shown beside [`LinkState::text`].
+    pub fn reason(&self) -> Option<String> {
+        if self.is_linked() { None } else { self.failure.as_ref().map(LinkFailure::text) }
     }
 }
 
@@ -190,7 +204,8 @@ pub fn link(operations: &[MemoryOperation], rows: &[PerfRow], num_devices: usize
         }
     };
     let mut result = Link { has_operations: !operations.is_empty(), ..Link::default() };
-    for attempt in [Attempt::StartOrder, Attempt::EndOrder, Attempt::StartOrderCollapsed, Attempt::EndOrderCollapsed] {
+    let attempts = [Attempt::StartOrder, Attempt::EndOrder, Attempt::StartOrderCollapsed, Attempt::EndOrderCollapsed];
+    for attempt in attempts {
         let Some(list) = attempt_list(attempt) else { continue };
         if let Some(pairs) = align(&list, &alignable) {
             for p in &pairs {
@@ -200,6 +215,11 @@ pub fn link(operations: &[MemoryOperation], rows: &[PerfRow], num_devices: usize
             result.attempt = Some(attempt);
             break;
         }
+    }
+    if !result.is_linked() {
+        let tried: Vec<Vec<&str>> =
+            attempts.into_iter().filter_map(attempt_list).map(|l| l.iter().map(|e| e.name).collect()).collect();
+        result.failure = Some(diagnose(&tried, &alignable, rows.len(), result.has_operations));
     }
     result
 }

@@ -183,3 +183,41 @@ fn the_per_device_view_extends_the_mapping_by_group() {
     assert_eq!(map.operation_of(6), None);
     assert_eq!(per_device_map(&LinkMap::default(), &unmerged), LinkMap::default());
 }
+
+#[test]
+fn a_failed_link_says_why() {
+    let ops = [op(1, &flat(&["MatmulDeviceOperation", "BinaryNgDeviceOperation"]))];
+    let rows = [signpost(2, "start"), row(3, "MatmulDeviceOperation"), row(5, "SoftmaxDeviceOperation")];
+    let unrelated = link(&ops, &rows, 1);
+    assert_eq!(
+        unrelated.reason().as_deref(),
+        Some(
+            "2 device operations completed in the memory report, 2 rows in the performance report; first difference at row 5: BinaryNgDeviceOperation vs SoftmaxDeviceOperation"
+        )
+    );
+    assert_eq!(unrelated.state(), LinkState::Unlinked);
+    let short = link(&ops, &rows[..2], 1);
+    assert_eq!(
+        short.reason().as_deref(),
+        Some(
+            "2 device operations completed in the memory report, 1 row in the performance report; more device operations than rows"
+        )
+    );
+    let linked = link(&ops, &[row(2, "MatmulDeviceOperation"), row(3, "BinaryNgDeviceOperation")], 1);
+    assert_eq!((linked.state(), linked.reason()), (LinkState::Linked, None));
+    assert_eq!(link(&[], &rows, 1).reason().as_deref(), Some("the memory report has no operations"));
+    assert_eq!(
+        link(&[op(1, &[])], &rows, 1).reason().as_deref(),
+        Some("no device operation completed in the memory report")
+    );
+}
+
+/// behaviour.md §8.1: a performance report with a header and no rows is `unavailable`.
+#[test]
+fn a_performance_report_without_rows_is_unavailable() {
+    let empty = link(&[op(1, &flat(&["MatmulDeviceOperation"]))], &[], 1);
+    assert_eq!(empty.state(), LinkState::Unavailable);
+    assert_eq!(empty.state().as_str(), "unavailable");
+    assert_eq!(empty.state().text(), UNLINKED_TEXT);
+    assert_eq!(empty.reason().as_deref(), Some("the performance report has no rows"));
+}

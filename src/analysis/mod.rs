@@ -9,6 +9,7 @@ pub mod format;
 pub mod graph;
 mod graph_json;
 pub mod link;
+pub mod link_reason;
 pub mod memory;
 pub mod model;
 pub mod perf_callout;

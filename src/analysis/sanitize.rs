@@ -14,8 +14,10 @@ pub fn sanitize_text(text: &str) -> String {
     sanitize(text, true)
 }
 
+/// Unicode's Bidi_Control characters: embeddings and overrides, isolates, and the marks (LRM,
+/// RLM, ALM), which can also reorder what a terminal shows.
 fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 fn sanitize(text: &str, multiline: bool) -> String {
@@ -152,6 +154,9 @@ mod tests {
     #[test]
     fn bidi_controls_are_dropped() {
         assert_eq!(sanitize_line("a\u{202E}cba\u{202C} \u{2066}x\u{2069}"), "acba x");
+        // Found by the `sanitize` fuzz target: the marks are bidi controls too.
+        assert_eq!(sanitize_line("\u{2066}iso\u{2069} \u{200F}mark\u{200E} \u{061C}"), "iso mark ");
+        assert_eq!(sanitize_text("a\u{200F}\nb\u{061C}"), "a\nb");
     }
 
     #[test]

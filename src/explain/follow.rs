@@ -2,7 +2,7 @@
 //! failure's block as it appears, like `tail -f`, until the caller says stop.
 
 use super::text::{operation_block, unattached_block};
-use super::{ExplainOptions, collect, explained_operation, explained_unattached, render_text};
+use super::{ExplainOptions, collect, explained_operation, explained_unattached};
 use crate::report::{MemoryReport, ReportError};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,7 +34,7 @@ pub fn follow(
 ) -> Result<(), FollowEnd> {
     let options = ExplainOptions { operation: None, hex };
     if let Ok(explanation) = collect(report, None, &options) {
-        out.write_all(render_text(report, &explanation, &options).as_bytes())?;
+        out.write_all(super::text::blocks(report, &explanation, &options).as_bytes())?;
     }
     out.flush()?;
     loop {

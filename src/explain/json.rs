@@ -36,6 +36,7 @@ pub fn render_json(report: &MemoryReport, explanation: &Explanation<'_>, options
             "path": sanitize_line(&l.perf.path.display().to_string()),
             "rows": l.rows.len(),
             "link": l.state().as_str(),
+            "reason": l.reason(),
         })),
         "operations": operations,
         "unattached_errors": unattached,

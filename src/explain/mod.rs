@@ -11,6 +11,7 @@ use crate::analysis::failure::AllocationFailure;
 use crate::analysis::memory::MemoryAtFailure;
 pub(crate) use crate::analysis::model::first_line;
 use crate::analysis::perf_callout::PerfStatus;
+use crate::analysis::stack::source_label;
 use crate::report::linked::LinkedReports;
 use crate::report::{ErrorRecord, FailureMemory, MemoryReport, ReportError};
 use std::collections::HashMap;
@@ -38,6 +39,9 @@ pub struct ExplainedError<'a> {
     pub operation_id: u64,
     /// The operation name; empty for an unattached row without one.
     pub operation_name: &'a str,
+    /// The operation's `{file}:{line}` from its stack trace, as the operations list shows it
+    /// (behaviour.md §1.5); none for an unattached error or without such a place.
+    pub source: Option<String>,
     /// The error row.
     pub error: &'a ErrorRecord,
     /// The allocation failure, when the message is one.
@@ -73,13 +77,17 @@ pub fn collect<'a>(
         Some(id) => vec![report.operation_index(id).ok_or(id)?],
         None => (0..report.operations.len()).collect(),
     };
+    let with_error: Vec<usize> = indexes.into_iter().filter(|&i| report.error_of(i).is_some()).collect();
+    // Without its stack traces the blocks are still printed, without their source locations.
+    let traces = report.stack_traces(&with_error).unwrap_or_default();
     let failed: Vec<usize> =
-        indexes.iter().copied().filter(|&i| report.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
+        with_error.iter().copied().filter(|&i| report.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
     let mut memory = memory_sections(report, &failed);
-    let operations = indexes
+    let operations = with_error
         .into_iter()
         .filter_map(|i| {
             let mut explained = explained_operation(report, linked, i)?;
+            explained.source = traces.get(&i).and_then(|t| source_label(t));
             explained.memory = memory.remove(&i).unwrap_or(Ok(None));
             Some(explained)
         })
@@ -103,6 +111,7 @@ fn explained_operation<'a>(
     Some(ExplainedError {
         operation_id: op.id,
         operation_name: &op.name,
+        source: None,
         error,
         failure: error.failure.as_ref(),
         failed_device_operations: report.failed_device_operations(index),
@@ -116,6 +125,7 @@ fn explained_unattached(error: &ErrorRecord) -> ExplainedError<'_> {
     ExplainedError {
         operation_id: error.operation_id,
         operation_name: &error.operation_name,
+        source: None,
         error,
         failure: error.failure.as_ref(),
         failed_device_operations: Ok(Vec::new()),

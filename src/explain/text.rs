@@ -9,29 +9,34 @@ use std::fmt::Write;
 
 /// Renders the errors of a report as text blocks, one per error, then the peaks (`--peak`).
 pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
-    let mut out = blocks(report, explanation, options);
+    let mut out = String::new();
+    if options.operation.is_none() {
+        let counts = (explanation.operations.len(), explanation.unattached.len(), report.operations.len());
+        let _ = writeln!(out, "{}", count_line(counts.0, counts.1, counts.2));
+    }
+    out.push_str(&blocks(report, explanation, options));
     if let Some(peaks) = &explanation.peaks {
         out.push_str(&super::peak::peak_text(report, peaks));
     }
     out
 }
 
-fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
+/// The link lines and every block, without the count line (`--follow` prints them as they come,
+/// where a count would soon be stale).
+pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
     let mut out = String::new();
     if let Some(linked) = explanation.linked {
         let path = sanitize_line(&linked.perf.path.display().to_string());
         let _ = writeln!(out, "{}: {path}", linked.state().text());
+        if let Some(reason) = linked.reason() {
+            let _ = writeln!(out, "  {reason}");
+        }
     }
     if let Some(id) = options.operation
         && explanation.operations.is_empty()
     {
         let name = report.operation_index(id).map(|i| report.operations[i].name.as_str()).unwrap_or("");
         let _ = writeln!(out, "Operation {id} {name} has no error.");
-        return out;
-    }
-    if explanation.operations.is_empty() && explanation.unattached.is_empty() {
-        let n = report.operations.len();
-        let _ = writeln!(out, "No errors recorded in this report ({n} operation{}).", if n == 1 { "" } else { "s" });
         return out;
     }
     for e in &explanation.operations {
@@ -45,13 +50,38 @@ fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, options: &Explai
 
 /// The block of an operation's error.
 pub(super) fn operation_block(e: &ExplainedError<'_>, hex: bool) -> String {
-    block(&format!("Operation {} {}", e.operation_id, e.operation_name), e, true, hex)
+    // The operations list's label: `{id} {name} ({file}:{line})` (behaviour.md §1.5).
+    let mut heading = format!("Operation {} {}", e.operation_id, e.operation_name);
+    if let Some(source) = &e.source {
+        let _ = write!(heading, " ({source})");
+    }
+    block(&heading, e, true, hex)
 }
 
 /// The block of an error no operation picked.
 pub(super) fn unattached_block(e: &ExplainedError<'_>, hex: bool) -> String {
     let name = if e.operation_name.is_empty() { "Unknown operation" } else { e.operation_name };
     block(&format!("Unattached error (operation {} {name}, {})", e.operation_id, e.error.error_type), e, false, hex)
+}
+
+/// The first line: how many operations have an error and how many errors no operation took,
+/// e.g. `13 operations with errors, 3 errors not placed on an operation`; without any error,
+/// `No errors recorded in this report (39 operations).` (`total` operations).
+fn count_line(operations: usize, unattached: usize, total: usize) -> String {
+    if operations == 0 && unattached == 0 {
+        let n = total;
+        return format!("No errors recorded in this report ({n} operation{}).", if n == 1 { "" } else { "s" });
+    }
+    let with_errors = match operations {
+        0 => "No operation has an error".to_string(),
+        1 => "1 operation with an error".to_string(),
+        n => format!("{n} operations with errors"),
+    };
+    match unattached {
+        0 => with_errors,
+        1 => format!("{with_errors}, 1 error not placed on an operation"),
+        n => format!("{with_errors}, {n} errors not placed on an operation"),
+    }
 }
 
 /// One block: a heading line, then indented explanation lines. The heading is followed by the
@@ -96,4 +126,20 @@ fn block(heading: &str, e: &ExplainedError<'_>, with_type: bool, hex: bool) -> S
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_line;
+
+    #[test]
+    fn the_count_line_in_every_form() {
+        assert_eq!(count_line(13, 3, 39), "13 operations with errors, 3 errors not placed on an operation");
+        assert_eq!(count_line(1, 1, 39), "1 operation with an error, 1 error not placed on an operation");
+        assert_eq!(count_line(2, 0, 39), "2 operations with errors");
+        assert_eq!(count_line(1, 0, 1), "1 operation with an error");
+        assert_eq!(count_line(0, 2, 39), "No operation has an error, 2 errors not placed on an operation");
+        assert_eq!(count_line(0, 0, 39), "No errors recorded in this report (39 operations).");
+        assert_eq!(count_line(0, 0, 1), "No errors recorded in this report (1 operation).");
+    }
 }

@@ -55,9 +55,15 @@ impl LinkedReports {
         Ok(Self { perf, rows, link, failed, fallbacks })
     }
 
-    /// `linked` or `unlinked`.
+    /// `linked`, `unlinked`, or `unavailable` for a performance report without rows.
     pub fn state(&self) -> LinkState {
         self.link.state()
+    }
+
+    /// Why the reports did not link, as one line shown beside [`LinkState::text`] (e.g. `the
+    /// performance report has no rows`); none when linked.
+    pub fn reason(&self) -> Option<String> {
+        self.link.reason()
     }
 
     /// The perf status of an operation with an attached error, when the reports are linked.

@@ -7,7 +7,7 @@ use super::database::{
 };
 use super::devices::Device;
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
-use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors};
+use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors, rows_of_rank};
 use crate::analysis::failure::parse_allocation_failure;
 use crate::analysis::graph::{GraphNode, parse_graph};
 pub use crate::analysis::model::{ErrorRecord, Operation};
@@ -25,9 +25,9 @@ static DEMO_CONFIG: &str = include_str!("../../fixtures/demo/config.json");
 /// Operation ids at most this far apart are looked up as one run of rows.
 const RUN_GAP: u64 = 16;
 
-/// The reference's text for a rank asked of a report without per-rank data (behaviour.md §1.4).
-pub const NO_RANKS: &str =
-    "This report database does not store per-rank data. Omit the rank query parameter or use rank=0 only.";
+/// Why a non-zero `--rank` is refused on a report without per-rank data (behaviour.md §1.4, in
+/// the CLI's terms rather than the reference's web wording).
+pub const NO_RANKS: &str = "this report stores no per-rank data";
 
 /// An opened memory report.
 pub struct MemoryReport {
@@ -84,17 +84,43 @@ impl MemoryReport {
                 (conn, "demo".into(), name)
             }
         };
-        let fail = |e: rusqlite::Error| open_error(e, &path, false);
+        Self::read(conn, source, &path, name, rank, watch.then_some(immutable))
+    }
+
+    /// Opens a database held in memory (a copy of `bytes`) as the demo is opened, named `name`:
+    /// for fuzzing and tests that mutate a report's bytes.
+    pub fn from_bytes(bytes: &[u8], name: &str, rank: u32) -> Result<Self, ReportError> {
+        let fail = |e: rusqlite::Error| open_error(e, Path::new(name), false);
+        if bytes.is_empty() {
+            return Err(ReportError::new("empty file, not a TT-NN memory report", Path::new(name)));
+        }
+        let mut conn = Connection::open_in_memory().map_err(fail)?;
+        conn.deserialize_read_exact(MAIN_DB, bytes, bytes.len(), true).map_err(fail)?;
+        Self::read(conn, &ReportSource::Demo, Path::new(name), name.to_string(), rank, None)
+    }
+
+    /// Reads what the first screen needs from an open connection; `watch` (whether the
+    /// connection is immutable) starts watching for changes.
+    fn read(
+        conn: Connection,
+        source: &ReportSource,
+        path: &Path,
+        name: String,
+        rank: u32,
+        watch: Option<bool>,
+    ) -> Result<Self, ReportError> {
+        let fail = |e: rusqlite::Error| open_error(e, path, false);
         // One read transaction for everything read at start: each statement outside one takes
         // and drops the file lock and revalidates the page cache. Reading writes nothing.
         conn.execute_batch("BEGIN").map_err(fail)?;
         let schema = Schema::read(&conn).map_err(fail)?;
         if !schema.has_table("operations") {
-            return Err(ReportError::new("no operations table: not a TT-NN memory report", &path)
+            return Err(ReportError::new("no operations table: not a TT-NN memory report", path)
                 .hint("point at the db.sqlite of a TT-NN report folder"));
         }
         if rank > 0 && !schema.has_column("operations", "rank") {
-            return Err(ReportError::new(NO_RANKS, &path).hint("omit --rank or use --rank 0"));
+            let what = format!("{NO_RANKS}, so --rank {rank} cannot be read");
+            return Err(ReportError::new(what, path).hint("omit --rank, or use --rank 0"));
         }
         let mut report = Self {
             source: source.clone(),
@@ -114,7 +140,7 @@ impl MemoryReport {
             schema,
         };
         report.load().map_err(fail)?;
-        if watch {
+        if let Some(immutable) = watch {
             report.start_watch(immutable).map_err(fail)?;
         }
         report.conn.execute_batch("COMMIT").map_err(fail)?;
@@ -228,15 +254,14 @@ impl MemoryReport {
             .map(|e| ErrorKey { operation_id: e.operation_id, operation_name: &e.operation_name, rank: e.rank })
             .collect();
         let attachment = attach_errors(&op_keys, &error_keys);
+        let listed = rows_of_rank(&error_keys, &attachment, self.rank, self.schema.has_column("errors", "rank"));
         for (e, attached) in errors.iter_mut().zip(&attachment.attached) {
             e.attached = *attached;
         }
-        // Keep the rank's rows, and rank-0 rows only where the fallback attached them.
-        let rank = self.rank;
         let mut new_index = vec![None; errors.len()];
         let mut kept = Vec::new();
         for (i, e) in errors.into_iter().enumerate() {
-            if e.rank == rank || e.attached {
+            if listed[i] {
                 new_index[i] = Some(kept.len());
                 kept.push(e);
             }

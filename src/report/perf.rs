@@ -146,6 +146,8 @@ impl PerfReport {
 fn locate_csv(path: &Path) -> Result<(PathBuf, PathBuf), ReportError> {
     let metadata = super::path_metadata(path)?;
     if metadata.is_dir() {
+        // A folder that cannot be listed says so, rather than seeming to hold no CSV.
+        std::fs::read_dir(path).map_err(|e| ReportError::new(format!("cannot read the folder ({e})"), path))?;
         let csv = newest_ops_csv(path).ok_or_else(|| {
             ReportError::new("no ops_perf_results*.csv in this folder", path)
                 .hint("pass a profiler report folder (generated/profiler/reports/<date>) or its CSV")

@@ -157,9 +157,8 @@ pub fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, ReportError
             raw.push(record);
         }
     }
-    if data_rows == 0 {
-        return Err(too_short(path));
-    }
+    // A header and no rows is what the profiler leaves when the model died before its first
+    // operation finished: an empty report, not a refusal (behaviour.md §8.1).
     let data = if analysed {
         rows.retain(|r: &PerfRow| !r.is_host_op());
         PerfData::Analysed(rows)
@@ -180,7 +179,8 @@ fn read_header<R: Read>(reader: &mut csv::Reader<R>, path: &Path) -> Result<(Byt
     let mut header = ByteRecord::new();
     let read = reader.read_byte_record(&mut header);
     if !read.map_err(|e| ReportError::new(format!("cannot read the CSV ({e})"), path))? {
-        return Err(too_short(path));
+        return Err(ReportError::new("empty file, not a perf report", path)
+            .hint("pass an ops_perf_results*.csv or its profiler report folder"));
     }
     let columns = Columns::new(&header);
     let analysed = columns.has("ID") && columns.has("OP Code");
@@ -189,10 +189,6 @@ fn read_header<R: Read>(reader: &mut csv::Reader<R>, path: &Path) -> Result<(Byt
             .hint("pass an ops_perf_results*.csv or its profiler report folder"));
     }
     Ok((header, columns, analysed))
-}
-
-fn too_short(path: &Path) -> ReportError {
-    ReportError::new("fewer than 2 lines (a header and one row): not a perf report", path)
 }
 
 /// Positions of the raw columns the rules read.

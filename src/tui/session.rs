@@ -40,8 +40,7 @@ pub fn perf_input(linked: LinkedReports) -> PerfInput {
         let rows = perf.rows(false);
         PerfRows { max_cores: perf.max_cores(&rows), rows }
     });
-    // Why nothing linked: the link does not say yet.
-    let unlinked_reason = None;
+    let unlinked_reason = link.reason();
     let file_name = perf.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let file_name = crate::analysis::sanitize::sanitize_line(&file_name);
     PerfInput { file_name, merged, per_device, link, unlinked_reason, failed, fallbacks }

@@ -16,6 +16,7 @@ use super::schema::{Schema, TABLE_ORDER};
 pub struct ReportBuilder {
     schema: Schema,
     without: Vec<String>,
+    without_columns: Vec<(String, String)>,
     report_name: Option<String>,
     devices: Vec<Device>,
     ops: Vec<Op>,
@@ -35,6 +36,7 @@ impl ReportBuilder {
         ReportBuilder {
             schema,
             without: Vec::new(),
+            without_columns: Vec::new(),
             report_name: None,
             devices: Vec::new(),
             ops: Vec::new(),
@@ -54,6 +56,14 @@ impl ReportBuilder {
     pub fn without_table(mut self, table: &str) -> Self {
         assert!(TABLE_ORDER.contains(&table), "without_table: unknown table {table}");
         self.without.push(table.to_string());
+        self
+    }
+
+    /// Leaves `column` out of `table`, as a writer of another era did (e.g. an `errors` table
+    /// without `rank` in a multi-host report); values meant for it must be droppable.
+    pub fn without_column(mut self, table: &str, column: &str) -> Self {
+        assert!(self.schema.has_column(table, column), "without_column: {:?} has no {table}.{column}", self.schema);
+        self.without_columns.push((table.to_string(), column.to_string()));
         self
     }
 
@@ -137,7 +147,8 @@ impl ReportBuilder {
     pub fn append_to(&self, conn: &mut Connection) {
         assert!(self.metadata.is_empty(), "append_to: metadata rows are written once, by write_to");
         let tx = conn.transaction().expect("begin");
-        let mut w = Writer { tx: &tx, schema: self.schema, without: &self.without };
+        let mut w =
+            Writer { tx: &tx, schema: self.schema, without: &self.without, without_columns: &self.without_columns };
         self.insert_rows(&mut w);
         tx.commit().expect("commit");
     }
@@ -145,14 +156,32 @@ impl ReportBuilder {
     fn fill(&self, conn: &mut Connection) {
         let tx = conn.transaction().expect("begin");
         for stmt in self.schema.ddl(&self.without) {
+            let stmt = self.drop_columns(&stmt);
             tx.execute_batch(&stmt).unwrap_or_else(|e| panic!("{e}: {stmt}"));
         }
-        let mut w = Writer { tx: &tx, schema: self.schema, without: &self.without };
+        let mut w =
+            Writer { tx: &tx, schema: self.schema, without: &self.without, without_columns: &self.without_columns };
         self.insert_rows(&mut w);
         for sql in &self.sql {
             tx.execute_batch(sql).unwrap_or_else(|e| panic!("{e}: {sql}"));
         }
         tx.commit().expect("commit");
+    }
+
+    /// A `CREATE TABLE` statement without the columns left out of its table.
+    fn drop_columns(&self, stmt: &str) -> String {
+        let Some(table) = stmt.strip_prefix("CREATE TABLE ").and_then(|s| s.split_whitespace().next()) else {
+            return stmt.to_string();
+        };
+        let dropped = |line: &str| {
+            let column = line.split_whitespace().next().unwrap_or("");
+            self.without_columns.iter().any(|(t, c)| t == table && c == column)
+        };
+        let lines: Vec<&str> = stmt.lines().filter(|l| !dropped(l)).collect();
+        // The last column definition loses its trailing comma when the one after it went.
+        let mut out = lines.join("\n");
+        out = out.replace(",\n)", "\n)");
+        out
     }
 
     fn insert_rows(&self, w: &mut Writer) {
@@ -212,6 +241,7 @@ struct Writer<'a> {
     tx: &'a rusqlite::Transaction<'a>,
     schema: Schema,
     without: &'a [String],
+    without_columns: &'a [(String, String)],
 }
 
 impl Writer<'_> {
@@ -226,7 +256,8 @@ impl Writer<'_> {
         let mut names = Vec::new();
         let mut params = Vec::new();
         for (name, value) in values {
-            if self.schema.has_column(table, name) {
+            let left_out = self.without_columns.iter().any(|(t, c)| t == table && c == name);
+            if self.schema.has_column(table, name) && !left_out {
                 names.push(*name);
                 params.push(value.clone());
                 continue;

@@ -215,8 +215,12 @@ pub fn advice_sentence(m: &MemoryAtFailure, hex: bool) -> String {
         Err(NoFit::Pinned) => format!(
             "No buffer can be freed to make room: every {need} window overlaps an input of operation {n} or a buffer it allocated."
         ),
-        Err(NoFit::LargerThanRegion { size: region }) => {
-            format!("The {need} request is larger than the whole region ({}): no freeing makes it fit.", size(*region))
+        Err(NoFit::LargerThanRegion { size: limit }) => {
+            // The limit is the message's bank size when that is below the region's size.
+            let region = m.map.region.bounds().map(|(s, e)| e - s);
+            let what =
+                if region.is_some_and(|r| r > *limit) { "the bank the allocator reports" } else { "the whole region" };
+            format!("The {need} request is larger than {what} ({}): no freeing makes it fit.", size(*limit))
         }
         Err(NoFit::RegionUnknown) => "No advice on what to free: the region is unknown.".into(),
         Err(NoFit::NoRequest) => "No advice on what to free: the message gives no per-bank request.".into(),

@@ -1,0 +1,174 @@
+//! Why two loaded reports did not link: one line a user can act on, beside the reference's
+//! `Unable to link active memory and performance reports` (behaviour.md §8.1, §9).
+
+use super::perf_rows::PerfRow;
+
+/// Why the alignment of behaviour.md §9 gave no mapping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkFailure {
+    /// The performance report has a header and no rows (behaviour.md §8.1): the link is
+    /// `unavailable`.
+    NoRows,
+    /// The memory report has no operations.
+    NoOperations,
+    /// No device operation completed in the memory report (no captured graphs, or every
+    /// operation failed before its first device operation ended).
+    NoCompletedDeviceOperations,
+    /// Every row matched its device operation, but the memory report has more device operations
+    /// than the performance report has rows.
+    MoreDeviceOperations {
+        /// Completed device operations in the list compared.
+        device_operations: usize,
+        /// Rows compared (signposts left out).
+        rows: usize,
+    },
+    /// A device operation and the row at its position differ.
+    Difference {
+        /// Completed device operations in the list compared.
+        device_operations: usize,
+        /// Rows compared (signposts left out).
+        rows: usize,
+        /// The perf row ID (its CSV line) of the first difference.
+        row_id: u64,
+        /// The memory report's device operation at that position.
+        memory: String,
+        /// The row's raw op code.
+        perf: String,
+    },
+}
+
+impl LinkFailure {
+    /// The one-line reason, e.g. `12 device operations completed in the memory report, 9 rows in
+    /// the performance report; first difference at row 5: MatmulDeviceOperation vs
+    /// SoftmaxDeviceOperation`.
+    pub fn text(&self) -> String {
+        let counts = |device_operations: usize, rows: usize| {
+            format!(
+                "{} completed in the memory report, {} in the performance report",
+                plural(device_operations, "device operation", "device operations"),
+                plural(rows, "row", "rows"),
+            )
+        };
+        match self {
+            Self::NoRows => "the performance report has no rows".to_string(),
+            Self::NoOperations => "the memory report has no operations".to_string(),
+            Self::NoCompletedDeviceOperations => "no device operation completed in the memory report".to_string(),
+            Self::MoreDeviceOperations { device_operations, rows } => {
+                format!("{}; more device operations than rows", counts(*device_operations, *rows))
+            }
+            Self::Difference { device_operations, rows, row_id, memory, perf } => {
+                format!("{}; first difference at row {row_id}: {memory} vs {perf}", counts(*device_operations, *rows))
+            }
+        }
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Why none of `attempts` (the memory-side name lists tried, in order) aligned with the alignable
+/// `rows`. The attempt that matched the longest run of rows from the start is described; the
+/// earliest wins a tie. `total_rows` counts every row, `has_operations` the memory report's.
+pub(crate) fn diagnose(
+    attempts: &[Vec<&str>],
+    rows: &[&PerfRow],
+    total_rows: usize,
+    has_operations: bool,
+) -> LinkFailure {
+    if total_rows == 0 {
+        return LinkFailure::NoRows;
+    }
+    if !has_operations {
+        return LinkFailure::NoOperations;
+    }
+    let mut best: Option<(usize, LinkFailure)> = None;
+    for list in attempts.iter().filter(|l| !l.is_empty()) {
+        let (device_operations, rows_compared) = (list.len(), rows.len());
+        let difference = list.iter().zip(rows).position(|(name, row)| *row.raw_op_code != **name);
+        let (matched, failure) = match difference {
+            Some(k) => (
+                k,
+                LinkFailure::Difference {
+                    device_operations,
+                    rows: rows_compared,
+                    row_id: rows[k].id,
+                    memory: list[k].to_string(),
+                    perf: rows[k].raw_op_code.to_string(),
+                },
+            ),
+            None => (rows.len(), LinkFailure::MoreDeviceOperations { device_operations, rows: rows_compared }),
+        };
+        if best.as_ref().is_none_or(|(m, _)| matched > *m) {
+            best = Some((matched, failure));
+        }
+    }
+    best.map_or(LinkFailure::NoCompletedDeviceOperations, |(_, failure)| failure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::perf_rows::DEVICE_OP_TYPE;
+
+    fn row(id: u64, code: &str) -> PerfRow {
+        PerfRow { id, raw_op_code: code.into(), op_type: DEVICE_OP_TYPE.into(), ..PerfRow::default() }
+    }
+
+    #[test]
+    fn the_texts() {
+        assert_eq!(LinkFailure::NoRows.text(), "the performance report has no rows");
+        assert_eq!(LinkFailure::NoOperations.text(), "the memory report has no operations");
+        assert_eq!(
+            LinkFailure::NoCompletedDeviceOperations.text(),
+            "no device operation completed in the memory report"
+        );
+        assert_eq!(
+            LinkFailure::MoreDeviceOperations { device_operations: 1, rows: 0 }.text(),
+            "1 device operation completed in the memory report, 0 rows in the performance report; more device operations than rows"
+        );
+        let difference = LinkFailure::Difference {
+            device_operations: 12,
+            rows: 9,
+            row_id: 5,
+            memory: "MatmulDeviceOperation".into(),
+            perf: "SoftmaxDeviceOperation".into(),
+        };
+        assert_eq!(
+            difference.text(),
+            "12 device operations completed in the memory report, 9 rows in the performance report; first difference at row 5: MatmulDeviceOperation vs SoftmaxDeviceOperation"
+        );
+    }
+
+    #[test]
+    fn the_attempt_that_went_furthest_is_described() {
+        let rows = [row(2, "A"), row(3, "B"), row(5, "C")];
+        let rows: Vec<&PerfRow> = rows.iter().collect();
+        let start = vec!["A", "X", "C"];
+        let end = vec!["A", "B", "Y", "D"];
+        let failure = diagnose(&[start.clone(), end], &rows, 3, true);
+        assert_eq!(
+            failure,
+            LinkFailure::Difference { device_operations: 4, rows: 3, row_id: 5, memory: "Y".into(), perf: "C".into() }
+        );
+        // A tie goes to the earlier attempt.
+        assert_eq!(
+            diagnose(&[start.clone(), vec!["A", "Z"]], &rows, 3, true),
+            LinkFailure::Difference { device_operations: 3, rows: 3, row_id: 3, memory: "X".into(), perf: "B".into() }
+        );
+        let longer = vec!["A", "B", "C", "D"];
+        assert_eq!(
+            diagnose(&[longer], &rows, 3, true),
+            LinkFailure::MoreDeviceOperations { device_operations: 4, rows: 3 }
+        );
+    }
+
+    #[test]
+    fn nothing_to_compare() {
+        let rows = [row(2, "A")];
+        let rows: Vec<&PerfRow> = rows.iter().collect();
+        assert_eq!(diagnose(&[vec!["A"]], &[], 0, true), LinkFailure::NoRows);
+        assert_eq!(diagnose(&[vec![]], &rows, 1, false), LinkFailure::NoOperations);
+        assert_eq!(diagnose(&[vec![], vec![]], &rows, 1, true), LinkFailure::NoCompletedDeviceOperations);
+    }
+}
