@@ -8,7 +8,12 @@ use std::path::Path;
 use std::sync::LazyLock;
 use ttnn_tui::analysis::failure::{AllocationFailure, parse_allocation_failure};
 use ttnn_tui::analysis::flags::flags_for_rows;
+use ttnn_tui::analysis::failure::BufferType;
 use ttnn_tui::analysis::graph::{GraphNode, parse_graph, parse_scopes};
+use ttnn_tui::analysis::memory::{
+    CheckStatus, DeviceFacts, EarlierSnapshot, FailureInputs, MemoryMap, OperationInputs, SnapshotRow, TensorFacts,
+    TensorUse, failure_lines, live_addresses, memory_at_failure, operation_lines, operation_memory,
+};
 use ttnn_tui::analysis::link::{MemoryOperation, link, per_device_map};
 use ttnn_tui::analysis::perf_callout::{FailedOperation, failure_listings, perf_callout};
 use ttnn_tui::analysis::reason::{CalloutBody, explain, summary};
@@ -17,7 +22,8 @@ use ttnn_tui::analysis::scopes::{
     completed_device_operations, failed_device_operations, pair_scopes, scope_closes, started_device_operations,
 };
 use ttnn_tui::analysis::tree::{TreeEntry, device_ops_tree, entry_at, first_failed_path};
-use ttnn_tui::explain::{ExplainOptions, collect, first_line, render_json, render_text};
+use ttnn_tui::analysis::model::first_line;
+use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_text};
 use ttnn_tui::report::MemoryReport;
 use ttnn_tui::report::linked::LinkedReports;
 use ttnn_tui::report::perf::{DeviceLog, PerfReport};
@@ -190,6 +196,108 @@ pub fn report(data: &[u8]) {
             let _ = report.arguments(i);
             let _ = report.buffers(i);
             let _ = report.failed_device_operations(i);
+            let _ = report.operation_memory(i, None);
         }
     }
+}
+
+/// The memory at a failure rebuilt from arbitrary records: a failure message and a captured graph
+/// (text up to the first and second NUL byte), then snapshot rows, a devices row and tensors built
+/// from the remaining bytes with small addresses, so that buffers overlap, nest and leave gaps.
+/// Whatever the picture, its map holds together and an `exact` check agrees with the message.
+pub fn memory(data: &[u8]) {
+    let mut parts = data.splitn(3, |&b| b == 0);
+    let message = String::from_utf8_lossy(parts.next().unwrap_or_default()).into_owned();
+    let graph = parse_graph(&String::from_utf8_lossy(parts.next().unwrap_or_default())).unwrap_or_default();
+    let rest = parts.next().unwrap_or_default();
+    let byte = |k: usize| rest.get(k).copied().unwrap_or(0);
+    let types = [BufferType::Dram, BufferType::L1, BufferType::L1Small];
+    let rows: Vec<SnapshotRow> = rest
+        .chunks(5)
+        .skip(1)
+        .map(|c| {
+            let at = |k: usize| c.get(k).copied().unwrap_or(0);
+            SnapshotRow {
+                device_id: u64::from(at(0) & 1),
+                address: Some(i64::from(at(1)) * 256 + 1024 - i64::from(at(0) >> 7) * 4096),
+                size_per_bank: Some(i64::from(at(2)) * 64 - i64::from(at(3) & 0x80)),
+                buffer_type: (at(3) & 3 != 3).then(|| types[usize::from(at(3) & 3)]),
+                layout: Some(i64::from(at(4) & 3)),
+            }
+        })
+        .collect();
+    let (own, earlier) = rows.split_at(rows.len() / 2);
+    let devices = if byte(0) & 1 == 1 {
+        vec![DeviceFacts {
+            device_id: 0,
+            l1_start: (byte(0) & 2 == 2).then_some(1024),
+            l1_bank_size: u64::from(byte(1)) * 256,
+            worker_l1_size: u64::from(byte(2)) * 512,
+            l1_num_banks: u64::from(byte(3)),
+        }]
+    } else {
+        Vec::new()
+    };
+    let tensors: Vec<TensorFacts> = rows
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| k % 3 == 0)
+        .map(|(k, r)| TensorFacts {
+            tensor_id: k as u64,
+            device_id: Some(r.device_id),
+            address: r.address.and_then(|a| u64::try_from(a).ok()),
+            buffer_type: r.buffer_type,
+            uses: vec![TensorUse { operation_id: (k % 7) as u64, operation_name: "ttnn.op".into(), output: k % 2 == 0 }],
+            ..TensorFacts::default()
+        })
+        .collect();
+    let inputs = FailureInputs {
+        operation_id: 7,
+        failure: parse_allocation_failure(&message),
+        graph: graph.clone(),
+        own_snapshot: if byte(0) & 4 == 4 { own.to_vec() } else { Vec::new() },
+        earlier_snapshot: (byte(0) & 8 == 8).then(|| EarlierSnapshot { operation_id: 5, rows: earlier.to_vec() }),
+        replayed_before: None,
+        devices: devices.clone(),
+        input_tensor_ids: vec![0, 3],
+        tensors: tensors.clone(),
+    };
+    let _ = live_addresses(&inputs);
+    if let Some(m) = memory_at_failure(&inputs) {
+        map_holds_together(&m.map);
+        if m.check.status == CheckStatus::Exact {
+            let tolerance = m.check.tolerance;
+            let allocated = m.check.allocated.expect("an exact check has the allocated figure");
+            assert!(m.map.used_per_bank.abs_diff(allocated) <= tolerance, "{m:?}");
+        }
+        for hex in [false, true] {
+            for line in failure_lines(&m, hex) {
+                assert_printable(&line, false);
+            }
+        }
+        let json = ttnn_tui::explain::memory_json(&m);
+        assert!(json.is_object());
+    }
+    let operation = OperationInputs { operation_id: 7, graph, snapshot: rows, devices, input_tensor_ids: vec![0], tensors };
+    if let Some(m) = operation_memory(&operation, None) {
+        map_holds_together(&m.map);
+        for line in operation_lines(&m, false) {
+            assert_printable(&line, false);
+        }
+    }
+}
+
+/// Free blocks ascending, disjoint and inside the region; used plus free fills the region; the
+/// largest block is the biggest free block.
+fn map_holds_together(map: &MemoryMap) {
+    let Some((start, end)) = map.region.bounds() else { return };
+    let mut at = start;
+    for block in &map.free_blocks {
+        assert!(block.address >= at && block.size > 0, "{map:?}");
+        at = block.address + block.size;
+    }
+    assert!(at <= end, "{map:?}");
+    let free: u64 = map.free_blocks.iter().map(|b| b.size).sum();
+    assert_eq!(map.used_per_bank + free, end - start, "{map:?}");
+    assert_eq!(map.largest_free_block, Some(map.free_blocks.iter().map(|b| b.size).max().unwrap_or(0)), "{map:?}");
 }

@@ -55,6 +55,39 @@ fn main() {
 
     let reports = small_reports();
     write_all(&out.join("report"), "db", reports.iter().map(Vec::as_slice));
+
+    let memory = memory_seeds(&demo);
+    write_all(&out.join("memory"), "failure", memory.iter().map(Vec::as_slice));
+}
+
+/// Seeds of the `memory` target: each demo error's message and its operation's captured graph,
+/// then its `buffers` rows in the target's 5-byte form (a header chunk saying a devices row, an
+/// own snapshot and an earlier one are there).
+fn memory_seeds(demo: &Connection) -> Vec<Vec<u8>> {
+    let sql = "SELECT e.error_message, g.captured_graph, e.operation_id FROM errors e \
+               JOIN captured_graph g ON g.operation_id = e.operation_id ORDER BY e.rowid";
+    let mut stmt = demo.prepare(sql).expect("valid query");
+    let failures: Vec<(String, String, i64)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("query")
+        .map(|r| r.expect("a row"))
+        .collect();
+    let mut rows = demo
+        .prepare("SELECT address, max_size_per_bank, buffer_type FROM buffers WHERE operation_id = ?1")
+        .expect("valid query");
+    failures
+        .into_iter()
+        .map(|(message, graph, id)| {
+            let mut seed = [message.as_bytes(), b"\0", graph.as_bytes(), b"\0"].concat();
+            seed.extend([0x0F, 0x80, 0x80, 0x40, 0x00]);
+            let buffers = rows.query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)));
+            for (address, size, kind) in buffers.expect("query").map(|r| r.expect("a row")) {
+                let clip = |v: i64| u8::try_from(v.clamp(0, 255)).unwrap_or(0);
+                seed.extend([0, clip((address - 1024) / 256), clip(size / 64), clip(kind) & 3, 0]);
+            }
+            seed
+        })
+        .collect()
 }
 
 /// Writes each seed as `{prefix}-{n}` in a fresh folder.
