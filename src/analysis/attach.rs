@@ -5,44 +5,37 @@ use std::collections::HashMap;
 
 /// The identity of an operation, for attachment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OperationKey<'a> {
+pub(crate) struct OperationKey<'a> {
     /// `operations.operation_id`.
-    pub id: u64,
+    pub(crate) id: u64,
     /// `operations.name`.
-    pub name: &'a str,
+    pub(crate) name: &'a str,
     /// `operations.rank` (0 without the column).
-    pub rank: u32,
+    pub(crate) rank: u32,
 }
 
 /// The identity of an error row, for attachment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ErrorKey<'a> {
+pub(crate) struct ErrorKey<'a> {
     /// `errors.operation_id`.
-    pub operation_id: u64,
+    pub(crate) operation_id: u64,
     /// `errors.operation_name`.
-    pub operation_name: &'a str,
+    pub(crate) operation_name: &'a str,
     /// `errors.rank` (0 without the column).
-    pub rank: u32,
+    pub(crate) rank: u32,
 }
 
 /// The result of attachment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Attachment {
+pub(crate) struct Attachment {
     /// For each operation, the index of its error row.
-    pub error_of_operation: Vec<Option<usize>>,
+    pub(crate) error_of_operation: Vec<Option<usize>>,
     /// For each error row, whether some operation picked it.
-    pub attached: Vec<bool>,
-}
-
-impl Attachment {
-    /// Indexes of the error rows no operation picked, in table order.
-    pub fn unattached(&self) -> impl Iterator<Item = usize> + '_ {
-        self.attached.iter().enumerate().filter(|(_, a)| !**a).map(|(i, _)| i)
-    }
+    pub(crate) attached: Vec<bool>,
 }
 
 /// Attaches error rows (in table order) to operations.
-pub fn attach_errors(operations: &[OperationKey<'_>], errors: &[ErrorKey<'_>]) -> Attachment {
+pub(crate) fn attach_errors(operations: &[OperationKey<'_>], errors: &[ErrorKey<'_>]) -> Attachment {
     let mut by_id_rank: HashMap<(u64, u32), Vec<usize>> = HashMap::new();
     for (i, e) in errors.iter().enumerate() {
         by_id_rank.entry((e.operation_id, e.rank)).or_default().push(i);
@@ -66,7 +59,7 @@ pub fn attach_errors(operations: &[OperationKey<'_>], errors: &[ErrorKey<'_>]) -
 /// Which error rows one rank's view lists (behaviour.md §2.1): the rank's own rows and the rank-0
 /// rows the fallback attached; every row when the `errors` table has no `rank` column (its rows
 /// belong to every rank, attached or not).
-pub fn rows_of_rank(errors: &[ErrorKey<'_>], attachment: &Attachment, rank: u32, table_has_rank: bool) -> Vec<bool> {
+pub(crate) fn rows_of_rank(errors: &[ErrorKey<'_>], attachment: &Attachment, rank: u32, table_has_rank: bool) -> Vec<bool> {
     errors
         .iter()
         .zip(&attachment.attached)
@@ -110,7 +103,6 @@ mod tests {
     fn empty_names_never_attach() {
         let a = attach_errors(&ops(), &[err(1, "")]);
         assert_eq!(a.attached, vec![false]);
-        assert_eq!(a.unattached().collect::<Vec<_>>(), vec![0]);
     }
 
     #[test]
@@ -124,7 +116,7 @@ mod tests {
     fn no_errors_table_means_no_errors() {
         let a = attach_errors(&ops(), &[]);
         assert_eq!(a.error_of_operation, vec![None, None, None]);
-        assert_eq!(a.unattached().count(), 0);
+        assert!(a.attached.iter().all(|&picked| picked));
     }
 
     #[test]

@@ -21,22 +21,22 @@ pub struct TensorPlacement {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FallbackOperation {
     /// `operation_id`.
-    pub id: u64,
+    pub(crate) id: u64,
     /// The operation's name.
-    pub name: String,
+    pub(crate) name: String,
     /// Its arguments: name and printed value.
-    pub arguments: Vec<(String, String)>,
+    pub(crate) arguments: Vec<(String, String)>,
     /// Input tensors.
-    pub inputs: Vec<TensorPlacement>,
+    pub(crate) inputs: Vec<TensorPlacement>,
     /// Output tensors.
-    pub outputs: Vec<TensorPlacement>,
+    pub(crate) outputs: Vec<TensorPlacement>,
     /// The allocation failure of its attached error.
-    pub failure: Option<AllocationFailure>,
+    pub(crate) failure: Option<AllocationFailure>,
 }
 
 /// Which signal raised the flag.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FallbackSignal {
+pub(crate) enum FallbackSignal {
     /// Every memory config asked for L1 (this type), yet outputs are in DRAM.
     RequestedL1(BufferType),
     /// A same-named retry of an operation that failed to allocate L1.
@@ -52,11 +52,11 @@ pub enum FallbackSignal {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DramFallback {
     /// What raised it.
-    pub signal: FallbackSignal,
+    pub(crate) signal: FallbackSignal,
     /// DRAM outputs that are not views of a DRAM input.
-    pub dram_outputs: usize,
+    pub(crate) dram_outputs: usize,
     /// All outputs.
-    pub outputs: usize,
+    pub(crate) outputs: usize,
 }
 
 impl DramFallback {
@@ -97,7 +97,7 @@ fn is_l1(t: Option<BufferType>) -> bool {
 }
 
 /// The requested L1 type: the first memory config's type when there is one and all ask for L1.
-pub fn requested_l1(arguments: &[(String, String)]) -> Option<BufferType> {
+pub(crate) fn requested_l1(arguments: &[(String, String)]) -> Option<BufferType> {
     let types = memory_config_types(arguments);
     (!types.is_empty() && types.iter().all(|&t| is_l1(t))).then(|| types[0]).flatten()
 }
@@ -131,7 +131,7 @@ fn is_view(output: &TensorPlacement, input: &TensorPlacement) -> bool {
 
 /// (d, n): DRAM outputs that are not views of a DRAM input, and all outputs; none when any output
 /// is in L1 or no output qualifies.
-pub fn dram_outputs(op: &FallbackOperation) -> Option<(usize, usize)> {
+pub(crate) fn dram_outputs(op: &FallbackOperation) -> Option<(usize, usize)> {
     if op.outputs.iter().any(|o| is_l1(o.buffer_type)) {
         return None;
     }

@@ -40,7 +40,7 @@ pub enum BufferType {
 
 impl BufferType {
     /// The type named by an exact message token, or none for any other token.
-    pub fn from_token(token: &str) -> Option<Self> {
+    pub(crate) fn from_token(token: &str) -> Option<Self> {
         match token {
             "DRAM" => Some(Self::Dram),
             "L1" => Some(Self::L1),
@@ -52,7 +52,7 @@ impl BufferType {
     }
 
     /// The type of a database or graph code `0..4`.
-    pub fn from_code(code: i64) -> Option<Self> {
+    pub(crate) fn from_code(code: i64) -> Option<Self> {
         match code {
             0 => Some(Self::Dram),
             1 => Some(Self::L1),
@@ -64,7 +64,7 @@ impl BufferType {
     }
 
     /// The label the reference shows: `DRAM`, `L1`, `System Memory`, `L1 Small`, `Trace`.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Self::Dram => "DRAM",
             Self::L1 => "L1",
@@ -88,35 +88,35 @@ impl BufferType {
 
 /// The figures of one allocation failure, as extracted from its message (behaviour.md §4.6).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Figures {
+pub(crate) struct Figures {
     /// Buffer type token when it is one of the five known ones (kinds 1, 2).
-    pub buffer_type: Option<BufferType>,
+    pub(crate) buffer_type: Option<BufferType>,
     /// Total bytes requested across all banks (kinds 1, 2).
-    pub requested: Option<u64>,
+    pub(crate) requested: Option<u64>,
     /// Number of banks (kinds 1, 2).
-    pub banks: Option<u64>,
+    pub(crate) banks: Option<u64>,
     /// Bytes each bank must store (kinds 1, 2).
-    pub per_bank: Option<u64>,
+    pub(crate) per_bank: Option<u64>,
     /// One bank's size (kinds 1, 2).
-    pub bank_size: Option<u64>,
+    pub(crate) bank_size: Option<u64>,
     /// Allocated bytes per bank, from newer tt-metal.
-    pub allocated: Option<u64>,
+    pub(crate) allocated: Option<u64>,
     /// Free bytes per bank, from newer tt-metal.
-    pub free: Option<u64>,
+    pub(crate) free: Option<u64>,
     /// Largest free block per bank, from newer tt-metal.
-    pub largest_free_block: Option<u64>,
+    pub(crate) largest_free_block: Option<u64>,
     /// Bytes left placeable after other allocators' ranges (kind 2 with the suffix).
-    pub placeable: Option<u64>,
+    pub(crate) placeable: Option<u64>,
     /// Largest placeable window (kind 2 with the suffix).
-    pub largest_placeable: Option<u64>,
+    pub(crate) largest_placeable: Option<u64>,
     /// Core range text, verbatim (kinds 3, 4).
-    pub core_range: Option<String>,
+    pub(crate) core_range: Option<String>,
     /// End address of the static circular-buffer region (kinds 3, 4).
-    pub region_end: Option<u64>,
+    pub(crate) region_end: Option<u64>,
     /// L1 size per core (kind 3).
-    pub max_l1: Option<u64>,
+    pub(crate) max_l1: Option<u64>,
     /// Address of the L1 buffer the region runs into (kind 4).
-    pub l1_buffer_address: Option<u64>,
+    pub(crate) l1_buffer_address: Option<u64>,
 }
 
 /// An allocation failure recognised in an error message.
@@ -125,9 +125,9 @@ pub struct AllocationFailure {
     /// Which of the four errors it is.
     pub kind: FailureKind,
     /// The figures the message gives.
-    pub figures: Figures,
+    pub(crate) figures: Figures,
     /// True when recognised by a rule the reference does not have (the dataflow-buffer wording).
-    pub beyond_reference: bool,
+    pub(crate) beyond_reference: bool,
 }
 
 const N: &str = "([0-9]+)";

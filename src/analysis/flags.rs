@@ -10,13 +10,13 @@ use super::reason::summary;
 use std::collections::{HashMap, HashSet};
 
 /// Rows below this `Total %` get no heuristic flag (tt-perf-report's mute threshold).
-pub const MIN_TOTAL_PERCENT: f64 = 0.5;
+pub(crate) const MIN_TOTAL_PERCENT: f64 = 0.5;
 /// `Low util` below this core utilisation.
-pub const LOW_UTILISATION_RATIO: f64 = 0.3;
+pub(crate) const LOW_UTILISATION_RATIO: f64 = 0.3;
 /// `Few cores` below this share of the available cores.
-pub const FEW_CORES_RATIO: f64 = 0.25;
+pub(crate) const FEW_CORES_RATIO: f64 = 0.25;
 /// maxCores of an unknown architecture.
-pub const DEFAULT_MAX_CORES: u64 = 64;
+pub(crate) const DEFAULT_MAX_CORES: u64 = 64;
 
 /// The text appended to `Low util` when tt-perf-report has no roofline model for the op.
 const NO_ROOFLINE: &str =
@@ -41,7 +41,7 @@ pub enum FlagKind {
 
 impl FlagKind {
     /// The flag's full label, shown in the footer.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Self::OpFailed => "Operation failed to allocate",
             Self::DramFallback => "Likely DRAM fallback",
@@ -53,7 +53,7 @@ impl FlagKind {
     }
 
     /// The short label shown in the Flags column.
-    pub fn short_label(self) -> &'static str {
+    pub(crate) fn short_label(self) -> &'static str {
         match self {
             Self::OpFailed => "Op failed",
             Self::DramFallback => "DRAM fallback?",
@@ -65,7 +65,7 @@ impl FlagKind {
     }
 
     /// What the flag means.
-    pub fn description(self) -> &'static str {
+    pub(crate) fn description(self) -> &'static str {
         match self {
             Self::OpFailed => {
                 "This device op ran, but a later device op of the same operation failed to allocate memory, as recorded in the linked memory report."
@@ -83,7 +83,7 @@ impl FlagKind {
     }
 
     /// True for danger style (`Op failed`, `Recompute`); otherwise warning style.
-    pub fn is_danger(self) -> bool {
+    pub(crate) fn is_danger(self) -> bool {
         matches!(self, Self::OpFailed | Self::Recompute)
     }
 }
@@ -99,7 +99,7 @@ pub struct Flag {
 
 /// maxCores: the device log's `Max Compute Cores`, else the larger of the architecture's default
 /// and the largest `Cores` among the rows (behaviour.md §11.7).
-pub fn max_cores(device_log_max: Option<u64>, arch: Option<&str>, rows: &[PerfRow]) -> u64 {
+pub(crate) fn max_cores(device_log_max: Option<u64>, arch: Option<&str>, rows: &[PerfRow]) -> u64 {
     if let Some(max) = device_log_max.filter(|&m| m > 0) {
         return max;
     }
@@ -116,19 +116,19 @@ pub fn max_cores(device_log_max: Option<u64>, arch: Option<&str>, rows: &[PerfRo
 
 /// What a row's flags depend on besides the row.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct RowContext<'a> {
+pub(crate) struct RowContext<'a> {
     /// The allocation failure of the operation the row is linked to.
-    pub failure: Option<&'a AllocationFailure>,
+    pub(crate) failure: Option<&'a AllocationFailure>,
     /// The DRAM-fallback record of that operation.
-    pub fallback: Option<&'a DramFallback>,
+    pub(crate) fallback: Option<&'a DramFallback>,
     /// False when an earlier shown row has the same program hash.
-    pub first_hash_occurrence: bool,
+    pub(crate) first_hash_occurrence: bool,
     /// maxCores (see [`max_cores`]).
-    pub max_cores: u64,
+    pub(crate) max_cores: u64,
 }
 
 /// The flags of one row, in column order.
-pub fn flags_for_row(row: &PerfRow, context: RowContext<'_>) -> Vec<Flag> {
+pub(crate) fn flags_for_row(row: &PerfRow, context: RowContext<'_>) -> Vec<Flag> {
     let mut flags = Vec::new();
     if let Some(failure) = context.failure {
         flags.push(Flag { kind: FlagKind::OpFailed, detail: Some(summary(failure, false)) });

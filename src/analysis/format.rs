@@ -23,7 +23,7 @@ pub fn format_size(value: i128) -> String {
 }
 
 /// Formats an unsigned byte count (see [`format_size`]).
-pub fn size(value: u64) -> String {
+pub(crate) fn size(value: u64) -> String {
     format_size(value as i128)
 }
 

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 /// The node types the rules and the tree look at; everything else is `Other`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeType {
+pub(crate) enum NodeType {
     /// `capture_start`.
     CaptureStart,
     /// `capture_end`.
@@ -58,53 +58,53 @@ impl NodeType {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GraphNode {
     /// The node's `id`, else its `counter`, else its position.
-    pub id: u64,
+    pub(crate) id: u64,
     /// The node type.
-    pub node_type: Option<NodeType>,
+    pub(crate) node_type: Option<NodeType>,
     /// The `node_type` text as written (sanitised), for unknown types only; empty for the others.
-    pub type_name: String,
+    pub(crate) type_name: String,
     /// `params.name` of a function start or end; empty when absent.
-    pub name: String,
+    pub(crate) name: String,
     /// `stacking_level`, read from the node's top level.
-    pub stacking_level: Option<i64>,
+    pub(crate) stacking_level: Option<i64>,
     /// A `function_end` whose `params.aborted` is exactly `true` or `"true"`.
-    pub aborted: bool,
+    pub(crate) aborted: bool,
     /// `params.abort_reason` when it is a string that is not blank.
-    pub abort_reason: Option<String>,
+    pub(crate) abort_reason: Option<String>,
     /// `params.size`.
-    pub size: Option<u64>,
+    pub(crate) size: Option<u64>,
     /// `params.address`.
-    pub address: Option<u64>,
+    pub(crate) address: Option<u64>,
     /// The buffer type: integer `params.buffer_type`, else the `params.type` string.
-    pub buffer_type: Option<BufferType>,
+    pub(crate) buffer_type: Option<BufferType>,
     /// True when `buffer_type` came from the integer `params.buffer_type`; the `type` string
     /// says only `DRAM` or `L1` (`L1_SMALL` prints as `L1`), so it is not exact.
-    pub buffer_type_code: bool,
+    pub(crate) buffer_type_code: bool,
     /// `params.max_size_per_bank` (newest captures).
-    pub max_size_per_bank: Option<u64>,
+    pub(crate) max_size_per_bank: Option<u64>,
     /// `params.num_cores` (0 = interleaved).
-    pub num_cores: Option<u64>,
+    pub(crate) num_cores: Option<u64>,
     /// `params.globally_allocated` of a circular buffer is `"1"`, `1` or `true` (backed by a tensor).
-    pub globally_allocated: bool,
+    pub(crate) globally_allocated: bool,
     /// `params.layout`.
-    pub layout: Option<String>,
+    pub(crate) layout: Option<String>,
     /// `params.core_range_set`.
-    pub core_range_set: Option<String>,
+    pub(crate) core_range_set: Option<String>,
     /// `params.device_id`.
-    pub device_id: Option<u64>,
+    pub(crate) device_id: Option<u64>,
     /// `params.tensor_id` of a tensor node.
-    pub tensor_id: Option<u64>,
+    pub(crate) tensor_id: Option<u64>,
     /// `params.shape` of a tensor node.
-    pub shape: Option<String>,
+    pub(crate) shape: Option<String>,
     /// `input_tensors`: counters of the tensor nodes given to a function start.
-    pub input_tensors: Vec<u64>,
+    pub(crate) input_tensors: Vec<u64>,
     /// `connections`: counters of later or related nodes.
-    pub connections: Vec<u64>,
+    pub(crate) connections: Vec<u64>,
 }
 
 impl GraphNode {
     /// True for this node type.
-    pub fn is(&self, node_type: NodeType) -> bool {
+    pub(crate) fn is(&self, node_type: NodeType) -> bool {
         self.node_type == Some(node_type)
     }
 }
@@ -164,7 +164,7 @@ fn scope_fields(node: GraphNode) -> GraphNode {
 /// Parses a graph keeping only what the memory replay reads — id, type, buffer params,
 /// connections — so that the graph-only pass holds little of each graph; the buffer fields are
 /// exactly those [`parse_graph`] gives.
-pub fn parse_buffers(text: &str) -> Result<Vec<GraphNode>, GraphError> {
+pub(crate) fn parse_buffers(text: &str) -> Result<Vec<GraphNode>, GraphError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }

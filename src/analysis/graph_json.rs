@@ -107,35 +107,35 @@ impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
 #[derive(Debug, Default, Deserialize)]
 pub(super) struct RawParams<'a> {
     #[serde(borrow, default)]
-    pub name: Option<Loose<'a>>,
+    pub(crate) name: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub aborted: Option<Loose<'a>>,
+    pub(crate) aborted: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub abort_reason: Option<Loose<'a>>,
+    pub(crate) abort_reason: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub size: Option<Loose<'a>>,
+    pub(crate) size: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub address: Option<Loose<'a>>,
+    pub(crate) address: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub buffer_type: Option<Loose<'a>>,
+    pub(crate) buffer_type: Option<Loose<'a>>,
     #[serde(borrow, default, rename = "type")]
-    pub type_name: Option<Loose<'a>>,
+    pub(crate) type_name: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub layout: Option<Loose<'a>>,
+    pub(crate) layout: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub core_range_set: Option<Loose<'a>>,
+    pub(crate) core_range_set: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub device_id: Option<Loose<'a>>,
+    pub(crate) device_id: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub tensor_id: Option<Loose<'a>>,
+    pub(crate) tensor_id: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub shape: Option<Loose<'a>>,
+    pub(crate) shape: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub max_size_per_bank: Option<Loose<'a>>,
+    pub(crate) max_size_per_bank: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub num_cores: Option<Loose<'a>>,
+    pub(crate) num_cores: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub globally_allocated: Option<Loose<'a>>,
+    pub(crate) globally_allocated: Option<Loose<'a>>,
 }
 
 /// One node's top-level fields the rules read: `P` is the params read, `L` what is kept of its
@@ -144,19 +144,19 @@ pub(super) struct RawParams<'a> {
 #[serde(bound(deserialize = "'de: 'a, P: Deserialize<'de>, L: Deserialize<'de>"))]
 pub(super) struct Node<'a, P, L> {
     #[serde(borrow, default)]
-    pub id: Option<Loose<'a>>,
+    pub(crate) id: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub counter: Option<Loose<'a>>,
+    pub(crate) counter: Option<Loose<'a>>,
     #[serde(borrow, default)]
-    pub node_type: Option<Loose<'a>>,
+    pub(crate) node_type: Option<Loose<'a>>,
     #[serde(default)]
-    pub params: Option<P>,
+    pub(crate) params: Option<P>,
     #[serde(borrow, default)]
-    pub stacking_level: Option<Loose<'a>>,
+    pub(crate) stacking_level: Option<Loose<'a>>,
     #[serde(default)]
-    pub input_tensors: Option<L>,
+    pub(crate) input_tensors: Option<L>,
     #[serde(default)]
-    pub connections: Option<L>,
+    pub(crate) connections: Option<L>,
 }
 
 /// One node with everything the rules and rows read.

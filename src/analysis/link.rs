@@ -8,9 +8,9 @@ use super::scopes::{CompletedDeviceOperation, completed_device_operations};
 use std::collections::{BTreeMap, HashMap};
 
 /// The status-bar text when the reports are linked.
-pub const LINKED_TEXT: &str = "Data linked between memory and performance reports";
+pub(crate) const LINKED_TEXT: &str = "Data linked between memory and performance reports";
 /// The status-bar text when they are not.
-pub const UNLINKED_TEXT: &str = "Unable to link active memory and performance reports";
+pub(crate) const UNLINKED_TEXT: &str = "Unable to link active memory and performance reports";
 
 /// The memory side of one operation: its id and name, and its completed device operations in
 /// start order and in end order (behaviour.md §3.6).
@@ -49,13 +49,13 @@ pub enum Attempt {
 
 /// One aligned pair: a completed device operation and the row it ran as.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LinkPair {
+pub(crate) struct LinkPair {
     /// The operation the device operation belongs to.
-    pub operation_id: u64,
+    pub(crate) operation_id: u64,
     /// The device operation's `function_start` node id.
-    pub start_id: u64,
+    pub(crate) start_id: u64,
     /// The perf row's id.
-    pub row_id: u64,
+    pub(crate) row_id: u64,
 }
 
 /// The mapping between operations and perf rows, both ways.
@@ -67,7 +67,7 @@ pub struct LinkMap {
 
 impl LinkMap {
     /// Adds a row to an operation (a row belongs to one operation; the first wins).
-    pub fn insert(&mut self, operation_id: u64, row_id: u64) {
+    pub(crate) fn insert(&mut self, operation_id: u64, row_id: u64) {
         if self.operation_of.contains_key(&row_id) {
             return;
         }
@@ -100,15 +100,15 @@ impl LinkMap {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Link {
     /// The aligned pairs, in memory-side order; empty when nothing aligned.
-    pub pairs: Vec<LinkPair>,
+    pub(crate) pairs: Vec<LinkPair>,
     /// The attempt that aligned.
-    pub attempt: Option<Attempt>,
+    pub(crate) attempt: Option<Attempt>,
     /// Operation id ↔ row ids (the merged mapping).
     pub map: LinkMap,
     /// Whether the memory report has operations at all.
-    pub has_operations: bool,
+    pub(crate) has_operations: bool,
     /// Why nothing aligned; none when linked.
-    pub failure: Option<LinkFailure>,
+    pub(crate) failure: Option<LinkFailure>,
 }
 
 impl Link {
@@ -129,7 +129,7 @@ impl Link {
 
     /// Why the reports did not link, as one line (e.g. `the performance report has no rows`);
     /// none when linked. Shown beside [`LinkState::text`].
-    pub fn reason(&self) -> Option<String> {
+    pub(crate) fn reason(&self) -> Option<String> {
         if self.is_linked() { None } else { self.failure.as_ref().map(LinkFailure::text) }
     }
 }
@@ -147,13 +147,8 @@ pub enum LinkState {
 }
 
 impl LinkState {
-    /// The state of an optional link: unavailable when there is none.
-    pub fn of(link: Option<&Link>) -> Self {
-        link.map_or(Self::Unavailable, Link::state)
-    }
-
     /// The status-bar text.
-    pub fn text(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         match self {
             Self::Linked => LINKED_TEXT,
             Self::Unlinked | Self::Unavailable => UNLINKED_TEXT,
@@ -161,7 +156,7 @@ impl LinkState {
     }
 
     /// `linked`, `unlinked` or `unavailable`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Linked => "linked",
             Self::Unlinked => "unlinked",

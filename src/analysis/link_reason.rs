@@ -5,7 +5,7 @@ use super::perf_rows::PerfRow;
 
 /// Why the alignment of behaviour.md §9 gave no mapping.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LinkFailure {
+pub(crate) enum LinkFailure {
     /// The performance report has a header and no rows (behaviour.md §8.1): the link is
     /// `unavailable`.
     NoRows,
@@ -41,7 +41,7 @@ impl LinkFailure {
     /// The one-line reason, e.g. `12 device operations completed in the memory report, 9 rows in
     /// the performance report; first difference at row 5: MatmulDeviceOperation vs
     /// SoftmaxDeviceOperation`.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let counts = |device_operations: usize, rows: usize| {
             format!(
                 "{} completed in the memory report, {} in the performance report",

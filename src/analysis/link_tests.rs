@@ -157,8 +157,7 @@ fn an_unrelated_report_does_not_link() {
     let rows = [row(2, "SoftmaxDeviceOperation"), row(3, "MatmulDeviceOperation")];
     let linked = link(&ops, &rows, 1);
     assert!(!linked.is_linked());
-    assert_eq!(LinkState::of(Some(&linked)).text(), UNLINKED_TEXT);
-    assert_eq!(LinkState::of(None), LinkState::Unavailable);
+    assert_eq!(linked.state().text(), UNLINKED_TEXT);
     assert_eq!(LinkState::Linked.text(), LINKED_TEXT);
 }
 

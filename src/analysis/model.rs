@@ -11,7 +11,7 @@ pub struct Operation {
     /// The operation's name, e.g. `ttnn.conv2d`.
     pub name: String,
     /// `duration` in seconds, when recorded.
-    pub duration: Option<f64>,
+    pub(crate) duration: Option<f64>,
     /// The rank the operation belongs to.
     pub rank: u32,
     /// Index into the report's errors of the error attached to it.
@@ -30,11 +30,11 @@ pub struct ErrorRecord {
     /// The whole stored text, sanitised.
     pub message: String,
     /// The error's stack trace, sanitised; may be empty.
-    pub stack_trace: String,
+    pub(crate) stack_trace: String,
     /// `timestamp` as stored.
-    pub timestamp: String,
+    pub(crate) timestamp: String,
     /// The row's rank.
-    pub rank: u32,
+    pub(crate) rank: u32,
     /// The allocation failure recognised in the message.
     pub failure: Option<AllocationFailure>,
     /// True when an operation picked this row.
@@ -42,14 +42,14 @@ pub struct ErrorRecord {
 }
 
 /// Index of the operation with this id in operations sorted by id, when there is one.
-pub fn operation_index(operations: &[Operation], id: u64) -> Option<usize> {
+pub(crate) fn operation_index(operations: &[Operation], id: u64) -> Option<usize> {
     let start = operations.partition_point(|o| o.id < id);
     (operations.get(start)?.id == id).then_some(start)
 }
 
 /// The line of an error message worth quoting: the text after `info:` when the message is a
 /// TT_FATAL/TT_THROW dump, else its first non-blank line.
-pub fn first_line(message: &str) -> &str {
+pub(crate) fn first_line(message: &str) -> &str {
     let mut lines = message.lines();
     while let Some(line) = lines.next() {
         if let Some(rest) = line.trim_start().strip_prefix("info:") {

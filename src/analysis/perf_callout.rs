@@ -7,7 +7,7 @@ use super::reason::CalloutBody;
 use serde::Serialize;
 
 /// How many failures the callout lists before `And {n} more, …`.
-pub const LISTED_FAILURES: usize = 5;
+pub(crate) const LISTED_FAILURES: usize = 5;
 
 /// An operation of the memory report with its attached error's allocation failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,11 +26,11 @@ pub struct FailedOperation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FailureListing {
     /// The failed operation.
-    pub operation: FailedOperation,
+    pub(crate) operation: FailedOperation,
     /// Entries of the merged mapping: earlier device operations that ran and have a row.
-    pub ran: usize,
+    pub(crate) ran: usize,
     /// Entries of the current view's mapping (equals `ran` when devices are merged).
-    pub linked: usize,
+    pub(crate) linked: usize,
 }
 
 /// Counts the rows of every failed operation (in id order) in the merged and the current view's
@@ -47,7 +47,7 @@ pub fn failure_listings(failed: &[FailedOperation], merged: &LinkMap, view: &Lin
 }
 
 /// The status sentence that replaces `Failed in …` in the perf callout.
-pub fn status_sentence(failed_device_operations: &[String], ran: usize, linked: usize) -> String {
+pub(crate) fn status_sentence(failed_device_operations: &[String], ran: usize, linked: usize) -> String {
     let within = if failed_device_operations.is_empty() {
         String::new()
     } else {
@@ -68,7 +68,7 @@ pub fn status_sentence(failed_device_operations: &[String], ran: usize, linked: 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CalloutListing {
     /// The operation to jump to.
-    pub operation_id: u64,
+    pub(crate) operation_id: u64,
     /// `{operation id} {operation name}`.
     pub label: String,
     /// The failure body, the status sentence as its last line.
@@ -119,11 +119,11 @@ pub fn perf_callout(listings: &[FailureListing], linked: bool, hex: bool) -> Opt
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PerfStatus {
     /// Earlier device operations that ran and have a row (merged mapping).
-    pub ran_device_operations: usize,
+    pub(crate) ran_device_operations: usize,
     /// Rows linked to the operation in the current view.
-    pub linked_rows: usize,
+    pub(crate) linked_rows: usize,
     /// The status sentence.
-    pub status: String,
+    pub(crate) status: String,
     /// Ids of the rows flagged `Op failed`, as text.
     pub op_failed_row_ids: Vec<String>,
 }

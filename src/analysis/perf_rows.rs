@@ -7,7 +7,7 @@ const COLLECTIVES: [&str; 3] = ["AllGather", "ReduceScatter", "AllReduce"];
 
 /// Shared text of a perf cell: rows built from records (and the merged and per-device views)
 /// share it instead of copying it.
-pub type Text = std::sync::Arc<str>;
+pub(crate) type Text = std::sync::Arc<str>;
 
 /// Substring test for the short cells of a perf row: a plain scan, which for op codes of a few
 /// dozen bytes costs less than setting up `str::contains`'s searcher, called five times a row.
@@ -20,42 +20,42 @@ fn has(haystack: &str, needle: &str) -> bool {
 }
 
 /// `OP TYPE` of a device operation.
-pub const DEVICE_OP_TYPE: &str = "tt_dnn_device";
+pub(crate) const DEVICE_OP_TYPE: &str = "tt_dnn_device";
 
 /// `OP TYPE` of a signpost.
-pub const SIGNPOST_OP_TYPE: &str = "signpost";
+pub(crate) const SIGNPOST_OP_TYPE: &str = "signpost";
 
 /// One data row of a raw `ops_perf_results` CSV, with the cells the rules read.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PerfRecord {
     /// The row's line number in the CSV (first data row 2).
-    pub id: u64,
+    pub(crate) id: u64,
     /// `OP CODE`, unchanged.
-    pub op_code: Text,
+    pub(crate) op_code: Text,
     /// `OP TYPE`: `tt_dnn_device`, `signpost`, or a host op type.
-    pub op_type: Text,
+    pub(crate) op_type: Text,
     /// `DEVICE ID`, when it is an integer.
-    pub device_id: Option<u64>,
+    pub(crate) device_id: Option<u64>,
     /// `HOST START TS`.
-    pub host_start_ts: Option<f64>,
+    pub(crate) host_start_ts: Option<f64>,
     /// `DEVICE KERNEL DURATION [ns]`.
-    pub kernel_duration_ns: Option<f64>,
+    pub(crate) kernel_duration_ns: Option<f64>,
     /// `OP TO OP LATENCY [ns]`.
-    pub op_to_op_latency_ns: Option<f64>,
+    pub(crate) op_to_op_latency_ns: Option<f64>,
     /// `CORE COUNT`.
-    pub core_count: Option<i64>,
+    pub(crate) core_count: Option<i64>,
     /// `AVAILABLE WORKER CORE COUNT` (2026 CSVs).
-    pub available_cores: Option<i64>,
+    pub(crate) available_cores: Option<i64>,
     /// `MATH FIDELITY`.
-    pub math_fidelity: Text,
+    pub(crate) math_fidelity: Text,
     /// `PROGRAM HASH`, when not empty.
-    pub program_hash: Option<Text>,
+    pub(crate) program_hash: Option<Text>,
     /// `PROGRAM CACHE HIT`: `True` or `False`, else none.
-    pub cache_hit: Option<bool>,
+    pub(crate) cache_hit: Option<bool>,
     /// `PM IDEAL [ns]`.
-    pub pm_ideal_ns: Option<f64>,
+    pub(crate) pm_ideal_ns: Option<f64>,
     /// `GLOBAL CALL COUNT`, as written.
-    pub global_call_count: Text,
+    pub(crate) global_call_count: Text,
 }
 
 /// tt-perf-report's analytic columns, present only when the input is a tt-perf-report CSV.
@@ -68,7 +68,7 @@ pub struct Analytics {
     /// `FLOPs %`.
     pub flops_percent: Option<f64>,
     /// `Bound Analysis` (1.4.0).
-    pub bound_analysis: Option<String>,
+    pub(crate) bound_analysis: Option<String>,
 }
 
 /// One row of the performance table.
@@ -81,13 +81,13 @@ pub struct PerfRow {
     /// The displayed op code: ` (signpost)` appended for signposts.
     pub op_code: Text,
     /// `OP TYPE`; empty when the input does not say (tt-perf-report output, non-signpost rows).
-    pub op_type: Text,
+    pub(crate) op_type: Text,
     /// The device the row came from (the kept row's device when merged).
-    pub device: Option<u64>,
+    pub(crate) device: Option<u64>,
     /// Device kernel time in µs; none for signposts.
     pub device_time_us: Option<f64>,
     /// Gap since the previous non-signpost op, in µs.
-    pub op_to_op_gap_us: Option<f64>,
+    pub(crate) op_to_op_gap_us: Option<f64>,
     /// Cores used.
     pub cores: Option<i64>,
     /// Worker cores available.
@@ -95,7 +95,7 @@ pub struct PerfRow {
     /// Share of the report's time (device time plus gaps), in percent.
     pub total_percent: Option<f64>,
     /// Math fidelity, e.g. `HiFi2`.
-    pub math_fidelity: Text,
+    pub(crate) math_fidelity: Text,
     /// `PROGRAM HASH`.
     pub program_hash: Option<Text>,
     /// `PROGRAM CACHE HIT`.
@@ -103,7 +103,7 @@ pub struct PerfRow {
     /// Raw `PM IDEAL [ns]`.
     pub pm_ideal_ns: Option<f64>,
     /// `GLOBAL CALL COUNT`.
-    pub global_call_count: Text,
+    pub(crate) global_call_count: Text,
     /// tt-perf-report's analytics, when the input carried them.
     pub analytics: Option<Analytics>,
 }
@@ -115,22 +115,22 @@ impl PerfRow {
     }
 
     /// True for a host op (`(torch)` in the op code), which the table hides.
-    pub fn is_host_op(&self) -> bool {
+    pub(crate) fn is_host_op(&self) -> bool {
         has(&self.op_code, "(torch)")
     }
 }
 
 /// How to build the rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RowOptions {
+pub(crate) struct RowOptions {
     /// Merge devices (the link view); off for the per-device view.
-    pub merge_devices: bool,
+    pub(crate) merge_devices: bool,
     /// The CSV has a `HOST START TS` column.
-    pub sort_by_host_start: bool,
+    pub(crate) sort_by_host_start: bool,
 }
 
 /// The number of distinct integer `DEVICE ID` values among the records.
-pub fn device_count(records: &[PerfRecord]) -> usize {
+pub(crate) fn device_count(records: &[PerfRecord]) -> usize {
     let mut ids: Vec<u64> = records.iter().filter_map(|r| r.device_id).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -139,7 +139,7 @@ pub fn device_count(records: &[PerfRecord]) -> usize {
 
 /// Builds the visible rows from raw records (behaviour.md §8.2–§8.3); host ops are hidden and
 /// ids are not renumbered.
-pub fn build_rows(records: &[PerfRecord], options: RowOptions) -> Vec<PerfRow> {
+pub(crate) fn build_rows(records: &[PerfRecord], options: RowOptions) -> Vec<PerfRow> {
     let mut order: Vec<Merged<'_>> =
         records.iter().map(|r| Merged { record: r, duration: r.kernel_duration_ns }).collect();
     if options.sort_by_host_start {
@@ -194,7 +194,7 @@ pub fn build_rows(records: &[PerfRecord], options: RowOptions) -> Vec<PerfRow> {
 
 /// `Total %` as tt-perf-report derives it: (device time + op-to-op gap) over the sum of both for
 /// all visible rows; none when a row has neither figure.
-pub fn add_total_percent(rows: &mut [PerfRow]) {
+pub(crate) fn add_total_percent(rows: &mut [PerfRow]) {
     let total: f64 = rows.iter().map(|r| r.device_time_us.unwrap_or(0.0) + r.op_to_op_gap_us.unwrap_or(0.0)).sum();
     for row in rows {
         row.total_percent = if total != 0.0 && (row.device_time_us.is_some() || row.op_to_op_gap_us.is_some()) {
@@ -212,7 +212,7 @@ struct Merged<'a> {
 }
 
 /// True for an op code the merge treats as a collective.
-pub fn is_collective(op_code: &str) -> bool {
+pub(crate) fn is_collective(op_code: &str) -> bool {
     COLLECTIVES.iter().any(|c| has(op_code, c))
 }
 
@@ -231,14 +231,14 @@ fn comparable_duration(record: &PerfRecord) -> f64 {
 
 /// Lock-step groups as one flat list of row indexes with each group's end in it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Groups {
+pub(crate) struct Groups {
     indexes: Vec<usize>,
     ends: Vec<usize>,
 }
 
 impl Groups {
     /// The groups, each as indexes into the grouped rows, in ascending device order.
-    pub fn iter(&self) -> impl Iterator<Item = &[usize]> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &[usize]> {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
         starts.zip(&self.ends).map(|(start, &end)| &self.indexes[start..end])
     }
@@ -246,7 +246,7 @@ impl Groups {
 
 /// Groups the device rows per device in lock step: each group takes the head of every queue
 /// whose head has the op code of the first non-empty queue's head.
-pub fn lock_step_groups<T>(
+pub(crate) fn lock_step_groups<T>(
     rows: &[T],
     device_of: impl Fn(&T) -> Option<u64>,
     op_code_of: impl Fn(&T) -> &str,
@@ -310,7 +310,7 @@ fn merge_devices(order: Vec<Merged<'_>>) -> Vec<Merged<'_>> {
 
 /// Reads a number as JavaScript's `parseFloat` does: the longest numeric prefix after leading
 /// whitespace (`"12.5 us"` → 12.5, `"abc"` → none).
-pub fn parse_float_prefix(text: &str) -> Option<f64> {
+pub(crate) fn parse_float_prefix(text: &str) -> Option<f64> {
     let s = text.trim_start();
     let b = s.as_bytes();
     let mut i = 0;
@@ -354,7 +354,7 @@ pub fn parse_float_prefix(text: &str) -> Option<f64> {
 }
 
 /// Reads an integer as JavaScript's `parseInt` does (base 10): optional sign, leading digits.
-pub fn parse_int_prefix(text: &str) -> Option<i64> {
+pub(crate) fn parse_int_prefix(text: &str) -> Option<i64> {
     let s = text.trim_start();
     let (sign, rest) = match s.as_bytes().first() {
         Some(b'-') => (-1, &s[1..]),

@@ -39,7 +39,7 @@ impl Reason {
 
 impl FailureKind {
     /// The kind's label: `Out of memory`, `Circular buffers beyond L1`, ….
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Self::BankOutOfMemory => "Out of memory",
             Self::BankOutOfMemoryWithDependencies => "Out of memory after dependencies",
@@ -55,7 +55,7 @@ pub struct Explanation {
     /// Which reason applies.
     pub reason: Reason,
     /// The figures that show it, as one sentence or two.
-    pub detail: String,
+    pub(crate) detail: String,
 }
 
 const L1_FRAGMENTED_CAVEAT: &str =
@@ -188,11 +188,11 @@ pub fn explain(failure: &AllocationFailure, hex: bool) -> Option<Explanation> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CalloutBody {
     /// Line 1, bold: the kind label.
-    pub kind_label: &'static str,
+    pub(crate) kind_label: &'static str,
     /// Line 2: the summary.
-    pub summary: String,
+    pub(crate) summary: String,
     /// Line 3, when a reason applies: its label (bold) and detail.
-    pub explanation: Option<Explanation>,
+    pub(crate) explanation: Option<Explanation>,
     /// Line 4: a caller's status line, or `Failed in …`, or nothing.
     pub last_line: Option<String>,
 }
@@ -210,7 +210,7 @@ impl CalloutBody {
     }
 
     /// The reason line as plain text: `{label}. {detail}`.
-    pub fn reason_line(&self) -> Option<String> {
+    pub(crate) fn reason_line(&self) -> Option<String> {
         self.explanation.as_ref().map(|e| format!("{}. {}", e.reason.label(), e.detail))
     }
 
@@ -224,6 +224,6 @@ impl CalloutBody {
 }
 
 /// `Failed in {names joined by ", "}`, or nothing when no device operation is known to have failed.
-pub fn failed_in(names: &[String]) -> Option<String> {
+pub(crate) fn failed_in(names: &[String]) -> Option<String> {
     (!names.is_empty()).then(|| format!("Failed in {}", names.join(", ")))
 }

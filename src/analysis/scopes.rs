@@ -5,7 +5,7 @@ use super::graph::{GraphNode, NodeType};
 
 /// How a function scope ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Closed by a matching end that is not aborted.
     Completed,
     /// Closed by an aborted end, or left open while the operation recorded an error.
@@ -18,19 +18,19 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Close {
     /// Position of the scope's `function_start`.
-    pub start: usize,
+    pub(crate) start: usize,
     /// Position of the node before which the close happens; `None` at the end of the graph.
-    pub before: Option<usize>,
+    pub(crate) before: Option<usize>,
     /// The scope's outcome.
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
     /// Position of the end node that closed it, when one did.
-    pub end: Option<usize>,
+    pub(crate) end: Option<usize>,
     /// The closing end's abort reason.
-    pub abort_reason: Option<String>,
+    pub(crate) abort_reason: Option<String>,
 }
 
 /// True when a name is a device operation: non-empty, and without `(torch)`, `::` or `ttnn.`.
-pub fn is_device_operation(name: &str) -> bool {
+pub(crate) fn is_device_operation(name: &str) -> bool {
     !name.is_empty() && !name.contains("(torch)") && !name.contains("::") && !name.contains("ttnn.")
 }
 
@@ -170,7 +170,7 @@ pub fn started_device_operations(nodes: &[GraphNode]) -> Vec<String> {
 }
 
 /// The text that explains a scope's outcome (the web app's hover), or none for a completed scope.
-pub fn outcome_text(outcome: Outcome, name: &str, abort_reason: Option<&str>) -> Option<String> {
+pub(crate) fn outcome_text(outcome: Outcome, name: &str, abort_reason: Option<&str>) -> Option<String> {
     match outcome {
         Outcome::Completed => None,
         Outcome::Unclosed => Some("The capture ended before this scope closed".to_string()),

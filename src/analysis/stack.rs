@@ -8,7 +8,7 @@ static PLACE: LazyLock<Regex> =
 
 /// `{file}:{line}` from the first `File "<path>", line <n>` in a stack trace, `{file}` being the
 /// part of the path after its last `/`; none without such a place.
-pub fn source_label(stack_trace: &str) -> Option<String> {
+pub(crate) fn source_label(stack_trace: &str) -> Option<String> {
     let c = PLACE.captures(stack_trace)?;
     let path = &c[1];
     let file = path.rsplit('/').next().unwrap_or(path);
@@ -19,7 +19,7 @@ pub fn source_label(stack_trace: &str) -> Option<String> {
 /// recent call last, so it reads in the same order as an error's traceback. Lines before the first
 /// `File "…"` frame stay first; blank lines between frames are dropped. A text without frames is
 /// returned as it is, and so is a text that already is a Python traceback.
-pub fn most_recent_call_last(stack_trace: &str) -> String {
+pub(crate) fn most_recent_call_last(stack_trace: &str) -> String {
     if stack_trace.contains("Traceback (most recent call last)") {
         return stack_trace.to_string();
     }

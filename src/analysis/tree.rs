@@ -7,7 +7,7 @@ use super::scopes::{Close, Outcome, outcome_text, scope_closes};
 use std::collections::HashMap;
 
 /// The warning a completed no-op `tensor::reshape` carries.
-pub const NO_OP_RESHAPE: &str = "Operation appears to be a no-op and may be removable";
+pub(crate) const NO_OP_RESHAPE: &str = "Operation appears to be a no-op and may be removable";
 
 /// One entry of the tree: a scope or a buffer row.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,19 +22,19 @@ pub enum TreeEntry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScopeBlock {
     /// Position of the `function_start` node in the graph.
-    pub start: usize,
+    pub(crate) start: usize,
     /// The scope's name.
-    pub name: String,
+    pub(crate) name: String,
     /// Completed, failed or unclosed (behaviour.md §3.4).
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
     /// The error marker: the scope failed, or a scope inside it did.
-    pub marked: bool,
+    pub(crate) marked: bool,
     /// The hover text of the outcome: the abort reason or a fallback; none when completed.
-    pub outcome_text: Option<String>,
+    pub(crate) outcome_text: Option<String>,
     /// `Operation appears to be a no-op and may be removable`, for a no-op reshape.
-    pub warning: Option<&'static str>,
+    pub(crate) warning: Option<&'static str>,
     /// Child scopes and buffer rows, in capture order.
-    pub children: Vec<TreeEntry>,
+    pub(crate) children: Vec<TreeEntry>,
 }
 
 /// A `buffer_allocate`, `buffer_deallocate`, `circular_buffer_allocate` or
@@ -42,19 +42,19 @@ pub struct ScopeBlock {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BufferRow {
     /// Position of the node in the graph.
-    pub node: usize,
+    pub(crate) node: usize,
     /// Which of the four node types.
-    pub kind: NodeType,
+    pub(crate) kind: NodeType,
     /// Size in bytes, when recorded.
-    pub size: Option<u64>,
+    pub(crate) size: Option<u64>,
     /// Address, when recorded.
-    pub address: Option<u64>,
+    pub(crate) address: Option<u64>,
     /// Buffer type, when recorded.
-    pub buffer_type: Option<BufferType>,
+    pub(crate) buffer_type: Option<BufferType>,
     /// Core range set of a circular buffer, when recorded.
-    pub core_range: Option<String>,
+    pub(crate) core_range: Option<String>,
     /// How many devices allocated the same circular buffer (collapsed into this row).
-    pub devices: usize,
+    pub(crate) devices: usize,
 }
 
 impl ScopeBlock {
@@ -129,7 +129,7 @@ pub fn device_ops_tree(nodes: &[GraphNode], has_recorded_error: bool) -> Vec<Tre
 
 /// The path (child indexes from the top) to the first failed device-operation scope, else to
 /// the first failed scope, in capture order.
-pub fn first_failed_path(entries: &[TreeEntry]) -> Option<Vec<usize>> {
+pub(crate) fn first_failed_path(entries: &[TreeEntry]) -> Option<Vec<usize>> {
     fn walk(entries: &[TreeEntry], path: &mut Vec<usize>, device_only: bool) -> bool {
         for (k, entry) in entries.iter().enumerate() {
             let TreeEntry::Scope(scope) = entry else { continue };
@@ -152,7 +152,7 @@ pub fn first_failed_path(entries: &[TreeEntry]) -> Option<Vec<usize>> {
 }
 
 /// The entry at a path of child indexes.
-pub fn entry_at<'a>(entries: &'a [TreeEntry], path: &[usize]) -> Option<&'a TreeEntry> {
+pub(crate) fn entry_at<'a>(entries: &'a [TreeEntry], path: &[usize]) -> Option<&'a TreeEntry> {
     let (&first, rest) = path.split_first()?;
     let entry = entries.get(first)?;
     match (rest.is_empty(), entry) {

@@ -6,7 +6,7 @@ use super::failure::BufferType;
 use std::collections::BTreeMap;
 
 /// One line of the chart: a device and a buffer type.
-pub type UsageKey = (u64, BufferType);
+pub(crate) type UsageKey = (u64, BufferType);
 
 /// The sums of one pass (or of several passes, each continuing where the last stopped).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -14,13 +14,13 @@ pub struct MemoryUsage {
     /// Per (device, buffer type): `(operation id, bytes per bank)`, ascending by operation id.
     pub sums: BTreeMap<UsageKey, Vec<(u64, u64)>>,
     /// Per device: the operations with any `buffers` row on it (a snapshot), ascending.
-    pub snapshots: BTreeMap<u64, Vec<u64>>,
+    pub(crate) snapshots: BTreeMap<u64, Vec<u64>>,
     /// Rows added.
     pub rows: u64,
     /// Rows set aside because their buffer type is none of the five (kept out of every sum).
     pub unknown_type_rows: u64,
     /// The rowid the next pass starts from (the report layer's bookmark).
-    pub next_rowid: i64,
+    pub(crate) next_rowid: i64,
     /// The operation whose rows are being added, and its sums so far.
     current: Option<Current>,
 }
@@ -35,7 +35,7 @@ struct Current {
 
 impl MemoryUsage {
     /// Adds one `buffers` row; `buffer_type` is none for a type that is none of the five.
-    pub fn add(&mut self, operation_id: u64, device_id: u64, buffer_type: Option<BufferType>, size_per_bank: u64) {
+    pub(crate) fn add(&mut self, operation_id: u64, device_id: u64, buffer_type: Option<BufferType>, size_per_bank: u64) {
         self.rows += 1;
         if self.current.as_ref().is_none_or(|c| c.operation_id != operation_id) {
             self.flush();
@@ -57,7 +57,7 @@ impl MemoryUsage {
     }
 
     /// Moves the operation being read into the sums; call at the end of a pass.
-    pub fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         let Some(current) = self.current.take() else { return };
         let id = current.operation_id;
         for (key, sum) in current.sums {
@@ -70,7 +70,7 @@ impl MemoryUsage {
     }
 
     /// The (device, buffer type) pairs that have rows, in device then type order.
-    pub fn keys(&self) -> impl Iterator<Item = UsageKey> + '_ {
+    pub(crate) fn keys(&self) -> impl Iterator<Item = UsageKey> + '_ {
         self.sums.keys().copied()
     }
 }

@@ -33,11 +33,11 @@ pub enum UsageBasis {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FailureMark {
     /// The operation with the error.
-    pub operation_id: u64,
+    pub(crate) operation_id: u64,
     /// The device it failed on, when known.
-    pub device_id: Option<u64>,
+    pub(crate) device_id: Option<u64>,
     /// The buffer type it failed to allocate, when the error is an allocation failure.
-    pub buffer_type: Option<BufferType>,
+    pub(crate) buffer_type: Option<BufferType>,
 }
 
 /// Where a region size comes from (memory.md §2).
@@ -60,18 +60,18 @@ pub struct Ceiling {
 
 /// The L1 figures of a `devices` row (memory.md §1); 0 where the report has none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct L1Layout {
+pub(crate) struct L1Layout {
     /// A = `address_at_first_l1_cb_buffer`.
-    pub first_cb_address: u64,
+    pub(crate) first_cb_address: u64,
     /// B = `l1_bank_size`.
-    pub bank_size: u64,
+    pub(crate) bank_size: u64,
     /// W = `worker_l1_size`.
-    pub worker_l1_size: u64,
+    pub(crate) worker_l1_size: u64,
 }
 
 /// The region size of a buffer type: L1 `[A, A+B)`, L1_SMALL `[A+B, W)` from the device's row,
 /// DRAM `[0, bank size)` from a failure message; none when not known.
-pub fn region_ceiling(buffer_type: BufferType, l1: Option<L1Layout>, dram_bank_size: Option<u64>) -> Option<Ceiling> {
+pub(crate) fn region_ceiling(buffer_type: BufferType, l1: Option<L1Layout>, dram_bank_size: Option<u64>) -> Option<Ceiling> {
     let from_devices = |size: u64| (size > 0).then_some(Ceiling { size, source: CeilingSource::Devices });
     match (buffer_type, l1) {
         (BufferType::L1, Some(l1)) => from_devices(l1.bank_size),
@@ -89,15 +89,15 @@ pub fn region_ceiling(buffer_type: BufferType, l1: Option<L1Layout>, dram_bank_s
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageSeries {
     /// The device.
-    pub device_id: u64,
+    pub(crate) device_id: u64,
     /// The buffer type.
-    pub buffer_type: BufferType,
+    pub(crate) buffer_type: BufferType,
     /// Where the figures come from.
     pub basis: UsageBasis,
     /// One point per operation, in the order given (the report's operations).
     pub points: Vec<UsagePoint>,
     /// Index in `points` of the greatest figure (the first one on ties); none without figures.
-    pub peak: Option<usize>,
+    pub(crate) peak: Option<usize>,
     /// Indexes in `points` of the operations that failed on this device and type, ascending.
     pub failures: Vec<usize>,
     /// The region size, when known.
@@ -139,7 +139,7 @@ impl UsageSeries {
     /// The series of one (device, buffer type) from the `buffers` sums, one point per operation
     /// of `operation_ids`: an operation with a snapshot on the device has its own figure (0 when
     /// none of its rows has this type); any other carries the last figure over.
-    pub fn from_snapshots(
+    pub(crate) fn from_snapshots(
         usage: &MemoryUsage,
         key: UsageKey,
         operation_ids: &[u64],
@@ -167,7 +167,7 @@ impl UsageSeries {
     /// holds, for each operation whose graph was replayed, the bytes per bank each (device,
     /// buffer type) held after it (an operation listed without this key held none of it); any
     /// other operation carries the last figure over.
-    pub fn from_replay(
+    pub(crate) fn from_replay(
         after: &[(u64, UsageKey, u64)],
         key: UsageKey,
         operation_ids: &[u64],
@@ -214,12 +214,12 @@ pub struct Peak {
     /// The operation after which the most was in use (the first one on ties).
     pub operation_id: u64,
     /// Bytes per bank in use then.
-    pub used_per_bank: u64,
+    pub(crate) used_per_bank: u64,
 }
 
 /// The peak of every (device, buffer type) with rows, in device then type order, over the
 /// operations of `operation_ids`.
-pub fn peaks(usage: &MemoryUsage, operation_ids: &[u64]) -> Vec<Peak> {
+pub(crate) fn peaks(usage: &MemoryUsage, operation_ids: &[u64]) -> Vec<Peak> {
     usage
         .keys()
         .filter_map(|key| {

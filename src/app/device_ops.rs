@@ -36,7 +36,7 @@ pub struct DeviceTree {
 
 impl DeviceTree {
     /// A tree opened on the path to the first failed device operation (else the first entry).
-    pub(crate) fn new(graph: Loaded<Vec<GraphNode>>, has_error: bool, annotations: TreeAnnotations) -> Self {
+    pub fn new(graph: Loaded<Vec<GraphNode>>, has_error: bool, annotations: TreeAnnotations) -> Self {
         let mut state = TreeState::default();
         let entries = match graph {
             Loaded::Ready(nodes) => Loaded::Ready(device_ops_tree(&nodes, has_error)),

@@ -48,7 +48,7 @@ impl OperationsTab {
     /// The tab on `operation` (an index) when given, else on the first operation with an error,
     /// else the first. The unattached-errors callout starts folded when an operation has an error,
     /// so the list and the failure take the screen.
-    pub(crate) fn new(model: &Model, operation: Option<usize>) -> Self {
+    pub fn new(model: &Model, operation: Option<usize>) -> Self {
         let len = model.operations.len();
         let mut tab = Self {
             shown: (0..len).collect(),

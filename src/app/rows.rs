@@ -18,7 +18,7 @@ pub(crate) struct WindowedRows {
 
 impl WindowedRows {
     /// A view over `len` rows, the first selected.
-    pub(crate) fn new(len: usize) -> Self {
+    pub fn new(len: usize) -> Self {
         Self { len, ..Self::default() }
     }
 

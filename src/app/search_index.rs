@@ -10,7 +10,7 @@ pub(crate) struct SearchIndex {
 
 impl SearchIndex {
     /// Builds the index from `(id, name)` pairs in operation order.
-    pub(crate) fn new<'a>(operations: impl Iterator<Item = (u64, &'a str)>) -> Self {
+    pub fn new<'a>(operations: impl Iterator<Item = (u64, &'a str)>) -> Self {
         let mut index = Self::default();
         for (id, name) in operations {
             index.starts.push(index.text.len());

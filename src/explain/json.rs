@@ -63,7 +63,7 @@ fn error_fields(e: &ExplainedError<'_>, hex: bool) -> Value {
 
 /// The FAILURE object: kind, texts (addresses in hex with `hex`), and every figure as a number
 /// (null where the kind or era has none).
-pub fn failure_json(failure: &AllocationFailure, hex: bool) -> Value {
+pub(crate) fn failure_json(failure: &AllocationFailure, hex: bool) -> Value {
     let f = &failure.figures;
     let explanation = explain(failure, hex);
     json!({

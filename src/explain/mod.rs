@@ -34,35 +34,35 @@ pub struct ExplainOptions {
 
 /// One error to print: an operation's attached error, or an unattached one.
 #[derive(Debug, Clone)]
-pub struct ExplainedError<'a> {
+pub(crate) struct ExplainedError<'a> {
     /// The operation's id and name (attached), or the error row's (unattached).
-    pub operation_id: u64,
+    pub(crate) operation_id: u64,
     /// The operation name; empty for an unattached row without one.
-    pub operation_name: &'a str,
+    pub(crate) operation_name: &'a str,
     /// The operation's `{file}:{line}` from its stack trace, as the operations list shows it
     /// (behaviour.md §1.5); none for an unattached error or without such a place.
-    pub source: Option<String>,
+    pub(crate) source: Option<String>,
     /// The error row.
-    pub error: &'a ErrorRecord,
+    pub(crate) error: &'a ErrorRecord,
     /// The allocation failure, when the message is one.
-    pub failure: Option<&'a AllocationFailure>,
+    pub(crate) failure: Option<&'a AllocationFailure>,
     /// Failed device operations (attached errors only), or why the graph is unavailable.
-    pub failed_device_operations: Result<Vec<String>, ReportError>,
+    pub(crate) failed_device_operations: Result<Vec<String>, ReportError>,
     /// The operation's perf status, when a linked performance report is open.
-    pub perf: Option<PerfStatus>,
+    pub(crate) perf: Option<PerfStatus>,
     /// The memory at the failure (memory.md), none when there is no section, or why it could
     /// not be read.
-    pub memory: Result<Option<Box<MemoryAtFailure>>, ReportError>,
+    pub(crate) memory: Result<Option<Box<MemoryAtFailure>>, ReportError>,
 }
 
 /// The errors of a report, in print order: attached ones by operation id, then unattached ones.
 pub struct Explanation<'a> {
     /// The performance report opened with the memory report, linked or not.
-    pub linked: Option<&'a LinkedReports>,
+    pub(crate) linked: Option<&'a LinkedReports>,
     /// Operations with an attached error, in id order.
-    pub operations: Vec<ExplainedError<'a>>,
+    pub(crate) operations: Vec<ExplainedError<'a>>,
     /// Errors no operation picked, in table order.
-    pub unattached: Vec<ExplainedError<'a>>,
+    pub(crate) unattached: Vec<ExplainedError<'a>>,
     /// Each device's peak use per buffer type (`--peak`), with the region sizes; none without.
     pub peaks: Option<Vec<PeakLine>>,
 }

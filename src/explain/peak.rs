@@ -12,9 +12,9 @@ use std::sync::atomic::AtomicBool;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PeakLine {
     /// The peak.
-    pub peak: Peak,
+    pub(crate) peak: Peak,
     /// The region size.
-    pub ceiling: Option<Ceiling>,
+    pub(crate) ceiling: Option<Ceiling>,
 }
 
 /// Reads every `buffers` row of the report (one pass) and finds the peaks.

@@ -11,11 +11,6 @@ use std::time::Duration;
 /// The SQLite file header.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
-/// Opens a report database read-only: no journal, WAL or SHM file is created, nothing is written.
-pub fn open_read_only(path: &Path) -> Result<Connection, ReportError> {
-    open_database(path).map(|(conn, _)| conn)
-}
-
 /// Opens a report database read-only, and says whether it was opened immutable: a WAL database
 /// whose writer is not connected (no `-wal` file) is read as a fixed file, which never shows
 /// later changes (a watched report reopens it once the writer's files appear).
@@ -81,7 +76,7 @@ fn uri_path(path: &Path) -> String {
 }
 
 /// Turns an SQLite error into a one-line error naming the file.
-pub fn open_error(e: rusqlite::Error, path: &Path, wal_mode: bool) -> ReportError {
+pub(crate) fn open_error(e: rusqlite::Error, path: &Path, wal_mode: bool) -> ReportError {
     use rusqlite::ErrorCode::*;
     let code = e.sqlite_error_code();
     match code {
@@ -101,13 +96,13 @@ pub fn open_error(e: rusqlite::Error, path: &Path, wal_mode: bool) -> ReportErro
 
 /// The columns of every table, by table name; a missing table is absent.
 #[derive(Debug, Clone, Default)]
-pub struct Schema {
+pub(crate) struct Schema {
     tables: HashMap<String, HashSet<String>>,
 }
 
 impl Schema {
     /// Reads the tables and their columns, in one statement.
-    pub fn read(conn: &Connection) -> rusqlite::Result<Self> {
+    pub(crate) fn read(conn: &Connection) -> rusqlite::Result<Self> {
         let mut tables: HashMap<String, HashSet<String>> = HashMap::new();
         let mut stmt = conn.prepare(
             "SELECT m.name, p.name FROM sqlite_master AS m LEFT JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table'",
@@ -123,17 +118,17 @@ impl Schema {
     }
 
     /// True when the table exists.
-    pub fn has_table(&self, table: &str) -> bool {
+    pub(crate) fn has_table(&self, table: &str) -> bool {
         self.tables.contains_key(table)
     }
 
     /// True when the table exists and has the column.
-    pub fn has_column(&self, table: &str, column: &str) -> bool {
+    pub(crate) fn has_column(&self, table: &str, column: &str) -> bool {
         self.tables.get(table).is_some_and(|c| c.contains(column))
     }
 
     /// A select list for `columns` of `table`, each missing column replaced by its default literal.
-    pub fn select_list(&self, table: &str, columns: &[(&str, &str)]) -> String {
+    pub(crate) fn select_list(&self, table: &str, columns: &[(&str, &str)]) -> String {
         columns
             .iter()
             .map(|(column, default)| if self.has_column(table, column) { quote(column) } else { default.to_string() })
@@ -142,18 +137,18 @@ impl Schema {
     }
 
     /// A `WHERE` fragment selecting one rank, or `1` when the table has no rank column.
-    pub fn rank_filter(&self, table: &str) -> &'static str {
+    pub(crate) fn rank_filter(&self, table: &str) -> &'static str {
         if self.has_column(table, "rank") { "rank = ?1" } else { "(1 OR ?1)" }
     }
 }
 
 /// Quotes an SQL identifier.
-pub fn quote(identifier: &str) -> String {
+pub(crate) fn quote(identifier: &str) -> String {
     format!("\"{}\"", identifier.replace('"', "\"\""))
 }
 
 /// Reads an integer cell whatever its storage class; text is parsed, anything else is 0.
-pub fn int(value: ValueRef<'_>) -> i64 {
+pub(crate) fn int(value: ValueRef<'_>) -> i64 {
     match value {
         ValueRef::Integer(i) => i,
         ValueRef::Real(f) => f as i64,
@@ -163,12 +158,12 @@ pub fn int(value: ValueRef<'_>) -> i64 {
 }
 
 /// Reads an unsigned id or size cell; negative values read as 0.
-pub fn uint(value: ValueRef<'_>) -> u64 {
+pub(crate) fn uint(value: ValueRef<'_>) -> u64 {
     u64::try_from(int(value)).unwrap_or(0)
 }
 
 /// Reads a float cell; none when NULL or not numeric.
-pub fn float(value: ValueRef<'_>) -> Option<f64> {
+pub(crate) fn float(value: ValueRef<'_>) -> Option<f64> {
     match value {
         ValueRef::Integer(i) => Some(i as f64),
         ValueRef::Real(f) => Some(f),
@@ -178,7 +173,7 @@ pub fn float(value: ValueRef<'_>) -> Option<f64> {
 }
 
 /// Reads a text cell; numbers are written out, NULL and blobs read as empty.
-pub fn text(value: ValueRef<'_>) -> String {
+pub(crate) fn text(value: ValueRef<'_>) -> String {
     match value {
         ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
         ValueRef::Integer(i) => i.to_string(),
@@ -189,7 +184,7 @@ pub fn text(value: ValueRef<'_>) -> String {
 
 /// Where the rows of one operation lie in a table without an index on `operation_id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowSpan {
+pub(crate) enum RowSpan {
     /// The rows lie between these rowids (inclusive start, exclusive end).
     Rowids(i64, i64),
     /// The table has no row for the operation.
@@ -205,7 +200,7 @@ pub enum RowSpan {
 /// rowid then finds an operation's rows in O(log n) seeks instead of a scan of a table that can
 /// hold gigabytes. An index on `operation_id`, when the report has one, is used instead; any
 /// disorder met while probing gives `Unknown`, and the caller scans.
-pub fn operation_row_span(
+pub(crate) fn operation_row_span(
     conn: &Connection,
     table: &str,
     ids: std::ops::RangeInclusive<u64>,
@@ -263,7 +258,7 @@ pub fn operation_row_span(
 }
 
 /// The first and last rowid of a table, found with two seeks; none when the table is empty.
-pub fn rowid_range(conn: &Connection, table: &str) -> rusqlite::Result<Option<(i64, i64)>> {
+pub(crate) fn rowid_range(conn: &Connection, table: &str) -> rusqlite::Result<Option<(i64, i64)>> {
     let t = quote(table);
     // Two subqueries: SQLite answers a lone min() or max() of rowid with one seek, but scans the
     // whole table for both in one select.
@@ -274,7 +269,7 @@ pub fn rowid_range(conn: &Connection, table: &str) -> rusqlite::Result<Option<(i
 }
 
 /// The tables that have an index whose first column is `column`, so lookups by it are cheap.
-pub fn tables_indexed_by(conn: &Connection, column: &str) -> rusqlite::Result<Vec<String>> {
+pub(crate) fn tables_indexed_by(conn: &Connection, column: &str) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare(
         "SELECT m.tbl_name FROM sqlite_master AS m, pragma_index_info(m.name) AS p \
          WHERE m.type = 'index' AND p.seqno = 0 AND p.name = ?1",

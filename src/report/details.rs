@@ -15,7 +15,7 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BufferRecord {
     /// `device_id`.
-    pub device_id: u64,
+    pub(crate) device_id: u64,
     /// Bank-relative base address.
     pub address: u64,
     /// Bytes per bank.
@@ -152,7 +152,7 @@ pub(super) fn buffer_type(value: rusqlite::types::ValueRef<'_>) -> Result<Buffer
 }
 
 /// An operation's captured graph, or why it cannot be read.
-pub type GraphResult = Result<Vec<GraphNode>, GraphError>;
+pub(crate) type GraphResult = Result<Vec<GraphNode>, GraphError>;
 
 impl MemoryReport {
     /// Every operation's captured graph, in operation order, read in one pass over the table and

@@ -11,21 +11,21 @@ use rusqlite::types::ValueRef;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Device {
     /// `device_id`.
-    pub device_id: u64,
+    pub(crate) device_id: u64,
     /// `num_x_cores` × `num_y_cores` grid.
-    pub num_x_cores: u64,
+    pub(crate) num_x_cores: u64,
     /// Rows of cores.
-    pub num_y_cores: u64,
+    pub(crate) num_y_cores: u64,
     /// `worker_l1_size`.
-    pub worker_l1_size: u64,
+    pub(crate) worker_l1_size: u64,
     /// `l1_num_banks`.
-    pub l1_num_banks: u64,
+    pub(crate) l1_num_banks: u64,
     /// `l1_bank_size`.
-    pub l1_bank_size: u64,
+    pub(crate) l1_bank_size: u64,
     /// `total_l1_memory`.
-    pub total_l1_memory: u64,
+    pub(crate) total_l1_memory: u64,
     /// `cb_limit`.
-    pub cb_limit: u64,
+    pub(crate) cb_limit: u64,
     /// `address_at_first_l1_cb_buffer`: where the L1 allocator's region starts; none when the
     /// report's era lacks the column or stores NULL.
     pub address_at_first_l1_cb_buffer: Option<u64>,
@@ -33,7 +33,7 @@ pub struct Device {
 
 impl Device {
     /// What the memory rules need of the row.
-    pub fn facts(&self) -> DeviceFacts {
+    pub(crate) fn facts(&self) -> DeviceFacts {
         DeviceFacts {
             device_id: self.device_id,
             l1_start: self.address_at_first_l1_cb_buffer,

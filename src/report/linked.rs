@@ -19,13 +19,13 @@ use std::collections::HashMap;
 /// Both reports, linked (or found not to be).
 pub struct LinkedReports {
     /// The performance report.
-    pub perf: PerfReport,
+    pub(crate) perf: PerfReport,
     /// Its rows with devices merged: the link view.
     pub rows: Vec<PerfRow>,
     /// The alignment of completed device operations with those rows.
     pub link: Link,
     /// The memory report's allocation failures, in operation id order.
-    pub failed: Vec<FailedOperation>,
+    pub(crate) failed: Vec<FailedOperation>,
     /// Likely DRAM fallbacks by operation id (behaviour.md §11.3); read only when linked.
     pub fallbacks: HashMap<u64, DramFallback>,
 }
@@ -62,12 +62,12 @@ impl LinkedReports {
 
     /// Why the reports did not link, as one line shown beside [`LinkState::text`] (e.g. `the
     /// performance report has no rows`); none when linked.
-    pub fn reason(&self) -> Option<String> {
+    pub(crate) fn reason(&self) -> Option<String> {
         self.link.reason()
     }
 
     /// The perf status of an operation with an attached error, when the reports are linked.
-    pub fn status_of(&self, memory: &MemoryReport, index: usize) -> Option<PerfStatus> {
+    pub(crate) fn status_of(&self, memory: &MemoryReport, index: usize) -> Option<PerfStatus> {
         if !self.link.is_linked() {
             return None;
         }

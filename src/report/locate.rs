@@ -5,7 +5,7 @@ use super::ReportError;
 use std::path::{Path, PathBuf};
 
 /// TT-NN's default report root, relative to the run's working directory.
-pub const DEFAULT_REPORT_ROOT: &str = "generated/ttnn/reports";
+pub(crate) const DEFAULT_REPORT_ROOT: &str = "generated/ttnn/reports";
 
 /// Where a memory report comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +54,7 @@ fn resolve_path(path: &Path) -> Result<ReportSource, ReportError> {
 }
 
 /// The newest folder (by modification time) holding a `db.sqlite` under `root`.
-pub fn newest_report(root: &Path) -> Result<ReportSource, ReportError> {
+pub(crate) fn newest_report(root: &Path) -> Result<ReportSource, ReportError> {
     let none = || {
         ReportError::new("no report given and none found", root)
             .hint("pass a report folder or db.sqlite, e.g. `ttnn-tui generated/ttnn/reports/<name>`, or run `ttnn-tui --demo`")
@@ -75,7 +75,7 @@ pub fn newest_report(root: &Path) -> Result<ReportSource, ReportError> {
 
 /// The report's name: `report_name` from `config.json`, else from the rank's
 /// `config_{rank+1}_of_{world}.json`; none when neither gives one.
-pub fn report_name_from_folder(folder: &Path, rank: u32) -> Option<String> {
+pub(crate) fn report_name_from_folder(folder: &Path, rank: u32) -> Option<String> {
     let plain = folder.join("config.json");
     let config = if plain.is_file() {
         Some(plain)
@@ -93,7 +93,7 @@ pub fn report_name_from_folder(folder: &Path, rank: u32) -> Option<String> {
 }
 
 /// `report_name` of a config file's JSON text.
-pub fn report_name_from_config(json: &str) -> Option<String> {
+pub(crate) fn report_name_from_config(json: &str) -> Option<String> {
     let value: serde_json::Value = serde_json::from_str(json).ok()?;
     let name = value.get("report_name")?.as_str()?;
     (!name.trim().is_empty()).then(|| crate::analysis::sanitize::sanitize_line(name))

@@ -27,7 +27,7 @@ const RUN_GAP: u64 = 16;
 
 /// Why a non-zero `--rank` is refused on a report without per-rank data (behaviour.md §1.4, in
 /// the CLI's terms rather than the reference's web wording).
-pub const NO_RANKS: &str = "this report stores no per-rank data";
+pub(crate) const NO_RANKS: &str = "this report stores no per-rank data";
 
 /// An opened memory report.
 pub struct MemoryReport {
@@ -36,7 +36,7 @@ pub struct MemoryReport {
     /// Display name: `report_name` of its config, else the folder name.
     pub name: String,
     /// The rank read.
-    pub rank: u32,
+    pub(crate) rank: u32,
     /// `report_metadata.schema_version`, when recorded.
     pub schema_version: Option<String>,
     /// Warnings about the report as a whole (e.g. `Incompatible report version`).

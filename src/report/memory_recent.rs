@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// The first window, in operations.
 const FIRST_WINDOW: usize = 64;
 /// How many operations back the walk may go.
-pub const MAX_OPERATIONS: usize = 2048;
+pub(crate) const MAX_OPERATIONS: usize = 2048;
 
 impl MemoryReport {
     /// The tensors at `places` and the tensors `ids`, from the link rows of the operations just

@@ -21,9 +21,9 @@ pub struct OperationUsage {
     /// The operation.
     pub operation_id: u64,
     /// The device.
-    pub device_id: u64,
+    pub(crate) device_id: u64,
     /// The buffer type.
-    pub buffer_type: BufferType,
+    pub(crate) buffer_type: BufferType,
     /// The sum of the live buffers' sizes per bank.
     pub used_per_bank: u64,
 }
@@ -38,14 +38,14 @@ pub struct GraphReplay {
     /// (device, buffer type) holding any.
     pub usage: Vec<OperationUsage>,
     /// What was set aside over every graph.
-    pub notes: Vec<MemoryNote>,
+    pub(crate) notes: Vec<MemoryNote>,
     /// How many graphs were replayed.
     pub graphs: usize,
 }
 
 impl GraphReplay {
     /// The buffers live before the failed operation `operation_id`, when it is one.
-    pub fn live_before(&self, operation_id: u64) -> Option<&[GraphBuffer]> {
+    pub(crate) fn live_before(&self, operation_id: u64) -> Option<&[GraphBuffer]> {
         self.live_before.get(&operation_id).map(Vec::as_slice)
     }
 }

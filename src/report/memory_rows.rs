@@ -12,10 +12,10 @@ use rusqlite::params;
 use rusqlite::types::ValueRef;
 
 /// At most this many `buffers` rows of one operation are read for a picture of memory.
-pub const SNAPSHOT_ROWS: usize = 250_000;
+pub(crate) const SNAPSHOT_ROWS: usize = 250_000;
 
 /// At most this many `buffers` rows are walked back over to find an earlier snapshot of a device.
-pub const EARLIER_SEARCH_ROWS: usize = 200_000;
+pub(crate) const EARLIER_SEARCH_ROWS: usize = 200_000;
 
 /// The earlier snapshot of a device, as found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

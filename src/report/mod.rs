@@ -18,8 +18,6 @@ pub mod tensors;
 pub mod usage;
 pub mod watch;
 
-pub use details::BufferRecord;
-pub use devices::Device;
 pub use locate::{ReportSource, resolve_report};
 pub use memory::{ErrorRecord, MemoryReport, Operation};
 pub use memory_replay::{GraphReplay, OperationUsage};
@@ -65,7 +63,7 @@ impl ReportError {
     }
 
     /// Adds a hint to an opening error.
-    pub fn hint(mut self, text: impl Into<String>) -> Self {
+    pub(crate) fn hint(mut self, text: impl Into<String>) -> Self {
         if let Self::Open { hint, .. } = &mut self {
             *hint = Some(text.into());
         }
@@ -88,7 +86,7 @@ fn open_text(what: &str, path: &str, hint: Option<&str>) -> String {
 }
 
 /// The metadata of a report path, or a one-line error: missing, or unreadable and why.
-pub fn path_metadata(path: &Path) -> Result<std::fs::Metadata, ReportError> {
+pub(crate) fn path_metadata(path: &Path) -> Result<std::fs::Metadata, ReportError> {
     std::fs::metadata(path).map_err(|e| {
         let what = if e.kind() == std::io::ErrorKind::NotFound {
             "no such file or folder".to_string()

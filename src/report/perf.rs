@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// The profiler's default report root, relative to the run's working directory.
-pub const DEFAULT_PERF_ROOT: &str = "generated/profiler/reports";
+pub(crate) const DEFAULT_PERF_ROOT: &str = "generated/profiler/reports";
 
 /// The device log next to the ops CSV.
-pub const DEVICE_LOG: &str = "profile_log_device.csv";
+pub(crate) const DEVICE_LOG: &str = "profile_log_device.csv";
 
 /// The embedded demo performance report's label (`fixtures/demo-perf/`).
 pub const DEMO_PERF_PATH: &str = "demo-perf/ops_perf_results_2026_11_29_10_12_00.csv";
@@ -29,14 +29,14 @@ pub struct DeviceLog {
     /// `ARCH`, e.g. `wormhole_b0`.
     pub arch: Option<String>,
     /// `CHIP_FREQ[MHz]`.
-    pub chip_freq_mhz: Option<f64>,
+    pub(crate) chip_freq_mhz: Option<f64>,
     /// `Max Compute Cores` (newer files).
     pub max_compute_cores: Option<u64>,
 }
 
 impl DeviceLog {
     /// Parses `ARCH: wormhole_b0, CHIP_FREQ[MHz]: 1000, Max Compute Cores: 64`.
-    pub fn parse(first_line: &str) -> Self {
+    pub(crate) fn parse(first_line: &str) -> Self {
         let mut log = Self::default();
         for part in first_line.split(',') {
             let Some((key, value)) = part.split_once(':') else { continue };
@@ -187,14 +187,14 @@ impl PerfSource {
 }
 
 /// The device log's first line in a folder, when the file exists.
-pub fn read_device_log(folder: &Path) -> Option<DeviceLog> {
+pub(crate) fn read_device_log(folder: &Path) -> Option<DeviceLog> {
     let text = std::fs::read(folder.join(DEVICE_LOG)).ok()?;
     let text = String::from_utf8_lossy(&text);
     Some(DeviceLog::parse(text.lines().next().unwrap_or("")))
 }
 
 /// True for `ops_perf_results.csv` and `ops_perf_results_*.csv`.
-pub fn is_ops_csv_name(name: &str) -> bool {
+pub(crate) fn is_ops_csv_name(name: &str) -> bool {
     name == "ops_perf_results.csv" || (name.starts_with("ops_perf_results_") && name.ends_with(".csv"))
 }
 

@@ -13,7 +13,7 @@ use std::io::Read;
 use std::path::Path;
 
 /// The columns a raw CSV must have.
-pub const REQUIRED_COLUMNS: [&str; 3] = ["OP CODE", "OP TYPE", "GLOBAL CALL COUNT"];
+pub(crate) const REQUIRED_COLUMNS: [&str; 3] = ["OP CODE", "OP TYPE", "GLOBAL CALL COUNT"];
 
 /// The rows of a CSV, by kind.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,13 +31,13 @@ pub enum PerfData {
 
 /// A parsed CSV.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ParsedCsv {
+pub(crate) struct ParsedCsv {
     /// Its rows.
-    pub data: PerfData,
+    pub(crate) data: PerfData,
     /// Data rows read.
-    pub data_rows: usize,
+    pub(crate) data_rows: usize,
     /// Data rows with fewer or more cells than the header.
-    pub ragged_rows: usize,
+    pub(crate) ragged_rows: usize,
 }
 
 /// A cell as text: the formula guard removed, sanitised; ASCII text is taken as is.
@@ -130,7 +130,7 @@ impl Cells<'_> {
 }
 
 /// Parses a CSV; `path` names it in errors.
-pub fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, ReportError> {
+pub(crate) fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, ReportError> {
     let mut reader =
         csv::ReaderBuilder::new().has_headers(false).flexible(true).buffer_capacity(1 << 16).from_reader(input);
     let read_error = |e: csv::Error| ReportError::new(format!("cannot read the CSV ({e})"), path);
@@ -169,7 +169,7 @@ pub fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, ReportError
 }
 
 /// Reads a CSV's header line only, and checks it is a perf report's (raw or tt-perf-report's).
-pub fn check_header(input: impl Read, path: &Path) -> Result<(), ReportError> {
+pub(crate) fn check_header(input: impl Read, path: &Path) -> Result<(), ReportError> {
     let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(input);
     read_header(&mut reader, path).map(|_| ())
 }

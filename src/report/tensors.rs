@@ -35,7 +35,7 @@ pub struct OperationTensors {
 pub(super) type TensorLink = (u64, i64, u64, u32);
 
 /// The buffer type named in a printed memory config (`buffer_type=BufferType::L1`).
-pub fn memory_config_buffer_type(memory_config: &str) -> Option<BufferType> {
+pub(crate) fn memory_config_buffer_type(memory_config: &str) -> Option<BufferType> {
     let (_, rest) = memory_config.split_once("buffer_type=BufferType::")?;
     let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
     BufferType::from_token(&rest[..end])
@@ -43,7 +43,7 @@ pub fn memory_config_buffer_type(memory_config: &str) -> Option<BufferType> {
 
 /// A tensor's buffer type (behaviour.md §1.3.3–§1.3.4): from the `buffer_type` column when the
 /// tensor has an address, otherwise from its memory config (the column's 0 is then ignored).
-pub fn tensor_buffer_type(address: Option<u64>, column: ValueRef<'_>, memory_config: &str) -> Option<BufferType> {
+pub(crate) fn tensor_buffer_type(address: Option<u64>, column: ValueRef<'_>, memory_config: &str) -> Option<BufferType> {
     match address {
         Some(_) => buffer_type(column).ok().or_else(|| memory_config_buffer_type(memory_config)),
         None => memory_config_buffer_type(memory_config),

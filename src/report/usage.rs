@@ -93,7 +93,7 @@ impl MemoryReport {
     /// Every operation with an attached error, with the device and buffer type it failed on:
     /// the type from an allocation failure's message (L1 for circular buffers), the device
     /// from the last allocation node of its graph, else the only device; unknown ones stay none.
-    pub fn failure_marks(&self) -> Vec<FailureMark> {
+    pub(crate) fn failure_marks(&self) -> Vec<FailureMark> {
         self.marked_failures().into_iter().map(|(mark, _)| mark).collect()
     }
 

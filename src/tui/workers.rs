@@ -98,7 +98,7 @@ impl Workers {
     }
 
     /// Hands what the workers sent to the state; true when anything arrived.
-    pub(crate) fn collect(&mut self, session: &mut Session, app: &mut App) -> bool {
+    pub fn collect(&mut self, session: &mut Session, app: &mut App) -> bool {
         let mut changed = false;
         if let Some(receiver) = &self.linking {
             let result = match receiver.try_recv() {

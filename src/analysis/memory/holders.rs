@@ -38,7 +38,7 @@ pub(crate) struct Holders<'a> {
 
 impl<'a> Holders<'a> {
     /// Indexes the tensors.
-    pub(crate) fn new(
+    pub fn new(
         operation_id: u64,
         (device, buffer_type): (u64, BufferType),
         graph: &'a [GraphNode],

@@ -7,140 +7,132 @@ use crate::analysis::graph::GraphNode;
 
 /// One `buffers` row as stored; NULL and negative values are kept, to be set aside with a note.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SnapshotRow {
+pub(crate) struct SnapshotRow {
     /// `device_id`.
-    pub device_id: u64,
+    pub(crate) device_id: u64,
     /// `address`, none when NULL or not a number.
-    pub address: Option<i64>,
+    pub(crate) address: Option<i64>,
     /// `max_size_per_bank`, none when NULL or not a number.
-    pub size_per_bank: Option<i64>,
+    pub(crate) size_per_bank: Option<i64>,
     /// `buffer_type`, none when it is no known type.
-    pub buffer_type: Option<BufferType>,
+    pub(crate) buffer_type: Option<BufferType>,
     /// `buffer_layout` (TensorMemoryLayout code), when recorded.
-    pub layout: Option<i64>,
+    pub(crate) layout: Option<i64>,
 }
 
 /// The `buffers` rows of the greatest earlier operation that has rows for the failure's device.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct EarlierSnapshot {
+pub(crate) struct EarlierSnapshot {
     /// That operation's id (P of memory.md §3.1).
-    pub operation_id: u64,
+    pub(crate) operation_id: u64,
     /// Its rows (every device; the rules keep the failure's).
-    pub rows: Vec<SnapshotRow>,
+    pub(crate) rows: Vec<SnapshotRow>,
 }
 
 /// What the memory rules need of one `devices` row.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct DeviceFacts {
+pub(crate) struct DeviceFacts {
     /// `device_id`.
-    pub device_id: u64,
+    pub(crate) device_id: u64,
     /// `address_at_first_l1_cb_buffer` (A), none when the report's era lacks the column.
-    pub l1_start: Option<u64>,
+    pub(crate) l1_start: Option<u64>,
     /// `l1_bank_size` (B).
-    pub l1_bank_size: u64,
+    pub(crate) l1_bank_size: u64,
     /// `worker_l1_size` (W).
-    pub worker_l1_size: u64,
+    pub(crate) worker_l1_size: u64,
     /// `l1_num_banks`.
-    pub l1_num_banks: u64,
+    pub(crate) l1_num_banks: u64,
 }
 
 /// One `input_tensors` or `output_tensors` row of a tensor.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TensorUse {
+pub(crate) struct TensorUse {
     /// The operation that read or produced it.
-    pub operation_id: u64,
+    pub(crate) operation_id: u64,
     /// That operation's name (to recognise `ttnn.deallocate`), shared.
-    pub operation_name: std::sync::Arc<str>,
+    pub(crate) operation_name: std::sync::Arc<str>,
     /// True for an `output_tensors` row.
-    pub output: bool,
+    pub(crate) output: bool,
 }
 
 /// A tensor of the report and every operation that read or produced it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TensorFacts {
+pub(crate) struct TensorFacts {
     /// `tensor_id`.
-    pub tensor_id: u64,
+    pub(crate) tensor_id: u64,
     /// `tensors.device_id`.
-    pub device_id: Option<u64>,
+    pub(crate) device_id: Option<u64>,
     /// `tensors.address` (where it was when first recorded); none when NULL.
-    pub address: Option<u64>,
+    pub(crate) address: Option<u64>,
     /// `device_tensors` rows: (device, address).
-    pub device_addresses: Vec<(u64, u64)>,
+    pub(crate) device_addresses: Vec<(u64, u64)>,
     /// Its buffer type, when its address is recorded and the type is known.
-    pub buffer_type: Option<BufferType>,
+    pub(crate) buffer_type: Option<BufferType>,
     /// `shape` as printed.
-    pub shape: Option<String>,
+    pub(crate) shape: Option<String>,
     /// `dtype` as printed.
-    pub dtype: Option<String>,
+    pub(crate) dtype: Option<String>,
     /// Its `input_tensors` and `output_tensors` rows.
-    pub uses: Vec<TensorUse>,
-}
-
-impl TensorFacts {
-    /// True when the tensor was recorded at `address` on `device`.
-    pub fn is_at(&self, device: u64, address: u64) -> bool {
-        (self.device_id == Some(device) && self.address == Some(address))
-            || self.device_addresses.contains(&(device, address))
-    }
+    pub(crate) uses: Vec<TensorUse>,
 }
 
 /// A buffer live after replaying captured graphs (the graph-only pass, memory.md §3.4).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct GraphBuffer {
+pub(crate) struct GraphBuffer {
     /// `params.device_id`; none in captures that do not record it (then it matches any device).
-    pub device_id: Option<u64>,
+    pub(crate) device_id: Option<u64>,
     /// The node's buffer type.
-    pub buffer_type: Option<BufferType>,
+    pub(crate) buffer_type: Option<BufferType>,
     /// True when the type came from the integer `buffer_type`; `type` says only DRAM or L1.
-    pub exact_type: bool,
+    pub(crate) exact_type: bool,
     /// Bank-relative address.
-    pub address: u64,
+    pub(crate) address: u64,
     /// `params.max_size_per_bank`.
-    pub max_size_per_bank: Option<u64>,
+    pub(crate) max_size_per_bank: Option<u64>,
     /// `params.size`, across banks.
-    pub size: Option<u64>,
+    pub(crate) size: Option<u64>,
     /// `params.num_cores` (0 = interleaved).
-    pub num_cores: Option<u64>,
+    pub(crate) num_cores: Option<u64>,
     /// `params.layout`.
-    pub layout: Option<String>,
+    pub(crate) layout: Option<String>,
 }
 
 /// Everything the rules of memory.md §2–§7 read for one failed operation N.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct FailureInputs {
+pub(crate) struct FailureInputs {
     /// N's id.
-    pub operation_id: u64,
+    pub(crate) operation_id: u64,
     /// The allocation failure of N's attached error.
-    pub failure: Option<AllocationFailure>,
+    pub(crate) failure: Option<AllocationFailure>,
     /// N's captured graph; empty when it has none.
-    pub graph: Vec<GraphNode>,
+    pub(crate) graph: Vec<GraphNode>,
     /// N's own `buffers` rows (every device).
-    pub own_snapshot: Vec<SnapshotRow>,
+    pub(crate) own_snapshot: Vec<SnapshotRow>,
     /// S0 for the failure's device, when there is one.
-    pub earlier_snapshot: Option<EarlierSnapshot>,
+    pub(crate) earlier_snapshot: Option<EarlierSnapshot>,
     /// The buffers live after replaying every captured graph before N, when that pass has run.
-    pub replayed_before: Option<Vec<GraphBuffer>>,
+    pub(crate) replayed_before: Option<Vec<GraphBuffer>>,
     /// The report's `devices` rows.
-    pub devices: Vec<DeviceFacts>,
+    pub(crate) devices: Vec<DeviceFacts>,
     /// N's input tensor ids, by `input_index`.
-    pub input_tensor_ids: Vec<u64>,
+    pub(crate) input_tensor_ids: Vec<u64>,
     /// The tensors that may hold a live buffer, and N's inputs.
-    pub tensors: Vec<TensorFacts>,
+    pub(crate) tensors: Vec<TensorFacts>,
 }
 
 /// Everything the post-operation picture of any operation reads (the UI's tab 4).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct OperationInputs {
+pub(crate) struct OperationInputs {
     /// The operation's id.
-    pub operation_id: u64,
+    pub(crate) operation_id: u64,
     /// Its captured graph; empty when it has none.
-    pub graph: Vec<GraphNode>,
+    pub(crate) graph: Vec<GraphNode>,
     /// Its own `buffers` rows (every device and buffer type).
-    pub snapshot: Vec<SnapshotRow>,
+    pub(crate) snapshot: Vec<SnapshotRow>,
     /// The report's `devices` rows.
-    pub devices: Vec<DeviceFacts>,
+    pub(crate) devices: Vec<DeviceFacts>,
     /// Its input tensor ids.
-    pub input_tensor_ids: Vec<u64>,
+    pub(crate) input_tensor_ids: Vec<u64>,
     /// The tensors that may hold a buffer of the snapshot.
-    pub tensors: Vec<TensorFacts>,
+    pub(crate) tensors: Vec<TensorFacts>,
 }

@@ -69,7 +69,7 @@ pub(crate) fn build_map(buffers: &[(u64, u64)], region: Region) -> (MemoryMap, V
 
 /// The check of a map against a message's figures, with a tolerance of 64 B per live buffer
 /// plus 64 for alignment (memory.md §5).
-pub(crate) fn check(map: &MemoryMap, figures: &Figures, live: usize) -> Check {
+pub fn check(map: &MemoryMap, figures: &Figures, live: usize) -> Check {
     let tolerance = 64u64.saturating_mul(live as u64 + 1);
     let status = match (figures.allocated, figures.largest_free_block, map.largest_free_block) {
         (Some(allocated), Some(largest), Some(picture_largest)) => {

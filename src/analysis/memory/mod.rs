@@ -15,7 +15,7 @@ mod place;
 mod replay;
 mod text;
 
-pub use inputs::{
+pub(crate) use inputs::{
     DeviceFacts, EarlierSnapshot, FailureInputs, GraphBuffer, OperationInputs, SnapshotRow, TensorFacts, TensorUse,
 };
 pub use model::{
@@ -40,7 +40,7 @@ use replay::Replay;
 /// The failure's place (memory.md §2): its device and buffer type, from N's graph, its first
 /// input tensor (looked up in `inputs.tensors`) and the devices; none when the failure is not
 /// one of L1, DRAM or L1_SMALL. The report reads the earlier snapshot of this device.
-pub fn failure_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
+pub(crate) fn failure_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
     let failure = inputs.failure.as_ref()?;
     let buffer_type = failure_buffer_type(failure)?;
     let first = inputs.input_tensor_ids.first().and_then(|id| inputs.tensors.iter().find(|t| t.tensor_id == *id));
@@ -49,13 +49,13 @@ pub fn failure_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
 
 /// Whether the rules would read the earlier snapshot S0 of `device` (memory.md §3.4): always
 /// when N has no `buffers` row for it; otherwise only to size a buffer the unwinding freed.
-pub fn needs_earlier_snapshot(inputs: &FailureInputs, device: u64) -> bool {
+pub(crate) fn needs_earlier_snapshot(inputs: &FailureInputs, device: u64) -> bool {
     !inputs.own_snapshot.iter().any(|r| r.device_id == device) || live::unwinds(&inputs.graph)
 }
 
 /// The addresses of the buffers live at the failure, so that the report can read the tensors
 /// that may hold them; empty when there is no basis.
-pub fn live_addresses(inputs: &FailureInputs) -> Vec<u64> {
+pub(crate) fn live_addresses(inputs: &FailureInputs) -> Vec<u64> {
     let Some((device, buffer_type)) = failure_place(inputs) else { return Vec::new() };
     let banks = banks_of(inputs, device, buffer_type);
     live_at_failure(inputs, device, buffer_type, banks)
@@ -69,7 +69,7 @@ fn banks_of(inputs: &FailureInputs, device: u64, buffer_type: BufferType) -> u64
 
 /// The memory at N's failure (memory.md §2–§7); none when N has no allocation failure of L1,
 /// DRAM or L1_SMALL, or when no basis applies (§3.4). Never panics, whatever the inputs.
-pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
+pub(crate) fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
     let failure = inputs.failure.as_ref()?;
     let (device, buffer_type) = failure_place(inputs)?;
     let device_row = inputs.devices.iter().find(|d| d.device_id == device);
@@ -145,7 +145,7 @@ fn map_reason(failure: &AllocationFailure, map: &MemoryMap) -> Option<crate::ana
 /// type) of its snapshot — `place`, else L1 of the lowest device, else the first — with the same
 /// holders (§4, N = the operation) and map (§5), no check and no fit. None when the operation has
 /// no valid `buffers` row.
-pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType)>) -> Option<OperationMemory> {
+pub(crate) fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType)>) -> Option<OperationMemory> {
     let mut places: Vec<(u64, BufferType)> =
         inputs.snapshot.iter().filter_map(|r| Some((r.device_id, r.buffer_type?))).collect();
     places.sort_by_key(|(d, t)| (*d, *t as u8));

@@ -56,9 +56,9 @@ impl RegionSource {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Region {
     /// First address, inclusive.
-    pub start: Option<u64>,
+    pub(crate) start: Option<u64>,
     /// End address, exclusive.
-    pub end: Option<u64>,
+    pub(crate) end: Option<u64>,
     /// Where the bounds come from.
     pub source: Option<RegionSource>,
 }
@@ -81,7 +81,7 @@ pub enum Origin {
 
 impl Origin {
     /// The JSON value.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Earlier => "earlier",
             Self::ThisOperation => "this_operation",
@@ -97,21 +97,21 @@ pub struct LiveBuffer {
     /// Bytes per bank.
     pub size_per_bank: u64,
     /// Memory layout, e.g. `HEIGHT_SHARDED`.
-    pub layout: Option<String>,
+    pub(crate) layout: Option<String>,
     /// Earlier, or allocated by the operation.
-    pub origin: Option<Origin>,
+    pub(crate) origin: Option<Origin>,
     /// For a buffer of the operation: the innermost device operation open at its allocation.
-    pub device_operation: Option<String>,
+    pub(crate) device_operation: Option<String>,
     /// The tensor that holds it.
     pub tensor_id: Option<u64>,
     /// The tensor's shape.
-    pub shape: Option<String>,
+    pub(crate) shape: Option<String>,
     /// The tensor's dtype.
-    pub dtype: Option<String>,
+    pub(crate) dtype: Option<String>,
     /// The first operation that produced the tensor.
     pub producer_operation_id: Option<u64>,
     /// That operation's name.
-    pub producer_operation_name: Option<String>,
+    pub(crate) producer_operation_name: Option<String>,
     /// The last operation before N that read the tensor (deallocations excepted).
     pub last_use_operation_id: Option<u64>,
     /// The tensor is an input of the operation (JSON `input_of_failed_operation`).
@@ -122,7 +122,7 @@ pub struct LiveBuffer {
 
 impl LiveBuffer {
     /// Its end address (saturating).
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.address.saturating_add(self.size_per_bank)
     }
 
@@ -136,9 +136,9 @@ impl LiveBuffer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Block {
     /// First address.
-    pub address: u64,
+    pub(crate) address: u64,
     /// Bytes.
-    pub size: u64,
+    pub(crate) size: u64,
 }
 
 /// The address map of one (device, buffer type) (memory.md §5).
@@ -147,11 +147,11 @@ pub struct MemoryMap {
     /// The region, when known.
     pub region: Region,
     /// Merged occupied ranges `[start, end)`, ascending (inside the region when it is known).
-    pub occupied: Vec<(u64, u64)>,
+    pub(crate) occupied: Vec<(u64, u64)>,
     /// Total size of the merged occupied ranges.
     pub used_per_bank: u64,
     /// Gaps inside the region, ascending; empty when the region is unknown.
-    pub free_blocks: Vec<Block>,
+    pub(crate) free_blocks: Vec<Block>,
     /// The biggest free block's size (0 if none); none when the region is unknown.
     pub largest_free_block: Option<u64>,
 }
@@ -192,9 +192,9 @@ pub struct Check {
     /// The message's allocated bytes per bank.
     pub allocated: Option<u64>,
     /// The message's free bytes per bank.
-    pub free: Option<u64>,
+    pub(crate) free: Option<u64>,
     /// The message's largest free block.
-    pub largest_free_block: Option<u64>,
+    pub(crate) largest_free_block: Option<u64>,
     /// The tolerance used: 64 B per live buffer, plus 64.
     pub tolerance: u64,
 }
@@ -203,13 +203,13 @@ pub struct Check {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fit {
     /// The request, per bank.
-    pub needed_per_bank: u64,
+    pub(crate) needed_per_bank: u64,
     /// Addresses of the buffers to free, ascending; empty when a free block already holds it.
     pub free: Vec<u64>,
     /// Their total size.
-    pub freed_per_bank: u64,
+    pub(crate) freed_per_bank: u64,
     /// The whole free range around the window once they are gone.
-    pub block: Block,
+    pub(crate) block: Block,
 }
 
 /// Why there is no fit advice.
@@ -234,13 +234,13 @@ pub enum NoFit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CircularBuffer {
     /// Its address.
-    pub address: u64,
+    pub(crate) address: u64,
     /// Its size per core.
-    pub size: u64,
+    pub(crate) size: u64,
     /// `core_range_set`.
-    pub core_range: Option<String>,
+    pub(crate) core_range: Option<String>,
     /// The innermost device operation open at its allocation.
-    pub device_operation: Option<String>,
+    pub(crate) device_operation: Option<String>,
 }
 
 /// The circular buffers of a failing program and the L1 buffers in their way (memory.md §7).
@@ -260,9 +260,9 @@ pub struct CircularBufferClash {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryAtFailure {
     /// The failed operation.
-    pub operation_id: u64,
+    pub(crate) operation_id: u64,
     /// The failure's kind.
-    pub kind: FailureKind,
+    pub(crate) kind: FailureKind,
     /// Where it failed: device.
     pub device_id: u64,
     /// Where it failed: buffer type (L1, DRAM or L1_SMALL).
@@ -280,7 +280,7 @@ pub struct MemoryAtFailure {
     /// Why it did not fit, from the map, when the message has no free figures.
     pub reason: Option<Explanation>,
     /// The request per bank (kinds 1 and 2).
-    pub needed_per_bank: Option<u64>,
+    pub(crate) needed_per_bank: Option<u64>,
     /// What would make it fit, or why there is no advice.
     pub fit: Result<Fit, NoFit>,
     /// Kinds 3 and 4: the circular buffers and what is in their way.
@@ -297,13 +297,13 @@ pub struct OperationMemory {
     /// Every (device, buffer type) its snapshot holds, ascending.
     pub places: Vec<(u64, BufferType)>,
     /// The one shown.
-    pub device_id: u64,
+    pub(crate) device_id: u64,
     /// The one shown.
     pub buffer_type: BufferType,
     /// Its buffers, biggest first.
     pub live_buffers: Vec<LiveBuffer>,
     /// The map of the region.
-    pub map: MemoryMap,
+    pub(crate) map: MemoryMap,
     /// What was set aside on the way.
-    pub notes: Vec<MemoryNote>,
+    pub(crate) notes: Vec<MemoryNote>,
 }

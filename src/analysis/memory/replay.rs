@@ -120,7 +120,7 @@ pub(crate) struct Replay {
 
 impl Replay {
     /// Starts from live buffers.
-    pub(crate) fn new(live: Vec<GraphBuffer>) -> Self {
+    pub fn new(live: Vec<GraphBuffer>) -> Self {
         Self { live: live.into_iter().map(|b| (b, None)).collect(), ..Self::default() }
     }
 
@@ -211,7 +211,7 @@ impl GraphReplayer {
     }
 
     /// Replays one operation's whole graph.
-    pub fn apply(&mut self, nodes: &[GraphNode]) {
+    pub(crate) fn apply(&mut self, nodes: &[GraphNode]) {
         self.replay.run(nodes, None);
         for (_, at) in &mut self.replay.live {
             *at = None;
@@ -219,14 +219,14 @@ impl GraphReplayer {
     }
 
     /// The buffers live now.
-    pub fn live(&self) -> Vec<GraphBuffer> {
+    pub(crate) fn live(&self) -> Vec<GraphBuffer> {
         self.replay.live.iter().map(|(b, _)| b.clone()).collect()
     }
 
     /// Bytes per bank live now, per (device, buffer type), ascending: the sum of the live
     /// buffers' sizes, spread over the device's L1 banks (L1, L1_SMALL) or 12 (DRAM) where a node
     /// gives no per-bank figure. A node without a device counts for device 0.
-    pub fn used_per_bank(&self, devices: &[super::inputs::DeviceFacts]) -> Vec<(u64, BufferType, u64)> {
+    pub(crate) fn used_per_bank(&self, devices: &[super::inputs::DeviceFacts]) -> Vec<(u64, BufferType, u64)> {
         let mut used: Vec<(u64, BufferType, u64)> = Vec::new();
         for (b, _) in &self.replay.live {
             let (Some(buffer_type), device) = (b.buffer_type, b.device_id.unwrap_or(0)) else { continue };
@@ -243,7 +243,7 @@ impl GraphReplayer {
     }
 
     /// What was set aside so far (frees of addresses never allocated, …).
-    pub fn notes(&self) -> Vec<MemoryNote> {
+    pub(crate) fn notes(&self) -> Vec<MemoryNote> {
         self.replay.notes()
     }
 }
