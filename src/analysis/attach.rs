@@ -59,7 +59,12 @@ pub(crate) fn attach_errors(operations: &[OperationKey<'_>], errors: &[ErrorKey<
 /// Which error rows one rank's view lists (behaviour.md §2.1): the rank's own rows and the rank-0
 /// rows the fallback attached; every row when the `errors` table has no `rank` column (its rows
 /// belong to every rank, attached or not).
-pub(crate) fn rows_of_rank(errors: &[ErrorKey<'_>], attachment: &Attachment, rank: u32, table_has_rank: bool) -> Vec<bool> {
+pub(crate) fn rows_of_rank(
+    errors: &[ErrorKey<'_>],
+    attachment: &Attachment,
+    rank: u32,
+    table_has_rank: bool,
+) -> Vec<bool> {
     errors
         .iter()
         .zip(&attachment.attached)

@@ -35,7 +35,13 @@ struct Current {
 
 impl MemoryUsage {
     /// Adds one `buffers` row; `buffer_type` is none for a type that is none of the five.
-    pub(crate) fn add(&mut self, operation_id: u64, device_id: u64, buffer_type: Option<BufferType>, size_per_bank: u64) {
+    pub(crate) fn add(
+        &mut self,
+        operation_id: u64,
+        device_id: u64,
+        buffer_type: Option<BufferType>,
+        size_per_bank: u64,
+    ) {
         self.rows += 1;
         if self.current.as_ref().is_none_or(|c| c.operation_id != operation_id) {
             self.flush();

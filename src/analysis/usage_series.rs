@@ -71,7 +71,11 @@ pub(crate) struct L1Layout {
 
 /// The region size of a buffer type: L1 `[A, A+B)`, L1_SMALL `[A+B, W)` from the device's row,
 /// DRAM `[0, bank size)` from a failure message; none when not known.
-pub(crate) fn region_ceiling(buffer_type: BufferType, l1: Option<L1Layout>, dram_bank_size: Option<u64>) -> Option<Ceiling> {
+pub(crate) fn region_ceiling(
+    buffer_type: BufferType,
+    l1: Option<L1Layout>,
+    dram_bank_size: Option<u64>,
+) -> Option<Ceiling> {
     let from_devices = |size: u64| (size > 0).then_some(Ceiling { size, source: CeilingSource::Devices });
     match (buffer_type, l1) {
         (BufferType::L1, Some(l1)) => from_devices(l1.bank_size),

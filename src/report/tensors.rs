@@ -43,7 +43,11 @@ pub(crate) fn memory_config_buffer_type(memory_config: &str) -> Option<BufferTyp
 
 /// A tensor's buffer type (behaviour.md §1.3.3–§1.3.4): from the `buffer_type` column when the
 /// tensor has an address, otherwise from its memory config (the column's 0 is then ignored).
-pub(crate) fn tensor_buffer_type(address: Option<u64>, column: ValueRef<'_>, memory_config: &str) -> Option<BufferType> {
+pub(crate) fn tensor_buffer_type(
+    address: Option<u64>,
+    column: ValueRef<'_>,
+    memory_config: &str,
+) -> Option<BufferType> {
     match address {
         Some(_) => buffer_type(column).ok().or_else(|| memory_config_buffer_type(memory_config)),
         None => memory_config_buffer_type(memory_config),
