@@ -129,7 +129,7 @@ impl Link {
 
     /// Why the reports did not link, as one line (e.g. `the performance report has no rows`);
     /// none when linked. Shown beside [`LinkState::text`].
-    pub(crate) fn reason(&self) -> Option<String> {
+    pub fn reason(&self) -> Option<String> {
         if self.is_linked() { None } else { self.failure.as_ref().map(LinkFailure::text) }
     }
 }
@@ -148,7 +148,7 @@ pub enum LinkState {
 
 impl LinkState {
     /// The status-bar text.
-    pub(crate) fn text(self) -> &'static str {
+    pub fn text(self) -> &'static str {
         match self {
             Self::Linked => LINKED_TEXT,
             Self::Unlinked | Self::Unavailable => UNLINKED_TEXT,

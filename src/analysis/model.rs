@@ -49,7 +49,7 @@ pub(crate) fn operation_index(operations: &[Operation], id: u64) -> Option<usize
 
 /// The line of an error message worth quoting: the text after `info:` when the message is a
 /// TT_FATAL/TT_THROW dump, else its first non-blank line.
-pub(crate) fn first_line(message: &str) -> &str {
+pub fn first_line(message: &str) -> &str {
     let mut lines = message.lines();
     while let Some(line) = lines.next() {
         if let Some(rest) = line.trim_start().strip_prefix("info:") {

@@ -210,7 +210,7 @@ impl CalloutBody {
     }
 
     /// The reason line as plain text: `{label}. {detail}`.
-    pub(crate) fn reason_line(&self) -> Option<String> {
+    pub fn reason_line(&self) -> Option<String> {
         self.explanation.as_ref().map(|e| format!("{}. {}", e.reason.label(), e.detail))
     }
 

@@ -34,7 +34,7 @@ pub struct ScopeBlock {
     /// `Operation appears to be a no-op and may be removable`, for a no-op reshape.
     pub(crate) warning: Option<&'static str>,
     /// Child scopes and buffer rows, in capture order.
-    pub(crate) children: Vec<TreeEntry>,
+    pub children: Vec<TreeEntry>,
 }
 
 /// A `buffer_allocate`, `buffer_deallocate`, `circular_buffer_allocate` or
@@ -129,7 +129,7 @@ pub fn device_ops_tree(nodes: &[GraphNode], has_recorded_error: bool) -> Vec<Tre
 
 /// The path (child indexes from the top) to the first failed device-operation scope, else to
 /// the first failed scope, in capture order.
-pub(crate) fn first_failed_path(entries: &[TreeEntry]) -> Option<Vec<usize>> {
+pub fn first_failed_path(entries: &[TreeEntry]) -> Option<Vec<usize>> {
     fn walk(entries: &[TreeEntry], path: &mut Vec<usize>, device_only: bool) -> bool {
         for (k, entry) in entries.iter().enumerate() {
             let TreeEntry::Scope(scope) = entry else { continue };
@@ -152,7 +152,7 @@ pub(crate) fn first_failed_path(entries: &[TreeEntry]) -> Option<Vec<usize>> {
 }
 
 /// The entry at a path of child indexes.
-pub(crate) fn entry_at<'a>(entries: &'a [TreeEntry], path: &[usize]) -> Option<&'a TreeEntry> {
+pub fn entry_at<'a>(entries: &'a [TreeEntry], path: &[usize]) -> Option<&'a TreeEntry> {
     let (&first, rest) = path.split_first()?;
     let entry = entries.get(first)?;
     match (rest.is_empty(), entry) {

@@ -9,7 +9,7 @@ mod text;
 
 use crate::analysis::failure::AllocationFailure;
 use crate::analysis::memory::MemoryAtFailure;
-pub(crate) use crate::analysis::model::first_line;
+pub use crate::analysis::model::first_line;
 use crate::analysis::perf_callout::PerfStatus;
 use crate::analysis::stack::source_label;
 use crate::report::linked::LinkedReports;

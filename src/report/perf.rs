@@ -36,7 +36,7 @@ pub struct DeviceLog {
 
 impl DeviceLog {
     /// Parses `ARCH: wormhole_b0, CHIP_FREQ[MHz]: 1000, Max Compute Cores: 64`.
-    pub(crate) fn parse(first_line: &str) -> Self {
+    pub fn parse(first_line: &str) -> Self {
         let mut log = Self::default();
         for part in first_line.split(',') {
             let Some((key, value)) = part.split_once(':') else { continue };

@@ -15,7 +15,7 @@ mod place;
 mod replay;
 mod text;
 
-pub(crate) use inputs::{
+pub use inputs::{
     DeviceFacts, EarlierSnapshot, FailureInputs, GraphBuffer, OperationInputs, SnapshotRow, TensorFacts, TensorUse,
 };
 pub use model::{
@@ -55,7 +55,7 @@ pub(crate) fn needs_earlier_snapshot(inputs: &FailureInputs, device: u64) -> boo
 
 /// The addresses of the buffers live at the failure, so that the report can read the tensors
 /// that may hold them; empty when there is no basis.
-pub(crate) fn live_addresses(inputs: &FailureInputs) -> Vec<u64> {
+pub fn live_addresses(inputs: &FailureInputs) -> Vec<u64> {
     let Some((device, buffer_type)) = failure_place(inputs) else { return Vec::new() };
     let banks = banks_of(inputs, device, buffer_type);
     live_at_failure(inputs, device, buffer_type, banks)
@@ -69,7 +69,7 @@ fn banks_of(inputs: &FailureInputs, device: u64, buffer_type: BufferType) -> u64
 
 /// The memory at N's failure (memory.md §2–§7); none when N has no allocation failure of L1,
 /// DRAM or L1_SMALL, or when no basis applies (§3.4). Never panics, whatever the inputs.
-pub(crate) fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
+pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
     let failure = inputs.failure.as_ref()?;
     let (device, buffer_type) = failure_place(inputs)?;
     let device_row = inputs.devices.iter().find(|d| d.device_id == device);
@@ -145,7 +145,7 @@ fn map_reason(failure: &AllocationFailure, map: &MemoryMap) -> Option<crate::ana
 /// type) of its snapshot — `place`, else L1 of the lowest device, else the first — with the same
 /// holders (§4, N = the operation) and map (§5), no check and no fit. None when the operation has
 /// no valid `buffers` row.
-pub(crate) fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType)>) -> Option<OperationMemory> {
+pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType)>) -> Option<OperationMemory> {
     let mut places: Vec<(u64, BufferType)> =
         inputs.snapshot.iter().filter_map(|r| Some((r.device_id, r.buffer_type?))).collect();
     places.sort_by_key(|(d, t)| (*d, *t as u8));

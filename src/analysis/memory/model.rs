@@ -136,9 +136,9 @@ impl LiveBuffer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Block {
     /// First address.
-    pub(crate) address: u64,
+    pub address: u64,
     /// Bytes.
-    pub(crate) size: u64,
+    pub size: u64,
 }
 
 /// The address map of one (device, buffer type) (memory.md §5).
@@ -151,7 +151,7 @@ pub struct MemoryMap {
     /// Total size of the merged occupied ranges.
     pub used_per_bank: u64,
     /// Gaps inside the region, ascending; empty when the region is unknown.
-    pub(crate) free_blocks: Vec<Block>,
+    pub free_blocks: Vec<Block>,
     /// The biggest free block's size (0 if none); none when the region is unknown.
     pub largest_free_block: Option<u64>,
 }
@@ -303,7 +303,7 @@ pub struct OperationMemory {
     /// Its buffers, biggest first.
     pub live_buffers: Vec<LiveBuffer>,
     /// The map of the region.
-    pub(crate) map: MemoryMap,
+    pub map: MemoryMap,
     /// What was set aside on the way.
     pub(crate) notes: Vec<MemoryNote>,
 }
