@@ -60,6 +60,16 @@ pub enum JobState {
     Failed(String),
 }
 
+/// The live buffers of a picture in the holders table's order: biggest first (as the rules give
+/// them), or by address.
+pub(crate) fn ordered_holders(picture: &MemoryPicture, by_address: bool) -> Vec<&LiveBuffer> {
+    let mut holders: Vec<&LiveBuffer> = picture.live_buffers().iter().collect();
+    if by_address {
+        holders.sort_by_key(|b| b.address);
+    }
+    holders
+}
+
 /// The Memory tab.
 #[derive(Debug, Default)]
 pub struct MemoryTab {
@@ -121,11 +131,14 @@ impl MemoryTab {
 
     /// The holders of an operation's picture in the table's order.
     pub(crate) fn ordered_holders<'a>(&self, picture: &'a MemoryPicture) -> Vec<&'a LiveBuffer> {
-        let mut holders: Vec<&LiveBuffer> = picture.live_buffers().iter().collect();
-        if self.by_address {
-            holders.sort_by_key(|b| b.address);
-        }
-        holders
+        ordered_holders(picture, self.by_address)
+    }
+
+    /// The picture of an operation and the holders window over it, borrowed together for
+    /// drawing (the window is fitted to the table as it is drawn).
+    pub(crate) fn drawn(&mut self, operation: usize) -> (Option<&Loaded<MemoryPicture>>, &mut WindowedRows) {
+        let key = self.key(operation);
+        (self.pictures.get(&key), &mut self.holders)
     }
 
     /// The selected holder of an operation's picture.

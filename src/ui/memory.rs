@@ -10,7 +10,7 @@ use crate::analysis::format::{format_address, size};
 use crate::analysis::memory::{
     LiveBuffer, MemoryAtFailure, advice_sentence, basis_sentence, check_sentence, reason_sentence,
 };
-use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab};
+use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab, WindowedRows, ordered_holders};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::text::{Line, Span};
@@ -90,16 +90,18 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
     };
     let Some(i) = operation else { return message(frame, "No operation selected".into()) };
     tab.follow(Some(i));
-    let picture = match tab.picture(i) {
+    let (by_address, replay) = (tab.by_address, tab.replay.clone());
+    let (picture, holders) = tab.drawn(i);
+    let picture = match picture {
         None => return message(frame, "Reading the memory of this operation…".into()),
         Some(Loaded::Unavailable(reason)) => return message(frame, format!("The memory cannot be read: {reason}")),
         Some(Loaded::Ready(MemoryPicture::Nothing(reason))) => return message(frame, reason.clone()),
-        Some(Loaded::Ready(MemoryPicture::NeedsReplay)) => return draw_replay(frame, area, view, &tab.replay),
-        Some(Loaded::Ready(picture)) => picture.clone(),
+        Some(Loaded::Ready(MemoryPicture::NeedsReplay)) => return draw_replay(frame, area, view, &replay),
+        Some(Loaded::Ready(picture)) => picture,
     };
     let width = area.width as usize;
-    let head = truncate_line(Line::styled(heading(view, i, &picture), theme.bold), width);
-    let text = wrap_lines(sentences(view, &picture).into_iter().map(Line::from), width);
+    let head = truncate_line(Line::styled(heading(view, i, picture), theme.bold), width);
+    let text = wrap_lines(sentences(view, picture).into_iter().map(Line::from), width);
     // The map takes 5 lines and the holders table keeps at least 5 (two rows).
     let room = (area.height as usize).saturating_sub(1 + 5 + 5).max(1);
     let text_height = text.len().min(room.min((area.height as usize / 3).max(2))) as u16;
@@ -112,9 +114,9 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
     .areas(area);
     frame.render_widget(Paragraph::new(head), head_area);
     frame.render_widget(Paragraph::new(text), text_area);
-    let holders = tab.ordered_holders(&picture);
-    let selected = tab.selected_holder(&picture).map(|b| b.address);
-    let (map, (request, band)) = match &picture {
+    let ordered = ordered_holders(picture, by_address);
+    let selected = holders.selected().and_then(|k| ordered.get(k)).map(|b| b.address);
+    let (map, (request, band)) = match picture {
         MemoryPicture::Failure(m) => (&m.map, failure_marks(m)),
         MemoryPicture::Operation(m) => (&m.map, (None, None)),
         _ => return,
@@ -125,7 +127,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
     let (lines, cell) = map_lines(map, picture.live_buffers(), &marks, inner.width as usize, view.hex, theme);
     let title = format!(" Map · {} a column ", size(cell));
     frame.render_widget(Paragraph::new(lines).block(block.title(Span::styled(title, theme.bold))), map_area);
-    draw_holders(frame, table_area, view, &holders, tab);
+    draw_holders(frame, table_area, view, &ordered, by_address, holders);
 }
 
 /// The replay some failures need, with its progress.
@@ -192,12 +194,19 @@ fn holder_row(view: &View, b: &LiveBuffer, flags_width: usize) -> Row<'static> {
 }
 
 /// The holders table, biggest first or by address.
-fn draw_holders(frame: &mut Frame, area: Rect, view: &View, holders: &[&LiveBuffer], tab: &mut MemoryTab) {
+fn draw_holders(
+    frame: &mut Frame,
+    area: Rect,
+    view: &View,
+    holders: &[&LiveBuffer],
+    by_address: bool,
+    rows: &mut WindowedRows,
+) {
     let theme = view.theme;
-    let order = if tab.by_address { "by address" } else { "biggest first" };
+    let order = if by_address { "by address" } else { "biggest first" };
     let title = format!(" Holders · {} live buffers · {order} ", holders.len());
     let block = Block::new().borders(Borders::ALL).title(Span::styled(title, theme.bold));
-    tab.holders.fit((area.height as usize).saturating_sub(3), |_| 1);
+    rows.fit((area.height as usize).saturating_sub(3), |_| 1);
     if holders.is_empty() {
         frame.render_widget(Paragraph::new(Line::styled("No live buffer", theme.dim)).block(block), area);
         return;
@@ -207,17 +216,17 @@ fn draw_holders(frame: &mut Frame, area: Rect, view: &View, holders: &[&LiveBuff
     // Borders, the highlight symbol, the spacing between columns, the fixed columns.
     let fixed: usize = COLUMNS.iter().map(|c| c.1 as usize + 1).sum();
     let flags_width = (area.width as usize).saturating_sub(2 + 2 + fixed);
-    let rows = holders[tab.holders.visible()].iter().map(|b| holder_row(view, b, flags_width));
-    let table = Table::new(rows, widths)
+    let shown = holders[rows.visible()].iter().map(|b| holder_row(view, b, flags_width));
+    let table = Table::new(shown, widths)
         .header(header)
         .block(block)
         .row_highlight_style(theme.selected)
         .highlight_symbol(SELECTION_SYMBOL)
         .highlight_spacing(HighlightSpacing::Always);
-    let selected = tab.holders.selected().map(|s| s - tab.holders.offset());
+    let selected = rows.selected().map(|s| s - rows.offset());
     frame.render_stateful_widget(table, area, &mut TableState::default().with_selected(selected));
-    if holders.len() > tab.holders.height() {
-        let mut state = ScrollbarState::new(holders.len()).position(tab.holders.selected().unwrap_or(0));
+    if holders.len() > rows.height() {
+        let mut state = ScrollbarState::new(holders.len()).position(rows.selected().unwrap_or(0));
         let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight);
         frame.render_stateful_widget(bar, area.inner(Margin::new(0, 1)), &mut state);
     }

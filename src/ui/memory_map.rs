@@ -69,14 +69,26 @@ pub fn map_lines(
     let range = |c: usize| (start + c as u64 * cell, start + (c as u64 + 1) * cell);
     let overlap = |(lo, hi): (u64, u64), (a, b): (u64, u64)| hi.min(b).saturating_sub(lo.max(a));
     let largest = map.free_blocks.iter().filter(|b| Some(b.size) == map.largest_free_block).max_by_key(|b| b.size);
+    // Each cell shows the buffer covering most of it (the later one on a tie): every buffer is
+    // visited once, over the cells it covers, so a snapshot of many buffers stays cheap.
+    let mut best: Vec<Option<(u64, &LiveBuffer)>> = vec![None; width];
+    for b in live {
+        let (from, to) = (b.address.max(start), b.end().min(end));
+        if from >= to {
+            continue;
+        }
+        let (first, last) = (((from - start) / cell) as usize, ((to - 1 - start) / cell) as usize);
+        for (c, slot) in best.iter_mut().enumerate().take(last.min(width - 1) + 1).skip(first) {
+            let covered = overlap(range(c), (b.address, b.end()));
+            if covered > 0 && slot.is_none_or(|(most, _)| covered >= most) {
+                *slot = Some((covered, b));
+            }
+        }
+    }
     let mut cells = Vec::with_capacity(width);
-    for c in 0..width {
+    for (c, holder) in best.into_iter().enumerate() {
         let span = range(c);
-        let holder = live
-            .iter()
-            .filter(|b| overlap(span, (b.address, b.end())) > 0)
-            .max_by_key(|b| overlap(span, (b.address, b.end())));
-        cells.push(match holder {
+        cells.push(match holder.map(|(_, b)| b) {
             Some(b) => {
                 let (fill, style) = tensor_fill(b.tensor_id, theme);
                 let style = if marks.selected == Some(b.address) { style.patch(theme.selected) } else { style };
