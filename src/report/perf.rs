@@ -182,8 +182,13 @@ impl PerfSource {
             Self::Path(path) => locate_csv(path).map(|(csv, _)| csv).unwrap_or_else(|_| path.clone()),
             Self::Demo => PathBuf::from(DEMO_PERF_PATH),
         };
-        path.file_name().map(|n| crate::analysis::sanitize::sanitize_line(&n.to_string_lossy())).unwrap_or_default()
+        file_name_of(&path)
     }
+}
+
+/// A path's file name as shown, sanitised.
+pub(crate) fn file_name_of(path: &Path) -> String {
+    path.file_name().map(|n| sanitize_line(&n.to_string_lossy())).unwrap_or_default()
 }
 
 /// The device log's first line in a folder, when the file exists.

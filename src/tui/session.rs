@@ -9,7 +9,9 @@ use crate::app::{App, Job, Loaded, MemoryPicture, Model, PerfInput, PerfRows, Pl
 use crate::report::linked::LinkedReports;
 use crate::report::memory_replay::GraphReplay;
 use crate::report::memory_view::FailureMemory;
+use crate::report::perf::file_name_of;
 use crate::report::{MemoryReport, ReportError};
+use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
 /// The report the UI shows, and what background passes found in it.
@@ -24,12 +26,16 @@ pub struct Session {
 
 /// The state of a report: its model, opened on operation `operation` (an id) when given.
 pub fn app_for(report: &MemoryReport, hex: bool, operation: Option<u64>) -> App {
-    let failed_in = (0..report.operations.len())
+    let model = Model::new(report.name.clone(), report.operations.clone(), report.errors.clone(), failed_in(report));
+    App::new(model, hex, operation)
+}
+
+/// The failed device operations of every operation with an error, by operation index.
+fn failed_in(report: &MemoryReport) -> HashMap<usize, Vec<String>> {
+    (0..report.operations.len())
         .filter(|&i| report.operations[i].error.is_some())
         .map(|i| (i, report.failed_device_operations(i).unwrap_or_default()))
-        .collect();
-    let model = Model::new(report.name.clone(), report.operations.clone(), report.errors.clone(), failed_in);
-    App::new(model, hex, operation)
+        .collect()
 }
 
 /// What the Performance tab needs from two linked reports.
@@ -41,8 +47,7 @@ pub fn perf_input(linked: LinkedReports) -> PerfInput {
         PerfRows { max_cores: perf.max_cores(&rows), rows }
     });
     let unlinked_reason = link.reason();
-    let file_name = perf.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let file_name = crate::analysis::sanitize::sanitize_line(&file_name);
+    let file_name = file_name_of(&perf.path);
     PerfInput { file_name, merged, per_device, link, unlinked_reason, failed, fallbacks }
 }
 
@@ -157,12 +162,8 @@ impl Session {
         match self.report.poll_changes() {
             Ok(Some(update)) => {
                 let report = &self.report;
-                let failed_in = (0..report.operations.len())
-                    .filter(|&i| report.operations[i].error.is_some())
-                    .map(|i| (i, report.failed_device_operations(i).unwrap_or_default()))
-                    .collect();
                 let (operations, errors) = (report.operations.clone(), report.errors.clone());
-                app.report_changed(operations, errors, failed_in, &update.new_failures, update.reordered);
+                app.report_changed(operations, errors, failed_in(report), &update.new_failures, update.reordered);
                 self.replay = None;
                 true
             }
