@@ -8,7 +8,7 @@ use super::perf_table::{draw_table, footer_lines};
 use super::text::{truncate, truncate_line, wrap_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
 use crate::analysis::link::{LINKED_TEXT, UNLINKED_TEXT};
-use crate::analysis::perf_callout::perf_callout;
+use crate::analysis::perf_callout::{PerfCallout, perf_callout};
 use crate::app::{Focus, PerfState, PerfTab, WindowedRows};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -76,10 +76,12 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, perf: &mut PerfSt
     // The table keeps room for its rows (up to a third of the body); the callout takes the rest.
     let table_min = (tab.shown.len() + 3).min((body / 3).max(5));
     let callout_room = body.saturating_sub(footer_height + link_height + table_min).max(3);
-    let callout_height = match (tab.has_callout(), tab.callout_folded) {
-        (false, _) => 0,
-        (true, true) => 1,
-        (true, false) => callout_room.min(callout_wanted(view, tab, width)),
+    // Built once a draw: every item's height and lines come from it.
+    let callout = perf_callout(&tab.listings, tab.is_linked(), view.hex);
+    let callout_height = match (&callout, tab.callout_folded) {
+        (None, _) => 0,
+        (Some(_), true) => 1,
+        (Some(callout), false) => callout_room.min(callout_wanted(view, callout, width)),
     };
     let [callout_area, link_area, table_area, footer_area] = Layout::vertical([
         Constraint::Length(callout_height as u16),
@@ -88,10 +90,12 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, perf: &mut PerfSt
         Constraint::Length(footer_height as u16),
     ])
     .areas(area);
-    if callout_height > 0 {
+    if let Some(callout) = &callout
+        && callout_height > 0
+    {
         // The callout's items are its own state; the rest of the tab is only read.
         let mut rows = std::mem::take(&mut tab.callout);
-        frame.render_stateful_widget(Callout { view, tab }, callout_area, &mut rows);
+        frame.render_stateful_widget(Callout { view, tab, callout }, callout_area, &mut rows);
         tab.callout = rows;
     }
     frame.render_widget(Paragraph::new(link), link_area);
@@ -101,14 +105,14 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, perf: &mut PerfSt
 }
 
 /// Lines the open callout would take at this width, borders included.
-fn callout_wanted(view: &View, tab: &PerfTab, width: usize) -> usize {
-    (0..tab.callout.len()).map(|k| item_lines(view, tab, k, false, width.saturating_sub(2)).len()).sum::<usize>() + 2
+fn callout_wanted(view: &View, callout: &PerfCallout, width: usize) -> usize {
+    let items = callout.listings.len() + usize::from(callout.more.is_some());
+    (0..items).map(|k| item_lines(view, callout, k, false, width.saturating_sub(2)).len()).sum::<usize>() + 2
 }
 
 /// The lines of a callout item: a listing (its link label, then its body) or `And … more`.
-fn item_lines(view: &View, tab: &PerfTab, k: usize, selected: bool, width: usize) -> Vec<Line<'static>> {
+fn item_lines(view: &View, callout: &PerfCallout, k: usize, selected: bool, width: usize) -> Vec<Line<'static>> {
     let theme = view.theme;
-    let Some(callout) = perf_callout(&tab.listings, tab.is_linked(), view.hex) else { return Vec::new() };
     let marker = Span::raw(if selected { SELECTION_SYMBOL } else { "  " });
     let label_style = if selected { theme.selected.patch(theme.bold) } else { theme.bold };
     match callout.listings.get(k) {
@@ -118,7 +122,7 @@ fn item_lines(view: &View, tab: &PerfTab, k: usize, selected: bool, width: usize
             lines
         }
         None => {
-            let more = callout.more.unwrap_or_default();
+            let more = callout.more.clone().unwrap_or_default();
             wrap_line(
                 Line::from(vec![marker, Span::styled(more, if selected { label_style } else { theme.text })]),
                 width,
@@ -131,14 +135,15 @@ fn item_lines(view: &View, tab: &PerfTab, k: usize, selected: bool, width: usize
 struct Callout<'a> {
     view: &'a View<'a>,
     tab: &'a PerfTab,
+    callout: &'a PerfCallout,
 }
 
 impl StatefulWidget for Callout<'_> {
     type State = WindowedRows;
 
     fn render(self, area: Rect, buf: &mut Buffer, items: &mut WindowedRows) {
-        let (view, tab, theme) = (self.view, self.tab, self.view.theme);
-        let title = perf_callout(&tab.listings, tab.is_linked(), view.hex).map(|c| c.title).unwrap_or_default();
+        let (view, tab, callout, theme) = (self.view, self.tab, self.callout, self.view.theme);
+        let title = &callout.title;
         if tab.callout_folded {
             let line = Line::from(vec![
                 Span::styled(format!("▸ ✖ {title}"), theme.danger.patch(theme.bold)),
@@ -159,13 +164,13 @@ impl StatefulWidget for Callout<'_> {
         let inner = block.inner(area);
         block.render(area, buf);
         let width = inner.width as usize;
-        items.fit(inner.height as usize, |k| item_lines(view, tab, k, false, width).len());
+        items.fit(inner.height as usize, |k| item_lines(view, callout, k, false, width).len());
         let mut lines = Vec::new();
         for k in items.offset()..items.len() {
             if lines.len() >= inner.height as usize {
                 break;
             }
-            lines.extend(item_lines(view, tab, k, focused && items.selected() == Some(k), width));
+            lines.extend(item_lines(view, callout, k, focused && items.selected() == Some(k), width));
         }
         Paragraph::new(lines).render(inner, buf);
     }
