@@ -297,9 +297,12 @@ fn resizing_leaves_nothing_behind_and_keys_wait_for_a_usable_size() {
     t.resize(50, 12);
     t.wait_for("terminal too small (need 60×15)");
     t.keys(&["j", "j", "e", "3"]);
+    // The keys reach the program before it is resized (tmux may deliver the resize first).
+    t.wait_for("4 keys ignored while the terminal was too small");
     t.resize(80, 24);
     let screen = t.wait_for("op 7 · 7/39");
     assert!(screen.contains("[1 Operations]") && screen.contains("39 operations · 13 with errors"), "{screen}");
+    assert!(screen.contains("4 keys ignored while the terminal was too small"), "{screen}");
     // Widened during the run: after quitting, no row of the UI is left above the prompt.
     t.resize(120, 40);
     t.wait_for("22 ttnn.layer_norm (model.py:64)");

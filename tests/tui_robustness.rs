@@ -31,6 +31,26 @@ fn a_resize_storm_on_every_tab() {
 }
 
 #[test]
+fn keys_pressed_while_too_small_are_counted_not_acted_on() {
+    let mut h = demo();
+    let selected = h.selected_id();
+    h.resize(50, 12);
+    h.press(&[Down, Down, GoToTab(2)]);
+    let screen = h.screen();
+    assert!(screen.contains("terminal too small (need 60×15)"), "{screen}");
+    assert!(screen.contains("3 keys ignored while the terminal was too small"), "{screen}");
+    h.resize(120, 40);
+    assert_eq!(h.selected_id(), selected);
+    let screen = h.screen();
+    assert!(screen.contains("[1 Operations]"), "{screen}");
+    assert!(screen.contains("3 keys ignored while the terminal was too small"), "{screen}");
+    // The next key acts, and the note goes.
+    h.press(&[Down]);
+    assert_ne!(h.selected_id(), selected);
+    assert!(!h.screen().contains("keys ignored"), "{}", h.screen());
+}
+
+#[test]
 fn a_flood_of_ten_thousand_keys() {
     let actions = [
         Down,

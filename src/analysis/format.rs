@@ -27,6 +27,11 @@ pub(crate) fn size(value: u64) -> String {
     format_size(value as i128)
 }
 
+/// A count and its noun, `1 row` / `3 rows`.
+pub(crate) fn counted(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
 /// Formats an address: decimal, or `0x` + upper-case hex when `hex` is set; `NULL` when absent.
 pub fn format_address(address: Option<u64>, hex: bool) -> String {
     match address {

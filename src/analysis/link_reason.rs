@@ -1,6 +1,7 @@
 //! Why two loaded reports did not link: one line a user can act on, beside the reference's
 //! `Unable to link active memory and performance reports` (behaviour.md §8.1, §9).
 
+use super::format::counted;
 use super::perf_rows::PerfRow;
 
 /// Why the alignment of behaviour.md §9 gave no mapping.
@@ -45,8 +46,8 @@ impl LinkFailure {
         let counts = |device_operations: usize, rows: usize| {
             format!(
                 "{} completed in the memory report, {} in the performance report",
-                plural(device_operations, "device operation", "device operations"),
-                plural(rows, "row", "rows"),
+                counted(device_operations, "device operation", "device operations"),
+                counted(rows, "row", "rows"),
             )
         };
         match self {
@@ -61,10 +62,6 @@ impl LinkFailure {
             }
         }
     }
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Why none of `attempts` (the memory-side name lists tried, in order) aligned with the alignable

@@ -5,6 +5,7 @@
 mod background;
 mod bindings;
 mod device_ops;
+mod error_actions;
 pub mod keys;
 mod memory;
 mod model;
@@ -28,8 +29,6 @@ pub(crate) use perf::{Focus, micros};
 pub use perf::{PerfInput, PerfRows, PerfTab};
 pub use reads::{Read, ReadResult};
 pub(crate) use rows::{Scroll, WindowedRows};
-
-use crate::analysis::reason::CalloutBody;
 
 /// The tabs, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +137,8 @@ pub struct App {
     pub(crate) live: Option<(usize, usize)>,
     /// Text the loop should copy through OSC 52.
     pub(crate) clipboard: Option<String>,
+    /// Keys that arrived while the terminal was too small to show what they did.
+    pub(crate) ignored_keys: usize,
     /// The user asked to quit.
     pub(crate) quit: bool,
 }
@@ -160,6 +161,7 @@ impl App {
             message: None,
             live: None,
             clipboard: None,
+            ignored_keys: 0,
             quit: false,
         }
     }
@@ -285,6 +287,7 @@ impl App {
 
     /// Applies an action to the focused pane. No I/O: what it needs is read afterwards.
     pub fn update(&mut self, action: Action) {
+        self.ignored_keys = 0;
         if action != Action::Copy {
             self.message = None;
         }
@@ -366,34 +369,5 @@ impl App {
             self.tab = tab;
         }
         Outcome::None
-    }
-
-    fn view_error(&mut self) -> Outcome {
-        match self.focused_operation() {
-            Some(i) if self.model.error_of(i).is_some() => {
-                self.popup = Some(Popup::Error(i, Scroll::default()));
-                Outcome::None
-            }
-            Some(i) => Outcome::Message(format!("Operation {} has no error", self.model.operations[i].id)),
-            None => Outcome::Message("No operation is selected".to_string()),
-        }
-    }
-
-    fn copy(&mut self) -> Outcome {
-        let Some(i) = self.focused_operation() else {
-            return Outcome::Message("No operation is selected".to_string());
-        };
-        let op = &self.model.operations[i];
-        let Some(error) = self.model.error_of(i) else {
-            return Outcome::Message(format!("Nothing to copy: operation {} has no error", op.id));
-        };
-        let body = match &error.failure {
-            Some(failure) => CalloutBody::new(failure, self.hex, self.model.failed_in(i), None).lines(),
-            None => {
-                vec![error.error_type.clone(), crate::analysis::model::first_line(&error.message).to_string()]
-            }
-        };
-        self.clipboard = Some(format!("Operation {} {}\n{}\n", op.id, op.name, body.join("\n")));
-        Outcome::Message(format!("Copied the callout of operation {} (OSC 52)", op.id))
     }
 }

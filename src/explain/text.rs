@@ -1,6 +1,7 @@
 //! The plain-text form of print mode.
 
 use super::{ExplainOptions, ExplainedError, Explanation, first_line};
+use crate::analysis::format::counted;
 use crate::analysis::memory::failure_lines;
 use crate::analysis::reason::CalloutBody;
 use crate::analysis::sanitize::sanitize_line;
@@ -69,8 +70,7 @@ pub(super) fn unattached_block(e: &ExplainedError<'_>, hex: bool) -> String {
 /// `No errors recorded in this report (39 operations).` (`total` operations).
 fn count_line(operations: usize, unattached: usize, total: usize) -> String {
     if operations == 0 && unattached == 0 {
-        let n = total;
-        return format!("No errors recorded in this report ({n} operation{}).", if n == 1 { "" } else { "s" });
+        return format!("No errors recorded in this report ({}).", counted(total, "operation", "operations"));
     }
     let with_errors = match operations {
         0 => "No operation has an error".to_string(),

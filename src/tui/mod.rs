@@ -51,6 +51,16 @@ pub fn frame<B: Backend>(
     Ok(())
 }
 
+/// Applies a key's action on a terminal of `size`. Keys pressed while the screen says it is too
+/// small are not acted on unseen (quitting excepted): they are counted, and the screen says so.
+pub fn act(app: &mut App, action: Action, size: Size) {
+    if ui::too_small(Rect::new(0, 0, size.width, size.height)) && action != Action::Quit {
+        app.ignore_key();
+    } else {
+        app.update(action);
+    }
+}
+
 /// Runs the UI on the real terminal until the user quits; `perf` is linked on a worker thread
 /// after the first frame. Call `color_eyre::install()` first: `ratatui::run`'s panic hook then
 /// restores the terminal before color-eyre prints.
@@ -123,11 +133,7 @@ fn event_loop(
                 Event::Key(key) => {
                     let Some(action) = keymap(key, app.pane()) else { continue };
                     assert!(!panic_for_test, "panic requested by {PANIC_FOR_TEST}");
-                    // Keys pressed while the screen says it is too small are not acted on unseen.
-                    if ui::too_small(Rect::new(0, 0, size.width, size.height)) && action != Action::Quit {
-                        continue;
-                    }
-                    app.update(action);
+                    act(app, action, size);
                     if app.should_quit() {
                         break;
                     }

@@ -52,7 +52,10 @@ pub fn too_small(area: Rect) -> bool {
 pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
     let area = frame.area();
     if too_small(area) {
-        frame.render_widget(Paragraph::new(text::truncate(TOO_SMALL, area.width as usize)), area);
+        // What it says of keys pressed meanwhile (see `App::ignore_key`), when there is room.
+        let width = area.width as usize;
+        let lines: Vec<_> = std::iter::once(TOO_SMALL).chain(app.message()).map(|l| text::truncate(l, width)).collect();
+        frame.render_widget(Paragraph::new(lines.join("\n")), area);
         return;
     }
     let [tabs_area, body, status_area] =

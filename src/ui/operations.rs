@@ -5,6 +5,7 @@ use super::callout::error_lines;
 use super::text::{truncate, truncate_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
 use super::{View, detail, unattached};
+use crate::analysis::format::counted;
 use crate::app::{OperationsTab, WindowedRows};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -48,7 +49,7 @@ pub(crate) fn list_title(view: &View, shown: usize, errors_only: bool) -> String
         return format!("Showing {shown} of {total} operations");
     }
     let with_errors = view.model.error_operations().len();
-    format!("{total} operation{} · {with_errors} with errors", if total == 1 { "" } else { "s" })
+    format!("{} · {with_errors} with errors", counted(total, "operation", "operations"))
 }
 
 /// The label of a list row, `{id} {name} ({file}:{line})` (behaviour.md §1.5), fitted to `width`

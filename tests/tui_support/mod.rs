@@ -194,10 +194,11 @@ impl Harness {
         self.draw();
     }
 
-    /// Applies actions, drawing after each.
+    /// Applies actions as the loop does at the terminal's size, drawing after each.
     pub fn press(&mut self, actions: &[Action]) -> &mut Self {
         for &a in actions {
-            self.app.update(a);
+            let size = self.terminal.size().unwrap();
+            ttnn_tui::tui::act(&mut self.app, a, size);
             self.draw();
         }
         self

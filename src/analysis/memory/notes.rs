@@ -1,7 +1,7 @@
 //! What the memory rules set aside, each said in one line (issue 8 §7): bad records give a
 //! partial picture and a note, never a panic and never a wrong `exact`.
 
-use crate::analysis::format::format_address;
+use crate::analysis::format::{counted, format_address};
 
 /// One thing set aside while building a picture of memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,29 +67,25 @@ pub enum MemoryNote {
     },
 }
 
-fn plural(count: usize, one: &str, many: &str) -> String {
-    if count == 1 { format!("1 {one}") } else { format!("{count} {many}") }
-}
-
 impl MemoryNote {
     /// The note as one line; `hex` selects hexadecimal addresses.
     pub fn text(&self, hex: bool) -> String {
         let at = |a: u64| format_address(Some(a), hex);
         match self {
             Self::BadBuffers { count, source } => {
-                let what = plural(*count, source.trim_end_matches('s'), source);
+                let what = counted(*count, source.trim_end_matches('s'), source);
                 format!("{what} with a missing, zero or negative address or size set aside")
             }
             Self::Overlap { count, address } => format!(
                 "{} overlap{} at {}; the map counts {} once",
-                plural(count + 1, "buffer", "buffers"),
+                counted(count + 1, "buffer", "buffers"),
                 if *count + 1 == 1 { "s" } else { "" },
                 at(*address),
                 if *count + 1 == 2 { "them" } else { "the shared bytes" }
             ),
             Self::OutsideRegion { count, start, end } => format!(
                 "{} outside the region {}–{}; the map leaves {} out",
-                plural(*count, "buffer lies", "buffers lie"),
+                counted(*count, "buffer lies", "buffers lie"),
                 at(*start),
                 at(*end),
                 if *count == 1 { "it" } else { "them" }
@@ -97,18 +93,18 @@ impl MemoryNote {
             Self::UnknownFrees { count, address } => {
                 format!(
                     "{} never allocated (first at {}) set aside",
-                    plural(*count, "free of an address", "frees of addresses"),
+                    counted(*count, "free of an address", "frees of addresses"),
                     at(*address)
                 )
             }
             Self::FreesWithoutAddress { count } => {
-                format!("{} with no address set aside", plural(*count, "graph free", "graph frees"))
+                format!("{} with no address set aside", counted(*count, "graph free", "graph frees"))
             }
             Self::InvalidGraph { reason } => format!("the captured graph was set aside: {reason}"),
             Self::InvalidGraphs { count } => {
                 format!(
                     "{} could not be read and {} left out of the replay",
-                    plural(*count, "captured graph", "captured graphs"),
+                    counted(*count, "captured graph", "captured graphs"),
                     if *count == 1 { "was" } else { "were" }
                 )
             }

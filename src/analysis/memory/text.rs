@@ -4,11 +4,7 @@
 
 use super::model::{Basis, CheckStatus, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, OperationMemory};
 use crate::analysis::failure::{BufferType, FailureKind};
-use crate::analysis::format::{format_address, size};
-
-fn plural(count: usize, one: &str, many: &str) -> String {
-    if count == 1 { format!("1 {one}") } else { format!("{count} {many}") }
-}
+use crate::analysis::format::{counted, format_address, size};
 
 fn address(a: u64, hex: bool) -> String {
     format_address(Some(a), hex)
@@ -31,7 +27,7 @@ fn basis_text(m: &MemoryAtFailure) -> String {
 fn holding(count: usize, buffer_type: BufferType, device: u64, used: u64, m: &MemoryMap, hex: bool) -> String {
     let mut line = format!(
         "{} on device {device} hold {} per bank",
-        plural(
+        counted(
             count,
             &format!("live {} buffer", buffer_type.label()),
             &format!("live {} buffers", buffer_type.label())
@@ -238,7 +234,7 @@ fn clash_sentence(m: &MemoryAtFailure, hex: bool) -> String {
     } else {
         format!(
             " ({} of {} per core)",
-            plural(c.circular_buffers.len(), "circular buffer", "circular buffers"),
+            counted(c.circular_buffers.len(), "circular buffer", "circular buffers"),
             size(total)
         )
     };
@@ -261,7 +257,7 @@ fn clash_sentence(m: &MemoryAtFailure, hex: bool) -> String {
     let more = if more > 0 { format!(" and {more} more") } else { String::new() };
     format!(
         "{head}; {} below it: {}{more}. Move them to DRAM or free them before operation {} for the circular buffers to fit.",
-        plural(c.clashing.len(), "live L1 buffer lies", "live L1 buffers lie"),
+        counted(c.clashing.len(), "live L1 buffer lies", "live L1 buffers lie"),
         listed.join(", "),
         m.operation_id
     )

@@ -1,0 +1,45 @@
+//! What acts on the focused operation's error (`v` opens it, `y` copies its callout), and the keys
+//! the loop could not act on.
+
+use super::{App, Outcome, Popup, Scroll};
+use crate::analysis::format::counted;
+use crate::analysis::reason::CalloutBody;
+
+impl App {
+    /// A key arrived while the terminal was too small to show what it would do: it is dropped, and
+    /// the status says so (on the too-small screen, and once the terminal is big enough again).
+    pub fn ignore_key(&mut self) {
+        self.ignored_keys += 1;
+        let keys = counted(self.ignored_keys, "key", "keys");
+        self.message = Some(format!("{keys} ignored while the terminal was too small"));
+    }
+
+    pub(super) fn view_error(&mut self) -> Outcome {
+        match self.focused_operation() {
+            Some(i) if self.model.error_of(i).is_some() => {
+                self.popup = Some(Popup::Error(i, Scroll::default()));
+                Outcome::None
+            }
+            Some(i) => Outcome::Message(format!("Operation {} has no error", self.model.operations[i].id)),
+            None => Outcome::Message("No operation is selected".to_string()),
+        }
+    }
+
+    pub(super) fn copy(&mut self) -> Outcome {
+        let Some(i) = self.focused_operation() else {
+            return Outcome::Message("No operation is selected".to_string());
+        };
+        let op = &self.model.operations[i];
+        let Some(error) = self.model.error_of(i) else {
+            return Outcome::Message(format!("Nothing to copy: operation {} has no error", op.id));
+        };
+        let body = match &error.failure {
+            Some(failure) => CalloutBody::new(failure, self.hex, self.model.failed_in(i), None).lines(),
+            None => {
+                vec![error.error_type.clone(), crate::analysis::model::first_line(&error.message).to_string()]
+            }
+        };
+        self.clipboard = Some(format!("Operation {} {}\n{}\n", op.id, op.name, body.join("\n")));
+        Outcome::Message(format!("Copied the callout of operation {} (OSC 52)", op.id))
+    }
+}
