@@ -33,26 +33,29 @@ const WATCH_POLL: Duration = Duration::from_millis(500);
 
 /// Draws at once, then reads what the drawn screen needs (stack traces of the rows it showed, the
 /// selected operation's arguments, graph or memory) and draws again if anything was read, so a
-/// slow read never delays the first frame. Tests call this after every action.
+/// slow read never delays the first frame. Tests call this after every action. Returns the size
+/// drawn at: what the screen shows until the next frame.
 pub fn frame<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
     session: &Session,
     theme: &Theme,
-) -> Result<(), B::Error> {
-    terminal.draw(|f| ui::draw(f, app, theme))?;
+) -> Result<Size, B::Error> {
+    let mut area = terminal.draw(|f| ui::draw(f, app, theme))?.area;
     let reads = app.pending_reads();
     if !reads.is_empty() {
         for result in session.perform(reads) {
             app.deliver(result);
         }
-        terminal.draw(|f| ui::draw(f, app, theme))?;
+        area = terminal.draw(|f| ui::draw(f, app, theme))?.area;
     }
-    Ok(())
+    Ok(area.as_size())
 }
 
-/// Applies a key's action on a terminal of `size`. Keys pressed while the screen says it is too
-/// small are not acted on unseen (quitting excepted): they are counted, and the screen says so.
+/// Applies a key's action on a screen last drawn at `size`. Keys pressed while the screen says it
+/// is too small are not acted on unseen (quitting excepted): they are counted, and the screen says
+/// so. The size drawn, not the latest resize event: a frame may be drawn at a new size (the
+/// terminal is asked at each draw) before the loop reads the resize event.
 pub fn act(app: &mut App, action: Action, size: Size) {
     if ui::too_small(Rect::new(0, 0, size.width, size.height)) && action != Action::Quit {
         app.ignore_key();
@@ -81,14 +84,13 @@ fn event_loop(
     workers: &mut Workers,
 ) -> std::io::Result<()> {
     let panic_for_test = std::env::var_os(PANIC_FOR_TEST).is_some_and(|v| !v.is_empty());
-    let mut size = terminal.size()?;
     let watched = session.report.is_watched();
     if watched {
         app.set_live();
     }
     let mut last_poll = std::time::Instant::now();
     loop {
-        frame(terminal, app, session, theme)?;
+        let size = frame(terminal, app, session, theme)?;
         workers.start_wanted(session, app);
         if let Some(text) = app.take_clipboard() {
             execute!(std::io::stdout(), CopyToClipboard::to_clipboard_from(text))?;
@@ -127,18 +129,14 @@ fn event_loop(
                 break;
             }
         }
+        // A resize needs no handling: the next frame is drawn at the terminal's size.
         for event in events {
-            match event {
-                Event::Resize(width, height) => size = Size::new(width, height),
-                Event::Key(key) => {
-                    let Some(action) = keymap(key, app.pane()) else { continue };
-                    assert!(!panic_for_test, "panic requested by {PANIC_FOR_TEST}");
-                    act(app, action, size);
-                    if app.should_quit() {
-                        break;
-                    }
-                }
-                _ => {}
+            let Event::Key(key) = event else { continue };
+            let Some(action) = keymap(key, app.pane()) else { continue };
+            assert!(!panic_for_test, "panic requested by {PANIC_FOR_TEST}");
+            act(app, action, size);
+            if app.should_quit() {
+                break;
             }
         }
     }
