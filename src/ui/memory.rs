@@ -3,32 +3,16 @@
 //! holders table (only its visible rows are built).
 
 use super::View;
-use super::memory_map::{MapMarks, legend, map_lines, tensor_fill};
-use super::text::{truncate, truncate_line, wrap_lines};
-use super::theme::SELECTION_SYMBOL;
-use crate::analysis::format::{format_address, size};
-use crate::analysis::memory::{
-    LiveBuffer, MemoryAtFailure, advice_sentence, basis_sentence, check_sentence, reason_sentence,
-};
-use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab, WindowedRows, ordered_holders};
+use super::memory_holders::draw_holders;
+use super::memory_map::{MapMarks, legend, map_lines};
+use super::text::{truncate_line, wrap_lines};
+use crate::analysis::format::size;
+use crate::analysis::memory::{MemoryAtFailure, advice_sentence, basis_sentence, check_sentence, reason_sentence};
+use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab, ordered_holders};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, Borders, Cell, Gauge, HighlightSpacing, Paragraph, Row, Scrollbar, ScrollbarOrientation, ScrollbarState,
-    Table, TableState,
-};
-
-/// The holders table's columns and widths (the last takes what is left).
-const COLUMNS: [(&str, u16); 7] = [
-    ("Address", 10),
-    ("Size/bank", 10),
-    ("Tensor", 7),
-    ("Shape", 18),
-    ("Produced by", 22),
-    ("Last used", 9),
-    ("Flags", 0),
-];
+use ratatui::widgets::{Block, Borders, Gauge, Paragraph};
 
 /// The heading of a picture.
 pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String {
@@ -155,79 +139,5 @@ fn draw_replay(frame: &mut Frame, area: Rect, view: &View, replay: &JobState) {
         let ratio = ratio.clamp(0.0, 1.0);
         let gauge = Gauge::default().ratio(ratio).label(format!("{:.0} %", ratio * 100.0)).gauge_style(theme.key);
         frame.render_widget(gauge, gauge_area);
-    }
-}
-
-/// One holder as a table row.
-fn holder_row(view: &View, b: &LiveBuffer, flags_width: usize) -> Row<'static> {
-    let (fill, style) = tensor_fill(b.tensor_id, view.theme);
-    let tensor = b.tensor_id.map_or_else(String::new, |t| t.to_string());
-    let produced = match (b.producer_operation_id, &b.producer_operation_name) {
-        (Some(id), Some(name)) => format!("{id} {name}"),
-        (Some(id), None) => id.to_string(),
-        _ if b.tensor_id.is_some() => "not recorded".to_string(),
-        _ => String::new(),
-    };
-    let mut flags = Vec::new();
-    if b.input_of_operation {
-        flags.push("input".to_string());
-    }
-    if b.stale {
-        flags.push("stale".to_string());
-    }
-    if b.is_this_operation() {
-        flags.push(b.device_operation.as_ref().map_or_else(|| "this op".to_string(), |d| format!("this op ({d})")));
-    }
-    let number = |text: String| Cell::from(Line::from(text).right_aligned());
-    Row::new(vec![
-        Cell::from(Line::from(vec![
-            Span::styled(fill.to_string(), style),
-            Span::raw(format!(" {}", format_address(Some(b.address), view.hex))),
-        ])),
-        number(size(b.size_per_bank)),
-        number(tensor),
-        Cell::from(truncate(b.shape.as_deref().unwrap_or(""), COLUMNS[3].1 as usize)),
-        Cell::from(truncate(&produced, COLUMNS[4].1 as usize)),
-        number(b.last_use_operation_id.map_or_else(String::new, |k| k.to_string())),
-        Cell::from(truncate(&flags.join(", "), flags_width)),
-    ])
-}
-
-/// The holders table, biggest first or by address.
-fn draw_holders(
-    frame: &mut Frame,
-    area: Rect,
-    view: &View,
-    holders: &[&LiveBuffer],
-    by_address: bool,
-    rows: &mut WindowedRows,
-) {
-    let theme = view.theme;
-    let order = if by_address { "by address" } else { "biggest first" };
-    let title = format!(" Holders · {} live buffers · {order} ", holders.len());
-    let block = Block::new().borders(Borders::ALL).title(Span::styled(title, theme.bold));
-    rows.fit((area.height as usize).saturating_sub(3), |_| 1);
-    if holders.is_empty() {
-        frame.render_widget(Paragraph::new(Line::styled("No live buffer", theme.dim)).block(block), area);
-        return;
-    }
-    let header = Row::new(COLUMNS.iter().map(|(h, _)| Cell::from(*h))).style(theme.bold);
-    let widths = COLUMNS.iter().map(|&(_, w)| if w == 0 { Constraint::Fill(1) } else { Constraint::Length(w) });
-    // Borders, the highlight symbol, the spacing between columns, the fixed columns.
-    let fixed: usize = COLUMNS.iter().map(|c| c.1 as usize + 1).sum();
-    let flags_width = (area.width as usize).saturating_sub(2 + 2 + fixed);
-    let shown = holders[rows.visible()].iter().map(|b| holder_row(view, b, flags_width));
-    let table = Table::new(shown, widths)
-        .header(header)
-        .block(block)
-        .row_highlight_style(theme.selected)
-        .highlight_symbol(SELECTION_SYMBOL)
-        .highlight_spacing(HighlightSpacing::Always);
-    let selected = rows.selected().map(|s| s - rows.offset());
-    frame.render_stateful_widget(table, area, &mut TableState::default().with_selected(selected));
-    if holders.len() > rows.height() {
-        let mut state = ScrollbarState::new(holders.len()).position(rows.selected().unwrap_or(0));
-        let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight);
-        frame.render_stateful_widget(bar, area.inner(Margin::new(0, 1)), &mut state);
     }
 }

@@ -9,6 +9,7 @@ pub mod device_ops;
 mod error_popup;
 pub mod help;
 pub mod memory;
+mod memory_holders;
 mod memory_map;
 pub mod operations;
 pub mod over_time;

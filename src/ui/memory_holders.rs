@@ -1,0 +1,197 @@
+//! The Memory tab's holders table: one row per live buffer, only the visible rows built; the text
+//! columns sized by what the visible rows hold, cut with `…` when they do not all fit.
+
+use super::View;
+use super::memory_map::tensor_fill;
+use super::text::truncate;
+use super::theme::SELECTION_SYMBOL;
+use crate::analysis::format::{format_address, size};
+use crate::analysis::memory::LiveBuffer;
+use crate::app::WindowedRows;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Margin, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Block, Borders, Cell, HighlightSpacing, Paragraph, Row, Scrollbar, ScrollbarOrientation, ScrollbarState, Table,
+    TableState,
+};
+use unicode_width::UnicodeWidthStr;
+
+/// The columns' headings, in order.
+const HEADINGS: [&str; 7] = ["Address", "Size/bank", "Tensor", "Shape", "Produced by", "Last used", "Flags"];
+
+/// The text columns (Shape, Produced by, Flags), cut to share the room the others leave; the
+/// others (addresses and figures) are never cut.
+const TEXT: [usize; 3] = [3, 4, 6];
+
+/// The narrowest a text column is cut to while another is wider.
+const MIN_TEXT: usize = 5;
+
+/// Below this room for the three text columns, the Shape column is left out (producer and flags
+/// say more in few columns).
+const ROOM_FOR_SHAPE: usize = 24;
+
+/// The cells of one holder as text, in column order; the address after two spaces, the first of
+/// them replaced by its tensor's fill mark when drawn.
+fn cells(b: &LiveBuffer, hex: bool) -> [String; 7] {
+    let produced = match (b.producer_operation_id, &b.producer_operation_name) {
+        (Some(id), Some(name)) => format!("{id} {name}"),
+        (Some(id), None) => id.to_string(),
+        _ if b.tensor_id.is_some() => "not recorded".to_string(),
+        _ => String::new(),
+    };
+    let mut flags = Vec::new();
+    if b.input_of_operation {
+        flags.push("input".to_string());
+    }
+    if b.stale {
+        flags.push("stale".to_string());
+    }
+    if b.is_this_operation() {
+        flags.push(b.device_operation.as_ref().map_or_else(|| "this op".to_string(), |d| format!("this op ({d})")));
+    }
+    [
+        format!("  {}", format_address(Some(b.address), hex)),
+        size(b.size_per_bank),
+        b.tensor_id.map_or_else(String::new, |t| t.to_string()),
+        b.shape.as_deref().map_or_else(String::new, shape_text),
+        produced,
+        b.last_use_operation_id.map_or_else(String::new, |k| k.to_string()),
+        flags.join(", "),
+    ]
+}
+
+/// A shape as the column shows it: TT-NN's `Shape([1, 32, 64])` without the wrapper the heading
+/// already says, `[1, 32, 64]`; any other text as it is.
+fn shape_text(shape: &str) -> String {
+    shape.strip_prefix("Shape(").and_then(|s| s.strip_suffix(')')).unwrap_or(shape).to_string()
+}
+
+/// The column widths for these rows within `width` columns (inside the borders, after the
+/// highlight symbol): each column as wide as its widest cell or heading; when that does not fit,
+/// the text columns share what is left (see [`share`]), and below `ROOM_FOR_SHAPE` Shape gets 0
+/// (left out).
+fn column_widths(rows: &[[String; 7]], width: usize) -> [usize; 7] {
+    let mut widths: [usize; 7] =
+        std::array::from_fn(|i| rows.iter().map(|r| r[i].width()).chain([HEADINGS[i].width()]).max().unwrap_or(0));
+    let fixed: usize = (0..7).filter(|i| !TEXT.contains(i)).map(|i| widths[i]).sum();
+    let room = width.saturating_sub(fixed + 6);
+    let [shape, produced, flags] = TEXT.map(|i| widths[i]);
+    let text = if room >= ROOM_FOR_SHAPE {
+        share([shape, produced, flags], room)
+    } else {
+        // One spacing fewer without the Shape column.
+        let [produced, flags] = share([produced, flags], room + 1);
+        [0, produced, flags]
+    };
+    for (&i, w) in TEXT.iter().zip(text) {
+        widths[i] = w;
+    }
+    widths
+}
+
+/// Widths for columns that need `needs` within `room`: each gets its need if all fit; otherwise the
+/// widest are cut to one common width (never below `MIN_TEXT` or their need), so that short
+/// columns stay whole. What is left over goes to the last column.
+pub(crate) fn share<const N: usize>(needs: [usize; N], room: usize) -> [usize; N] {
+    let total: usize = needs.iter().sum();
+    if total <= room {
+        let mut widths = needs;
+        widths[N - 1] += room - total;
+        return widths;
+    }
+    let cut = |cap: usize| needs.map(|n| n.min(cap.max(MIN_TEXT)));
+    // The largest common cap that fits (a cap of 0 still leaves each column its minimum).
+    let cap = (0..=needs.iter().copied().max().unwrap_or(0))
+        .rev()
+        .find(|&cap| cut(cap).iter().sum::<usize>() <= room)
+        .unwrap_or(0);
+    cut(cap)
+}
+
+/// One holder as a table row: its cells cut to `widths`, figures right-aligned, the columns of
+/// width 0 left out.
+fn holder_row(cells: [String; 7], widths: [usize; 7], fill: Span<'static>) -> Row<'static> {
+    let row = cells.into_iter().zip(widths).enumerate().filter(|&(_, (_, w))| w > 0).map(|(i, (text, w))| match i {
+        // The address's first space stands for the fill mark.
+        0 => Cell::from(Line::from(vec![fill.clone(), Span::raw(text[1..].to_string())])),
+        1 | 2 | 5 => Cell::from(Line::from(text).right_aligned()),
+        _ => Cell::from(truncate(&text, w)),
+    });
+    Row::new(row.collect::<Vec<_>>())
+}
+
+/// The holders table, biggest first or by address.
+pub(crate) fn draw_holders(
+    frame: &mut Frame,
+    area: Rect,
+    view: &View,
+    holders: &[&LiveBuffer],
+    by_address: bool,
+    rows: &mut WindowedRows,
+) {
+    let theme = view.theme;
+    let order = if by_address { "by address" } else { "biggest first" };
+    let title = format!(" Holders · {} live buffers · {order} ", holders.len());
+    let block = Block::new().borders(Borders::ALL).title(Span::styled(title, theme.bold));
+    rows.fit((area.height as usize).saturating_sub(3), |_| 1);
+    if holders.is_empty() {
+        frame.render_widget(Paragraph::new(Line::styled("No live buffer", theme.dim)).block(block), area);
+        return;
+    }
+    let shown = &holders[rows.visible()];
+    let texts: Vec<[String; 7]> = shown.iter().map(|b| cells(b, view.hex)).collect();
+    let widths = column_widths(&texts, (area.width as usize).saturating_sub(2 + SELECTION_SYMBOL.width()));
+    let kept = |&(_, &w): &(usize, &usize)| w > 0;
+    let header =
+        Row::new(HEADINGS.iter().zip(&widths).filter(|&(_, &w)| w > 0).map(|(h, _)| Cell::from(*h))).style(theme.bold);
+    let constraints = widths.iter().enumerate().filter(kept).map(|(_, &w)| Constraint::Length(w as u16));
+    let table_rows = shown.iter().zip(texts).map(|(b, t)| {
+        let (fill, style) = tensor_fill(b.tensor_id, theme);
+        holder_row(t, widths, Span::styled(fill.to_string(), style))
+    });
+    let table = Table::new(table_rows, constraints)
+        .header(header)
+        .block(block)
+        .row_highlight_style(theme.selected)
+        .highlight_symbol(SELECTION_SYMBOL)
+        .highlight_spacing(HighlightSpacing::Always);
+    let selected = rows.selected().map(|s| s - rows.offset());
+    frame.render_stateful_widget(table, area, &mut TableState::default().with_selected(selected));
+    if holders.len() > rows.height() {
+        let mut state = ScrollbarState::new(holders.len()).position(rows.selected().unwrap_or(0));
+        let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight);
+        frame.render_stateful_widget(bar, area.inner(Margin::new(0, 1)), &mut state);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{shape_text, share};
+
+    #[test]
+    fn shapes_lose_the_wrapper_only() {
+        assert_eq!(shape_text("Shape([1, 1, 3136, 64])"), "[1, 1, 3136, 64]");
+        assert_eq!(shape_text("[1, 32]"), "[1, 32]");
+        assert_eq!(shape_text("Shape([1, 32]"), "Shape([1, 32]");
+    }
+
+    #[test]
+    fn all_fit_and_the_rest_goes_to_the_last_column() {
+        assert_eq!(share([10, 20, 5], 50), [10, 20, 20]);
+    }
+
+    #[test]
+    fn the_widest_are_cut_to_one_width_and_short_ones_stay_whole() {
+        // 10 + 30 + 30 = 70 in 40: Shape keeps 10, the other two get 15 each.
+        assert_eq!(share([10, 30, 30], 40), [10, 15, 15]);
+        assert_eq!(share([10, 30, 12], 40), [10, 18, 12]);
+    }
+
+    #[test]
+    fn no_column_goes_below_the_minimum() {
+        assert_eq!(share([20, 20, 20], 6), [5, 5, 5]);
+        assert_eq!(share([3, 20, 20], 6), [3, 5, 5]);
+        assert_eq!(share([20, 20], 14), [7, 7]);
+    }
+}
