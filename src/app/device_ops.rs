@@ -16,6 +16,8 @@ pub type TreeAnnotations = HashMap<usize, String>;
 pub struct TreeItems {
     /// Addresses in hexadecimal.
     pub hex: bool,
+    /// The width the lines were cut to.
+    pub width: u16,
     /// The items.
     pub items: Vec<TreeItem<'static, usize>>,
 }

@@ -1,9 +1,9 @@
 //! The Device ops tab: the selected operation's captured graph as a collapsible tree (its items
-//! built once per address base and kept with the tree), with the selected entry's outcome (the
-//! web app's hover) in the footer.
+//! built once per address base and width, and kept with the tree), with the selected entry's
+//! outcome (the web app's hover) or its whole line in the footer.
 
 use super::View;
-use super::text::{truncate, wrap_lines};
+use super::text::{truncate, truncate_line, wrap_lines};
 use super::theme::{SELECTION_SYMBOL, Theme};
 use crate::analysis::format::{format_address, size};
 use crate::analysis::graph::NodeType;
@@ -15,6 +15,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use tui_tree_widget::{Tree, TreeItem};
+use unicode_width::UnicodeWidthStr;
 
 /// Draws the tab for the selected operation.
 pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>, tab: &mut DeviceOpsTab) {
@@ -51,11 +52,14 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option
         }
         Loaded::Ready(entries) => entries,
     };
-    if tree.items.as_ref().is_none_or(|items| items.hex != view.hex) {
-        let items = tree_items(entries, &tree.annotations, view.hex, theme);
-        tree.items = Some(TreeItems { hex: view.hex, items });
-    }
     let block = Block::new().borders(Borders::ALL).title(Span::styled(" Device ops ", theme.bold));
+    let width = block.inner(body).width;
+    if tree.items.as_ref().is_none_or(|items| items.hex != view.hex || items.width != width) {
+        // The highlight symbol and the node symbol come before a top-level name.
+        let room = (width as usize).saturating_sub(SELECTION_SYMBOL.width() + 2);
+        let items = tree_items(entries, &tree.annotations, view.hex, theme, room);
+        tree.items = Some(TreeItems { hex: view.hex, width, items });
+    }
     tree.height = block.inner(body).height as usize;
     let items = tree.items.as_ref().map(|t| t.items.as_slice()).unwrap_or_default();
     if let Ok(widget) = Tree::new(items) {
@@ -75,18 +79,21 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option
 }
 
 /// The widget items of a tree; identifiers are child indexes, so paths match `entry_at`. A scope
-/// with an annotation (its perf row) shows it after its name.
+/// with an annotation (its perf row) shows it after its name. Each line is cut with `…` to `room`
+/// columns at the top level, two fewer per level down (the widget's indent); the footer shows the
+/// selected entry whole.
 pub(crate) fn tree_items(
     entries: &[TreeEntry],
     annotations: &TreeAnnotations,
     hex: bool,
     theme: &Theme,
+    room: usize,
 ) -> Vec<TreeItem<'static, usize>> {
     entries
         .iter()
         .enumerate()
         .map(|(k, entry)| match entry {
-            TreeEntry::Buffer(row) => TreeItem::new_leaf(k, Line::from(buffer_text(row, hex))),
+            TreeEntry::Buffer(row) => TreeItem::new_leaf(k, truncate_line(Line::from(buffer_text(row, hex)), room)),
             TreeEntry::Scope(scope) => {
                 let mut spans = Vec::new();
                 if scope.marked {
@@ -105,9 +112,10 @@ pub(crate) fn tree_items(
                 if let Some(annotation) = annotations.get(&scope.start) {
                     spans.push(Span::styled(format!("  {annotation}"), theme.dim));
                 }
-                let children = tree_items(&scope.children, annotations, hex, theme);
+                let children = tree_items(&scope.children, annotations, hex, theme, room.saturating_sub(2));
+                let line = truncate_line(Line::from(spans), room);
                 // Identifiers are distinct child indexes, so this cannot fail.
-                TreeItem::new(k, Line::from(spans), children).unwrap_or_else(|_| TreeItem::new_leaf(k, "?"))
+                TreeItem::new(k, line, children).unwrap_or_else(|_| TreeItem::new_leaf(k, "?"))
             }
         })
         .collect()
