@@ -130,3 +130,42 @@ fn follow_conflicts_with_json() {
     let stderr = String::from_utf8(o.stderr).unwrap();
     assert!(stderr.starts_with("error: the argument '--follow' cannot be used with '--json'"), "{stderr}");
 }
+
+/// An error row committed before its operation's row is printed as not placed on an operation;
+/// when the operation arrives, its block follows once, after a line saying it is that error.
+#[test]
+fn an_error_written_before_its_operation_is_printed_then_placed() {
+    let dir = TempDir::new("follow-early-error");
+    let db = report_with_a_failure(dir.path());
+    let mut writer = Writer::start(&db, "DELETE");
+    let mut child = follow(dir.path());
+    let lines = Lines::read(child.stdout.take().unwrap());
+    assert_eq!(lines.next("the report's failure"), "Operation 4 ttnn.conv2d: Out of memory");
+    writer.send("error 8 ttnn.add");
+    let heading = lines.next_matching("the unattached error", |l| l.starts_with("Unattached error"));
+    assert_eq!(heading, "Unattached error (operation 8 ttnn.add, RuntimeError)");
+    writer.send("op 8 ttnn.add");
+    writer.send("fail 9 ttnn.conv2d");
+    let mut after = Vec::new();
+    loop {
+        let line = lines.next("the placed error and the next failure");
+        let done = line == "Operation 9 ttnn.conv2d: Out of memory";
+        after.push(line);
+        if done {
+            break;
+        }
+    }
+    assert_eq!(
+        after,
+        [
+            "  Shape mismatch: (1, 32) and (1, 64)",
+            "The unattached error above (operation 8 ttnn.add) now has its operation:",
+            "Operation 8 ttnn.add: RuntimeError",
+            "  Shape mismatch: (1, 32) and (1, 64)",
+            "Operation 9 ttnn.conv2d: Out of memory",
+        ]
+    );
+    signal(&child, "TERM");
+    assert_eq!(wait(&mut child).code(), Some(0));
+    writer.quit();
+}

@@ -3,7 +3,9 @@
 
 use super::text::{operation_block, unattached_block};
 use super::{ExplainOptions, collect, explained_operation, explained_unattached};
+use crate::analysis::model::ErrorRecord;
 use crate::report::{MemoryReport, ReportError};
+use std::collections::HashSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -22,9 +24,18 @@ pub enum FollowEnd {
     Report(#[from] ReportError),
 }
 
+/// What tells an error row apart while its index in `errors` may change between polls.
+type ErrorKey = (u64, String, String, String);
+
+fn key_of(e: &ErrorRecord) -> ErrorKey {
+    (e.operation_id, e.operation_name.clone(), e.error_type.clone(), e.message.clone())
+}
+
 /// Prints the explanation of a watched report (`MemoryReport::open_watched`) as `explain`
 /// does, then polls it every `interval` and prints the block of each error that appears, until
-/// `stop` is set (returns `Ok`), the output fails, or the report cannot be read.
+/// `stop` is set (returns `Ok`), the output fails, or the report cannot be read. An error
+/// printed as not placed on an operation (its row came first) is printed again once its
+/// operation arrives, after a line that says it is the same error.
 pub fn follow(
     report: &mut MemoryReport,
     hex: bool,
@@ -37,6 +48,7 @@ pub fn follow(
         out.write_all(super::text::blocks(report, &explanation, &options).as_bytes())?;
     }
     out.flush()?;
+    let mut printed_unattached: HashSet<ErrorKey> = report.errors.iter().filter(|e| !e.attached).map(key_of).collect();
     loop {
         let next = Instant::now() + interval;
         while Instant::now() < next {
@@ -49,10 +61,17 @@ pub fn follow(
         let mut text = String::new();
         for id in &update.new_failures {
             if let Some(e) = report.operation_index(*id).and_then(|i| explained_operation(report, None, i)) {
+                if printed_unattached.remove(&key_of(e.error)) {
+                    text.push_str(&format!(
+                        "The unattached error above (operation {} {}) now has its operation:\n",
+                        e.error.operation_id, e.error.operation_name
+                    ));
+                }
                 text.push_str(&operation_block(&e, hex));
             }
         }
         for &i in &update.new_unattached {
+            printed_unattached.insert(key_of(&report.errors[i]));
             text.push_str(&unattached_block(&explained_unattached(&report.errors[i]), hex));
         }
         out.write_all(text.as_bytes())?;
