@@ -59,13 +59,20 @@ impl Tmux {
 
     /// Waits until the screen shows `text` (10 s at most).
     fn wait_for(&self, text: &str) -> String {
+        self.wait_for_all(&[text])
+    }
+
+    /// Waits until the screen shows every one of `texts` (10 s at most). A capture may catch a
+    /// frame half written (rows are written top to bottom, each left to right): what a test
+    /// asserts below or right of the text it waited for, it waits for too.
+    fn wait_for_all(&self, texts: &[&str]) -> String {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let screen = self.screen();
-            if screen.contains(text) {
+            if texts.iter().all(|text| screen.contains(text)) {
                 return screen;
             }
-            assert!(Instant::now() < deadline, "timed out waiting for {text:?}; screen:\n{screen}");
+            assert!(Instant::now() < deadline, "timed out waiting for {texts:?}; screen:\n{screen}");
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -300,9 +307,8 @@ fn resizing_leaves_nothing_behind_and_keys_wait_for_a_usable_size() {
     // The keys reach the program before it is resized (tmux may deliver the resize first).
     t.wait_for("4 keys ignored while the terminal was too small");
     t.resize(80, 24);
-    let screen = t.wait_for("op 7 · 7/39");
+    let screen = t.wait_for_all(&["op 7 · 7/39", "4 keys ignored while the terminal was too small"]);
     assert!(screen.contains("[1 Operations]") && screen.contains("39 operations · 13 with errors"), "{screen}");
-    assert!(screen.contains("4 keys ignored while the terminal was too small"), "{screen}");
     // Widened during the run: after quitting, no row of the UI is left above the prompt.
     t.resize(120, 40);
     t.wait_for("22 ttnn.layer_norm (model.py:64)");
@@ -319,11 +325,12 @@ fn at_80_columns_help_and_quit_stay_in_the_hints() {
     }
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start_sized("narrow", &format!("{bin} --demo"), 80, 24);
-    let screen = t.wait_for("op 7 · 7/39");
+    let screen = t.wait_for_all(&["op 7 · 7/39", "q quit"]);
     let hints = screen.lines().rfind(|l| !l.trim().is_empty()).unwrap_or_default();
     assert!(hints.contains("? help") && hints.contains("q quit"), "{hints}");
     t.keys(&["3"]);
-    let screen = t.wait_for("Showing 30 rows");
+    // Tab 3's own hint first: the `q quit` of tab 1's hints may linger until the row is redrawn.
+    let screen = t.wait_for_all(&["Showing 30 rows", "choose failure", "q quit"]);
     let hints = screen.lines().rfind(|l| !l.trim().is_empty()).unwrap_or_default();
     assert!(hints.contains("? help") && hints.contains("q quit"), "{hints}");
     t.keys(&["q"]);
