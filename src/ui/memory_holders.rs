@@ -93,7 +93,7 @@ fn column_widths(rows: &[[String; 7]], width: usize) -> [usize; 7] {
 /// Widths for columns that need `needs` within `room`: each gets its need if all fit; otherwise the
 /// widest are cut to one common width (never below `MIN_TEXT` or their need), so that short
 /// columns stay whole. What is left over goes to the last column.
-pub(crate) fn share<const N: usize>(needs: [usize; N], room: usize) -> [usize; N] {
+fn share<const N: usize>(needs: [usize; N], room: usize) -> [usize; N] {
     let total: usize = needs.iter().sum();
     if total <= room {
         let mut widths = needs;
