@@ -127,7 +127,7 @@ fn the_three_status_sentences() {
 fn unrelated_reason() -> String {
     let ran = support::demo_perf::device_rows();
     format!(
-        "{} device operations completed in the memory report, 3 rows in the performance report; first difference at row 2: {} vs SoftmaxDeviceOperation",
+        "{} device operations completed in the memory report, 3 rows in the performance report; first difference at ID 2: {} vs SoftmaxDeviceOperation",
         ran.len(),
         ran[0].1.name
     )

@@ -143,7 +143,7 @@ pub(crate) fn footer_lines(view: &View, tab: &PerfTab) -> Vec<Line<'static>> {
     let theme = view.theme;
     let Some(index) = tab.selected_row() else { return Vec::new() };
     let row = &tab.rows()[index];
-    let mut head = vec![Span::styled(format!("Row {} {}", row.id, row.op_code), theme.bold)];
+    let mut head = vec![Span::styled(format!("ID {} {}", row.id, row.op_code), theme.bold)];
     if let Some(id) = tab.operation_of(index) {
         let name = view.model.operation_index(id).map_or("", |i| view.model.operations[i].name.as_str());
         head.push(Span::styled(format!(" · operation {id} {name} (Enter)"), theme.dim));
