@@ -46,7 +46,7 @@ fn demo_linked_text_and_json() {
     let value = json(&output);
     assert_eq!(keys(&value["perf_report"]), ["path", "rows", "link", "reason"]);
     assert_eq!(value["perf_report"]["reason"], Value::Null);
-    assert_eq!(value["perf_report"]["rows"], 30);
+    assert_eq!(value["perf_report"]["rows"], 27);
     assert_eq!(value["perf_report"]["link"], "linked");
     for op in value["operations"].as_array().unwrap() {
         assert_eq!(keys(&op["perf"]), ["ran_device_operations", "linked_rows", "status", "op_failed_row_ids"]);
@@ -60,7 +60,7 @@ fn demo_linked_text_and_json() {
         .collect();
     assert_eq!(
         op_failed,
-        [(7, serde_json::json!(["10"])), (8, serde_json::json!(["11"])), (30, serde_json::json!(["27"]))]
+        [(7, serde_json::json!(["10"])), (8, serde_json::json!(["11"])), (30, serde_json::json!(["25"]))]
     );
     insta::assert_snapshot!("demo_linked_json", stdout(&output));
 }
@@ -127,7 +127,7 @@ fn the_three_status_sentences() {
 fn unrelated_reason() -> String {
     let ran = support::demo_perf::device_rows();
     format!(
-        "{} device operations completed in the memory report, 3 rows in the performance report; first difference at row 2: {} vs SoftmaxDeviceOperation",
+        "{} device operations completed in the memory report, 3 rows in the performance report; first difference at ID 2: {} vs SoftmaxDeviceOperation",
         ran.len(),
         ran[0].1.name
     )

@@ -45,7 +45,7 @@ fn linked_with_the_failure_callout() {
     assert_eq!(flagged(&h, FlagKind::FewCores), [7]);
     assert_eq!(flagged(&h, FlagKind::Recompute), [8]);
     // The selected row's flags are explained in the footer, the failure summary in decimal.
-    assert!(screen.contains("Row 2 TilizeDeviceOperation · operation 2 ttnn.matmul (Enter)"), "{screen}");
+    assert!(screen.contains("ID 2 TilizeDeviceOperation · operation 2 ttnn.matmul (Enter)"), "{screen}");
     assert!(screen.contains("✖ Operation failed to allocate — This device op ran"), "{screen}");
     assert_snapshot!("perf_linked_120x40", h.terminal.backend());
 
@@ -90,18 +90,18 @@ fn moving_in_the_table_explains_each_row() {
     let mut h = harness(&linked_report(), &linked_csv(), 120, 40, false);
     h.press(&[Down, Down]);
     let screen = h.screen();
-    assert!(screen.contains("Row 4 MatmulDeviceOperation · operation 3 ttnn.matmul"), "{screen}");
+    assert!(screen.contains("ID 4 MatmulDeviceOperation · operation 3 ttnn.matmul"), "{screen}");
     assert!(screen.contains("! Low utilisation — Core utilisation is below ideal"), "{screen}");
     assert!(screen.contains("Core utilisation: 2%"), "{screen}");
     assert!(screen.contains("row 3/6"), "{screen}");
     h.press(&[Last]);
     let screen = h.screen();
-    assert!(screen.contains("Row 8 BinaryNgDeviceOperation"), "{screen}");
+    assert!(screen.contains("ID 8 BinaryNgDeviceOperation"), "{screen}");
     assert!(screen.contains("! Recompute candidate — An identical op hash"), "{screen}");
     assert!(screen.contains("Hash: 3333"), "{screen}");
     h.press(&[Up, Up]);
     assert!(
-        h.screen().contains("Row 6 BinaryNgDeviceOperation · operation 4 ttnn.add (Enter) · no flags"),
+        h.screen().contains("ID 6 BinaryNgDeviceOperation · operation 4 ttnn.add (Enter) · no flags"),
         "{}",
         h.screen()
     );
@@ -127,7 +127,7 @@ fn keys_act_on_the_selected_row() {
     // The signpost row has no operation.
     h.press(&[GoToTab(2), First, Down, Activate]);
     assert_eq!(h.app.tab(), Tab::Performance);
-    assert_eq!(h.app.message(), Some("Row 3 is not linked to an operation"));
+    assert_eq!(h.app.message(), Some("ID 3 is not linked to an operation"));
     assert!(!h.enabled(Activate));
 }
 
@@ -241,7 +241,7 @@ fn flagged_only_filter() {
     assert!(screen.contains("Showing 4 of 6 rows"), "{screen}");
     assert!(screen.contains("flagged only"), "{screen}");
     // The hidden signpost's place goes to the next flagged row.
-    assert!(screen.contains("Row 4 MatmulDeviceOperation"), "{screen}");
+    assert!(screen.contains("ID 4 MatmulDeviceOperation"), "{screen}");
     assert_snapshot!("perf_flagged_only_120x40", h.terminal.backend());
     h.press(&[ToggleFlaggedOnly]);
     assert_eq!(shown_ids(&h).len(), 6);

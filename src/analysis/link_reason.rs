@@ -4,6 +4,16 @@
 use super::format::counted;
 use super::perf_rows::PerfRow;
 
+/// The rows of the performance report as the table counts them: every row of the link view
+/// (signposts included, host ops hidden), of which the signposts are not compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RowCount {
+    /// Rows of the link view, as the Performance tab's title counts them.
+    pub(crate) rows: usize,
+    /// Signposts among them, left out of the alignment.
+    pub(crate) signposts: usize,
+}
+
 /// Why the alignment of behaviour.md §9 gave no mapping.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum LinkFailure {
@@ -16,20 +26,21 @@ pub(crate) enum LinkFailure {
     /// operation failed before its first device operation ended).
     NoCompletedDeviceOperations,
     /// Every row matched its device operation, but the memory report has more device operations
-    /// than the performance report has rows.
+    /// than the performance report has rows to compare.
     MoreDeviceOperations {
         /// Completed device operations in the list compared.
         device_operations: usize,
-        /// Rows compared (signposts left out).
-        rows: usize,
+        /// The performance report's rows.
+        rows: RowCount,
     },
     /// A device operation and the row at its position differ.
     Difference {
         /// Completed device operations in the list compared.
         device_operations: usize,
-        /// Rows compared (signposts left out).
-        rows: usize,
-        /// The perf row ID (its CSV line) of the first difference.
+        /// The performance report's rows.
+        rows: RowCount,
+        /// The ID of the first row that differs, as the table's ID column shows it (its line
+        /// in the profiler's CSV).
         row_id: u64,
         /// The memory report's device operation at that position.
         memory: String,
@@ -39,15 +50,20 @@ pub(crate) enum LinkFailure {
 }
 
 impl LinkFailure {
-    /// The one-line reason, e.g. `12 device operations completed in the memory report, 9 rows in
-    /// the performance report; first difference at row 5: MatmulDeviceOperation vs
-    /// SoftmaxDeviceOperation`.
+    /// The one-line reason, e.g. `12 device operations completed in the memory report, 10 rows in
+    /// the performance report (1 signpost among them, not compared); first difference at ID 5:
+    /// MatmulDeviceOperation vs SoftmaxDeviceOperation`. The rows are counted as the table's
+    /// title counts them, and a row is named by the table's ID.
     pub(crate) fn text(&self) -> String {
-        let counts = |device_operations: usize, rows: usize| {
+        let counts = |device_operations: usize, rows: RowCount| {
+            let signposts = match rows.signposts {
+                0 => String::new(),
+                n => format!(" ({} among them, not compared)", counted(n, "signpost", "signposts")),
+            };
             format!(
-                "{} completed in the memory report, {} in the performance report",
+                "{} completed in the memory report, {} in the performance report{signposts}",
                 counted(device_operations, "device operation", "device operations"),
-                counted(rows, "row", "rows"),
+                counted(rows.rows, "row", "rows"),
             )
         };
         match self {
@@ -55,18 +71,20 @@ impl LinkFailure {
             Self::NoOperations => "the memory report has no operations".to_string(),
             Self::NoCompletedDeviceOperations => "no device operation completed in the memory report".to_string(),
             Self::MoreDeviceOperations { device_operations, rows } => {
-                format!("{}; more device operations than rows", counts(*device_operations, *rows))
+                let compared = if rows.signposts == 0 { "rows" } else { "rows to compare" };
+                format!("{}; more device operations than {compared}", counts(*device_operations, *rows))
             }
             Self::Difference { device_operations, rows, row_id, memory, perf } => {
-                format!("{}; first difference at row {row_id}: {memory} vs {perf}", counts(*device_operations, *rows))
+                format!("{}; first difference at ID {row_id}: {memory} vs {perf}", counts(*device_operations, *rows))
             }
         }
     }
 }
 
 /// Why none of `attempts` (the memory-side name lists tried, in order) aligned with the alignable
-/// `rows`. The attempt that matched the longest run of rows from the start is described; the
-/// earliest wins a tie. `total_rows` counts every row, `has_operations` the memory report's.
+/// `rows` (signposts left out). The attempt that matched the longest run of rows from the start
+/// is described; the earliest wins a tie. `total_rows` counts every row of the link view,
+/// signposts included; `has_operations` says whether the memory report has any.
 pub(crate) fn diagnose(
     attempts: &[Vec<&str>],
     rows: &[&PerfRow],
@@ -79,22 +97,23 @@ pub(crate) fn diagnose(
     if !has_operations {
         return LinkFailure::NoOperations;
     }
+    let count = RowCount { rows: total_rows, signposts: total_rows.saturating_sub(rows.len()) };
     let mut best: Option<(usize, LinkFailure)> = None;
     for list in attempts.iter().filter(|l| !l.is_empty()) {
-        let (device_operations, rows_compared) = (list.len(), rows.len());
+        let device_operations = list.len();
         let difference = list.iter().zip(rows).position(|(name, row)| *row.raw_op_code != **name);
         let (matched, failure) = match difference {
             Some(k) => (
                 k,
                 LinkFailure::Difference {
                     device_operations,
-                    rows: rows_compared,
+                    rows: count,
                     row_id: rows[k].id,
                     memory: list[k].to_string(),
                     perf: rows[k].raw_op_code.to_string(),
                 },
             ),
-            None => (rows.len(), LinkFailure::MoreDeviceOperations { device_operations, rows: rows_compared }),
+            None => (rows.len(), LinkFailure::MoreDeviceOperations { device_operations, rows: count }),
         };
         if best.as_ref().is_none_or(|(m, _)| matched > *m) {
             best = Some((matched, failure));
@@ -106,10 +125,14 @@ pub(crate) fn diagnose(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::perf_rows::DEVICE_OP_TYPE;
+    use crate::analysis::perf_rows::{DEVICE_OP_TYPE, SIGNPOST_OP_TYPE};
 
     fn row(id: u64, code: &str) -> PerfRow {
         PerfRow { id, raw_op_code: code.into(), op_type: DEVICE_OP_TYPE.into(), ..PerfRow::default() }
+    }
+
+    fn signpost(id: u64, text: &str) -> PerfRow {
+        PerfRow { id, raw_op_code: text.into(), op_type: SIGNPOST_OP_TYPE.into(), ..PerfRow::default() }
     }
 
     #[test]
@@ -120,20 +143,40 @@ mod tests {
             LinkFailure::NoCompletedDeviceOperations.text(),
             "no device operation completed in the memory report"
         );
+        let rows = RowCount { rows: 0, signposts: 0 };
         assert_eq!(
-            LinkFailure::MoreDeviceOperations { device_operations: 1, rows: 0 }.text(),
+            LinkFailure::MoreDeviceOperations { device_operations: 1, rows }.text(),
             "1 device operation completed in the memory report, 0 rows in the performance report; more device operations than rows"
+        );
+        let rows = RowCount { rows: 27, signposts: 2 };
+        assert_eq!(
+            LinkFailure::MoreDeviceOperations { device_operations: 26, rows }.text(),
+            "26 device operations completed in the memory report, 27 rows in the performance report (2 signposts among them, not compared); more device operations than rows to compare"
         );
         let difference = LinkFailure::Difference {
             device_operations: 12,
-            rows: 9,
+            rows: RowCount { rows: 10, signposts: 1 },
             row_id: 5,
             memory: "MatmulDeviceOperation".into(),
             perf: "SoftmaxDeviceOperation".into(),
         };
         assert_eq!(
             difference.text(),
-            "12 device operations completed in the memory report, 9 rows in the performance report; first difference at row 5: MatmulDeviceOperation vs SoftmaxDeviceOperation"
+            "12 device operations completed in the memory report, 10 rows in the performance report (1 signpost among them, not compared); first difference at ID 5: MatmulDeviceOperation vs SoftmaxDeviceOperation"
+        );
+    }
+
+    #[test]
+    fn rows_are_counted_as_the_table_counts_them_and_named_by_their_id() {
+        // The table shows all four rows and their IDs; the signposts are not compared, and the
+        // first difference is the row with ID 9, the third compared.
+        let rows = [signpost(2, "start"), row(3, "A"), row(7, "B"), signpost(8, "block 1"), row(9, "C")];
+        let table: Vec<&PerfRow> = rows.iter().collect();
+        let alignable: Vec<&PerfRow> = rows.iter().filter(|r| !r.is_signpost()).collect();
+        let failure = diagnose(&[vec!["A", "B", "X"]], &alignable, table.len(), true);
+        assert_eq!(
+            failure.text(),
+            "3 device operations completed in the memory report, 5 rows in the performance report (2 signposts among them, not compared); first difference at ID 9: X vs C"
         );
     }
 
@@ -144,19 +187,32 @@ mod tests {
         let start = vec!["A", "X", "C"];
         let end = vec!["A", "B", "Y", "D"];
         let failure = diagnose(&[start.clone(), end], &rows, 3, true);
+        let count = RowCount { rows: 3, signposts: 0 };
         assert_eq!(
             failure,
-            LinkFailure::Difference { device_operations: 4, rows: 3, row_id: 5, memory: "Y".into(), perf: "C".into() }
+            LinkFailure::Difference {
+                device_operations: 4,
+                rows: count,
+                row_id: 5,
+                memory: "Y".into(),
+                perf: "C".into()
+            }
         );
         // A tie goes to the earlier attempt.
         assert_eq!(
             diagnose(&[start.clone(), vec!["A", "Z"]], &rows, 3, true),
-            LinkFailure::Difference { device_operations: 3, rows: 3, row_id: 3, memory: "X".into(), perf: "B".into() }
+            LinkFailure::Difference {
+                device_operations: 3,
+                rows: count,
+                row_id: 3,
+                memory: "X".into(),
+                perf: "B".into()
+            }
         );
         let longer = vec!["A", "B", "C", "D"];
         assert_eq!(
             diagnose(&[longer], &rows, 3, true),
-            LinkFailure::MoreDeviceOperations { device_operations: 4, rows: 3 }
+            LinkFailure::MoreDeviceOperations { device_operations: 4, rows: count }
         );
     }
 

@@ -191,7 +191,7 @@ fn a_failed_link_says_why() {
     assert_eq!(
         unrelated.reason().as_deref(),
         Some(
-            "2 device operations completed in the memory report, 2 rows in the performance report; first difference at row 5: BinaryNgDeviceOperation vs SoftmaxDeviceOperation"
+            "2 device operations completed in the memory report, 3 rows in the performance report (1 signpost among them, not compared); first difference at ID 5: BinaryNgDeviceOperation vs SoftmaxDeviceOperation"
         )
     );
     assert_eq!(unrelated.state(), LinkState::Unlinked);
@@ -199,7 +199,7 @@ fn a_failed_link_says_why() {
     assert_eq!(
         short.reason().as_deref(),
         Some(
-            "2 device operations completed in the memory report, 1 row in the performance report; more device operations than rows"
+            "2 device operations completed in the memory report, 2 rows in the performance report (1 signpost among them, not compared); more device operations than rows to compare"
         )
     );
     let linked = link(&ops, &[row(2, "MatmulDeviceOperation"), row(3, "BinaryNgDeviceOperation")], 1);

@@ -120,6 +120,14 @@ impl PerfRow {
     }
 }
 
+/// The raw op code of a tt-perf-report `OP Code` written without `--raw-op-codes`: the text up to
+/// the first space. tt-perf-report appends a size or config to Matmul, Conv2d and Halo op codes
+/// (`HaloDeviceOperation w=x s=x p=x d=x | x`); device-operation names have no space
+/// (behaviour.md §13.4).
+pub(crate) fn raw_op_code_of(op_code: &str) -> &str {
+    op_code.split(' ').next().unwrap_or_default()
+}
+
 /// How to build the rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RowOptions {

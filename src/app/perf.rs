@@ -285,7 +285,7 @@ impl PerfTab {
             _ => match self.selected_row() {
                 Some(r) => match self.operation_of(r) {
                     Some(id) => Outcome::ShowOperation(id),
-                    None => Outcome::Message(format!("Row {} is not linked to an operation", self.rows()[r].id)),
+                    None => Outcome::Message(format!("ID {} is not linked to an operation", self.rows()[r].id)),
                 },
                 None => Outcome::None,
             },

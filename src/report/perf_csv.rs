@@ -4,7 +4,7 @@
 
 use super::ReportError;
 use crate::analysis::perf_rows::{
-    Analytics, PerfRecord, PerfRow, SIGNPOST_OP_TYPE, Text, parse_float_prefix, parse_int_prefix,
+    Analytics, PerfRecord, PerfRow, SIGNPOST_OP_TYPE, Text, parse_float_prefix, parse_int_prefix, raw_op_code_of,
 };
 use crate::analysis::sanitize::sanitize_line;
 use csv::ByteRecord;
@@ -305,7 +305,8 @@ impl AnalysedColumns {
         let signpost = op_code.ends_with(" (signpost)");
         let raw_op_code = match self.raw_op_code {
             Some(_) => cells.text(self.raw_op_code),
-            None => op_code.strip_suffix(" (signpost)").unwrap_or(&op_code).into(),
+            None if signpost => op_code.strip_suffix(" (signpost)").unwrap_or(&op_code).into(),
+            None => raw_op_code_of(&op_code).into(),
         };
         let analytics = Analytics {
             bound: cells.optional_text(self.bound).map(|t| t.to_string()),

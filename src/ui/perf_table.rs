@@ -77,23 +77,30 @@ pub(crate) fn draw_table(frame: &mut Frame, area: Rect, view: &View, tab: &mut P
     }
     let columns: &[(&str, Option<u16>)] = if area.width >= ALL_COLUMNS_WIDTH { &ALL } else { &NARROW };
     let window = &tab.shown[tab.table.visible()];
-    // Flags as wide as the visible rows need; OP Code takes the rest.
+    // Flags and figures as wide as the visible rows need (a figure is never cut); OP Code takes
+    // the rest.
     let flags_width = window.iter().map(|&r| flags_line(&tab.flags[r], theme).width()).max().unwrap_or(0).max(5) as u16;
-    let fixed: u16 = columns.iter().filter_map(|c| c.1).sum::<u16>() + flags_width;
-    let spacing = columns.len() as u16 - 1;
-    let op_code_width = area.width.saturating_sub(2 + 2 + spacing + fixed).max(7);
-    let widths: Vec<Constraint> = columns
+    let fitted: Vec<u16> = columns
         .iter()
         .map(|&(h, w)| match (h, w) {
-            ("Flags", _) => Constraint::Length(flags_width),
-            (_, Some(w)) => Constraint::Length(w),
-            (_, None) => Constraint::Length(op_code_width),
+            ("Flags", _) => flags_width,
+            (_, Some(w)) if is_figure(h) => {
+                let widest = window.iter().map(|&r| figure(tab, r, h).chars().count()).max().unwrap_or(0);
+                w.max(widest as u16)
+            }
+            (_, w) => w.unwrap_or(0),
         })
         .collect();
-    let numeric = |h: &str| matches!(h, "ID" | "Device" | "Device Time" | "Op-to-Op Gap" | "Cores");
+    let spacing = columns.len() as u16 - 1;
+    let op_code_width = area.width.saturating_sub(2 + 2 + spacing + fitted.iter().sum::<u16>()).max(7);
+    let widths: Vec<Constraint> = columns
+        .iter()
+        .zip(&fitted)
+        .map(|(&(_, w), &fitted)| Constraint::Length(if w.is_some() { fitted } else { op_code_width }))
+        .collect();
     let header = Row::new(columns.iter().map(|&(h, _)| {
         let line = Line::from(h);
-        Cell::from(if numeric(h) { line.right_aligned() } else { line })
+        Cell::from(if is_figure(h) { line.right_aligned() } else { line })
     }))
     .style(theme.bold);
     let rows = window.iter().map(|&r| table_row(tab, r, theme, columns, op_code_width as usize));
@@ -116,6 +123,24 @@ pub(crate) fn draw_table(frame: &mut Frame, area: Rect, view: &View, tab: &mut P
     }
 }
 
+/// True for the columns holding figures, right-aligned and never cut.
+fn is_figure(header: &str) -> bool {
+    matches!(header, "ID" | "Device" | "Device Time" | "Op-to-Op Gap" | "Cores")
+}
+
+/// The text of a figure column's cell.
+fn figure(tab: &PerfTab, index: usize, header: &str) -> String {
+    let row = &tab.rows()[index];
+    match header {
+        "ID" => row.id.to_string(),
+        "Device" => row.device.map(|d| d.to_string()).unwrap_or_default(),
+        "Device Time" => micros(row.device_time_us),
+        "Op-to-Op Gap" => micros(row.op_to_op_gap_us),
+        "Cores" => row.cores.map(|c| c.to_string()).unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
 /// One row of the table.
 fn table_row(
     tab: &PerfTab,
@@ -125,14 +150,9 @@ fn table_row(
     op_width: usize,
 ) -> Row<'static> {
     let row = &tab.rows()[index];
-    let number = |text: String| Cell::from(Line::from(text).right_aligned());
     Row::new(columns.iter().map(|&(h, _)| match h {
-        "ID" => number(row.id.to_string()),
+        _ if is_figure(h) => Cell::from(Line::from(figure(tab, index, h)).right_aligned()),
         "OP Code" => Cell::from(truncate(&row.op_code, op_width)),
-        "Device" => number(row.device.map(|d| d.to_string()).unwrap_or_default()),
-        "Device Time" => number(micros(row.device_time_us)),
-        "Op-to-Op Gap" => number(micros(row.op_to_op_gap_us)),
-        "Cores" => number(row.cores.map(|c| c.to_string()).unwrap_or_default()),
         "Math Fidelity" => Cell::from(truncate(&row.math_fidelity, 13)),
         _ => Cell::from(flags_line(&tab.flags[index], theme)),
     }))
@@ -143,7 +163,7 @@ pub(crate) fn footer_lines(view: &View, tab: &PerfTab) -> Vec<Line<'static>> {
     let theme = view.theme;
     let Some(index) = tab.selected_row() else { return Vec::new() };
     let row = &tab.rows()[index];
-    let mut head = vec![Span::styled(format!("Row {} {}", row.id, row.op_code), theme.bold)];
+    let mut head = vec![Span::styled(format!("ID {} {}", row.id, row.op_code), theme.bold)];
     if let Some(id) = tab.operation_of(index) {
         let name = view.model.operation_index(id).map_or("", |i| view.model.operations[i].name.as_str());
         head.push(Span::styled(format!(" · operation {id} {name} (Enter)"), theme.dim));

@@ -26,6 +26,7 @@
 
 pub mod demo;
 pub mod demo_perf;
+pub mod demo_perf_config;
 pub mod fixture;
 pub mod graph;
 pub mod live_writer;
