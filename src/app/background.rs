@@ -27,10 +27,20 @@ impl App {
         if running && self.tab != Tab::OverTime { vec![Job::Usage] } else { Vec::new() }
     }
 
-    /// A background pass was cancelled; it starts again (from where it stopped) when wanted.
+    /// A background pass was cancelled (left behind, or started for an earlier state of a
+    /// watched report); it starts again when wanted (the pass over `buffers` from where it
+    /// stopped).
     pub fn job_cancelled(&mut self, job: Job) {
-        if job == Job::Usage {
-            self.over_time.pass = JobState::Idle;
+        match job {
+            Job::Usage => self.over_time.pass = JobState::Idle,
+            Job::ReplayGraphs => {
+                if matches!(self.memory.replay, JobState::Wanted | JobState::Running { .. }) {
+                    self.memory.replay = JobState::Wanted;
+                }
+                if self.over_time.replaying {
+                    self.over_time.pass = JobState::WantedReplay;
+                }
+            }
         }
     }
 

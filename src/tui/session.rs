@@ -22,6 +22,9 @@ pub struct Session {
     replay: Option<GraphReplay>,
     /// The `buffers` sums read so far (a cancelled pass goes on from where it stopped).
     pub(crate) usage: MemoryUsage,
+    /// How many times a watched report changed since it was opened: a job started for an
+    /// earlier generation has a stale result.
+    generation: u64,
 }
 
 /// The state of a report: its model, opened on operation `operation` (an id) when given.
@@ -62,7 +65,12 @@ fn loaded<T>(result: Result<T, ReportError>) -> Loaded<T> {
 impl Session {
     /// A session over a report, nothing replayed yet.
     pub fn new(report: MemoryReport) -> Self {
-        Self { report, replay: None, usage: MemoryUsage::default() }
+        Self { report, replay: None, usage: MemoryUsage::default(), generation: 0 }
+    }
+
+    /// The report's generation: it grows each time a watched report changes.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Keeps the graph-only replay's result.
@@ -157,7 +165,7 @@ impl Session {
 
     /// Looks for what a writer committed to a watched report and hands it to the state; true
     /// when anything changed. What the graph replay found is dropped: new operations need it run
-    /// again.
+    /// again; a job still running for the earlier state is stale (see `Workers::collect`).
     pub fn poll_changes(&mut self, app: &mut App) -> bool {
         match self.report.poll_changes() {
             Ok(Some(update)) => {
@@ -165,6 +173,7 @@ impl Session {
                 let (operations, errors) = (report.operations.clone(), report.errors.clone());
                 app.report_changed(operations, errors, failed_in(report), &update.new_failures, update.reordered);
                 self.replay = None;
+                self.generation += 1;
                 true
             }
             Ok(None) => false,
