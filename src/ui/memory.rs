@@ -5,6 +5,7 @@
 use super::View;
 use super::memory_holders::draw_holders;
 use super::memory_map::{MapMarks, legend, map_lines};
+use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
 use crate::analysis::format::size;
 use crate::analysis::memory::{MemoryAtFailure, advice_sentence, basis_sentence, check_sentence, reason_sentence};
@@ -12,7 +13,7 @@ use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab, ordered_holders};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Gauge, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 /// The heading of a picture.
 pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String {
@@ -116,28 +117,9 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
 
 /// The replay some failures need, with its progress.
 fn draw_replay(frame: &mut Frame, area: Rect, view: &View, replay: &JobState) {
-    let theme = view.theme;
-    let [text_area, gauge_area, _] =
-        Layout::vertical([Constraint::Length(3), Constraint::Length(1), Constraint::Fill(1)])
-            .areas(area.inner(Margin::new(1, 1)));
-    let (text, ratio) = match replay {
-        JobState::Failed(reason) => (format!("Replaying the captured graphs failed: {reason}"), None),
-        JobState::Running { done, total } if *total > 0 => (
-            "This report has no buffers snapshot for the failure's device: replaying every captured graph before it, once for the report…".to_string(),
-            Some(*done as f64 / *total as f64),
-        ),
-        _ => (
-            "This report has no buffers snapshot for the failure's device: replaying every captured graph before it, once for the report…".to_string(),
-            Some(0.0),
-        ),
+    let text = match replay {
+        JobState::Failed(reason) => format!("Replaying the captured graphs failed: {reason}"),
+        _ => "This report has no buffers snapshot for the failure's device: replaying every captured graph before it, once for the report…".to_string(),
     };
-    frame.render_widget(
-        Paragraph::new(wrap_lines([Line::from(text)], text_area.width as usize)).style(theme.dim),
-        text_area,
-    );
-    if let Some(ratio) = ratio {
-        let ratio = ratio.clamp(0.0, 1.0);
-        let gauge = Gauge::default().ratio(ratio).label(format!("{:.0} %", ratio * 100.0)).gauge_style(theme.key);
-        frame.render_widget(gauge, gauge_area);
-    }
+    draw_progress(frame, area.inner(Margin::new(1, 1)), view.theme, text, replay);
 }

@@ -15,6 +15,7 @@ pub mod operations;
 pub mod over_time;
 mod perf_table;
 pub mod performance;
+mod progress;
 pub mod status;
 mod tabs;
 pub mod text;
