@@ -55,8 +55,9 @@ pub const TABS: [Tab; 5] = [Tab::Operations, Tab::DeviceOps, Tab::Performance, T
 pub(crate) enum Popup {
     /// Every key.
     Help(Scroll),
-    /// Raw message and stack trace of an operation's error (by operation index).
-    Error(usize, Scroll),
+    /// Raw message and stack trace of an operation's error (by operation id: a watched report
+    /// may reorder the operations under an open popup).
+    Error(u64, Scroll),
 }
 
 /// Whether a key can do something: shown, shown dimmed, or not offered at all.
