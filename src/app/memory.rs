@@ -24,7 +24,25 @@ pub enum MemoryPicture {
     /// The failure's picture needs every earlier graph replayed first.
     NeedsReplay,
     /// Nothing to show, and why.
-    Nothing(String),
+    Nothing(NoPicture),
+}
+
+/// Why an operation has no memory picture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoPicture {
+    /// It failed to allocate, but the report records neither a `buffers` snapshot nor a
+    /// captured graph to rebuild its memory from.
+    FailedWithoutRecords,
+    /// It failed before allocating (with this error type and first line of its message), and
+    /// the report records no buffers after it.
+    FailedBeforeAllocating {
+        /// The error's type.
+        error_type: String,
+        /// The first line of its message.
+        first_line: String,
+    },
+    /// It has no buffers recorded after it.
+    NoBuffers,
 }
 
 impl MemoryPicture {

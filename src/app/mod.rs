@@ -22,7 +22,7 @@ pub use device_ops::{DeviceTree, TreeItems};
 pub use jobs::{Job, JobState};
 pub(crate) use keys::keymap;
 pub use keys::{Action, Binding, Pane};
-pub use memory::{MemoryPicture, Place};
+pub use memory::{MemoryPicture, NoPicture, Place};
 pub(crate) use memory::{MemoryTab, ordered_holders};
 pub use model::{Loaded, Model};
 pub(crate) use operations::OperationsTab;

@@ -5,7 +5,7 @@
 use crate::analysis::model::first_line;
 use crate::analysis::usage::{MemoryUsage, UsageKey};
 use crate::analysis::usage_series::UsageSeries;
-use crate::app::{App, Job, Loaded, MemoryPicture, Model, PerfInput, PerfRows, Place, Read, ReadResult};
+use crate::app::{App, Job, Loaded, MemoryPicture, Model, NoPicture, PerfInput, PerfRows, Place, Read, ReadResult};
 use crate::report::linked::LinkedReports;
 use crate::report::memory_replay::GraphReplay;
 use crate::report::memory_view::FailureMemory;
@@ -111,20 +111,14 @@ impl Session {
     }
 
     /// Why an operation has no memory picture.
-    fn nothing_reason(&self, index: usize) -> String {
-        let op = &self.report.operations[index];
+    fn nothing_reason(&self, index: usize) -> NoPicture {
         match self.report.error_of(index) {
-            Some(e) if e.failure.is_some() => format!(
-                "Operation {} failed to allocate, but the report records neither a buffers snapshot nor a captured graph to rebuild its memory from.",
-                op.id
-            ),
-            Some(e) => format!(
-                "Operation {} failed before allocating ({}: {}) and the report records no buffers after it.",
-                op.id,
-                e.error_type,
-                first_line(&e.message)
-            ),
-            None => format!("Operation {} has no buffers recorded after it.", op.id),
+            Some(e) if e.failure.is_some() => NoPicture::FailedWithoutRecords,
+            Some(e) => NoPicture::FailedBeforeAllocating {
+                error_type: e.error_type.clone(),
+                first_line: first_line(&e.message).to_string(),
+            },
+            None => NoPicture::NoBuffers,
         }
     }
 

@@ -9,11 +9,24 @@ use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
 use crate::analysis::format::size;
 use crate::analysis::memory::{MemoryAtFailure, advice_sentence, basis_sentence, check_sentence, reason_sentence};
-use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab, ordered_holders};
+use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab, NoPicture, ordered_holders};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
+
+/// Why an operation has no picture, as the tab says it.
+pub fn no_picture_sentence(id: u64, reason: &NoPicture) -> String {
+    match reason {
+        NoPicture::FailedWithoutRecords => format!(
+            "Operation {id} failed to allocate, but the report records neither a buffers snapshot nor a captured graph to rebuild its memory from."
+        ),
+        NoPicture::FailedBeforeAllocating { error_type, first_line } => format!(
+            "Operation {id} failed before allocating ({error_type}: {first_line}) and the report records no buffers after it."
+        ),
+        NoPicture::NoBuffers => format!("Operation {id} has no buffers recorded after it."),
+    }
+}
 
 /// The heading of a picture.
 pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String {
@@ -80,7 +93,9 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
     let picture = match picture {
         None => return message(frame, "Reading the memory of this operation…".into()),
         Some(Loaded::Unavailable(reason)) => return message(frame, format!("The memory cannot be read: {reason}")),
-        Some(Loaded::Ready(MemoryPicture::Nothing(reason))) => return message(frame, reason.clone()),
+        Some(Loaded::Ready(MemoryPicture::Nothing(reason))) => {
+            return message(frame, no_picture_sentence(view.model.operations[i].id, reason));
+        }
         Some(Loaded::Ready(MemoryPicture::NeedsReplay)) => return draw_replay(frame, area, view, &replay),
         Some(Loaded::Ready(picture)) => picture,
     };
