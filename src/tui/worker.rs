@@ -174,7 +174,13 @@ mod tests {
         });
         assert_eq!(worker.generation(), 7);
         assert_eq!(worker.wait(), Update::Done(42));
-        // Two progress messages (the first, and the last because it is complete) and the result.
+        // Two progress messages (the first, and the last because it is complete) and the result;
+        // the last wake comes just after the result is sent.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while wakes.load(Ordering::SeqCst) < 3 && Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        std::thread::sleep(Duration::from_millis(20));
         assert_eq!(wakes.load(Ordering::SeqCst), 3);
     }
 
