@@ -25,8 +25,9 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use ttnn_tui::analysis::usage::MemoryUsage;
-use ttnn_tui::report::usage::UsageWorker;
 use ttnn_tui::report::{MemoryReport, ReportError, resolve_report};
+use ttnn_tui::tui::usage_job;
+use ttnn_tui::tui::worker::{Update, no_waker};
 
 const RUNS: usize = 5;
 const GROUP_BY: &str = "SELECT operation_id, device_id, buffer_type, SUM(max_size_per_bank) FROM buffers \
@@ -120,18 +121,19 @@ fn main() {
     let mut latencies: Vec<Duration> = [0.05, 0.25, 0.5, 0.75, 0.9]
         .into_iter()
         .map(|fraction| {
-            let mut worker = UsageWorker::start(&report, MemoryUsage::default());
-            while worker.progress().total == 0 || worker.progress().fraction() < fraction {
-                std::thread::sleep(Duration::from_micros(200));
+            let mut worker = usage_job(&report, 0, no_waker(), MemoryUsage::default());
+            loop {
+                match worker.try_update() {
+                    Some(Update::Progress { done, total }) if total > 0 && done as f64 / total as f64 >= fraction => {
+                        break;
+                    }
+                    Some(Update::Progress { .. }) | None => std::thread::sleep(Duration::from_micros(200)),
+                    Some(_) => panic!("the pass ended before {fraction} of it was read"),
+                }
             }
             let start = Instant::now();
             worker.cancel();
-            let (usage, result) = loop {
-                match worker.poll() {
-                    Some(done) => break done,
-                    None => std::thread::sleep(Duration::from_micros(200)),
-                }
-            };
+            let Update::Done((usage, result)) = worker.wait() else { panic!("the pass answers") };
             let elapsed = start.elapsed();
             assert_eq!(result, Err(ReportError::Cancelled), "cancelled after {} rows", usage.rows);
             elapsed

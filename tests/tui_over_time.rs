@@ -51,7 +51,7 @@ fn the_demo_run_as_a_chart_with_its_failures_and_peak() {
     assert_snapshot!("over_time_dram_120x40", h.terminal.backend());
     h.press(&[NextBufferType]);
     // `l` moves to the next operation; `p` to the peak; Enter opens the operation.
-    h.press(&[Open]);
+    h.press(&[NextPoint]);
     assert!(h.screen().contains("operation 8 ttnn.conv2d"), "{}", h.screen());
     h.press(&[JumpToPeak]);
     assert!(h.screen().contains("(this one)"), "{}", h.screen());
@@ -93,6 +93,24 @@ fn a_report_without_snapshots_is_followed_through_its_graphs() {
     let screen = h.screen();
     assert!(screen.contains("from the captured graphs (no buffers snapshots)"), "{screen}");
     // After the relu, x and y are both live: 576 KiB per bank.
-    h.press(&[First, Open]);
+    h.press(&[First, NextPoint]);
     assert!(h.screen().contains("576 KiB per bank after it"), "{}", h.screen());
+}
+
+#[test]
+fn the_cursor_opens_on_the_selected_operation_and_stays_where_the_user_puts_it() {
+    let report = MemoryReport::open(&ReportSource::Demo, 0).unwrap();
+    // The demo's first failure is operation 7; the user is on operation 13.
+    let mut h = Harness::new(report, 120, 40, false, Some(13));
+    h.press(&[GoToTab(4)]);
+    h.run_jobs();
+    assert!(h.screen().contains("operation 13 ttnn.to_memory_config ·"), "{}", h.screen());
+    // Another operation selected on tab 1: the cursor follows it.
+    h.press(&[GoToTab(0), Down, GoToTab(4)]);
+    assert!(h.screen().contains("operation 14 "), "{}", h.screen());
+    // Once moved on this tab, the cursor stays.
+    h.press(&[NextPoint, GoToTab(0), Down, GoToTab(4)]);
+    assert!(h.screen().contains("operation 15 "), "{}", h.screen());
+    h.press(&[GoToTab(0), Up, Up, GoToTab(4)]);
+    assert!(h.screen().contains("operation 15 "), "{}", h.screen());
 }

@@ -1,5 +1,6 @@
 //! The terminal UI under abuse: a resize storm from 1×1 to 300×100 and a flood of 10 000 keys
-//! over every tab and popup — never a panic, and the state still answers afterwards.
+//! over every tab and popup — never a panic, and the state still answers afterwards; a watched
+//! report reordering its operations under an open popup.
 
 mod tui_support;
 
@@ -101,4 +102,23 @@ fn a_flood_of_ten_thousand_keys() {
     h.press(&[Back, Back, GoToTab(0)]);
     assert_eq!(h.app.tab(), Tab::Operations);
     assert!(!h.app.should_quit());
+}
+
+#[test]
+fn the_error_popup_stays_on_its_operation_when_a_watched_report_reorders_the_operations() {
+    let report = MemoryReport::open(&ReportSource::Demo, 0).unwrap();
+    let mut h = Harness::new(report, 120, 40, false, Some(7));
+    h.press(&[ViewError]);
+    assert!(h.screen().contains("Error of operation 7 "), "{}", h.screen());
+    // A writer added an operation before the others: every index moves by one.
+    let report = &h.session.report;
+    let mut operations = report.operations.clone();
+    let mut first = operations[0].clone();
+    first.id = 0;
+    first.error = None;
+    operations.insert(0, first);
+    let errors = report.errors.clone();
+    h.app.report_changed(operations, errors, Default::default(), &[], true);
+    h.draw();
+    assert!(h.screen().contains("Error of operation 7 "), "{}", h.screen());
 }

@@ -10,8 +10,10 @@ use support::{Alloc, BufferRow, BufferType, Device, ErrorRow, Graph, Layout, Op,
 use ttnn_tui::analysis::failure::BufferType as Type;
 use ttnn_tui::analysis::usage::MemoryUsage;
 use ttnn_tui::analysis::usage_series::{Ceiling, CeilingSource, UsageBasis};
-use ttnn_tui::report::usage::{UsageProgress, UsageWorker};
+use ttnn_tui::report::usage::UsageProgress;
 use ttnn_tui::report::{MemoryReport, ReportError, resolve_report};
+use ttnn_tui::tui::usage_job;
+use ttnn_tui::tui::worker::{Update, Worker, no_waker};
 
 const OOM_L1: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\nOut of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]";
 
@@ -161,36 +163,41 @@ fn a_pass_cancelled_before_it_starts_reads_nothing() {
     assert_eq!(usage, MemoryUsage::default());
 }
 
-/// Waits for a worker's result.
-fn finish(worker: &mut UsageWorker) -> (MemoryUsage, Result<(), ReportError>) {
+/// Waits for a worker's result, and the last progress it gave before it.
+fn finish(
+    worker: &mut Worker<(MemoryUsage, Result<(), ReportError>)>,
+) -> ((MemoryUsage, Result<(), ReportError>), UsageProgress) {
     let start = std::time::Instant::now();
+    let mut last = UsageProgress::default();
     loop {
-        if let Some(done) = worker.poll() {
-            return done;
+        match worker.try_update() {
+            Some(Update::Done(done)) => return (done, last),
+            Some(Update::Progress { done, total }) => last = UsageProgress { done, total },
+            Some(Update::Lost) => panic!("the worker thread died"),
+            None => std::thread::sleep(std::time::Duration::from_millis(5)),
         }
         assert!(start.elapsed().as_secs() < 60, "the worker never finished");
-        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
 
 #[test]
 fn the_worker_thread_reads_the_same_sums_and_can_be_cancelled_and_resumed() {
     let (_dir, report, expected) = opened_run("usage-worker");
-    let mut worker = UsageWorker::start(&report, MemoryUsage::default());
-    let (usage, result) = finish(&mut worker);
+    let mut worker = usage_job(&report, 0, no_waker(), MemoryUsage::default());
+    let ((usage, result), progress) = finish(&mut worker);
     assert_eq!(result, Ok(()));
     assert_eq!(sums_of(&usage), expected);
-    assert_eq!(worker.progress(), UsageProgress { done: usage.rows, total: usage.rows });
-    assert_eq!(worker.poll(), None, "the result is given once");
+    assert_eq!(progress, UsageProgress { done: usage.rows, total: usage.rows }, "the last progress is complete");
+    assert_eq!(worker.try_update(), None, "the result is given once");
 
     // Cancelled at once: the thread is still opening its connection, and stops before reading.
-    let mut worker = UsageWorker::start(&report, MemoryUsage::default());
+    let mut worker = usage_job(&report, 0, no_waker(), MemoryUsage::default());
     worker.cancel();
-    let (partial, result) = finish(&mut worker);
+    let ((partial, result), _) = finish(&mut worker);
     assert_eq!(result, Err(ReportError::Cancelled));
     assert!(partial.rows < usage.rows);
-    let mut worker = UsageWorker::start(&report, partial);
-    let (resumed, result) = finish(&mut worker);
+    let mut worker = usage_job(&report, 0, no_waker(), partial);
+    let ((resumed, result), _) = finish(&mut worker);
     assert_eq!((sums_of(&resumed), result), (expected, Ok(())));
 }
 

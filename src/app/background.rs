@@ -2,6 +2,7 @@
 //! (the graph replay, the pass over `buffers`) and their progress, the performance report linked
 //! on a worker thread, and a watched report's changes.
 
+use super::over_time::UsageSource;
 use super::{App, Job, JobState, MemoryTab, PerfInput, PerfState, PerfTab, Tab};
 use crate::analysis::model::{ErrorRecord, Operation};
 use crate::analysis::usage_series::UsageSeries;
@@ -11,10 +12,12 @@ impl App {
     /// The background passes the state needs now and that have not started.
     pub fn wanted_jobs(&self) -> Vec<Job> {
         let mut jobs = Vec::new();
-        if self.memory.replay == JobState::Wanted || self.over_time.pass == JobState::WantedReplay {
+        let over_time = &self.over_time;
+        let replay_for_over_time = over_time.source == UsageSource::GraphReplay && over_time.pass == JobState::Wanted;
+        if self.memory.replay == JobState::Wanted || replay_for_over_time {
             jobs.push(Job::ReplayGraphs);
         }
-        if self.tab == Tab::OverTime && self.over_time.pass == JobState::Idle {
+        if self.tab == Tab::OverTime && over_time.source == UsageSource::Snapshots && over_time.pass == JobState::Idle {
             jobs.push(Job::Usage);
         }
         jobs
@@ -23,14 +26,25 @@ impl App {
     /// Background passes running that the state no longer needs: the pass over `buffers` once
     /// the Over time tab is left. The loop cancels them and calls `job_cancelled`.
     pub fn unwanted_jobs(&self) -> Vec<Job> {
-        let running = matches!(self.over_time.pass, JobState::Running { .. });
+        let reading = self.over_time.source == UsageSource::Snapshots;
+        let running = reading && matches!(self.over_time.pass, JobState::Running { .. });
         if running && self.tab != Tab::OverTime { vec![Job::Usage] } else { Vec::new() }
     }
 
-    /// A background pass was cancelled; it starts again (from where it stopped) when wanted.
+    /// A background pass was cancelled (left behind, or started for an earlier state of a
+    /// watched report); it starts again when wanted (the pass over `buffers` from where it
+    /// stopped).
     pub fn job_cancelled(&mut self, job: Job) {
-        if job == Job::Usage {
-            self.over_time.pass = JobState::Idle;
+        match job {
+            Job::Usage => self.over_time.pass = JobState::Idle,
+            Job::ReplayGraphs => {
+                if matches!(self.memory.replay, JobState::Wanted | JobState::Running { .. }) {
+                    self.memory.replay = JobState::Wanted;
+                }
+                if self.over_time.source == UsageSource::GraphReplay && self.over_time.pass != JobState::Done {
+                    self.over_time.pass = JobState::Wanted;
+                }
+            }
         }
     }
 
@@ -41,20 +55,20 @@ impl App {
 
     /// Whether the run over time waits for the graph replay.
     pub fn usage_waits_for_replay(&self) -> bool {
-        self.over_time.replaying
+        self.over_time.source == UsageSource::GraphReplay && self.over_time.pass != JobState::Done
     }
 
     /// The report has no `buffers` rows: the run over time needs every graph replayed.
     pub fn usage_needs_replay(&mut self) {
-        self.over_time.pass = JobState::WantedReplay;
-        self.over_time.replaying = true;
+        self.over_time.source = UsageSource::GraphReplay;
+        self.over_time.pass = JobState::Wanted;
     }
 
     /// A background pass's progress: `done` of `total` units.
     pub fn job_progress(&mut self, job: Job, done: u64, total: u64) {
         match job {
             Job::ReplayGraphs => {
-                if self.over_time.replaying {
+                if self.usage_waits_for_replay() {
                     self.over_time.pass = JobState::Running { done, total };
                 }
                 if self.memory.replay != JobState::Idle {
@@ -73,9 +87,8 @@ impl App {
                     self.memory.replay_finished(result.clone());
                 }
                 if let Err(reason) = result
-                    && self.over_time.replaying
+                    && self.usage_waits_for_replay()
                 {
-                    self.over_time.replaying = false;
                     self.over_time.pass = JobState::Failed(reason);
                 }
             }
@@ -114,8 +127,10 @@ impl App {
             self.device_ops.clear();
         }
         if self.over_time.pass == JobState::Done {
-            // The pass goes on from where it stopped: only the new rows are read.
+            // The pass goes on from where it stopped: only the new rows are read (and, if there
+            // are still none, the graphs are replayed again).
             self.over_time.pass = JobState::Idle;
+            self.over_time.source = UsageSource::Snapshots;
         }
         if let Some(&id) = new_failures.last() {
             let name = self.model.operation_index(id).map_or("", |i| self.model.operations[i].name.as_str());

@@ -93,8 +93,13 @@ pub(crate) const MEMORY: &[Binding] = &[
 
 /// The Over time tab's keys (the cursor moves along the chart).
 pub(crate) const OVER_TIME: &[Binding] = &[
-    pair(&[ch('h'), ch('l')], "h/l", "previous/next operation", (Close, Open)),
-    help_only(pair(&[key(KeyCode::Left), key(KeyCode::Right)], "←/→", "previous/next operation", (Close, Open))),
+    pair(&[ch('h'), ch('l')], "h/l", "previous/next operation", (PreviousPoint, NextPoint)),
+    help_only(pair(
+        &[key(KeyCode::Left), key(KeyCode::Right)],
+        "←/→",
+        "previous/next operation",
+        (PreviousPoint, NextPoint),
+    )),
     help_only(pair(
         &[key(KeyCode::PageUp), key(KeyCode::PageDown)],
         "PgUp/PgDn",

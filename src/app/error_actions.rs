@@ -17,7 +17,7 @@ impl App {
     pub(super) fn view_error(&mut self) -> Outcome {
         match self.focused_operation() {
             Some(i) if self.model.error_of(i).is_some() => {
-                self.popup = Some(Popup::Error(i, Scroll::default()));
+                self.popup = Some(Popup::Error(self.model.operations[i].id, Scroll::default()));
                 Outcome::None
             }
             Some(i) => Outcome::Message(format!("Operation {} has no error", self.model.operations[i].id)),

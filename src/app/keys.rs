@@ -29,6 +29,10 @@ pub enum Action {
     Close,
     /// Open the tree node.
     Open,
+    /// The previous operation on the chart.
+    PreviousPoint,
+    /// The next operation on the chart.
+    NextPoint,
     /// Expand or collapse the list item, or toggle the tree node.
     Toggle,
     /// Act on the selected row: open its operation on the Operations tab.

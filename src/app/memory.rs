@@ -3,6 +3,7 @@
 //! and order; the device and buffer type chosen with `d` / `t`; and the graph-only replay some
 //! failures need, run once per report by the loop.
 
+use super::jobs::JobState;
 use super::model::{Loaded, Model};
 use super::rows::WindowedRows;
 use super::{Action, Availability, Outcome};
@@ -23,7 +24,25 @@ pub enum MemoryPicture {
     /// The failure's picture needs every earlier graph replayed first.
     NeedsReplay,
     /// Nothing to show, and why.
-    Nothing(String),
+    Nothing(NoPicture),
+}
+
+/// Why an operation has no memory picture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoPicture {
+    /// It failed to allocate, but the report records neither a `buffers` snapshot nor a
+    /// captured graph to rebuild its memory from.
+    FailedWithoutRecords,
+    /// It failed before allocating (with this error type and first line of its message), and
+    /// the report records no buffers after it.
+    FailedBeforeAllocating {
+        /// The error's type.
+        error_type: String,
+        /// The first line of its message.
+        first_line: String,
+    },
+    /// It has no buffers recorded after it.
+    NoBuffers,
 }
 
 impl MemoryPicture {
@@ -35,29 +54,6 @@ impl MemoryPicture {
             Self::NeedsReplay | Self::Nothing(_) => &[],
         }
     }
-}
-
-/// A background pass the state may need: its progress, or how it ended.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum JobState {
-    /// Not asked for.
-    #[default]
-    Idle,
-    /// Asked for, not started yet.
-    Wanted,
-    /// Waiting for the graph replay (a report without `buffers` rows).
-    WantedReplay,
-    /// Running: `done` of `total` units read.
-    Running {
-        /// Units done.
-        done: u64,
-        /// Units in all (0 when unknown yet).
-        total: u64,
-    },
-    /// Finished.
-    Done,
-    /// Failed, and why.
-    Failed(String),
 }
 
 /// The live buffers of a picture in the holders table's order: biggest first (as the rules give

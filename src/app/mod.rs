@@ -6,6 +6,7 @@ mod background;
 mod bindings;
 mod device_ops;
 mod error_actions;
+mod jobs;
 pub mod keys;
 mod memory;
 mod model;
@@ -18,13 +19,14 @@ mod search_index;
 
 pub(crate) use device_ops::{DeviceOpsTab, TreeAnnotations};
 pub use device_ops::{DeviceTree, TreeItems};
+pub use jobs::{Job, JobState};
 pub(crate) use keys::keymap;
 pub use keys::{Action, Binding, Pane};
-pub use memory::{JobState, MemoryPicture, Place};
+pub use memory::{MemoryPicture, NoPicture, Place};
 pub(crate) use memory::{MemoryTab, ordered_holders};
 pub use model::{Loaded, Model};
 pub(crate) use operations::OperationsTab;
-pub(crate) use over_time::OverTimeTab;
+pub(crate) use over_time::{OverTimeTab, UsageSource};
 pub(crate) use perf::{Focus, micros};
 pub use perf::{PerfInput, PerfRows, PerfTab};
 pub use reads::{Read, ReadResult};
@@ -48,23 +50,14 @@ pub enum Tab {
 /// The tabs in order.
 pub const TABS: [Tab; 5] = [Tab::Operations, Tab::DeviceOps, Tab::Performance, Tab::Memory, Tab::OverTime];
 
-/// A background pass the loop runs for the state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Job {
-    /// Replay every captured graph (the memory at `graph_only` failures, and the run over time
-    /// of a report without `buffers` rows).
-    ReplayGraphs,
-    /// Sum every `buffers` row per operation, device and buffer type (the run over time).
-    Usage,
-}
-
 /// A popup over the tabs, with its scroll position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Popup {
     /// Every key.
     Help(Scroll),
-    /// Raw message and stack trace of an operation's error (by operation index).
-    Error(usize, Scroll),
+    /// Raw message and stack trace of an operation's error (by operation id: a watched report
+    /// may reorder the operations under an open popup).
+    Error(u64, Scroll),
 }
 
 /// Whether a key can do something: shown, shown dimmed, or not offered at all.
@@ -322,7 +315,7 @@ impl App {
             _ if self.operations.is_searching() => self.operations.update(action, &self.model),
             _ => match (self.tab, &mut self.perf) {
                 (Tab::Operations, _) => self.operations.update(action, &self.model),
-                (Tab::DeviceOps, _) if action == Action::ShowMemory => self.go_to_tab(3),
+                (Tab::DeviceOps, _) if action == Action::ShowMemory => self.show_tab(Tab::Memory),
                 (Tab::DeviceOps, _) => self.device_ops.update(action, self.operations.selected_operation()),
                 (Tab::Memory, _) => self.memory.update(action, self.operations.selected_operation()),
                 (Tab::OverTime, _) => self.over_time.update(action),
@@ -365,8 +358,19 @@ impl App {
     }
 
     fn go_to_tab(&mut self, n: usize) -> Outcome {
-        if let Some(&tab) = TABS.get(n) {
-            self.tab = tab;
+        match TABS.get(n) {
+            Some(&tab) => self.show_tab(tab),
+            None => Outcome::None,
+        }
+    }
+
+    /// Shows a tab. The Over time tab's cursor follows the selected operation until the user
+    /// moves it there.
+    fn show_tab(&mut self, tab: Tab) -> Outcome {
+        self.tab = tab;
+        if tab == Tab::OverTime {
+            let selected = self.selected_operation().map(|i| self.model.operations[i].id);
+            self.over_time.follow(selected);
         }
         Outcome::None
     }

@@ -2,15 +2,20 @@
 //! (read by the loop on a worker thread — the one pass over all of `buffers` — and kept for the
 //! session), the series shown (`d` / `t`), and the cursor on it.
 
-use super::memory::JobState;
+use super::jobs::JobState;
 use super::{Action, Availability, Outcome};
 use crate::analysis::usage_series::UsageSeries;
 
 /// The Over time tab.
 #[derive(Debug, Default)]
 pub struct OverTimeTab {
-    /// The pass over `buffers` (or the graph replay on reports without snapshots).
+    /// The pass over `buffers`, or the graph replay on reports without snapshots (`source`).
     pub(crate) pass: JobState,
+    /// Where the series come from: the pass over `buffers`, or, on a report without `buffers`
+    /// rows, the graph replay.
+    pub(crate) source: UsageSource,
+    /// The operation the cursor follows (the selected one) until the user moves it.
+    follows: Option<u64>,
     /// Every series, in device then buffer type order.
     pub(crate) series: Vec<UsageSeries>,
     /// The series shown.
@@ -19,8 +24,16 @@ pub struct OverTimeTab {
     pub(crate) cursor: usize,
     /// The cursor was placed by the user: a new pass keeps it.
     moved: bool,
-    /// The series wait for the graph replay (a report without `buffers` rows).
-    pub(crate) replaying: bool,
+}
+
+/// Where the run over time is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UsageSource {
+    /// The `buffers` snapshots.
+    #[default]
+    Snapshots,
+    /// Every captured graph, replayed (a report without `buffers` rows).
+    GraphReplay,
 }
 
 impl OverTimeTab {
@@ -30,11 +43,11 @@ impl OverTimeTab {
     }
 
     /// Takes the series of a finished pass, keeping the device and buffer type shown; the cursor
-    /// starts on the first failure, else on the peak.
+    /// starts on the operation it follows (the selected one), else on the first failure, else on
+    /// the peak.
     pub(crate) fn set_series(&mut self, series: Vec<UsageSeries>) {
         let current = self.series().map(|s| (s.device_id, s.buffer_type));
         self.series = series;
-        self.replaying = false;
         // The line shown before, else the first line with a failure, else L1, else the first.
         let position = |f: &dyn Fn(&UsageSeries) -> bool| self.series.iter().position(f);
         self.shown = current
@@ -50,9 +63,24 @@ impl OverTimeTab {
         let Some(series) = self.series() else { return };
         let last = series.points.len().saturating_sub(1);
         if !self.moved {
-            self.cursor = series.failures.first().copied().or(series.peak).unwrap_or(0);
+            let followed = self.follows.and_then(|id| series.points.iter().position(|p| p.operation_id == id));
+            self.cursor = followed.or(series.failures.first().copied()).or(series.peak).unwrap_or(0);
         }
         self.cursor = self.cursor.min(last);
+    }
+
+    /// Follows the selected operation (`None`: none selected): the cursor goes to it, unless the
+    /// user has moved the cursor on this tab.
+    pub(crate) fn follow(&mut self, operation_id: Option<u64>) {
+        if self.moved {
+            return;
+        }
+        self.follows = operation_id;
+        let point =
+            self.series().zip(operation_id).and_then(|(s, id)| s.points.iter().position(|p| p.operation_id == id));
+        if let Some(point) = point {
+            self.cursor = point;
+        }
     }
 
     /// The next series whose device (`d`) or buffer type (`t`) differs, keeping the other.
@@ -97,8 +125,8 @@ impl OverTimeTab {
         let step = (series.points.len() / 50).max(1);
         let cursor = self.cursor;
         let moved = match action {
-            Action::Close | Action::Up => cursor.saturating_sub(1),
-            Action::Open | Action::Down => (cursor + 1).min(last),
+            Action::PreviousPoint | Action::Up => cursor.saturating_sub(1),
+            Action::NextPoint | Action::Down => (cursor + 1).min(last),
             Action::PageUp | Action::HalfPageUp => cursor.saturating_sub(step),
             Action::PageDown | Action::HalfPageDown => (cursor + step).min(last),
             Action::First => 0,

@@ -1,5 +1,5 @@
 //! Memory over the run: the one feature that reads all of `buffers`, in one streaming pass in
-//! rowid order, with progress and cancellation, meant for a worker thread ([`UsageWorker`]).
+//! rowid order, with progress and cancellation, meant for a worker thread (`tui::worker`).
 
 use super::ReportError;
 use super::database::{rowid_range, uint};
@@ -11,9 +11,7 @@ use crate::analysis::usage::MemoryUsage;
 use crate::analysis::usage_series::{Ceiling, FailureMark, L1Layout, Peak, UsageSeries, peaks, region_ceiling};
 use rusqlite::params;
 use rusqlite::types::ValueRef;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::thread::JoinHandle;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Rowids read per statement (about 5 ms of reading). The cancel flag is looked at between
 /// statements, and no lock is held between them, so a writer using a rollback journal is never
@@ -147,70 +145,5 @@ impl MemoryReport {
             .filter_map(|(_, f)| (*f)?.figures.bank_size);
         let dram_bank_size = bank_sizes.next().filter(|first| bank_sizes.all(|s| s == *first));
         region_ceiling(buffer_type, l1, dram_bank_size)
-    }
-}
-
-/// A usage pass on its own thread, over a second connection to the report; dropping it cancels
-/// the pass and waits for the thread (well under 100 ms).
-pub struct UsageWorker {
-    cancel: Arc<AtomicBool>,
-    done: Arc<AtomicI64>,
-    total: Arc<AtomicI64>,
-    thread: Option<JoinHandle<(MemoryUsage, Result<(), ReportError>)>>,
-}
-
-impl UsageWorker {
-    /// Starts a pass that continues `usage` (`MemoryUsage::default()` for a whole pass) on a
-    /// second connection, opened on the thread like `report` (same source, rank, watched or not).
-    pub fn start(report: &MemoryReport, usage: MemoryUsage) -> Self {
-        let cancel = Arc::new(AtomicBool::new(false));
-        let (done, total) = (Arc::new(AtomicI64::new(0)), Arc::new(AtomicI64::new(0)));
-        let (source, rank, watched) = (report.source.clone(), report.rank, report.is_watched());
-        let (flag, done_out, total_out) = (cancel.clone(), done.clone(), total.clone());
-        let thread = std::thread::spawn(move || {
-            let mut usage = usage;
-            let result = MemoryReport::open_with(&source, rank, watched).and_then(|report| {
-                report.read_usage(&mut usage, &flag, &mut |p| {
-                    total_out.store(p.total as i64, Ordering::Relaxed);
-                    done_out.store(p.done as i64, Ordering::Relaxed);
-                })
-            });
-            (usage, result)
-        });
-        Self { cancel, done, total, thread: Some(thread) }
-    }
-
-    /// How far the pass is.
-    pub fn progress(&self) -> UsageProgress {
-        let read = |a: &AtomicI64| u64::try_from(a.load(Ordering::Relaxed)).unwrap_or(0);
-        UsageProgress { done: read(&self.done), total: read(&self.total) }
-    }
-
-    /// Asks the pass to stop; [`UsageWorker::poll`] then soon gives `Err(ReportError::Cancelled)`
-    /// with what was read.
-    pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-
-    /// Once the thread has ended: the sums read (all, or as far as it got) and how it ended;
-    /// `None` while it runs, and after the result was taken.
-    pub fn poll(&mut self) -> Option<(MemoryUsage, Result<(), ReportError>)> {
-        if !self.thread.as_ref()?.is_finished() {
-            return None;
-        }
-        let stopped = || {
-            let message = "the pass stopped unexpectedly".to_string();
-            (MemoryUsage::default(), Err(ReportError::Read { what: "buffers", message }))
-        };
-        Some(self.thread.take()?.join().unwrap_or_else(|_| stopped()))
-    }
-}
-
-impl Drop for UsageWorker {
-    fn drop(&mut self) {
-        self.cancel();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }

@@ -181,3 +181,26 @@ impl MemoryReport {
         }
     }
 }
+
+/// Opens a report again as it was opened (same source, rank, watched or not): worker threads
+/// need their own read-only connection.
+#[derive(Debug, Clone)]
+pub struct Reopener {
+    source: ReportSource,
+    rank: u32,
+    watched: bool,
+}
+
+impl MemoryReport {
+    /// How to open this report again, for a second connection on a worker thread.
+    pub fn reopener(&self) -> Reopener {
+        Reopener { source: self.source.clone(), rank: self.rank, watched: self.is_watched() }
+    }
+}
+
+impl Reopener {
+    /// A second read-only connection to the report.
+    pub fn open(&self) -> Result<MemoryReport, ReportError> {
+        MemoryReport::open_with(&self.source, self.rank, self.watched)
+    }
+}

@@ -1,21 +1,24 @@
-//! The terminal loop: draw, read what the state asked for, draw again; then wait for keys (or a
-//! worker's result), coalesce what is queued, update. No tick: the screen is drawn only when
-//! something happened. Linking a performance report and replaying every graph run on worker
-//! threads, so neither delays a frame. The terminal is restored on exit, error and panic.
+//! The terminal loop: draw, read what the state asked for, draw again; then wait for keys or a
+//! worker's message (one channel, no polling), coalesce what is queued, update. No tick: the
+//! screen is drawn only when something happened. Linking a performance report, replaying every
+//! graph and the pass over `buffers` run as workers, so none delays a frame. The terminal is
+//! restored on exit, error and panic.
 
+mod events;
 mod session;
+pub mod worker;
 mod workers;
 
+use events::{Events, Wake};
 pub use session::{Session, app_for, perf_input};
-use workers::Workers;
-pub use workers::link_in_background;
+pub use workers::{LinkResult, ReplayResult, UsageResult, Workers, link_job, replay_job, usage_job};
 
 use crate::app::{Action, App, keymap};
 use crate::report::perf::PerfSource;
 use crate::ui::{self, Theme};
-use ratatui::backend::Backend;
+use ratatui::backend::{Backend, ClearType};
 use ratatui::crossterm::clipboard::CopyToClipboard;
-use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::event::Event;
 use ratatui::crossterm::execute;
 use ratatui::layout::{Rect, Size};
 use ratatui::{DefaultTerminal, Terminal};
@@ -24,9 +27,6 @@ use std::time::Duration;
 /// Set to make the loop panic at the first key: lets the test suite check that a panic restores
 /// the terminal.
 pub const PANIC_FOR_TEST: &str = "TTNN_TUI_PANIC_FOR_TEST";
-
-/// How often the loop looks for a worker's result while one runs.
-const WORKER_POLL: Duration = Duration::from_millis(50);
 
 /// How often a watched report is asked whether a writer committed.
 const WATCH_POLL: Duration = Duration::from_millis(500);
@@ -69,11 +69,14 @@ pub fn act(app: &mut App, action: Action, size: Size) {
 /// restores the terminal before color-eyre prints.
 pub fn run(session: &mut Session, mut app: App, theme: Theme, perf: Option<PerfSource>) -> std::io::Result<()> {
     theme.prepare_terminal();
-    let mut workers = Workers::default();
-    if let Some(perf) = perf {
-        workers.link(session, &mut app, perf);
-    }
-    ratatui::run(|terminal| event_loop(terminal, session, &mut app, &theme, &mut workers))
+    ratatui::run(|terminal| {
+        let events = Events::start();
+        let mut workers = Workers::new(events.waker());
+        if let Some(perf) = perf {
+            workers.link(session, &mut app, perf);
+        }
+        event_loop(terminal, session, &mut app, &theme, &mut workers, &events)
+    })
 }
 
 fn event_loop(
@@ -82,6 +85,7 @@ fn event_loop(
     app: &mut App,
     theme: &Theme,
     workers: &mut Workers,
+    events: &Events,
 ) -> std::io::Result<()> {
     let panic_for_test = std::env::var_os(PANIC_FOR_TEST).is_some_and(|v| !v.is_empty());
     let watched = session.report.is_watched();
@@ -97,40 +101,36 @@ fn event_loop(
         }
         if app.should_quit() {
             // Leave a blank alternate screen: tmux carries rows of it over to the normal screen
-            // when the pane was widened during the run.
-            terminal.clear()?;
+            // when the pane was widened during the run. (Not `terminal.clear()`: it asks the
+            // terminal where the cursor is, and the answer goes to the thread reading events.)
+            terminal.backend_mut().clear_region(ClearType::All)?;
             return Ok(());
         }
-        // Block for one event (polling while a worker runs), then take whatever is queued; a
-        // worker's news alone is worth a redraw.
-        let mut events = Vec::new();
+        // Block until a terminal event or a worker's message (or, for a watched report, the next
+        // poll); a worker's news alone is worth a redraw.
+        let mut keys = Vec::new();
         loop {
-            let wait = match (workers.busy(), watched) {
-                (true, _) => Some(WORKER_POLL),
-                (false, true) => Some(WATCH_POLL.saturating_sub(last_poll.elapsed())),
-                (false, false) => None,
-            };
-            let ready = match wait {
-                None => true,
-                Some(wait) => event::poll(wait)?,
-            };
-            if ready {
-                events.push(event::read()?);
-                while event::poll(Duration::ZERO)? {
-                    events.push(event::read()?);
+            let wait = watched.then(|| WATCH_POLL.saturating_sub(last_poll.elapsed()));
+            for wake in events.wait(wait) {
+                match wake {
+                    Wake::Terminal(event) => keys.push(event),
+                    Wake::TerminalFailed(e) => return Err(e),
+                    Wake::Worker => {}
                 }
             }
-            let mut changed = workers.collect(session, app);
+            let mut changed = false;
             if watched && last_poll.elapsed() >= WATCH_POLL {
                 last_poll = std::time::Instant::now();
                 changed |= session.poll_changes(app);
             }
-            if changed || !events.is_empty() {
+            changed |= workers.collect(session, app);
+            // A resize has no key, but the screen must be drawn at the new size.
+            if changed || !keys.is_empty() {
                 break;
             }
         }
         // A resize needs no handling: the next frame is drawn at the terminal's size.
-        for event in events {
+        for event in keys {
             let Event::Key(key) = event else { continue };
             let Some(action) = keymap(key, app.pane()) else { continue };
             assert!(!panic_for_test, "panic requested by {PANIC_FOR_TEST}");

@@ -5,7 +5,7 @@
 use crate::analysis::model::first_line;
 use crate::analysis::usage::{MemoryUsage, UsageKey};
 use crate::analysis::usage_series::UsageSeries;
-use crate::app::{App, Job, Loaded, MemoryPicture, Model, PerfInput, PerfRows, Place, Read, ReadResult};
+use crate::app::{App, Job, Loaded, MemoryPicture, Model, NoPicture, PerfInput, PerfRows, Place, Read, ReadResult};
 use crate::report::linked::LinkedReports;
 use crate::report::memory_replay::GraphReplay;
 use crate::report::memory_view::FailureMemory;
@@ -22,6 +22,9 @@ pub struct Session {
     replay: Option<GraphReplay>,
     /// The `buffers` sums read so far (a cancelled pass goes on from where it stopped).
     pub(crate) usage: MemoryUsage,
+    /// How many times a watched report changed since it was opened: a job started for an
+    /// earlier generation has a stale result.
+    generation: u64,
 }
 
 /// The state of a report: its model, opened on operation `operation` (an id) when given.
@@ -62,7 +65,12 @@ fn loaded<T>(result: Result<T, ReportError>) -> Loaded<T> {
 impl Session {
     /// A session over a report, nothing replayed yet.
     pub fn new(report: MemoryReport) -> Self {
-        Self { report, replay: None, usage: MemoryUsage::default() }
+        Self { report, replay: None, usage: MemoryUsage::default(), generation: 0 }
+    }
+
+    /// The report's generation: it grows each time a watched report changes.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Keeps the graph-only replay's result.
@@ -103,20 +111,14 @@ impl Session {
     }
 
     /// Why an operation has no memory picture.
-    fn nothing_reason(&self, index: usize) -> String {
-        let op = &self.report.operations[index];
+    fn nothing_reason(&self, index: usize) -> NoPicture {
         match self.report.error_of(index) {
-            Some(e) if e.failure.is_some() => format!(
-                "Operation {} failed to allocate, but the report records neither a buffers snapshot nor a captured graph to rebuild its memory from.",
-                op.id
-            ),
-            Some(e) => format!(
-                "Operation {} failed before allocating ({}: {}) and the report records no buffers after it.",
-                op.id,
-                e.error_type,
-                first_line(&e.message)
-            ),
-            None => format!("Operation {} has no buffers recorded after it.", op.id),
+            Some(e) if e.failure.is_some() => NoPicture::FailedWithoutRecords,
+            Some(e) => NoPicture::FailedBeforeAllocating {
+                error_type: e.error_type.clone(),
+                first_line: first_line(&e.message).to_string(),
+            },
+            None => NoPicture::NoBuffers,
         }
     }
 
@@ -157,7 +159,7 @@ impl Session {
 
     /// Looks for what a writer committed to a watched report and hands it to the state; true
     /// when anything changed. What the graph replay found is dropped: new operations need it run
-    /// again.
+    /// again; a job still running for the earlier state is stale (see `Workers::collect`).
     pub fn poll_changes(&mut self, app: &mut App) -> bool {
         match self.report.poll_changes() {
             Ok(Some(update)) => {
@@ -165,6 +167,7 @@ impl Session {
                 let (operations, errors) = (report.operations.clone(), report.errors.clone());
                 app.report_changed(operations, errors, failed_in(report), &update.new_failures, update.reordered);
                 self.replay = None;
+                self.generation += 1;
                 true
             }
             Ok(None) => false,

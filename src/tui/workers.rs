@@ -1,90 +1,90 @@
-//! The loop's worker threads: linking a performance report, and the graph-only replay. Each
-//! opens the report again (a second read-only connection) and sends its progress and result
-//! back over a channel; the loop polls them between keys.
+//! The loop's background jobs: linking a performance report, the graph-only replay, and the pass
+//! over `buffers`. Each is a [`Worker`] on its own read-only connection: progress and result over
+//! a channel, cancelled when dropped or no longer wanted, and tagged with the report's generation
+//! so that a result computed before a watched report changed is never installed.
 
 use super::session::{Session, perf_input};
+use super::worker::{Update, Waker, Worker};
+use crate::analysis::usage::MemoryUsage;
 use crate::app::{App, Job, PerfInput};
-use crate::report::MemoryReport;
-use crate::report::ReportError;
 use crate::report::linked::LinkedReports;
 use crate::report::memory_replay::GraphReplay;
 use crate::report::perf::PerfSource;
-use crate::report::usage::UsageWorker;
-use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use crate::report::{MemoryReport, ReportError};
 
-/// What a replay worker sends: progress, then its result.
-enum ReplayMessage {
-    Progress(u64, u64),
-    Done(Result<Option<GraphReplay>, ReportError>),
+/// What linking a performance report gives: the Performance tab's input, or why not.
+pub type LinkResult = Result<PerfInput, String>;
+/// What the graph replay gives (`None`: cancelled).
+pub type ReplayResult = Result<Option<GraphReplay>, ReportError>;
+/// What the pass over `buffers` gives: the sums read (all, or as far as it got) and how it ended.
+pub type UsageResult = (MemoryUsage, Result<(), ReportError>);
+
+/// The background jobs running for the UI.
+pub struct Workers {
+    waker: Waker,
+    linking: Option<Worker<LinkResult>>,
+    replay: Option<Worker<ReplayResult>>,
+    usage: Option<Worker<UsageResult>>,
 }
 
-/// The worker threads running for the UI.
-#[derive(Default)]
-pub(crate) struct Workers {
-    linking: Option<Receiver<Result<PerfInput, String>>>,
-    replay: Option<Receiver<ReplayMessage>>,
-    usage: Option<UsageWorker>,
+/// Links a performance report with the memory report on a worker.
+pub fn link_job(report: &MemoryReport, generation: u64, waker: Waker, perf: PerfSource) -> Worker<LinkResult> {
+    let reopen = report.reopener();
+    Worker::start(generation, waker, move |_, _| {
+        let linked = perf.open().and_then(|perf| LinkedReports::new(&reopen.open()?, perf));
+        linked.map(perf_input).map_err(|e| e.to_string())
+    })
 }
 
-/// Reads the performance report and links it on a worker thread, which opens the memory report
-/// again (a second read-only connection).
-pub fn link_in_background(report: &MemoryReport, perf: PerfSource) -> Receiver<Result<PerfInput, String>> {
-    let (sender, receiver) = channel();
-    let (source, rank) = (report.source.clone(), report.rank);
-    std::thread::spawn(move || {
-        let linked = perf.open().and_then(|perf| {
-            let memory = MemoryReport::open(&source, rank)?;
-            LinkedReports::new(&memory, perf)
-        });
-        // The UI may have quit already: then nobody listens.
-        let _ = sender.send(linked.map(perf_input).map_err(|e| e.to_string()));
-    });
-    receiver
+/// Replays every captured graph on a worker.
+pub fn replay_job(report: &MemoryReport, generation: u64, waker: Waker) -> Worker<ReplayResult> {
+    let reopen = report.reopener();
+    Worker::start(generation, waker, move |cancel, progress| reopen.open()?.replay_graphs(progress, cancel))
 }
 
-/// Replays every captured graph on a worker thread.
-fn replay_in_background(report: &MemoryReport) -> Receiver<ReplayMessage> {
-    let (sender, receiver) = channel();
-    let (source, rank) = (report.source.clone(), report.rank);
-    std::thread::spawn(move || {
-        let progress = sender.clone();
-        let replayed = MemoryReport::open(&source, rank).and_then(|memory| {
-            memory.replay_graphs(
-                &mut |done, total| drop(progress.send(ReplayMessage::Progress(done, total))),
-                &AtomicBool::new(false),
-            )
-        });
-        let _ = sender.send(ReplayMessage::Done(replayed));
-    });
-    receiver
+/// Goes on with the pass over `buffers` from `usage` (`MemoryUsage::default()` for a whole pass)
+/// on a worker.
+pub fn usage_job(report: &MemoryReport, generation: u64, waker: Waker, usage: MemoryUsage) -> Worker<UsageResult> {
+    let reopen = report.reopener();
+    Worker::start(generation, waker, move |cancel, progress| {
+        let mut usage = usage;
+        let read =
+            reopen.open().and_then(|report| report.read_usage(&mut usage, cancel, &mut |p| progress(p.done, p.total)));
+        (usage, read)
+    })
 }
 
 impl Workers {
-    /// Starts linking a performance report.
-    pub(crate) fn link(&mut self, session: &Session, app: &mut App, perf: PerfSource) {
-        app.set_perf_linking(perf.file_name());
-        self.linking = Some(link_in_background(&session.report, perf));
+    /// No job running yet; `waker` wakes the loop whenever a job says something.
+    pub fn new(waker: Waker) -> Self {
+        Self { waker, linking: None, replay: None, usage: None }
     }
 
-    /// Whether any worker runs.
-    pub(crate) fn busy(&self) -> bool {
+    /// Starts linking a performance report.
+    pub fn link(&mut self, session: &Session, app: &mut App, perf: PerfSource) {
+        app.set_perf_linking(perf.file_name());
+        self.linking = Some(link_job(&session.report, session.generation(), self.waker.clone(), perf));
+    }
+
+    /// Whether any job runs.
+    pub fn busy(&self) -> bool {
         self.linking.is_some() || self.replay.is_some() || self.usage.is_some()
     }
 
     /// Starts the jobs the state wants that are not running, and cancels the running ones it no
     /// longer wants.
-    pub(crate) fn start_wanted(&mut self, session: &mut Session, app: &mut App) {
+    pub fn start_wanted(&mut self, session: &mut Session, app: &mut App) {
+        let generation = session.generation();
         for job in app.wanted_jobs() {
             match job {
                 Job::ReplayGraphs if self.replay.is_none() => {
-                    self.replay = Some(replay_in_background(&session.report));
+                    self.replay = Some(replay_job(&session.report, generation, self.waker.clone()));
                     app.job_progress(Job::ReplayGraphs, 0, 0);
                 }
                 Job::Usage if self.usage.is_none() => {
                     // Go on from where an earlier, cancelled pass stopped.
                     let usage = std::mem::take(&mut session.usage);
-                    self.usage = Some(UsageWorker::start(&session.report, usage));
+                    self.usage = Some(usage_job(&session.report, generation, self.waker.clone(), usage));
                     app.job_progress(Job::Usage, 0, 0);
                 }
                 Job::ReplayGraphs | Job::Usage => {}
@@ -97,52 +97,81 @@ impl Workers {
         }
     }
 
-    /// Hands what the workers sent to the state; true when anything arrived.
+    /// Hands what the jobs said to the state; true when anything arrived. A job started for an
+    /// earlier state of a watched report is cancelled: a replay's result is dropped (the state
+    /// asks for it again), the sums a pass over `buffers` read are kept and the pass goes on.
     pub fn collect(&mut self, session: &mut Session, app: &mut App) -> bool {
+        let generation = session.generation();
         let mut changed = false;
-        if let Some(receiver) = &self.linking {
-            let result = match receiver.try_recv() {
-                Ok(result) => Some(result),
-                Err(TryRecvError::Empty) => None,
-                Err(TryRecvError::Disconnected) => Some(Err("the linking thread stopped".to_string())),
-            };
-            if let Some(result) = result {
-                match result {
-                    Ok(input) => app.set_perf(input),
-                    Err(reason) => app.set_perf_failed(reason),
-                }
-                self.linking = None;
-                changed = true;
-            }
+        if self.replay.as_ref().is_some_and(|w| w.generation() != generation) {
+            self.replay = None;
+            app.job_cancelled(Job::ReplayGraphs);
+            changed = true;
         }
-        if let Some(worker) = &mut self.usage {
-            match worker.poll() {
-                Some((usage, read)) => {
+        if let Some(worker) = &self.usage
+            && worker.generation() != generation
+        {
+            worker.cancel();
+        }
+        if let Some(update) = self.linking.as_mut().and_then(Worker::try_update) {
+            match update {
+                Update::Done(Ok(input)) => app.set_perf(input),
+                Update::Done(Err(reason)) => app.set_perf_failed(reason),
+                Update::Lost => app.set_perf_failed("the linking thread stopped".to_string()),
+                Update::Progress { .. } => {}
+            }
+            self.linking = None;
+            changed = true;
+        }
+        changed |= self.collect_usage(session, app);
+        changed |= self.collect_replay(session, app);
+        changed
+    }
+
+    fn collect_usage(&mut self, session: &mut Session, app: &mut App) -> bool {
+        let mut changed = false;
+        while let Some(worker) = &mut self.usage {
+            let Some(update) = worker.try_update() else { break };
+            changed = true;
+            let stale = worker.generation() != session.generation();
+            match update {
+                Update::Progress { done, total } => app.job_progress(Job::Usage, done, total),
+                Update::Done((usage, _)) if stale => {
+                    session.usage = usage;
+                    app.job_cancelled(Job::Usage);
+                    self.usage = None;
+                }
+                Update::Done((usage, read)) => {
                     session.finish_usage(app, usage, read);
                     self.usage = None;
                 }
-                None => {
-                    let progress = worker.progress();
-                    app.job_progress(Job::Usage, progress.done, progress.total);
+                Update::Lost => {
+                    let stopped = ReportError::Read { what: "buffers", message: "the pass stopped".into() };
+                    session.finish_usage(app, MemoryUsage::default(), Err(stopped));
+                    self.usage = None;
                 }
             }
-            changed = true;
         }
-        while let Some(receiver) = &self.replay {
-            match receiver.try_recv() {
-                Ok(ReplayMessage::Progress(done, total)) => app.job_progress(Job::ReplayGraphs, done, total),
-                Ok(ReplayMessage::Done(replayed)) => {
+        changed
+    }
+
+    fn collect_replay(&mut self, session: &mut Session, app: &mut App) -> bool {
+        let mut changed = false;
+        while let Some(worker) = &mut self.replay {
+            let Some(update) = worker.try_update() else { break };
+            changed = true;
+            match update {
+                Update::Progress { done, total } => app.job_progress(Job::ReplayGraphs, done, total),
+                Update::Done(replayed) => {
                     session.finish_replay(app, replayed);
                     self.replay = None;
                 }
-                Err(TryRecvError::Empty) => break,
-                Err(TryRecvError::Disconnected) => {
+                Update::Lost => {
                     let stopped = ReportError::Read { what: "captured graphs", message: "the replay stopped".into() };
                     session.finish_replay(app, Err(stopped));
                     self.replay = None;
                 }
             }
-            changed = true;
         }
         changed
     }

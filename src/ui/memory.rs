@@ -5,14 +5,28 @@
 use super::View;
 use super::memory_holders::draw_holders;
 use super::memory_map::{MapMarks, legend, map_lines};
+use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
 use crate::analysis::format::size;
 use crate::analysis::memory::{MemoryAtFailure, advice_sentence, basis_sentence, check_sentence, reason_sentence};
-use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab, ordered_holders};
+use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab, NoPicture, ordered_holders};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Gauge, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+/// Why an operation has no picture, as the tab says it.
+pub fn no_picture_sentence(id: u64, reason: &NoPicture) -> String {
+    match reason {
+        NoPicture::FailedWithoutRecords => format!(
+            "Operation {id} failed to allocate, but the report records neither a buffers snapshot nor a captured graph to rebuild its memory from."
+        ),
+        NoPicture::FailedBeforeAllocating { error_type, first_line } => format!(
+            "Operation {id} failed before allocating ({error_type}: {first_line}) and the report records no buffers after it."
+        ),
+        NoPicture::NoBuffers => format!("Operation {id} has no buffers recorded after it."),
+    }
+}
 
 /// The heading of a picture.
 pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String {
@@ -79,7 +93,9 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
     let picture = match picture {
         None => return message(frame, "Reading the memory of this operation…".into()),
         Some(Loaded::Unavailable(reason)) => return message(frame, format!("The memory cannot be read: {reason}")),
-        Some(Loaded::Ready(MemoryPicture::Nothing(reason))) => return message(frame, reason.clone()),
+        Some(Loaded::Ready(MemoryPicture::Nothing(reason))) => {
+            return message(frame, no_picture_sentence(view.model.operations[i].id, reason));
+        }
         Some(Loaded::Ready(MemoryPicture::NeedsReplay)) => return draw_replay(frame, area, view, &replay),
         Some(Loaded::Ready(picture)) => picture,
     };
@@ -116,28 +132,9 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
 
 /// The replay some failures need, with its progress.
 fn draw_replay(frame: &mut Frame, area: Rect, view: &View, replay: &JobState) {
-    let theme = view.theme;
-    let [text_area, gauge_area, _] =
-        Layout::vertical([Constraint::Length(3), Constraint::Length(1), Constraint::Fill(1)])
-            .areas(area.inner(Margin::new(1, 1)));
-    let (text, ratio) = match replay {
-        JobState::Failed(reason) => (format!("Replaying the captured graphs failed: {reason}"), None),
-        JobState::Running { done, total } if *total > 0 => (
-            "This report has no buffers snapshot for the failure's device: replaying every captured graph before it, once for the report…".to_string(),
-            Some(*done as f64 / *total as f64),
-        ),
-        _ => (
-            "This report has no buffers snapshot for the failure's device: replaying every captured graph before it, once for the report…".to_string(),
-            Some(0.0),
-        ),
+    let text = match replay {
+        JobState::Failed(reason) => format!("Replaying the captured graphs failed: {reason}"),
+        _ => "This report has no buffers snapshot for the failure's device: replaying every captured graph before it, once for the report…".to_string(),
     };
-    frame.render_widget(
-        Paragraph::new(wrap_lines([Line::from(text)], text_area.width as usize)).style(theme.dim),
-        text_area,
-    );
-    if let Some(ratio) = ratio {
-        let ratio = ratio.clamp(0.0, 1.0);
-        let gauge = Gauge::default().ratio(ratio).label(format!("{:.0} %", ratio * 100.0)).gauge_style(theme.key);
-        frame.render_widget(gauge, gauge_area);
-    }
+    draw_progress(frame, area.inner(Margin::new(1, 1)), view.theme, text, replay);
 }

@@ -15,6 +15,7 @@ pub mod operations;
 pub mod over_time;
 mod perf_table;
 pub mod performance;
+mod progress;
 pub mod status;
 mod tabs;
 pub mod text;
@@ -77,9 +78,13 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
     let mut popup = app.popup;
     match &mut popup {
         Some(Popup::Help(scroll)) => help::draw(frame, popup_area(area, 80, 90), app, theme, from, scroll),
-        Some(Popup::Error(operation, scroll)) => {
+        Some(Popup::Error(id, scroll)) => {
             let view = View { model: &app.model, hex: app.hex, theme };
-            error_popup::draw(frame, popup_area(area, 90, 85), &view, *operation, scroll);
+            // An operation gone from a watched report (never in practice: writers only append)
+            // leaves no popup to draw.
+            if let Some(operation) = app.model.operation_index(*id) {
+                error_popup::draw(frame, popup_area(area, 90, 85), &view, operation, scroll);
+            }
         }
         None => {}
     }

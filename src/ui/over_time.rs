@@ -4,16 +4,17 @@
 //! a progress bar while the one pass over `buffers` runs.
 
 use super::View;
+use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
 use crate::analysis::format::size;
 use crate::analysis::usage_series::{UsageBasis, UsageSeries};
-use crate::app::{JobState, OverTimeTab};
+use crate::app::{JobState, OverTimeTab, UsageSource};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, Gauge, GraphType, Paragraph};
+use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph};
 
 /// What the line under the chart says of the cursor's operation.
 pub fn cursor_line(view: &View, series: &UsageSeries, cursor: usize) -> String {
@@ -59,7 +60,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) {
             JobState::Done => {
                 message(frame, "The report records no buffers on any device, and no captured graph allocates any.")
             }
-            pass => draw_progress(frame, inner, view, pass, tab.replaying),
+            pass => draw_progress(frame, inner, view.theme, progress_text(tab), pass),
         };
     };
     let [head, chart_area, foot] =
@@ -79,27 +80,19 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) {
     frame.render_widget(Paragraph::new(text), foot);
 }
 
-/// The progress of the pass over `buffers` (or of the replay), with how to cancel it.
-fn draw_progress(frame: &mut Frame, area: Rect, view: &View, pass: &JobState, replaying: bool) {
-    let (done, total) = match pass {
-        JobState::Running { done, total } => (*done, *total),
-        _ => (0, 0),
-    };
-    let what = if replaying {
-        "This report has no buffers snapshots: replaying every captured graph to follow the memory over the run…"
-            .to_string()
-    } else {
-        format!(
+/// What the tab says while its pass runs: the pass over `buffers`, with how to cancel it, or the
+/// replay.
+fn progress_text(tab: &OverTimeTab) -> String {
+    match (tab.source, &tab.pass) {
+        (UsageSource::GraphReplay, _) => {
+            "This report has no buffers snapshots: replaying every captured graph to follow the memory over the run…"
+                .to_string()
+        }
+        (UsageSource::Snapshots, JobState::Running { done, total }) => format!(
             "Reading every buffers row once for the session: {done} of {total} rows (leave the tab to cancel; coming back goes on from there)…"
-        )
-    };
-    let [text, gauge, _] =
-        Layout::vertical([Constraint::Length(2), Constraint::Length(1), Constraint::Fill(1)]).areas(area);
-    frame
-        .render_widget(Paragraph::new(wrap_lines([Line::from(what)], text.width as usize)).style(view.theme.dim), text);
-    let ratio = if total == 0 { 0.0 } else { (done as f64 / total as f64).clamp(0.0, 1.0) };
-    let bar = Gauge::default().ratio(ratio).label(format!("{:.0} %", ratio * 100.0)).gauge_style(view.theme.key);
-    frame.render_widget(bar, gauge);
+        ),
+        (UsageSource::Snapshots, _) => "Reading every buffers row once for the session: 0 of 0 rows (leave the tab to cancel; coming back goes on from there)…".to_string(),
+    }
 }
 
 /// The chart: the line, the ceiling, the failures, the peak and the cursor.

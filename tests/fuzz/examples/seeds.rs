@@ -2,7 +2,7 @@
 //! project's fixture builder (tests/support), never by hand:
 //!
 //! ```text
-//! cargo run --manifest-path tests/fuzz/Cargo.toml --bin seeds -- tests/fuzz/seeds /work/shared/spec/messages.md
+//! cargo run --manifest-path tests/fuzz/Cargo.toml --example seeds -- tests/fuzz/seeds /work/shared/spec/messages.md
 //! ```
 //!
 //! `failure_message`: the messages of `messages.md` and the demo report's errors; `graph`: the
@@ -10,7 +10,7 @@
 //! each era; `sanitize`: hostile and real texts; `report`: small databases of every schema era
 //! (page size 512, so each is a few KiB).
 
-#[path = "../../../support/mod.rs"]
+#[path = "../../support/mod.rs"]
 #[allow(unused_imports)]
 mod support;
 
