@@ -3,6 +3,7 @@
 
 use super::{App, Outcome, Popup, Scroll};
 use crate::analysis::format::counted;
+use crate::analysis::raw_message::raw_message;
 use crate::analysis::reason::CalloutBody;
 
 impl App {
@@ -35,9 +36,11 @@ impl App {
         };
         let body = match &error.failure {
             Some(failure) => CalloutBody::new(failure, self.hex, self.model.failed_in(i), None).lines(),
-            None => {
-                vec![error.error_type.clone(), crate::analysis::model::first_line(&error.message).to_string()]
-            }
+            // What the message says, whole, not its first line (behaviour.md §13.4).
+            None => std::iter::once(error.error_type.as_str())
+                .chain(raw_message(&error.message, usize::MAX).lines)
+                .map(str::to_string)
+                .collect(),
         };
         self.clipboard = Some(format!("Operation {} {}\n{}\n", op.id, op.name, body.join("\n")));
         Outcome::Message(format!("Copied the callout of operation {} (OSC 52)", op.id))
