@@ -21,8 +21,9 @@ pub struct Operation {
 /// One `errors` row, sanitised, with its allocation failure when it is one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorRecord {
-    /// `errors.operation_id` (for orphans, a base id such as 0 or 10000).
-    pub operation_id: u64,
+    /// `errors.operation_id` (for orphans, a base id such as 0 or 10000); none when NULL, which
+    /// is not operation 0 (0 can be a real id, behaviour.md §13.4).
+    pub operation_id: Option<u64>,
     /// `errors.operation_name`; may be empty.
     pub operation_name: String,
     /// `error_type`, e.g. `RuntimeError` or `incomplete_operation`.

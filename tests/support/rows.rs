@@ -324,7 +324,8 @@ impl Op {
 /// An `errors` row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ErrorRow {
-    pub operation_id: i64,
+    /// None: written as NULL.
+    pub operation_id: Option<i64>,
     pub operation_name: String,
     pub error_type: String,
     pub error_message: String,
@@ -336,7 +337,7 @@ pub struct ErrorRow {
 impl ErrorRow {
     pub fn new(operation_id: i64, operation_name: &str, error_type: &str, message: &str) -> Self {
         ErrorRow {
-            operation_id,
+            operation_id: Some(operation_id),
             operation_name: operation_name.to_string(),
             error_type: error_type.to_string(),
             error_message: message.to_string(),
@@ -350,6 +351,11 @@ impl ErrorRow {
     pub fn incomplete(base_operation_id: i64, op_name: &str) -> Self {
         let msg = format!("Operation '{op_name}' started but never completed (likely crashed)");
         Self::new(base_operation_id, op_name, "incomplete_operation", &msg)
+    }
+    /// The row with a NULL `operation_id`, as a writer that did not know the operation leaves it.
+    pub fn null_operation_id(mut self) -> Self {
+        self.operation_id = None;
+        self
     }
     pub fn stack_trace(mut self, trace: &str) -> Self {
         self.stack_trace = trace.to_string();
@@ -367,7 +373,7 @@ impl ErrorRow {
     /// The `errors` columns and values.
     pub fn values(&self) -> Vec<(&'static str, Value)> {
         vec![
-            ("operation_id", Value::Integer(self.operation_id)),
+            ("operation_id", self.operation_id.map_or(Value::Null, Value::Integer)),
             ("operation_name", Value::Text(self.operation_name.clone())),
             ("error_type", Value::Text(self.error_type.clone())),
             ("error_message", Value::Text(self.error_message.clone())),

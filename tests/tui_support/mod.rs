@@ -28,7 +28,8 @@ pub struct Op {
 
 /// An error row.
 pub struct Error {
-    pub operation_id: u64,
+    /// None: a NULL `operation_id`.
+    pub operation_id: Option<u64>,
     pub operation_name: &'static str,
     pub error_type: &'static str,
     pub message: String,
@@ -77,7 +78,7 @@ impl Report {
         let message = format!(
             "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\n{message}\nbacktrace:\n --- libtt_metal.so(+0x570add)"
         );
-        self.errors.push(Error { operation_id, operation_name, error_type, message, stack_trace });
+        self.errors.push(Error { operation_id: Some(operation_id), operation_name, error_type, message, stack_trace });
         self
     }
 
@@ -100,9 +101,12 @@ impl Report {
             builder = builder.operation(row);
         }
         for e in &self.errors {
-            let row = ErrorRow::new(e.operation_id as i64, e.operation_name, e.error_type, &e.message)
+            let mut row = ErrorRow::new(e.operation_id.unwrap_or(0) as i64, e.operation_name, e.error_type, &e.message)
                 .stack_trace(e.stack_trace)
                 .timestamp("2026-01-01T00:00:00");
+            if e.operation_id.is_none() {
+                row = row.null_operation_id();
+            }
             builder = builder.error(row);
         }
         let database = builder.write_to(&folder);
@@ -143,7 +147,7 @@ pub fn scenario(unattached: usize) -> Report {
         .error(8, "ttnn.max_pool2d", "RuntimeError", BEYOND_L1)
         .error(9, "ttnn.layer_norm", "RuntimeError", CLASH);
     r.errors.push(Error {
-        operation_id: 10,
+        operation_id: Some(10),
         operation_name: "ttnn.concat",
         error_type: "TypeError",
         message: "Shape mismatch: cannot concatenate [1, 32] and [1, 16] along dim 0".to_string(),
