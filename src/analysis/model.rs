@@ -42,6 +42,10 @@ pub struct ErrorRecord {
     pub attached: bool,
 }
 
+/// What print mode and the UI say of a report older than the `errors` table (formats.md §2.3,
+/// Legacy): no error there is not the same as none.
+pub const ERRORS_NOT_RECORDED: &str = "This report version does not record errors";
+
 /// Index of the operation with this id in operations sorted by id, when there is one.
 pub(crate) fn operation_index(operations: &[Operation], id: u64) -> Option<usize> {
     let start = operations.partition_point(|o| o.id < id);

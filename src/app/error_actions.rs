@@ -1,7 +1,7 @@
-//! What acts on the focused operation's error (`v` opens it, `y` copies its callout), and the keys
-//! the loop could not act on.
+//! What acts on the focused operation's error (`v` opens it, `y` copies its callout), the list of
+//! every unattached error (`U`), and the keys the loop could not act on.
 
-use super::{App, Outcome, Popup, Scroll};
+use super::{App, Outcome, Popup, Scroll, UNATTACHED_SHOWN};
 use crate::analysis::format::counted;
 use crate::analysis::raw_message::raw_message;
 use crate::analysis::reason::CalloutBody;
@@ -24,6 +24,20 @@ impl App {
             Some(i) => Outcome::Message(format!("Operation {} has no error", self.model.operations[i].id)),
             None => Outcome::Message("No operation is selected".to_string()),
         }
+    }
+
+    /// Opens every unattached error; the callout already explains five or fewer.
+    pub(super) fn show_unattached(&mut self) -> Outcome {
+        match self.model.unattached().len() {
+            0 => return Outcome::Message("Every error of the report is shown on its operation".to_string()),
+            n if n <= UNATTACHED_SHOWN => {
+                let errors = counted(n, "unattached error", "unattached errors");
+                return Outcome::Message(format!("The callout above the list shows the {errors}"));
+            }
+            _ => {}
+        }
+        self.popup = Some(Popup::Unattached(Scroll::default()));
+        Outcome::None
     }
 
     pub(super) fn copy(&mut self) -> Outcome {

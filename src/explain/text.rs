@@ -3,6 +3,7 @@
 use super::{ExplainOptions, ExplainedError, Explanation};
 use crate::analysis::format::counted;
 use crate::analysis::memory::failure_lines;
+use crate::analysis::model::ERRORS_NOT_RECORDED;
 use crate::analysis::raw_message::raw_message_text;
 use crate::analysis::reason::CalloutBody;
 use crate::analysis::sanitize::sanitize_line;
@@ -43,7 +44,9 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
         let name = report.operation_index(id).map(|i| report.operations[i].name.as_str()).unwrap_or("");
         match report.records_errors() {
             true => writeln!(out, "Operation {id} {name} has no error."),
-            false => writeln!(out, "Operation {id} {name} has no error recorded: {NOT_RECORDED}."),
+            false => {
+                writeln!(out, "Operation {id} {name} has no error recorded: {}.", ERRORS_NOT_RECORDED.to_lowercase())
+            }
         }
         .ok();
         return out;
@@ -90,16 +93,11 @@ fn unattached_operation(id: Option<u64>, name: &str) -> String {
     }
 }
 
-/// What a report older than the `errors` table cannot say (formats.md §2.3, Legacy).
-const NOT_RECORDED: &str = "this report version does not record errors";
-
 /// The first line for a report without an `errors` table: a count of none would read as if the
 /// run had no error.
 fn not_recorded_line(total: usize) -> String {
-    format!(
-        "This report version does not record errors ({}); a failed operation shows only as an operation without a duration.",
-        counted(total, "operation", "operations")
-    )
+    let operations = counted(total, "operation", "operations");
+    format!("{ERRORS_NOT_RECORDED} ({operations}); a failed operation shows only as an operation without a duration.")
 }
 
 /// The first line: how many operations have an error and how many errors no operation took,

@@ -20,6 +20,7 @@ mod tabs;
 pub mod text;
 pub mod theme;
 mod unattached;
+mod unattached_popup;
 
 pub use theme::Theme;
 
@@ -80,6 +81,10 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
         Some(Popup::Error(operation, scroll)) => {
             let view = View { model: &app.model, hex: app.hex, theme };
             error_popup::draw(frame, popup_area(area, 90, 85), &view, *operation, scroll);
+        }
+        Some(Popup::Unattached(scroll)) => {
+            let view = View { model: &app.model, hex: app.hex, theme };
+            unattached_popup::draw(frame, popup_area(area, 90, 85), &view, scroll);
         }
         None => {}
     }

@@ -82,13 +82,23 @@ impl Report {
         self
     }
 
+    /// Writes the report without an `errors` table (the Legacy schema, before TT-NN recorded
+    /// errors; error rows are left out) and opens it.
+    pub fn open_legacy(&self) -> MemoryReport {
+        self.open_with(Schema::Legacy, "legacy_run")
+    }
+
     /// Writes the report with the shared fixture builder (schema V2.1), in a fresh folder
     /// named `name` (the report's name), and opens it.
     pub fn open_as(&self, name: &str) -> MemoryReport {
+        self.open_with(Schema::V2_1, name)
+    }
+
+    fn open_with(&self, schema: Schema, name: &str) -> MemoryReport {
         let unique = format!("ttnn-tui-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let folder = std::env::temp_dir().join(unique).join(name);
         std::fs::create_dir_all(&folder).unwrap();
-        let mut builder = ReportBuilder::new(Schema::V2_1).device(Device::wormhole(0));
+        let mut builder = ReportBuilder::new(schema).device(Device::wormhole(0));
         for op in &self.ops {
             let mut row =
                 support::Op::new(op.id as i64, op.name).duration(0.0125 * op.id as f64).stack_trace(&op.stack);
@@ -100,7 +110,8 @@ impl Report {
             }
             builder = builder.operation(row);
         }
-        for e in &self.errors {
+        // A Legacy report has no `errors` table to write them to.
+        for e in self.errors.iter().filter(|_| schema != Schema::Legacy) {
             let mut row = ErrorRow::new(e.operation_id.unwrap_or(0) as i64, e.operation_name, e.error_type, &e.message)
                 .stack_trace(e.stack_trace)
                 .timestamp("2026-01-01T00:00:00");
