@@ -1,6 +1,7 @@
 //! What the reference hides, on tab 1 (behaviour.md §7.5, §13.4): every unattached error is
 //! reachable past `And {n − 5} more.`, an error row without an operation id attaches to nothing,
-//! and a report older than the `errors` table says it does not record errors.
+//! a report older than the `errors` table says it does not record errors, and `y` copies what a
+//! message says rather than its location line.
 
 mod tui_support;
 
@@ -120,4 +121,20 @@ fn a_report_older_than_the_errors_table_says_it_does_not_record_errors() {
     h.press(&[Toggle]);
     assert_eq!(h.lines_with("    This report version does not record errors").len(), 1, "{}", h.screen());
     assert!(!h.screen().contains("No error recorded for this operation"));
+}
+
+#[test]
+fn copy_takes_what_an_unrecognised_message_says_not_its_location_line() {
+    let mut report = Report::default().op(1, "ttnn.matmul", None);
+    report.errors.push(Error {
+        operation_id: Some(1),
+        operation_name: "ttnn.matmul",
+        error_type: "RuntimeError",
+        message: "TT_FATAL @ /tt-metal/tt_metal/impl/allocator/bank_manager.cpp:439: false\ninfo:\nsub-device 1: no L1 left\nsub-device 2: no L1 left\nbacktrace:\n --- libtt_metal.so(+0x570add)".to_string(),
+        stack_trace: "",
+    });
+    let mut h = Harness::new(report.open(), 120, 40, false, None);
+    h.press(&[Copy]);
+    let copied = h.app.take_clipboard().expect("something to copy");
+    assert_eq!(copied, "Operation 1 ttnn.matmul\nRuntimeError\nsub-device 1: no L1 left\nsub-device 2: no L1 left\n");
 }
