@@ -47,6 +47,10 @@ pub fn follow(
     if let Ok(explanation) = collect(report, None, &options) {
         out.write_all(super::text::blocks(report, &explanation, &options).as_bytes())?;
     }
+    // Nothing will ever be printed for such a report: say why rather than stay silent.
+    if !report.records_errors() {
+        writeln!(out, "{}", super::text::not_recorded_line(report.operations.len()))?;
+    }
     out.flush()?;
     let mut printed_unattached: HashSet<ErrorKey> = report.errors.iter().filter(|e| !e.attached).map(key_of).collect();
     loop {

@@ -95,7 +95,7 @@ fn unattached_operation(id: Option<u64>, name: &str) -> String {
 
 /// The first line for a report without an `errors` table: a count of none would read as if the
 /// run had no error.
-fn not_recorded_line(total: usize) -> String {
+pub(super) fn not_recorded_line(total: usize) -> String {
     let operations = counted(total, "operation", "operations");
     format!("{ERRORS_NOT_RECORDED} ({operations}); a failed operation shows only as an operation without a duration.")
 }
