@@ -324,7 +324,6 @@ impl Op {
 /// An `errors` row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ErrorRow {
-    /// None: written as NULL.
     pub operation_id: Option<i64>,
     pub operation_name: String,
     pub error_type: String,
@@ -351,11 +350,6 @@ impl ErrorRow {
     pub fn incomplete(base_operation_id: i64, op_name: &str) -> Self {
         let msg = format!("Operation '{op_name}' started but never completed (likely crashed)");
         Self::new(base_operation_id, op_name, "incomplete_operation", &msg)
-    }
-    /// The row with a NULL `operation_id`, as a writer that did not know the operation leaves it.
-    pub fn null_operation_id(mut self) -> Self {
-        self.operation_id = None;
-        self
     }
     pub fn stack_trace(mut self, trace: &str) -> Self {
         self.stack_trace = trace.to_string();

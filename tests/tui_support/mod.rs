@@ -115,9 +115,8 @@ impl Report {
             let mut row = ErrorRow::new(e.operation_id.unwrap_or(0) as i64, e.operation_name, e.error_type, &e.message)
                 .stack_trace(e.stack_trace)
                 .timestamp("2026-01-01T00:00:00");
-            if e.operation_id.is_none() {
-                row = row.null_operation_id();
-            }
+            // A NULL `operation_id`, as a writer that did not know the operation leaves it.
+            row.operation_id = e.operation_id.map(|id| id as i64);
             builder = builder.error(row);
         }
         let database = builder.write_to(&folder);
