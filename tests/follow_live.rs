@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use support::TempDir;
 use support::live_writer::OOM_L1;
-use support::{ErrorRow, Op};
+use support::{ErrorRow, Op, ReportBuilder, Schema};
 
 #[test]
 fn live_writer() {
@@ -121,6 +121,22 @@ fn a_closed_pipe_ends_following_quietly() {
     assert_eq!(status.code(), Some(0), "{status}");
     assert_eq!(stderr_of(&mut child), "");
     writer.quit();
+}
+
+/// A report older than the `errors` table: no failure will ever be printed, and the follower
+/// says why rather than stay silent.
+#[test]
+fn following_a_report_that_does_not_record_errors_says_so() {
+    let dir = TempDir::new("follow-legacy");
+    ReportBuilder::new(Schema::Legacy).operation(Op::new(1, "ttnn.add").duration(0.001)).write_to(dir.path());
+    let mut child = follow(dir.path());
+    let lines = Lines::read(child.stdout.take().unwrap());
+    assert_eq!(
+        lines.next("the first line"),
+        "This report version does not record errors (1 operation); a failed operation shows only as an operation without a duration."
+    );
+    signal(&child, "TERM");
+    assert_eq!(wait(&mut child).code(), Some(0));
 }
 
 #[test]

@@ -194,7 +194,7 @@ fn attachment_on_a_real_database() {
     let report = open(dir.path(), 0).unwrap();
     assert_eq!(report.operations.iter().map(|o| o.error.is_some()).collect::<Vec<_>>(), vec![false, true, false]);
     assert_eq!(report.error_of(1).unwrap().message, "first");
-    let attached: Vec<_> = report.errors.iter().map(|e| (e.operation_id, e.attached)).collect();
+    let attached: Vec<_> = report.errors.iter().map(|e| (e.operation_id.unwrap(), e.attached)).collect();
     assert_eq!(attached, vec![(0, false), (2, true), (2, false), (10000, false), (1, false)]);
     assert_eq!(report.unattached_errors().count(), 4);
 }

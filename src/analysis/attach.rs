@@ -17,8 +17,8 @@ pub(crate) struct OperationKey<'a> {
 /// The identity of an error row, for attachment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ErrorKey<'a> {
-    /// `errors.operation_id`.
-    pub(crate) operation_id: u64,
+    /// `errors.operation_id`; none when NULL (such a row never attaches).
+    pub(crate) operation_id: Option<u64>,
     /// `errors.operation_name`.
     pub(crate) operation_name: &'a str,
     /// `errors.rank` (0 without the column).
@@ -38,7 +38,9 @@ pub(crate) struct Attachment {
 pub(crate) fn attach_errors(operations: &[OperationKey<'_>], errors: &[ErrorKey<'_>]) -> Attachment {
     let mut by_id_rank: HashMap<(u64, u32), Vec<usize>> = HashMap::new();
     for (i, e) in errors.iter().enumerate() {
-        by_id_rank.entry((e.operation_id, e.rank)).or_default().push(i);
+        if let Some(id) = e.operation_id {
+            by_id_rank.entry((id, e.rank)).or_default().push(i);
+        }
     }
     let mut attached = vec![false; errors.len()];
     let error_of_operation = operations
@@ -80,7 +82,7 @@ mod tests {
         OperationKey { id, name, rank: 0 }
     }
     fn err(operation_id: u64, operation_name: &str) -> ErrorKey<'_> {
-        ErrorKey { operation_id, operation_name, rank: 0 }
+        ErrorKey { operation_id: Some(operation_id), operation_name, rank: 0 }
     }
 
     /// behaviour.md §14.7, operations (1, ttnn.add), (2, ttnn.conv2d), (10000, ttnn.matmul).
@@ -110,6 +112,18 @@ mod tests {
         assert_eq!(a.attached, vec![false]);
     }
 
+    /// behaviour.md §13.4: a NULL id is no id, not 0; it attaches to nothing, not even to an
+    /// operation 0 of the same name.
+    #[test]
+    fn a_null_id_never_attaches() {
+        let operations = [op(0, "ttnn.add"), op(1, "ttnn.add")];
+        let null = ErrorKey { operation_id: None, operation_name: "ttnn.add", rank: 0 };
+        let a = attach_errors(&operations, &[null, err(0, "ttnn.add")]);
+        assert_eq!(a.error_of_operation, vec![Some(1), None]);
+        assert_eq!(a.attached, vec![false, true]);
+        assert_eq!(rows_of_rank(&[null], &attach_errors(&operations, &[null]), 0, false), vec![true]);
+    }
+
     #[test]
     fn the_first_row_wins() {
         let a = attach_errors(&ops(), &[err(2, "ttnn.conv2d"), err(2, "ttnn.conv2d")]);
@@ -133,7 +147,8 @@ mod tests {
     #[test]
     fn ranks_and_the_rank_zero_fallback() {
         let ranked = |id, name, rank| OperationKey { id, name, rank };
-        let e = |operation_id, operation_name, rank| ErrorKey { operation_id, operation_name, rank };
+        let e =
+            |operation_id, operation_name, rank| ErrorKey { operation_id: Some(operation_id), operation_name, rank };
         // Each rank sees its own rows.
         let errors = [e(1, "op_r0", 0), e(2, "op_r1", 1)];
         assert_eq!(attach_errors(&[ranked(1, "op_r0", 0)], &errors[..1]).attached, vec![true]);

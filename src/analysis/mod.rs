@@ -14,6 +14,7 @@ pub mod memory;
 pub mod model;
 pub mod perf_callout;
 pub mod perf_rows;
+pub mod raw_message;
 pub mod reason;
 pub mod sanitize;
 pub mod scopes;

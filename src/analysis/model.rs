@@ -21,8 +21,9 @@ pub struct Operation {
 /// One `errors` row, sanitised, with its allocation failure when it is one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorRecord {
-    /// `errors.operation_id` (for orphans, a base id such as 0 or 10000).
-    pub operation_id: u64,
+    /// `errors.operation_id` (for orphans, a base id such as 0 or 10000); none when NULL, which
+    /// is not operation 0 (0 can be a real id, behaviour.md §13.4).
+    pub operation_id: Option<u64>,
     /// `errors.operation_name`; may be empty.
     pub operation_name: String,
     /// `error_type`, e.g. `RuntimeError` or `incomplete_operation`.
@@ -40,6 +41,10 @@ pub struct ErrorRecord {
     /// True when an operation picked this row.
     pub attached: bool,
 }
+
+/// What print mode and the UI say of a report older than the `errors` table (formats.md §2.3,
+/// Legacy): no error there is not the same as none.
+pub const ERRORS_NOT_RECORDED: &str = "This report version does not record errors";
 
 /// Index of the operation with this id in operations sorted by id, when there is one.
 pub(crate) fn operation_index(operations: &[Operation], id: u64) -> Option<usize> {

@@ -65,6 +65,7 @@ pub(crate) const OPERATIONS: &[Binding] = &[
     pair(&[ch('n'), ch('N')], "n/N", "next/prev match", (NextMatch, PreviousMatch)),
     bind(&[ch('v')], "v", "view error", ViewError),
     bind(&[ch('y')], "y", "copy", Copy),
+    bind(&[ch('U')], "U", "unattached errors", ShowUnattached),
     help_only(bind(&[ch('u')], "u", "fold/unfold unattached errors", ToggleCallout)),
     help_only(pair(&[ch(']'), ch('[')], "]/[", "scroll unattached errors", (ScrollCalloutDown, ScrollCalloutUp))),
     help_only(pair(&[ch('J'), ch('K')], "J/K", "scroll details", (ScrollDetailDown, ScrollDetailUp))),
@@ -147,6 +148,8 @@ pub(crate) const POPUP: &[Binding] = &[
 const HELP: &[Binding] = &[bind(&[ch('?'), key(KeyCode::F(1))], "?", "close", Back)];
 /// The error popup's own key.
 const ERROR_POPUP: &[Binding] = &[bind(&[ch('v')], "v", "close", Back)];
+/// The unattached-errors popup's own key.
+const UNATTACHED_POPUP: &[Binding] = &[bind(&[ch('U')], "U", "close", Back)];
 
 const OPERATIONS_PANE: &[&[Binding]] = &[MOVES, OPERATIONS, GLOBAL];
 const DEVICE_OPS_PANE: &[&[Binding]] = &[MOVES, DEVICE_OPS, GLOBAL];
@@ -156,6 +159,7 @@ const OVER_TIME_PANE: &[&[Binding]] = &[OVER_TIME, GLOBAL];
 const SEARCH_PANE: &[&[Binding]] = &[SEARCH];
 const HELP_PANE: &[&[Binding]] = &[POPUP, HELP];
 const ERROR_POPUP_PANE: &[&[Binding]] = &[POPUP, ERROR_POPUP];
+const UNATTACHED_POPUP_PANE: &[&[Binding]] = &[POPUP, UNATTACHED_POPUP];
 
 /// The binding tables of a pane, in the order they are matched and listed.
 pub(crate) fn tables(pane: Pane) -> &'static [&'static [Binding]] {
@@ -168,6 +172,7 @@ pub(crate) fn tables(pane: Pane) -> &'static [&'static [Binding]] {
         Pane::Search => SEARCH_PANE,
         Pane::Help => HELP_PANE,
         Pane::ErrorPopup => ERROR_POPUP_PANE,
+        Pane::UnattachedPopup => UNATTACHED_POPUP_PANE,
     }
 }
 
@@ -187,5 +192,6 @@ pub(crate) fn pane_title(pane: Pane) -> &'static str {
         Pane::Search => "Search",
         Pane::Help => "Help",
         Pane::ErrorPopup => "Error popup",
+        Pane::UnattachedPopup => "Unattached errors",
     }
 }

@@ -1,8 +1,9 @@
-//! What acts on the focused operation's error (`v` opens it, `y` copies its callout), and the keys
-//! the loop could not act on.
+//! What acts on the focused operation's error (`v` opens it, `y` copies its callout), the list of
+//! every unattached error (`U`), and the keys the loop could not act on.
 
-use super::{App, Outcome, Popup, Scroll};
+use super::{App, Outcome, Popup, Scroll, UNATTACHED_SHOWN};
 use crate::analysis::format::counted;
+use crate::analysis::raw_message::raw_message;
 use crate::analysis::reason::CalloutBody;
 
 impl App {
@@ -25,6 +26,20 @@ impl App {
         }
     }
 
+    /// Opens every unattached error; the callout already explains five or fewer.
+    pub(super) fn show_unattached(&mut self) -> Outcome {
+        match self.model.unattached().len() {
+            0 => return Outcome::Message("Every error of the report is shown on its operation".to_string()),
+            n if n <= UNATTACHED_SHOWN => {
+                let errors = counted(n, "unattached error", "unattached errors");
+                return Outcome::Message(format!("The callout above the list shows the {errors}"));
+            }
+            _ => {}
+        }
+        self.popup = Some(Popup::Unattached(Scroll::default()));
+        Outcome::None
+    }
+
     pub(super) fn copy(&mut self) -> Outcome {
         let Some(i) = self.focused_operation() else {
             return Outcome::Message("No operation is selected".to_string());
@@ -35,9 +50,11 @@ impl App {
         };
         let body = match &error.failure {
             Some(failure) => CalloutBody::new(failure, self.hex, self.model.failed_in(i), None).lines(),
-            None => {
-                vec![error.error_type.clone(), crate::analysis::model::first_line(&error.message).to_string()]
-            }
+            // What the message says, whole, not its first line (behaviour.md §13.4).
+            None => std::iter::once(error.error_type.as_str())
+                .chain(raw_message(&error.message, usize::MAX).lines)
+                .map(str::to_string)
+                .collect(),
         };
         self.clipboard = Some(format!("Operation {} {}\n{}\n", op.id, op.name, body.join("\n")));
         Outcome::Message(format!("Copied the callout of operation {} (OSC 52)", op.id))

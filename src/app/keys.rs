@@ -69,6 +69,8 @@ pub enum Action {
     ScrollCalloutDown,
     /// Scroll the unattached-errors callout up.
     ScrollCalloutUp,
+    /// Open every unattached error, past the five the callout explains (behaviour.md §13.4).
+    ShowUnattached,
     /// Scroll the detail pane down.
     ScrollDetailDown,
     /// Scroll the detail pane up.
@@ -118,10 +120,12 @@ pub enum Pane {
     Help,
     /// The error popup.
     ErrorPopup,
+    /// The popup listing every unattached error.
+    UnattachedPopup,
 }
 
 /// Every pane, in the order help lists them.
-pub const PANES: [Pane; 8] = [
+pub const PANES: [Pane; 9] = [
     Pane::Operations,
     Pane::DeviceOps,
     Pane::Performance,
@@ -130,6 +134,7 @@ pub const PANES: [Pane; 8] = [
     Pane::Search,
     Pane::Help,
     Pane::ErrorPopup,
+    Pane::UnattachedPopup,
 ];
 
 /// A key: a code with or without Ctrl.
@@ -262,6 +267,9 @@ mod tests {
         assert_eq!(press(KeyCode::Char('m'), Pane::Performance), Some(TogglePerDevice));
         assert_eq!(press(KeyCode::Char('v'), Pane::ErrorPopup), Some(Back));
         assert_eq!(press(KeyCode::Char('?'), Pane::Help), Some(Back));
+        assert_eq!(press(KeyCode::Char('U'), Pane::Operations), Some(ShowUnattached));
+        assert_eq!(press(KeyCode::Char('U'), Pane::UnattachedPopup), Some(Back));
+        assert_eq!(press(KeyCode::Esc, Pane::UnattachedPopup), Some(Back));
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub use keys::{Action, Binding, Pane};
 pub use memory::{MemoryPicture, NoPicture, Place};
 pub(crate) use memory::{MemoryTab, ordered_holders};
 pub use model::{Loaded, Model};
-pub(crate) use operations::OperationsTab;
+pub(crate) use operations::{OperationsTab, UNATTACHED_SHOWN};
 pub(crate) use over_time::{OverTimeTab, UsageSource};
 pub(crate) use perf::{Focus, micros};
 pub use perf::{PerfInput, PerfRows, PerfTab};
@@ -58,6 +58,8 @@ pub(crate) enum Popup {
     /// Raw message and stack trace of an operation's error (by operation id: a watched report
     /// may reorder the operations under an open popup).
     Error(u64, Scroll),
+    /// Every unattached error, explained (behaviour.md §7.5, §13.4).
+    Unattached(Scroll),
 }
 
 /// Whether a key can do something: shown, shown dimmed, or not offered at all.
@@ -164,6 +166,7 @@ impl App {
         match self.popup {
             Some(Popup::Help(_)) => Pane::Help,
             Some(Popup::Error(..)) => Pane::ErrorPopup,
+            Some(Popup::Unattached(_)) => Pane::UnattachedPopup,
             None => self.tab_pane(),
         }
     }
@@ -286,7 +289,7 @@ impl App {
         }
         if let Some(popup) = &mut self.popup {
             let scroll = match popup {
-                Popup::Help(scroll) | Popup::Error(_, scroll) => scroll,
+                Popup::Help(scroll) | Popup::Error(_, scroll) | Popup::Unattached(scroll) => scroll,
             };
             match action {
                 Action::Back => self.popup = None,
@@ -312,6 +315,7 @@ impl App {
             }
             Action::ViewError => self.view_error(),
             Action::Copy => self.copy(),
+            Action::ShowUnattached if self.tab == Tab::Operations => self.show_unattached(),
             _ if self.operations.is_searching() => self.operations.update(action, &self.model),
             _ => match (self.tab, &mut self.perf) {
                 (Tab::Operations, _) => self.operations.update(action, &self.model),

@@ -37,6 +37,8 @@ pub struct Model {
     pub(crate) arguments: HashMap<usize, Loaded<Vec<(String, String)>>>,
     /// Why stack traces cannot be read, once a read failed (no more are asked for).
     pub(crate) stack_trace_error: Option<String>,
+    /// False for a report older than the `errors` table: no error is not the same as none.
+    pub(crate) errors_recorded: bool,
 }
 
 impl Model {
@@ -60,7 +62,14 @@ impl Model {
             stack_traces: HashMap::new(),
             arguments: HashMap::new(),
             stack_trace_error: None,
+            errors_recorded: true,
         }
+    }
+
+    /// The model of a report version that does not record errors (no `errors` table), or does.
+    pub fn with_errors_recorded(mut self, recorded: bool) -> Self {
+        self.errors_recorded = recorded;
+        self
     }
 
     /// Takes a watched report's new state: its operations, errors and the failed device
@@ -73,7 +82,10 @@ impl Model {
         failed_in: HashMap<usize, Vec<String>>,
         reordered: bool,
     ) {
+        // Error rows arriving prove the table is there now.
+        let recorded = self.errors_recorded || !errors.is_empty();
         let mut fresh = Self::new(std::mem::take(&mut self.name), operations, errors, failed_in);
+        fresh.errors_recorded = recorded;
         if !reordered {
             fresh.stack_traces = std::mem::take(&mut self.stack_traces);
             fresh.arguments = std::mem::take(&mut self.arguments);

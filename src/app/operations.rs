@@ -6,7 +6,11 @@ use super::model::Model;
 use super::rows::{Scroll, WindowedRows};
 use super::search_index::SearchIndex;
 use super::{Action, Availability, Outcome};
+use crate::analysis::model::ERRORS_NOT_RECORDED;
 use std::collections::HashSet;
+
+/// How many unattached errors the callout explains before `And {n − 5} more.` (behaviour.md §7.5).
+pub(crate) const UNATTACHED_SHOWN: usize = 5;
 
 /// The search: what was typed, whether typing goes on, and the matching rows.
 #[derive(Debug, Clone, Default)]
@@ -85,6 +89,14 @@ impl OperationsTab {
             Action::NextMatch | Action::PreviousMatch => !self.search.matches.is_empty(),
             Action::ToggleCallout | Action::ScrollCalloutDown | Action::ScrollCalloutUp => {
                 return if model.unattached().is_empty() { Availability::Absent } else { Availability::Enabled };
+            }
+            // Only past the five the callout explains: `And {n − 5} more.` leads to the rest.
+            Action::ShowUnattached => {
+                return if model.unattached().len() > UNATTACHED_SHOWN {
+                    Availability::Enabled
+                } else {
+                    Availability::Absent
+                };
             }
             _ => true,
         };
@@ -192,7 +204,11 @@ impl OperationsTab {
     /// Lists only operations with an error, or all, keeping the selected operation when it stays.
     fn toggle_errors_only(&mut self, model: &Model) -> Outcome {
         if !self.errors_only && model.error_operations().is_empty() {
-            return Outcome::Message("No operation in the list has an error attached".to_string());
+            return Outcome::Message(if model.errors_recorded {
+                "No operation in the list has an error attached".to_string()
+            } else {
+                format!("Nothing to filter: {}", ERRORS_NOT_RECORDED.to_lowercase())
+            });
         }
         let current = self.selected_operation();
         self.set_errors_only(!self.errors_only, model);

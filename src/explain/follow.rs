@@ -25,7 +25,7 @@ pub enum FollowEnd {
 }
 
 /// What tells an error row apart while its index in `errors` may change between polls.
-type ErrorKey = (u64, String, String, String);
+type ErrorKey = (Option<u64>, String, String, String);
 
 fn key_of(e: &ErrorRecord) -> ErrorKey {
     (e.operation_id, e.operation_name.clone(), e.error_type.clone(), e.message.clone())
@@ -47,6 +47,10 @@ pub fn follow(
     if let Ok(explanation) = collect(report, None, &options) {
         out.write_all(super::text::blocks(report, &explanation, &options).as_bytes())?;
     }
+    // Nothing will ever be printed for such a report: say why rather than stay silent.
+    if !report.records_errors() {
+        writeln!(out, "{}", super::text::not_recorded_line(report.operations.len()))?;
+    }
     out.flush()?;
     let mut printed_unattached: HashSet<ErrorKey> = report.errors.iter().filter(|e| !e.attached).map(key_of).collect();
     loop {
@@ -60,11 +64,12 @@ pub fn follow(
         let Some(update) = report.poll_changes()? else { continue };
         let mut text = String::new();
         for id in &update.new_failures {
-            if let Some(e) = report.operation_index(*id).and_then(|i| explained_operation(report, None, i)) {
+            let index = report.operation_index(*id);
+            if let Some((i, e)) = index.and_then(|i| Some((i, explained_operation(report, None, i)?))) {
                 if printed_unattached.remove(&key_of(e.error)) {
                     text.push_str(&format!(
                         "The unattached error above (operation {} {}) now has its operation:\n",
-                        e.error.operation_id, e.error.operation_name
+                        report.operations[i].id, e.error.operation_name
                     ));
                 }
                 text.push_str(&operation_block(&e, hex));

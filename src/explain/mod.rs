@@ -35,8 +35,8 @@ pub struct ExplainOptions {
 /// One error to print: an operation's attached error, or an unattached one.
 #[derive(Debug, Clone)]
 pub(crate) struct ExplainedError<'a> {
-    /// The operation's id and name (attached), or the error row's (unattached).
-    pub(crate) operation_id: u64,
+    /// The operation's id (attached), or the error row's (unattached): none when NULL.
+    pub(crate) operation_id: Option<u64>,
     /// The operation name; empty for an unattached row without one.
     pub(crate) operation_name: &'a str,
     /// The operation's `{file}:{line}` from its stack trace, as the operations list shows it
@@ -109,7 +109,7 @@ fn explained_operation<'a>(
     let op = &report.operations[index];
     let error = report.error_of(index)?;
     Some(ExplainedError {
-        operation_id: op.id,
+        operation_id: Some(op.id),
         operation_name: &op.name,
         source: None,
         error,

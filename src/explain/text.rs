@@ -1,8 +1,10 @@
 //! The plain-text form of print mode.
 
-use super::{ExplainOptions, ExplainedError, Explanation, first_line};
+use super::{ExplainOptions, ExplainedError, Explanation};
 use crate::analysis::format::counted;
 use crate::analysis::memory::failure_lines;
+use crate::analysis::model::ERRORS_NOT_RECORDED;
+use crate::analysis::raw_message::raw_message_text;
 use crate::analysis::reason::CalloutBody;
 use crate::analysis::sanitize::sanitize_line;
 use crate::report::MemoryReport;
@@ -12,8 +14,11 @@ use std::fmt::Write;
 pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
     let mut out = String::new();
     if options.operation.is_none() {
-        let counts = (explanation.operations.len(), explanation.unattached.len(), report.operations.len());
-        let _ = writeln!(out, "{}", count_line(counts.0, counts.1, counts.2));
+        let line = match report.records_errors() {
+            true => count_line(explanation.operations.len(), explanation.unattached.len(), report.operations.len()),
+            false => not_recorded_line(report.operations.len()),
+        };
+        let _ = writeln!(out, "{line}");
     }
     out.push_str(&blocks(report, explanation, options));
     if let Some(peaks) = &explanation.peaks {
@@ -37,7 +42,13 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
         && explanation.operations.is_empty()
     {
         let name = report.operation_index(id).map(|i| report.operations[i].name.as_str()).unwrap_or("");
-        let _ = writeln!(out, "Operation {id} {name} has no error.");
+        match report.records_errors() {
+            true => writeln!(out, "Operation {id} {name} has no error."),
+            false => {
+                writeln!(out, "Operation {id} {name} has no error recorded: {}.", ERRORS_NOT_RECORDED.to_lowercase())
+            }
+        }
+        .ok();
         return out;
     }
     for e in &explanation.operations {
@@ -52,7 +63,8 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
 /// The block of an operation's error.
 pub(super) fn operation_block(e: &ExplainedError<'_>, hex: bool) -> String {
     // The operations list's label: `{id} {name} ({file}:{line})` (behaviour.md §1.5).
-    let mut heading = format!("Operation {} {}", e.operation_id, e.operation_name);
+    let id = e.operation_id.map_or_else(String::new, |id| format!(" {id}"));
+    let mut heading = format!("Operation{id} {}", e.operation_name);
     if let Some(source) = &e.source {
         let _ = write!(heading, " ({source})");
     }
@@ -61,8 +73,31 @@ pub(super) fn operation_block(e: &ExplainedError<'_>, hex: bool) -> String {
 
 /// The block of an error no operation picked.
 pub(super) fn unattached_block(e: &ExplainedError<'_>, hex: bool) -> String {
-    let name = if e.operation_name.is_empty() { "Unknown operation" } else { e.operation_name };
-    block(&format!("Unattached error (operation {} {name}, {})", e.operation_id, e.error.error_type), e, false, hex)
+    let heading = format!(
+        "Unattached error ({}, {})",
+        unattached_operation(e.operation_id, e.operation_name),
+        e.error.error_type
+    );
+    block(&heading, e, false, hex)
+}
+
+/// The operation an unattached error names: `operation {id} {name}`; `Unknown operation` for an
+/// empty name, and in place of `operation {id}` for a NULL id, never `operation 0` (0 can be a
+/// real id, behaviour.md §13.4).
+fn unattached_operation(id: Option<u64>, name: &str) -> String {
+    match (id, name) {
+        (Some(id), "") => format!("operation {id} Unknown operation"),
+        (Some(id), name) => format!("operation {id} {name}"),
+        (None, "") => "Unknown operation".to_string(),
+        (None, name) => format!("Unknown operation {name}"),
+    }
+}
+
+/// The first line for a report without an `errors` table: a count of none would read as if the
+/// run had no error.
+pub(super) fn not_recorded_line(total: usize) -> String {
+    let operations = counted(total, "operation", "operations");
+    format!("{ERRORS_NOT_RECORDED} ({operations}); a failed operation shows only as an operation without a duration.")
 }
 
 /// The first line: how many operations have an error and how many errors no operation took,
@@ -105,8 +140,8 @@ fn block(heading: &str, e: &ExplainedError<'_>, with_type: bool, hex: bool) -> S
             } else {
                 let _ = writeln!(out, "{heading}");
             }
-            let line = first_line(&e.error.message);
-            if !line.is_empty() {
+            // What the message says, not its first line (behaviour.md §13.4).
+            for line in raw_message_text(&e.error.message) {
                 let _ = writeln!(out, "  {line}");
             }
         }
@@ -130,7 +165,7 @@ fn block(heading: &str, e: &ExplainedError<'_>, with_type: bool, hex: bool) -> S
 
 #[cfg(test)]
 mod tests {
-    use super::count_line;
+    use super::{count_line, not_recorded_line};
 
     #[test]
     fn the_count_line_in_every_form() {
@@ -141,5 +176,14 @@ mod tests {
         assert_eq!(count_line(0, 2, 39), "No operation has an error, 2 errors not placed on an operation");
         assert_eq!(count_line(0, 0, 39), "No errors recorded in this report (39 operations).");
         assert_eq!(count_line(0, 0, 1), "No errors recorded in this report (1 operation).");
+    }
+
+    #[test]
+    fn a_report_without_an_errors_table_says_so() {
+        assert_eq!(
+            not_recorded_line(39),
+            "This report version does not record errors (39 operations); a failed operation shows only as an operation without a duration."
+        );
+        assert!(not_recorded_line(1).starts_with("This report version does not record errors (1 operation);"));
     }
 }

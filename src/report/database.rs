@@ -162,6 +162,11 @@ pub(crate) fn uint(value: ValueRef<'_>) -> u64 {
     u64::try_from(int(value)).unwrap_or(0)
 }
 
+/// Reads an id cell that may be NULL: none when it is, else as [`uint`] reads it.
+pub(crate) fn opt_uint(value: ValueRef<'_>) -> Option<u64> {
+    (value != ValueRef::Null).then(|| uint(value))
+}
+
 /// Reads a float cell; none when NULL or not numeric.
 pub(crate) fn float(value: ValueRef<'_>) -> Option<f64> {
     match value {

@@ -98,3 +98,9 @@ pub(crate) fn report_name_from_config(json: &str) -> Option<String> {
     let name = value.get("report_name")?.as_str()?;
     (!name.trim().is_empty()).then(|| crate::analysis::sanitize::sanitize_line(name))
 }
+
+/// The display name of a report without a config name: its folder's name, else its file's.
+pub(crate) fn folder_name(folder: &Path, database: &Path) -> String {
+    let name = folder.file_name().or_else(|| database.file_name()).map(|n| n.to_string_lossy().into_owned());
+    crate::analysis::sanitize::sanitize_line(&name.unwrap_or_else(|| database.display().to_string()))
+}

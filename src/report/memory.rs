@@ -3,7 +3,7 @@
 
 use super::ReportError;
 use super::database::{
-    RowSpan, Schema, float, int, open_database, open_error, operation_row_span, tables_indexed_by, text, uint,
+    RowSpan, Schema, float, int, open_database, open_error, operation_row_span, opt_uint, tables_indexed_by, text, uint,
 };
 use super::devices::Device;
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
@@ -74,7 +74,8 @@ impl MemoryReport {
             ReportSource::File { database, folder } => {
                 let conn;
                 (conn, immutable) = open_database(database)?;
-                let name = report_name_from_folder(folder, rank).unwrap_or_else(|| folder_name(folder, database));
+                let name = report_name_from_folder(folder, rank)
+                    .unwrap_or_else(|| super::locate::folder_name(folder, database));
                 (conn, database.clone(), name)
             }
             ReportSource::Demo => {
@@ -230,7 +231,7 @@ impl MemoryReport {
                 f
             });
             Ok(ErrorRecord {
-                operation_id: uint(r.get_ref(0)?),
+                operation_id: opt_uint(r.get_ref(0)?),
                 operation_name: sanitize_line(&text(r.get_ref(1)?)),
                 error_type: sanitize_line(&text(r.get_ref(2)?)),
                 message: sanitize_text(raw.as_deref().unwrap_or("")),
@@ -375,6 +376,11 @@ impl MemoryReport {
         self.operations[index].error.map(|e| &self.errors[e])
     }
 
+    /// Whether the report can record errors: reports older than the `errors` table cannot.
+    pub fn records_errors(&self) -> bool {
+        self.schema.has_table("errors")
+    }
+
     /// Error rows no operation picked, in table order.
     pub fn unattached_errors(&self) -> impl Iterator<Item = &ErrorRecord> {
         self.errors.iter().filter(|e| !e.attached)
@@ -390,9 +396,4 @@ impl MemoryReport {
 fn pick_graph(rows: Option<&Vec<(u32, String)>>, rank: u32) -> Option<&str> {
     let rows = rows?;
     rows.iter().find(|(r, _)| *r == rank).or_else(|| rows.first()).map(|(_, t)| t.as_str())
-}
-
-fn folder_name(folder: &Path, database: &Path) -> String {
-    let name = folder.file_name().or_else(|| database.file_name()).map(|n| n.to_string_lossy().into_owned());
-    sanitize_line(&name.unwrap_or_else(|| database.display().to_string()))
 }

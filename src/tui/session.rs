@@ -29,7 +29,8 @@ pub struct Session {
 
 /// The state of a report: its model, opened on operation `operation` (an id) when given.
 pub fn app_for(report: &MemoryReport, hex: bool, operation: Option<u64>) -> App {
-    let model = Model::new(report.name.clone(), report.operations.clone(), report.errors.clone(), failed_in(report));
+    let model = Model::new(report.name.clone(), report.operations.clone(), report.errors.clone(), failed_in(report))
+        .with_errors_recorded(report.records_errors());
     App::new(model, hex, operation)
 }
 

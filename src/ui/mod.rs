@@ -21,6 +21,7 @@ mod tabs;
 pub mod text;
 pub mod theme;
 mod unattached;
+mod unattached_popup;
 
 pub use theme::Theme;
 
@@ -85,6 +86,10 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
             if let Some(operation) = app.model.operation_index(*id) {
                 error_popup::draw(frame, popup_area(area, 90, 85), &view, operation, scroll);
             }
+        }
+        Some(Popup::Unattached(scroll)) => {
+            let view = View { model: &app.model, hex: app.hex, theme };
+            unattached_popup::draw(frame, popup_area(area, 90, 85), &view, scroll);
         }
         None => {}
     }

@@ -6,6 +6,7 @@ use super::text::{truncate, truncate_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
 use super::{View, detail, unattached};
 use crate::analysis::format::counted;
+use crate::analysis::model::ERRORS_NOT_RECORDED;
 use crate::app::{OperationsTab, WindowedRows};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -48,8 +49,13 @@ pub(crate) fn list_title(view: &View, shown: usize, errors_only: bool) -> String
     if errors_only {
         return format!("Showing {shown} of {total} operations");
     }
+    let operations = counted(total, "operation", "operations");
+    if !view.model.errors_recorded {
+        // `0 with errors` would read as if the run had none.
+        return format!("{operations} · errors not recorded");
+    }
     let with_errors = view.model.error_operations().len();
-    format!("{} · {with_errors} with errors", counted(total, "operation", "operations"))
+    format!("{operations} · {with_errors} with errors")
 }
 
 /// The label of a list row, `{id} {name} ({file}:{line})` (behaviour.md §1.5), fitted to `width`
@@ -71,6 +77,7 @@ pub(crate) fn expansion_lines(view: &View, operation: usize, width: usize) -> Ve
     const INDENT: &str = "    ";
     let model = view.model;
     let lines = match model.error_of(operation) {
+        None if !model.errors_recorded => vec![Line::styled(format!("{INDENT}{ERRORS_NOT_RECORDED}"), view.theme.dim)],
         None => vec![Line::styled(format!("{INDENT}No error recorded for this operation"), view.theme.dim)],
         Some(error) => error_lines(error, view.hex, model.failed_in(operation), view.theme, INDENT),
     };

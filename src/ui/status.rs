@@ -6,6 +6,7 @@
 use super::Theme;
 use super::performance::link_status;
 use super::text::truncate_line;
+use crate::analysis::model::ERRORS_NOT_RECORDED;
 use crate::app::keys::bindings;
 use crate::app::{Action, App, Availability, Binding, PerfState, Tab};
 use ratatui::Frame;
@@ -60,6 +61,9 @@ pub(crate) fn state_texts(app: &App) -> Vec<String> {
                 parts.push(format!("/{}{cursor}{count}", search.query));
             }
         }
+    }
+    if !app.model.errors_recorded {
+        parts.push(ERRORS_NOT_RECORDED.to_lowercase());
     }
     if app.hex {
         parts.push("hex".to_string());

@@ -1,17 +1,15 @@
 //! The unattached-errors callout above the operations list (behaviour.md §7.5): folded to its
-//! title (`u`) or open and scrollable (`[`/`]`).
+//! title (`u`) or open and scrollable (`[`/`]`); past five errors, `U` opens them all.
 
 use super::View;
 use super::callout::{callout_lines, error_callout, text_lines};
 use super::text::{truncate_line, wrap_lines};
-use crate::app::Scroll;
+use crate::analysis::model::ErrorRecord;
+use crate::app::{Scroll, UNATTACHED_SHOWN};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
-
-/// How many unattached errors the callout explains before `And {n − 5} more.`.
-pub(crate) const UNATTACHED_SHOWN: usize = 5;
 
 /// The title of the callout.
 pub(crate) fn title(n: usize) -> String {
@@ -22,32 +20,45 @@ pub(crate) fn title(n: usize) -> String {
     }
 }
 
-/// The body of the callout: the first 5 explained, then `And {n − 5} more.`.
+/// One error explained: the operation name in bold (`Unknown operation` when empty) and the
+/// error type, the callout body when the message parses (no `Failed in`), the raw message and
+/// the stack trace when there is one. `number` goes before the name in the whole list.
+pub(crate) fn error_lines(view: &View, error: &ErrorRecord, number: Option<usize>) -> Vec<Line<'static>> {
+    let theme = view.theme;
+    let name = if error.operation_name.is_empty() { "Unknown operation" } else { &error.operation_name };
+    let mut heading: Vec<Span<'static>> =
+        number.map(|k| Span::styled(format!("{k}. "), theme.dim)).into_iter().collect();
+    heading.push(Span::styled(name.to_string(), theme.bold));
+    heading.push(Span::raw(format!(" {}", error.error_type)));
+    let mut lines = vec![Line::from(heading)];
+    if let Some(body) = error_callout(error, view.hex, &[]) {
+        lines.extend(callout_lines(&body, theme, "  "));
+    }
+    lines.extend(text_lines(&error.message, "  "));
+    if !error.stack_trace.trim().is_empty() {
+        lines.extend(text_lines(&error.stack_trace, "  "));
+    }
+    lines
+}
+
+/// The body of the callout: the first 5 explained, then `And {n − 5} more.` with the key that
+/// lists them all.
 pub(crate) fn lines(view: &View) -> Vec<Line<'static>> {
-    let (model, theme) = (view.model, view.theme);
+    let model = view.model;
     let unattached = model.unattached();
     let mut lines = Vec::new();
     for (k, &e) in unattached.iter().take(UNATTACHED_SHOWN).enumerate() {
-        let error = &model.errors[e];
         if k > 0 {
             lines.push(Line::default());
         }
-        let name = if error.operation_name.is_empty() { "Unknown operation" } else { &error.operation_name };
-        lines.push(Line::from(vec![
-            Span::styled(name.to_string(), theme.bold),
-            Span::raw(format!(" {}", error.error_type)),
-        ]));
-        if let Some(body) = error_callout(error, view.hex, &[]) {
-            lines.extend(callout_lines(&body, theme, "  "));
-        }
-        lines.extend(text_lines(&error.message, "  "));
-        if !error.stack_trace.trim().is_empty() {
-            lines.extend(text_lines(&error.stack_trace, "  "));
-        }
+        lines.extend(error_lines(view, &model.errors[e], None));
     }
     if unattached.len() > UNATTACHED_SHOWN {
         lines.push(Line::default());
-        lines.push(Line::from(format!("And {} more.", unattached.len() - UNATTACHED_SHOWN)));
+        lines.push(Line::from(vec![
+            Span::styled(format!("And {} more.", unattached.len() - UNATTACHED_SHOWN), view.theme.bold),
+            Span::styled(format!("  U: show all {}", unattached.len()), view.theme.key),
+        ]));
     }
     lines
 }
@@ -68,11 +79,13 @@ pub(crate) fn height(view: &View, folded: bool, area: Rect) -> u16 {
 /// Draws the callout.
 pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, folded: bool, scroll: &mut Scroll) {
     let theme = view.theme;
-    let title = title(view.model.unattached().len());
+    let n = view.model.unattached().len();
+    let title = title(n);
+    let all = if n > UNATTACHED_SHOWN { "  U: all" } else { "" };
     if folded {
         let line = Line::from(vec![
             Span::styled(format!("▸ ✖ {title}"), theme.danger.patch(theme.bold)),
-            Span::styled("  (u: show)", theme.dim),
+            Span::styled(format!("  (u: show{})", if all.is_empty() { "" } else { ", U: all" }), theme.dim),
         ]);
         frame.render_widget(Paragraph::new(truncate_line(line, area.width as usize)), area);
         return;
@@ -81,7 +94,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, folded: bool, scr
         .borders(Borders::ALL)
         .border_style(theme.danger)
         .title(Line::from(vec![Span::styled(format!(" ✖ {title} "), theme.danger.patch(theme.bold))]))
-        .title_bottom(Line::styled(" u: hide  [/]: scroll ", theme.dim));
+        .title_bottom(Line::styled(format!(" u: hide  [/]: scroll{all} "), theme.dim));
     let inner = block.inner(area);
     let lines = wrap_lines(lines(view), inner.width as usize);
     scroll.fit(lines.len(), inner.height as usize);

@@ -324,7 +324,7 @@ impl Op {
 /// An `errors` row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ErrorRow {
-    pub operation_id: i64,
+    pub operation_id: Option<i64>,
     pub operation_name: String,
     pub error_type: String,
     pub error_message: String,
@@ -336,7 +336,7 @@ pub struct ErrorRow {
 impl ErrorRow {
     pub fn new(operation_id: i64, operation_name: &str, error_type: &str, message: &str) -> Self {
         ErrorRow {
-            operation_id,
+            operation_id: Some(operation_id),
             operation_name: operation_name.to_string(),
             error_type: error_type.to_string(),
             error_message: message.to_string(),
@@ -367,7 +367,7 @@ impl ErrorRow {
     /// The `errors` columns and values.
     pub fn values(&self) -> Vec<(&'static str, Value)> {
         vec![
-            ("operation_id", Value::Integer(self.operation_id)),
+            ("operation_id", self.operation_id.map_or(Value::Null, Value::Integer)),
             ("operation_name", Value::Text(self.operation_name.clone())),
             ("error_type", Value::Text(self.error_type.clone())),
             ("error_message", Value::Text(self.error_message.clone())),

@@ -28,7 +28,8 @@ pub struct Op {
 
 /// An error row.
 pub struct Error {
-    pub operation_id: u64,
+    /// None: a NULL `operation_id`.
+    pub operation_id: Option<u64>,
     pub operation_name: &'static str,
     pub error_type: &'static str,
     pub message: String,
@@ -77,17 +78,27 @@ impl Report {
         let message = format!(
             "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\n{message}\nbacktrace:\n --- libtt_metal.so(+0x570add)"
         );
-        self.errors.push(Error { operation_id, operation_name, error_type, message, stack_trace });
+        self.errors.push(Error { operation_id: Some(operation_id), operation_name, error_type, message, stack_trace });
         self
+    }
+
+    /// Writes the report without an `errors` table (the Legacy schema, before TT-NN recorded
+    /// errors; error rows are left out) and opens it.
+    pub fn open_legacy(&self) -> MemoryReport {
+        self.open_with(Schema::Legacy, "legacy_run")
     }
 
     /// Writes the report with the shared fixture builder (schema V2.1), in a fresh folder
     /// named `name` (the report's name), and opens it.
     pub fn open_as(&self, name: &str) -> MemoryReport {
+        self.open_with(Schema::V2_1, name)
+    }
+
+    fn open_with(&self, schema: Schema, name: &str) -> MemoryReport {
         let unique = format!("ttnn-tui-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let folder = std::env::temp_dir().join(unique).join(name);
         std::fs::create_dir_all(&folder).unwrap();
-        let mut builder = ReportBuilder::new(Schema::V2_1).device(Device::wormhole(0));
+        let mut builder = ReportBuilder::new(schema).device(Device::wormhole(0));
         for op in &self.ops {
             let mut row =
                 support::Op::new(op.id as i64, op.name).duration(0.0125 * op.id as f64).stack_trace(&op.stack);
@@ -99,10 +110,13 @@ impl Report {
             }
             builder = builder.operation(row);
         }
-        for e in &self.errors {
-            let row = ErrorRow::new(e.operation_id as i64, e.operation_name, e.error_type, &e.message)
+        // A Legacy report has no `errors` table to write them to.
+        for e in self.errors.iter().filter(|_| schema != Schema::Legacy) {
+            let mut row = ErrorRow::new(e.operation_id.unwrap_or(0) as i64, e.operation_name, e.error_type, &e.message)
                 .stack_trace(e.stack_trace)
                 .timestamp("2026-01-01T00:00:00");
+            // A NULL `operation_id`, as a writer that did not know the operation leaves it.
+            row.operation_id = e.operation_id.map(|id| id as i64);
             builder = builder.error(row);
         }
         let database = builder.write_to(&folder);
@@ -143,7 +157,7 @@ pub fn scenario(unattached: usize) -> Report {
         .error(8, "ttnn.max_pool2d", "RuntimeError", BEYOND_L1)
         .error(9, "ttnn.layer_norm", "RuntimeError", CLASH);
     r.errors.push(Error {
-        operation_id: 10,
+        operation_id: Some(10),
         operation_name: "ttnn.concat",
         error_type: "TypeError",
         message: "Shape mismatch: cannot concatenate [1, 32] and [1, 16] along dim 0".to_string(),

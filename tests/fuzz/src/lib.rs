@@ -23,6 +23,7 @@ use ttnn_tui::analysis::scopes::{
 };
 use ttnn_tui::analysis::tree::{TreeEntry, device_ops_tree, entry_at, first_failed_path};
 use ttnn_tui::analysis::model::first_line;
+use ttnn_tui::analysis::raw_message::raw_message_text;
 use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_text};
 use ttnn_tui::report::MemoryReport;
 use ttnn_tui::report::linked::LinkedReports;
@@ -33,6 +34,7 @@ use ttnn_tui::report::perf::{DeviceLog, PerfReport};
 pub fn failure_message(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let _ = first_line(&text);
+    let _ = raw_message_text(&text);
     if let Some(failure) = parse_allocation_failure(&text) {
         render_failure(&failure);
     }
