@@ -1,0 +1,107 @@
+//! The Memory tab (tab 4) and the Over time tab (tab 5) on the real TT-NN 0.81.1 reports of
+//! `fixtures/real/`, drawn to a 120×40 `TestBackend`: insta snapshots, plus the failing
+//! operation, its place and the allocator's figures (from `truth.json`) on screen. The report
+//! folder is byte-identical after each session.
+//!
+//! Tests marked `needs memrules` wait for the memory rules for real reports (mesh ids, the DRAM
+//! region's base) that another branch adds.
+
+mod real_support;
+mod tui_support;
+
+use insta::assert_snapshot;
+use real_support::*;
+use ttnn_tui::analysis::format::format_size;
+use ttnn_tui::app::Action::*;
+use ttnn_tui::report::{MemoryReport, resolve_report};
+use tui_support::Harness;
+
+/// Opens a fixture at 120×40 on its failing operation, runs `session` on it, and checks that the
+/// report folder did not change meanwhile.
+fn with_fixture(scenario: &str, session: impl FnOnce(&mut Harness)) {
+    let dir = folder(scenario);
+    let before = folder_bytes(&dir);
+    let report = MemoryReport::open(&resolve_report(Some(&dir)).expect("a report folder"), 0).expect("opens");
+    let (id, _) = failed_operation(&truth(scenario));
+    let mut h = Harness::new(report, 120, 40, false, Some(id));
+    session(&mut h);
+    drop(h);
+    assert_eq!(folder_bytes(&dir), before, "the report folder changed: {}", dir.display());
+}
+
+/// Tab 4 on the failing operation: the memory at the failure, with the allocator's own figures.
+fn memory_tab(scenario: &str) {
+    let truth = truth(scenario);
+    let (id, name) = failed_operation(&truth);
+    let bt = failure(&truth)["buffer_type"].as_str().unwrap().to_string();
+    with_fixture(scenario, |h| {
+        h.press(&[GoToTab(3)]);
+        h.run_jobs();
+        let screen = h.screen();
+        assert!(screen.contains("[4 Memory]"), "{screen}");
+        let title = format!("Memory at the failure of {id} {name} · device ");
+        assert!(screen.contains(&title) && screen.contains(&format!(" · {bt}")), "{title:?} in\n{screen}");
+        let (start, end) = allocator_region(&truth);
+        assert!(screen.contains(&format!("{start}–{end} region")), "the region {start}–{end} in\n{screen}");
+        let (allocated, _) = allocator_blocks(&truth);
+        for (address, _) in &allocated {
+            assert!(screen.contains(&address.to_string()), "the live buffer at {address} in\n{screen}");
+        }
+        assert_snapshot!(format!("real_{scenario}_memory_120x40"), h.terminal.backend());
+    });
+}
+
+/// Tab 5: the memory over the run for the failure's buffer type, the failing operation marked
+/// with what the allocator held once it had failed. A run that never held that buffer type (a
+/// matmul on DRAM tensors whose circular buffers did not fit) has no such line: the tab opens on
+/// the line it has.
+fn over_time_tab(scenario: &str) {
+    let truth = truth(scenario);
+    let (id, name) = failed_operation(&truth);
+    let bt = failure(&truth)["buffer_type"].as_str().unwrap().to_string();
+    let held = int(&truth["memory_at_failure"]["allocator"]["allocated_per_bank"]).unwrap_or(0);
+    with_fixture(scenario, |h| {
+        h.press(&[GoToTab(4)]);
+        h.run_jobs();
+        let screen = h.screen();
+        assert!(screen.contains("[5 Over time]"), "{screen}");
+        assert!(screen.contains("Memory over the run · device "), "{screen}");
+        if held > 0 {
+            assert!(screen.contains(&format!(" · {bt} · per bank after each operation")), "the {bt} line in\n{screen}");
+            let cursor = format!("operation {id} {name} · {} per bank", format_size(held.into()));
+            assert!(screen.contains(&cursor) && screen.contains("✖ failed here"), "{cursor:?} in\n{screen}");
+        }
+        assert_snapshot!(format!("real_{scenario}_over_time_120x40"), h.terminal.backend());
+    });
+}
+
+macro_rules! real_fixture {
+    ($scenario:ident $(, memory: $mem:literal)? $(, over_time: $time:literal)?) => {
+        mod $scenario {
+            #[test]
+            $(#[ignore = $mem])?
+            fn memory_tab_at_the_failure() {
+                super::memory_tab(stringify!($scenario));
+            }
+            #[test]
+            $(#[ignore = $time])?
+            fn over_time_tab_marks_the_failure() {
+                super::over_time_tab(stringify!($scenario));
+            }
+        }
+    };
+}
+
+real_fixture!(a_l1_add_oom);
+real_fixture!(l1_fragmented);
+real_fixture!(sharded_add_oom);
+real_fixture!(blackhole_l1_add_oom);
+real_fixture!(dram_oom,
+    memory: "needs memrules: DRAM region from the lowest DRAM address (the allocator's base is 1048640)");
+real_fixture!(c_cb_clash,
+    memory: "needs memrules: mesh-id rule (buffers rows carry device 1, circular-buffer nodes device 0)",
+    over_time: "needs memrules: mesh-id rule (the failure is marked on device 0, the buffers rows are on device 1)");
+real_fixture!(matmul_beyond_l1,
+    memory: "needs memrules: mesh-id rule (graph buffer nodes carry device 1, the tables and devices 0)");
+real_fixture!(small_model,
+    memory: "needs memrules: mesh-id rule (buffers rows carry device 1, circular-buffer nodes device 0)");
