@@ -181,3 +181,28 @@ real_fixture!(matmul_beyond_l1,
 real_fixture!(small_model,
     memory: "needs memrules: mesh-id rule (buffers rows carry device 1, circular-buffer nodes device 0)",
     snapshots: "needs memrules: mesh-id rule");
+
+/// Every folder under `fixtures/real/` is a scenario tested here, holds a report and its truth,
+/// and stays under 1 MB; the truth was written by the rig for that scenario.
+#[test]
+fn every_fixture_is_tested_small_and_complete() {
+    let mut found: Vec<String> = std::fs::read_dir(fixtures())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    assert_eq!(found, SCENARIOS);
+    for scenario in SCENARIOS {
+        let dir = folder(scenario);
+        let size: u64 = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
+        assert!(size < 1_000_000, "{scenario}: {size} bytes");
+        for file in ["db.sqlite", "config.json", "truth.json"] {
+            assert!(dir.join(file).is_file(), "{scenario}/{file}");
+        }
+        let truth = truth(scenario);
+        assert_eq!((truth["schema"].as_str(), truth["scenario"].as_str()), (Some("realttnn-truth/1"), Some(scenario)));
+        assert_eq!(truth["unexpected_error"], Value::Null, "{scenario}");
+    }
+}

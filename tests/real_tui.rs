@@ -16,14 +16,13 @@ use ttnn_tui::app::Action::*;
 use ttnn_tui::report::{MemoryReport, resolve_report};
 use tui_support::Harness;
 
-/// Opens a fixture at 120×40 on its failing operation, runs `session` on it, and checks that the
-/// report folder did not change meanwhile.
-fn with_fixture(scenario: &str, session: impl FnOnce(&mut Harness)) {
+/// Opens a fixture at 120×40 on an operation, runs `session` on it, and checks that the report
+/// folder did not change meanwhile.
+fn with_fixture(scenario: &str, operation: u64, session: impl FnOnce(&mut Harness)) {
     let dir = folder(scenario);
     let before = folder_bytes(&dir);
     let report = MemoryReport::open(&resolve_report(Some(&dir)).expect("a report folder"), 0).expect("opens");
-    let (id, _) = failed_operation(&truth(scenario));
-    let mut h = Harness::new(report, 120, 40, false, Some(id));
+    let mut h = Harness::new(report, 120, 40, false, Some(operation));
     session(&mut h);
     drop(h);
     assert_eq!(folder_bytes(&dir), before, "the report folder changed: {}", dir.display());
@@ -34,7 +33,7 @@ fn memory_tab(scenario: &str) {
     let truth = truth(scenario);
     let (id, name) = failed_operation(&truth);
     let bt = failure(&truth)["buffer_type"].as_str().unwrap().to_string();
-    with_fixture(scenario, |h| {
+    with_fixture(scenario, id, |h| {
         h.press(&[GoToTab(3)]);
         h.run_jobs();
         let screen = h.screen();
@@ -60,7 +59,7 @@ fn over_time_tab(scenario: &str) {
     let (id, name) = failed_operation(&truth);
     let bt = failure(&truth)["buffer_type"].as_str().unwrap().to_string();
     let held = int(&truth["memory_at_failure"]["allocator"]["allocated_per_bank"]).unwrap_or(0);
-    with_fixture(scenario, |h| {
+    with_fixture(scenario, id, |h| {
         h.press(&[GoToTab(4)]);
         h.run_jobs();
         let screen = h.screen();
@@ -105,3 +104,33 @@ real_fixture!(matmul_beyond_l1,
     memory: "needs memrules: mesh-id rule (graph buffer nodes carry device 1, the tables and devices 0)");
 real_fixture!(small_model,
     memory: "needs memrules: mesh-id rule (buffers rows carry device 1, circular-buffer nodes device 0)");
+
+/// Programs that "ran" on the mock device leave `sub_device_manager` and `program_execution`
+/// nodes in their graphs (not in the spec's list); the Device ops tab shows such an operation as
+/// its completed device operation.
+#[test]
+fn a_graph_with_program_execution_nodes_is_a_completed_device_operation() {
+    let scenario = "small_model";
+    let softmax = truth(scenario)["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "ttnn.softmax")
+        .and_then(|o| int(&o["operation_id"]))
+        .expect("the script's softmax has a report id");
+    let dir = folder(scenario);
+    let graph =
+        rusqlite::Connection::open_with_flags(dir.join("db.sqlite"), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .query_row("SELECT captured_graph FROM captured_graph WHERE operation_id = ?1", [softmax], |r| {
+                r.get::<_, String>(0)
+            })
+            .unwrap();
+    assert!(graph.contains("\"program_execution\"") && graph.contains("\"sub_device_manager\""), "{graph}");
+    with_fixture(scenario, softmax, |h| {
+        h.press(&[GoToTab(1)]);
+        let screen = h.screen();
+        assert!(screen.contains(&format!("Device operations of {softmax} ttnn.softmax")), "{screen}");
+        assert!(screen.contains("SoftmaxDeviceOperation: Completed"), "{screen}");
+    });
+}

@@ -6,6 +6,18 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// Every recorded scenario; each has its tests in `real_explain.rs` and `real_tui.rs`.
+pub const SCENARIOS: [&str; 8] = [
+    "a_l1_add_oom",
+    "blackhole_l1_add_oom",
+    "c_cb_clash",
+    "dram_oom",
+    "l1_fragmented",
+    "matmul_beyond_l1",
+    "sharded_add_oom",
+    "small_model",
+];
+
 /// The folder holding one folder per recorded scenario.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("real")
