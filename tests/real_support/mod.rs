@@ -64,11 +64,13 @@ pub fn failed_operation(truth: &Value) -> (u64, String) {
     (id, f["operation_name"].as_str().expect("a name").to_string())
 }
 
-/// The allocator's blocks right after the failure: `(address, size)` of the allocated ones and of
-/// the free ones, ascending by address.
-pub fn allocator_blocks(truth: &Value) -> (Vec<(u64, u64)>, Vec<(u64, u64)>) {
+/// Blocks of an address map as `(address, size)`, ascending by address.
+pub type Blocks = Vec<(u64, u64)>;
+
+/// The allocator's blocks right after the failure: the allocated ones and the free ones.
+pub fn allocator_blocks(truth: &Value) -> (Blocks, Blocks) {
     let blocks = truth["memory_at_failure"]["allocator"]["blocks"].as_array().cloned().unwrap_or_default();
-    let pick = |allocated: bool| -> Vec<(u64, u64)> {
+    let pick = |allocated: bool| -> Blocks {
         blocks
             .iter()
             .filter(|b| b["allocated"].as_bool() == Some(allocated))
