@@ -128,9 +128,44 @@ fn check_memory(scenario: &str) {
             assert_eq!(m["circular_buffers"][key], cb[key], "circular_buffers.{key}");
         }
     }
+    check_fit(&truth, m);
     let text = explain(scenario, &[]);
     let line = format!(": {} live {} buffers on device ", allocated.len(), f["buffer_type"].as_str().unwrap());
     assert!(text.contains(&line), "{line:?} in\n{text}");
+}
+
+/// The advice holds in the allocator's own map: the buffers it frees are allocated blocks that
+/// are not inputs of the failed operation, and once they are free the allocator's free blocks and
+/// theirs merge into the advised block, which holds the request.
+fn check_fit(truth: &Value, m: &Value) {
+    let fit = &m["fit"];
+    if fit.is_null() {
+        return;
+    }
+    let need = int(&failure(truth)["figures"]["bytes_per_bank"]).expect("a per-bank figure");
+    assert_eq!(int(&fit["needed_per_bank"]), Some(need));
+    let (allocated, free) = allocator_blocks(truth);
+    let freed: Vec<u64> = fit["free"].as_array().unwrap().iter().map(|a| int(a).unwrap()).collect();
+    let inputs = input_addresses(truth);
+    let mut freed_blocks: Blocks = Vec::new();
+    for address in &freed {
+        let block = allocated.iter().find(|(a, _)| a == address).unwrap_or_else(|| panic!("{address} is allocated"));
+        assert!(!inputs.contains(address), "{address} is an input of the failed operation");
+        freed_blocks.push(*block);
+    }
+    assert_eq!(int(&fit["freed_per_bank"]), Some(freed_blocks.iter().map(|(_, s)| s).sum()));
+    let mut gaps: Blocks = free.iter().chain(&freed_blocks).copied().collect();
+    gaps.sort_unstable();
+    let merged = gaps.into_iter().fold(Blocks::new(), |mut acc, (a, s)| {
+        match acc.last_mut() {
+            Some((la, ls)) if *la + *ls == a => *ls += s,
+            _ => acc.push((a, s)),
+        }
+        acc
+    });
+    let block = (int(&fit["block"]["address"]).unwrap(), int(&fit["block"]["size"]).unwrap());
+    assert!(merged.contains(&block), "the advised block {block:?} among {merged:?}");
+    assert!(block.1 >= need, "the advised block {block:?} holds {need}");
 }
 
 /// The text and the JSON as insta snapshots; the message, checked against the truth above, is
