@@ -214,7 +214,7 @@ real_fixture!(matmul_beyond_l1,
     memory: "needs memrules: mesh-id rule (graph buffer nodes carry device 1, the tables and devices 0)",
     snapshots: "needs memrules: mesh-id rule");
 real_fixture!(small_model,
-    memory: "needs memrules: mesh-id rule (buffers rows carry device 1, circular-buffer nodes device 0)",
+    memory: "needs memrules: mesh-id rule (buffers rows carry device 1, circular-buffer nodes device 0), and for device_tensors rows (the softmax output, tensor 25, is at 1433600 only in device_tensors, on device 0)",
     snapshots: "needs memrules: mesh-id rule");
 
 /// Every folder under `fixtures/real/` is a scenario tested here, holds a report and its truth,

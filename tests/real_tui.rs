@@ -99,7 +99,7 @@ real_fixture!(dram_oom,
     memory: "needs memrules: DRAM region from the lowest DRAM address (the allocator's base is 1048640)");
 real_fixture!(c_cb_clash,
     memory: "needs memrules: mesh-id rule (buffers rows carry device 1, circular-buffer nodes device 0)",
-    over_time: "needs memrules: mesh-id rule (the failure is marked on device 0, the buffers rows are on device 1)");
+    over_time: "needs the mesh-id rule in the over-time failure marks (marked on device 0, the buffers rows are on device 1; not on memrules at e95c78c)");
 real_fixture!(matmul_beyond_l1,
     memory: "needs memrules: mesh-id rule (graph buffer nodes carry device 1, the tables and devices 0)");
 real_fixture!(small_model,
