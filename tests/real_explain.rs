@@ -10,10 +10,12 @@
 
 mod cli;
 mod real_support;
+mod support;
 
 use cli::run;
 use real_support::*;
 use serde_json::Value;
+use support::folder_bytes;
 
 /// Runs `explain SCENARIO ARGS…` from `fixtures/real/`, checks it succeeded and left the report
 /// folder as it was, and returns what it printed.

@@ -15,6 +15,7 @@ use ttnn_tui::analysis::format::format_size;
 use ttnn_tui::app::Action::*;
 use ttnn_tui::report::{MemoryReport, resolve_report};
 use tui_support::Harness;
+use tui_support::support::folder_bytes;
 
 /// Opens a fixture at 120×40 on an operation, runs `session` on it, and checks that the report
 /// folder did not change meanwhile.

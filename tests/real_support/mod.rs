@@ -35,18 +35,6 @@ pub fn truth(scenario: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The files of a folder with their bytes, sorted by name (nothing may be written or created
-/// while a report is open).
-pub fn folder_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("read the report folder")
-        .map(|e| e.expect("a folder entry").path())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap_or_default()))
-        .collect();
-    files.sort();
-    files
-}
-
 /// An integer of the truth, or None for a JSON null.
 pub fn int(v: &Value) -> Option<u64> {
     if v.is_null() { None } else { Some(v.as_u64().unwrap_or_else(|| panic!("an integer: {v}"))) }
