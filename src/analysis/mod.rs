@@ -28,3 +28,5 @@ mod eras;
 mod scope_vectors;
 #[cfg(test)]
 mod vectors;
+#[cfg(test)]
+mod vectors_real;
