@@ -220,6 +220,8 @@ pub struct CalloutBody {
     pub(crate) explanation: Option<Explanation>,
     /// Line 4: a caller's status line, or `Failed in …`, or nothing.
     pub last_line: Option<String>,
+    /// True when the failure was recognised beyond the reference (behaviour.md §13): the UI marks it.
+    pub(crate) beyond_reference: bool,
 }
 
 impl CalloutBody {
@@ -231,6 +233,7 @@ impl CalloutBody {
             summary: summary(failure, hex),
             explanation: explain(failure, hex),
             last_line,
+            beyond_reference: failure.beyond_reference,
         }
     }
 
