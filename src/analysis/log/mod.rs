@@ -64,7 +64,8 @@ pub struct LogFindings {
     pub failures: Vec<LogFailure>,
     /// Lines read.
     pub lines: u64,
-    /// The most likely other error (the last `TT_FATAL`/`TT_THROW` line, else a Python exception).
+    /// When the log holds no allocation failure, its most likely other error (the last
+    /// `TT_FATAL`/`TT_THROW` line, else a Python exception).
     pub other_error: Option<OtherError>,
     /// Failures beyond [`MAX_FAILURES`], not listed.
     pub failures_not_listed: u64,
@@ -117,7 +118,9 @@ impl LogScanner {
     /// Ends the scan.
     pub fn finish(mut self) -> LogFindings {
         self.close_candidate();
-        self.findings.other_error = self.context.other_error_seen().cloned();
+        if self.findings.failures.is_empty() {
+            self.findings.other_error = self.context.other_error_seen().cloned();
+        }
         self.findings
     }
 
