@@ -31,7 +31,10 @@ pub fn scan_log(mut reader: impl BufRead) -> std::io::Result<LogFindings> {
         if n == MAX_LINE_BYTES && line.last() != Some(&b'\n') {
             reader.skip_until(b'\n')?;
         }
-        scanner.push_line(&String::from_utf8_lossy(&line));
+        match std::str::from_utf8(&line) {
+            Ok(text) => scanner.push_line(text),
+            Err(_) => scanner.push_line(&String::from_utf8_lossy(&line)),
+        }
     }
     Ok(scanner.finish())
 }

@@ -17,11 +17,6 @@ static PYTEST_FRAME: LazyLock<Regex> = LazyLock::new(|| {
 static PYTEST_SECTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^_{3,} (.+?) _{3,}$").expect("the section pattern is valid"));
 
-/// A pytest node id at the start of a line (`tests/test_x.py::TestA::test_b[p] PASSED`), or after
-/// the short summary's `FAILED ` / `ERROR `.
-static PYTEST_NODE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(?:(FAILED|ERROR) )?\S+\.py::(\S+)").expect("the node-id pattern is valid"));
-
 /// A TT-NN operation called in a source line: `ttnn.conv2d(`, `ttnn.experimental.foo (`.
 static OPERATION_CALL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b(ttnn(?:\.[A-Za-z_]\w*)+)\s*\(").expect("the call pattern is valid"));
@@ -114,20 +109,20 @@ impl Context {
             if let Some(c) = PYTHON_FRAME.captures(line) {
                 self.frame_seen(&c[1], &c[2], false);
             }
-        } else if line.contains(".py:") {
-            if let Some(c) = PYTEST_FRAME.captures(line) {
-                self.frame_seen(&c[1], &c[2], true);
-            } else if let Some(c) = PYTEST_NODE.captures(line)
-                && c.get(1).is_none()
-            {
-                self.restart(Some(node_test_name(&c[2])), None);
+        } else if line.contains(".py::") {
+            if let Some((false, test)) = node_test(line) {
+                self.restart(Some(test), None);
             }
+        } else if line.contains(".py:")
+            && let Some(c) = PYTEST_FRAME.captures(line)
+        {
+            self.frame_seen(&c[1], &c[2], true);
         }
     }
 
     /// Where a failure on `line` (already taken into account) comes from.
     pub(crate) fn origin(&self, line: &str) -> Origin {
-        let local_test = PYTEST_NODE.captures(line).filter(|c| c.get(1).is_some()).map(|c| node_test_name(&c[2]));
+        let local_test = node_test(line).filter(|(summary, _)| *summary).map(|(_, test)| test);
         Origin { frame: self.frame.clone(), test: local_test.or_else(|| self.test.clone()) }
     }
 
@@ -173,16 +168,23 @@ impl Context {
             self.tt_error = Some(OtherError { line: number, text: line.to_string() });
             let location = ["TT_FATAL @", "TT_THROW @", "TT_ASSERT @"].iter().any(|k| line.contains(k));
             self.tt_awaiting = if location { 3 } else { 0 };
-        } else if PYTHON_EXCEPTION.is_match(line) {
+        } else if (line.contains("Error: ") || line.contains("Exception: ")) && PYTHON_EXCEPTION.is_match(line) {
             self.python_error = Some(OtherError { line: number, text: line.to_string() });
         }
     }
 }
 
-/// pytest's name of a test from its node id: `TestA::test_b[p]` → `TestA.test_b[p]`, as the
-/// section headers print it.
-fn node_test_name(after_file: &str) -> String {
-    after_file.replace("::", ".")
+/// The test of a line that starts with a pytest node id (`tests/test_x.py::TestA::test_b[p] PASSED`),
+/// or with the short summary's `FAILED ` / `ERROR ` and one (then `true`): pytest's name of the test
+/// as its section headers print it, `TestA.test_b[p]`.
+fn node_test(line: &str) -> Option<(bool, String)> {
+    let (summary, rest) = match line.strip_prefix("FAILED ").or_else(|| line.strip_prefix("ERROR ")) {
+        Some(rest) => (true, rest),
+        None => (false, line),
+    };
+    let node = rest.split(char::is_whitespace).next()?;
+    let (file, test) = node.split_once("::")?;
+    (file.ends_with(".py") && !file.is_empty() && !test.is_empty()).then(|| (summary, test.replace("::", ".")))
 }
 
 /// The first TT-NN operation called in a source line.
