@@ -178,7 +178,9 @@ fn json_contract_keys() {
             "core_range",
             "circular_buffer_region_end",
             "max_l1_bytes",
-            "l1_buffer_address"
+            "l1_buffer_address",
+            "circular_buffer_size_bytes",
+            "l1_buffer_size_bytes"
         ]
     );
     let unattached = &value["unattached_errors"][0];

@@ -284,12 +284,21 @@ fn a_v2_message_is_explained_from_the_map() {
 }
 
 #[test]
-fn a_v0_message_is_not_an_allocation_failure() {
+fn a_v0_message_is_explained_from_the_map_beyond_the_reference() {
+    // behaviour.md §13.3: no bank size and no free figures, so no reason from the message; the
+    // L1 region comes from `devices`, and the map gives the reason (memory.md §5).
     let sim = model(Era::DecoratorWithErrors, Options { v0_message: true, ..Options::default() });
     let truth = sim.truth.clone().unwrap();
     let report = open(&sim);
-    assert!(report.errors[0].failure.is_none());
-    assert_eq!(memory(&report, &truth), FailureMemory::Absent);
+    let failure = report.errors[0].failure.as_ref().expect("explained beyond the reference");
+    let summary = ttnn_tui::analysis::reason::summary(failure, false);
+    assert!(summary.starts_with("Requested ") && !summary.contains("bank size"), "{summary}");
+    assert!(ttnn_tui::analysis::reason::explain(failure, false).is_none());
+    let m = found(memory(&report, &truth));
+    assert_eq!(m.map.region.bounds(), Some(truth.region));
+    assert_eq!(m.check.status.as_str(), "unchecked");
+    assert_eq!(live(&m), truth_live(&truth));
+    assert_eq!(m.reason.as_ref().map(|e| e.reason.label()), Some("Not enough free space"));
 }
 
 /// Tenants are found among the link rows of the operations just before the failure; a weight

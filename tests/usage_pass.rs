@@ -251,3 +251,21 @@ fn a_report_can_move_to_a_worker_thread() {
     fn send<T: Send>(_: &T) {}
     send(&MemoryReport::open(&ttnn_tui::report::ReportSource::Demo, 0).unwrap());
 }
+
+#[test]
+fn a_circular_buffer_larger_than_its_buffer_is_marked_on_the_l1_line_only() {
+    let dir = TempDir::new("usage-cb-too-large");
+    let cb = "Cannot set to globally allocated buffer. Circular buffer size 98304 B exceeds allocated L1 buffer bank size of 81920 B";
+    ReportBuilder::new(Schema::V2)
+        .device(Device::wormhole(0))
+        .operation(
+            Op::new(1, "ttnn.add").buffers(vec![BufferRow::l1(1_000_000, 4096), BufferRow::dram(2_000_000, 4096)]),
+        )
+        .operation(Op::new(2, "ttnn.add"))
+        .error(ErrorRow::new(2, "ttnn.add", "RuntimeError", cb))
+        .write_to(dir.path());
+    let report = open(dir.path());
+    let usage = whole_pass(&report);
+    assert_eq!(report.usage_series(&usage, 0, Type::L1).failures, vec![1]);
+    assert_eq!(report.usage_series(&usage, 0, Type::Dram).failures, Vec::<usize>::new());
+}

@@ -153,9 +153,11 @@ fn failed_l1(op: &FallbackOperation) -> bool {
         FailureKind::BankOutOfMemory | FailureKind::BankOutOfMemoryWithDependencies => {
             is_l1(failure.figures.buffer_type) && !memory_config_types(&op.arguments).contains(&Some(BufferType::Dram))
         }
-        FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash => {
-            requested_l1(&op.arguments).is_some()
-        }
+        // A circular buffer larger than its L1 buffer (beyond the reference) fails in L1 like
+        // kinds 3 and 4.
+        FailureKind::CircularBuffersBeyondL1
+        | FailureKind::CircularBuffersClash
+        | FailureKind::CircularBufferExceedsItsBuffer => requested_l1(&op.arguments).is_some(),
     }
 }
 

@@ -95,3 +95,19 @@ fn signal_two_retry_after_an_l1_failure_wins() {
     stayed.outputs = vec![tensor(BufferType::L1, "Shape([4])", &[])];
     assert!(detect_dram_fallbacks(&[failed, stayed]).is_empty());
 }
+
+#[test]
+fn a_circular_buffer_larger_than_its_buffer_is_an_l1_failure_when_l1_was_asked_for() {
+    // Like kinds 3 and 4: the failed operation must have asked for L1.
+    let cb = "Cannot set to globally allocated buffer. Circular buffer size 98304 B exceeds allocated L1 buffer bank size of 81920 B";
+    let mut failed = op(2, "ttnn.add", Some(L1_CONFIG), vec![]);
+    failed.failure = parse_allocation_failure(cb);
+    let mut retry = op(3, "ttnn.add", None, vec![tensor(BufferType::Dram, "Shape([4])", &[])]);
+    assert_eq!(
+        detect_dram_fallbacks(&[failed.clone(), retry.clone()])[&3].detail(),
+        "Retries operation 2 (ttnn.add), which failed to allocate L1; 1 of 1 outputs in DRAM."
+    );
+    failed.arguments.clear();
+    retry.arguments.clear();
+    assert!(detect_dram_fallbacks(&[failed, retry]).is_empty());
+}

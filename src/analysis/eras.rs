@@ -1,19 +1,60 @@
-//! Parsing tests over the real messages of every era in messages.md and formats.md §1.
+//! Parsing tests over the samples of every era in messages.md (A1…D3) and formats.md §1, with
+//! behaviour.md §13 in force.
 
 use super::failure::{BufferType, FailureKind, parse_allocation_failure};
-use super::reason::summary;
+use super::reason::{explain, summary};
 
 fn kind(message: &str) -> Option<FailureKind> {
     parse_allocation_failure(message).map(|f| f.kind)
 }
 
+/// Asserts the summary, the `{label}. {detail}` reason line and the parity of a message.
+fn check(message: &str, beyond_reference: bool, expected_summary: &str, expected_reason: Option<&str>) {
+    let f = parse_allocation_failure(message).unwrap_or_else(|| panic!("not parsed: {message}"));
+    assert_eq!(f.beyond_reference, beyond_reference, "beyond_reference of {message}");
+    assert_eq!(summary(&f, false), expected_summary, "summary of {message}");
+    let reason = explain(&f, false).map(|e| format!("{}. {}", e.reason.label(), e.detail));
+    assert_eq!(reason.as_deref(), expected_reason, "reason of {message}");
+}
+
 #[test]
-fn v0_and_v1_messages_without_bank_size_are_shown_raw() {
-    // A1 (V0, tt-metal#8490) and A5 (V1 log line plus uncaught exception, tt-metal#19890).
+fn v0_and_v1_messages_without_bank_size_are_explained_beyond_the_reference() {
+    // A1 and A3 (V0, tt-metal#8490, #8501), A5 (V1 log line plus uncaught exception,
+    // tt-metal#19890: the log line comes first), A7 (V1, a truncated skip reason).
     let a1 = "RuntimeError: TT_THROW @ tt_metal/impl/allocator/allocator.cpp:118: tt::exception\ninfo:\nOut of Memory: Not enough space to allocate 98304000 B L1 buffer across 100 banks, where each bank needs to store 983040 B";
+    let a3 = "RuntimeError: TT_THROW @ tt_metal/impl/allocator/allocator.cpp:118: tt::exception\ninfo:\nOut of Memory: Not enough space to allocate 41789440 B L1 buffer across 44 banks, where each bank needs to store 949760 B";
     let a5 = "                 Always | FATAL    | Out of Memory: Not enough space to allocate 536870912 B DRAM buffer across 12 banks, where each bank needs to store 44740608 B\nlibc++abi: terminating due to uncaught exception of type std::runtime_error: TT_THROW @ /tt-metal/tt_metal/impl/allocator/bank_manager.cpp:132: tt::exception\ninfo:\nOut of Memory: Not enough space to allocate 536870912 B DRAM buffer across 12 banks, where each bank needs to store 44740608 B\nbacktrace:\n --- /tt-metal/build/lib/libtt_metal.so(+0x1dfbd5) [0x7f68df013bd5]";
-    assert_eq!(kind(a1), None);
-    assert_eq!(kind(a5), None);
+    let a7 = "Out of Memory: Not enough space to allocate 268435456 B DRAM buffer across 12 banks, where each bank needs to store 22372352 B";
+    check(a1, true, "Requested 93.75 MiB L1 across 100 banks (960 KiB per bank)", None);
+    check(a3, true, "Requested 39.85 MiB L1 across 44 banks (928 KiB per bank)", None);
+    check(a5, true, "Requested 512 MiB DRAM across 12 banks (42.67 MiB per bank)", None);
+    check(a7, true, "Requested 256 MiB DRAM across 12 banks (21.34 MiB per bank)", None);
+    assert_eq!(kind(a5), Some(FailureKind::BankOutOfMemory));
+}
+
+#[test]
+fn v2_messages_of_every_size() {
+    // A11 (V2 L1, larger than an empty bank), A13 (V2 DRAM), A31 (V3 DRAM, 11 banks).
+    check(
+        "Out of Memory: Not enough space to allocate 36126720 B L1 buffer across 24 banks, where each bank needs to store 1505280 B, but bank size is only 1331936 B",
+        false,
+        "Requested 34.45 MiB L1 across 24 banks (1.44 MiB per bank, bank size 1.27 MiB)",
+        Some(
+            "Larger than an empty bank. Needs 1.44 MiB per bank, more than an empty bank holds (1.27 MiB): it cannot fit in this buffer type spread across 24 banks.",
+        ),
+    );
+    check(
+        "Out of Memory: Not enough space to allocate 204800000 B DRAM buffer across 12 banks, where each bank needs to store 17088000 B, but bank size is only 1073741792 B",
+        false,
+        "Requested 195.31 MiB DRAM across 12 banks (16.3 MiB per bank, bank size 1,024 MiB)",
+        None,
+    );
+    check(
+        "TT_FATAL: Out of Memory: Not enough space to allocate 2297856 B DRAM buffer across 11 banks, where each bank needs to store 208896 B, but bank size is 1070773184 B (allocated: 1070239264 B, free: 533920 B, largest free block: 99712 B)",
+        false,
+        "Requested 2.19 MiB DRAM across 11 banks (204 KiB per bank, bank size 1,021.17 MiB); free 521 KiB, largest free block 97 KiB",
+        Some("Fragmented. 521 KiB free per bank, but no single block holds 204 KiB; the largest is 97 KiB."),
+    );
 }
 
 #[test]
@@ -27,10 +68,10 @@ fn v2_with_server_header_and_without_info_line() {
 }
 
 #[test]
-fn v2_broken_over_two_lines_is_shown_raw() {
-    // A15: a person re-wrapped the message; the reference leaves it raw.
+fn v2_broken_over_two_lines_keeps_its_bank_size_beyond_the_reference() {
+    // A15: a person re-wrapped the message and dropped the prefix; the reference leaves it raw.
     let a15 = "Not enough space to allocate 5468979200 B DRAM buffer across 12 banks,\nwhere each bank needs to store 455749632 B, but bank size is only 1073741792 B";
-    assert_eq!(kind(a15), None);
+    check(a15, true, "Requested 5.09 GiB DRAM across 12 banks (434.64 MiB per bank, bank size 1,024 MiB)", None);
 }
 
 #[test]
@@ -82,6 +123,28 @@ fn circular_buffer_messages_in_every_wrapper() {
 }
 
 #[test]
+fn circular_buffer_samples_b5_b7_and_dataflow_b15() {
+    check(
+        "Statically allocated circular buffers on core range [(x=0,y=0) - (x=7,y=7)] grow to 2003264 B which is beyond max L1 size of 1499136 B",
+        false,
+        "Circular buffers on [(x=0,y=0) - (x=7,y=7)] grow to 1.91 MiB, beyond the L1 size of 1.43 MiB",
+        Some("Beyond the end of L1. The circular buffers run 492 KiB past the end of L1."),
+    );
+    check(
+        "Statically allocated circular buffers in program 702 clash with L1 buffers on core range [(x=1,y=0) - (x=3,y=9)]. L1 buffer allocated at 567488 and static circular buffer region ends at 754528",
+        false,
+        "Circular buffers on [(x=1,y=0) - (x=3,y=9)] end at 754528, past an L1 buffer at 567488",
+        Some("Overlaps an L1 buffer. The circular buffers overlap the L1 buffer at 567488 by 183 KiB."),
+    );
+    check(
+        "Statically allocated dataflow buffers on core range [0-0 - 10-9] grow to 2208704 B which is beyond max L1 size of 1572864 B",
+        true,
+        "Circular buffers on [0-0 - 10-9] grow to 2.11 MiB, beyond the L1 size of 1.5 MiB",
+        Some("Beyond the end of L1. The circular buffers run 621 KiB past the end of L1."),
+    );
+}
+
+#[test]
 fn dataflow_buffer_wording_is_recognised_beyond_the_reference() {
     let b13 = "TT_THROW: Statically allocated dataflow buffers on core range [0-0 - 10-7] grow to 1891328 B which is beyond max L1 size of 1572864 B\n  tt_metal/impl/dataflow_buffer/dataflow_buffer.cpp:2682";
     let f = parse_allocation_failure(b13).unwrap();
@@ -100,6 +163,7 @@ fn warnings_trace_region_and_op_validation_are_not_allocation_failures() {
         "RuntimeError: TT_FATAL @ /x/tt_metal/distributed/mesh_trace.cpp:167: mesh_cq.device()->get_trace_buffers_size() <= trace_region_size\ninfo:\nCreating trace buffers of size 36410368B on MeshDevice 0, but only 33000000B is allocated for trace region.",
         "  TT_FATAL: Creating trace buffers of size 109961216B on MeshDevice 0, but only 105000000B is allocated for trace region. (assert.hpp:104)",
         "RuntimeError: TT_THROW @ ../ttnn/cpp/ttnn/operations/matmul/matmul.cpp:61: tt::exception\ninfo:\nttnn.matmul: The width of the first tensor must be equal to the height of the second tensor",
+        "RuntimeError: TT_THROW @ ../ttnn/cpp/ttnn/operations/matmul/matmul.cpp:61: tt::exception\ninfo:\nttnn.matmul: The width of the first tensor must be equal to the height of the second tensor (64 != 32). The shape of first tensor was ttnn.Shape([1, 1, 32, 64]) and the shape of second tensor was ttnn.Shape([1, 1, 32, 32]))",
         "Out of Memory: Not enough space after considering dependencies to allocate 1024 B DRAM across 1 banks (1024 B per bank)",
     ] {
         assert_eq!(kind(text), None, "{text}");

@@ -47,6 +47,21 @@ fn op_failed_comes_first_and_passes_the_gate() {
 }
 
 #[test]
+fn op_failed_marks_failures_made_beyond_the_reference_too() {
+    // behaviour.md §13.3: a circular buffer larger than its L1 buffer counts as an allocation
+    // failure everywhere, `Op failed` included; so does an old message without a bank size.
+    let cb = parse_allocation_failure("Cannot set to globally allocated buffer. Circular buffer size 98304 B exceeds allocated L1 buffer bank size of 81920 B").unwrap();
+    let flags = flags_for_row(&row(), RowContext { failure: Some(&cb), ..context() });
+    assert_eq!(
+        detail(&flags, FlagKind::OpFailed),
+        Some("A circular buffer of 96 KiB is set on an L1 buffer of 80 KiB per bank")
+    );
+    let old = parse_allocation_failure("Out of Memory: Not enough space to allocate 8257536 B L1 buffer across 64 banks, where each bank needs to store 129024 B").unwrap();
+    let flags = flags_for_row(&row(), RowContext { failure: Some(&old), ..context() });
+    assert_eq!(detail(&flags, FlagKind::OpFailed), Some("Requested 7.88 MiB L1 across 64 banks (126 KiB per bank)"));
+}
+
+#[test]
 fn dram_bound_only_from_bound_columns() {
     assert_eq!(
         detail(&flags_for_row(&analysed("DRAM", None, None), context()), FlagKind::DramBound),

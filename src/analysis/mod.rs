@@ -26,6 +26,12 @@ pub mod usage_series;
 #[cfg(test)]
 mod eras;
 #[cfg(test)]
+mod messages_r;
+#[cfg(test)]
 mod scope_vectors;
 #[cfg(test)]
 mod vectors;
+#[cfg(test)]
+mod vectors_r;
+#[cfg(test)]
+mod vectors_real;

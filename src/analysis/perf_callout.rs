@@ -220,6 +220,27 @@ mod tests {
     }
 
     #[test]
+    fn a_circular_buffer_larger_than_its_buffer_is_listed_like_any_failure() {
+        let cb = parse_allocation_failure(
+            "Cannot set to globally allocated buffer. Circular buffer size 28672 B exceeds allocated L1 buffer size of 4096 B",
+        )
+        .expect("a kind-5 message");
+        let failed = FailedOperation { failure: cb, ..failed(4, &["BinaryDeviceOperation"]) };
+        let listings = failure_listings(&[failed], &LinkMap::default(), &LinkMap::default());
+        let callout = perf_callout(&listings, true, false).unwrap();
+        assert_eq!(callout.title, "1 allocation failure recorded in the linked memory report");
+        assert_eq!(
+            callout.listings[0].body.lines(),
+            [
+                "Circular buffer larger than its L1 buffer",
+                "A circular buffer of 28 KiB is set on an L1 buffer of 4 KiB per bank",
+                "Larger than its buffer. The circular buffer lives inside a tensor's L1 buffer, which holds 4 KiB per bank; it needs 24 KiB more. A larger shard for that tensor, or a smaller circular buffer (a smaller block), fits.",
+                "Failed in BinaryDeviceOperation before reaching the device, so it has no row in this report.",
+            ]
+        );
+    }
+
+    #[test]
     fn perf_status_lists_the_op_failed_rows() {
         let mut merged = LinkMap::default();
         merged.insert(2, 2);

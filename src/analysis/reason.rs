@@ -21,6 +21,8 @@ pub enum Reason {
     BeyondEndOfL1,
     /// The circular-buffer region runs into an L1 buffer.
     OverlapsL1Buffer,
+    /// A circular buffer asks for more than the tensor's L1 buffer it is set on holds per bank.
+    LargerThanItsBuffer,
 }
 
 impl Reason {
@@ -33,6 +35,7 @@ impl Reason {
             Self::LargerThanEmptyBank => "Larger than an empty bank",
             Self::BeyondEndOfL1 => "Beyond the end of L1",
             Self::OverlapsL1Buffer => "Overlaps an L1 buffer",
+            Self::LargerThanItsBuffer => "Larger than its buffer",
         }
     }
 }
@@ -45,6 +48,7 @@ impl FailureKind {
             Self::BankOutOfMemoryWithDependencies => "Out of memory after dependencies",
             Self::CircularBuffersBeyondL1 => "Circular buffers beyond L1",
             Self::CircularBuffersClash => "Circular buffers clash with L1 buffers",
+            Self::CircularBufferExceedsItsBuffer => "Circular buffer larger than its L1 buffer",
         }
     }
 }
@@ -69,13 +73,15 @@ pub fn summary(failure: &AllocationFailure, hex: bool) -> String {
     match failure.kind {
         FailureKind::BankOutOfMemory | FailureKind::BankOutOfMemoryWithDependencies => {
             let type_label = f.buffer_type.map(|t| format!(" {}", t.label())).unwrap_or_default();
+            // V0/V1 messages (behaviour.md §13.3) give no bank size.
+            let bank_size = f.bank_size.map(|b| format!(", bank size {}", size(b))).unwrap_or_default();
             let mut line = format!(
-                "Requested {}{} across {} banks ({} per bank, bank size {})",
+                "Requested {}{} across {} banks ({} per bank{})",
                 size(f.requested.unwrap_or(0)),
                 type_label,
                 f.banks.unwrap_or(0),
                 size(f.per_bank.unwrap_or(0)),
-                size(f.bank_size.unwrap_or(0)),
+                bank_size,
             );
             if let (Some(free), Some(largest)) = (f.free, f.largest_free_block) {
                 line.push_str(&format!("; free {}, largest free block {}", size(free), size(largest)));
@@ -96,6 +102,11 @@ pub fn summary(failure: &AllocationFailure, hex: bool) -> String {
             f.core_range.as_deref().unwrap_or(""),
             format_address(f.region_end, hex),
             format_address(f.l1_buffer_address, hex),
+        ),
+        FailureKind::CircularBufferExceedsItsBuffer => format!(
+            "A circular buffer of {} is set on an L1 buffer of {} per bank",
+            size(f.circular_buffer_size.unwrap_or(0)),
+            size(f.l1_buffer_size.unwrap_or(0)),
         ),
     }
 }
@@ -123,65 +134,79 @@ pub fn explain(failure: &AllocationFailure, hex: bool) -> Option<Explanation> {
                 ),
             })
         }
-        FailureKind::BankOutOfMemory | FailureKind::BankOutOfMemoryWithDependencies => {
-            let need = f.per_bank?;
-            let bank_size = f.bank_size?;
-            if need > bank_size {
-                return Some(Explanation {
-                    reason: Reason::LargerThanEmptyBank,
-                    detail: format!(
-                        "Needs {} per bank, more than an empty bank holds ({}): it cannot fit in this buffer type spread across {} banks.",
-                        size(need),
-                        size(bank_size),
-                        f.banks.unwrap_or(0)
-                    ),
-                });
-            }
-            let (free, largest) = (f.free?, f.largest_free_block?);
-            let is_l1 = f.buffer_type == Some(BufferType::L1);
-            if largest >= need {
-                let fits = format!("The largest free block, {}, could hold the {} per bank", size(largest), size(need));
-                let detail = match (failure.kind, f.largest_placeable) {
-                    (FailureKind::BankOutOfMemory, _) => {
-                        format!("{fits}, but the allocator could not use it; the message does not say why.")
-                    }
-                    (_, None) => format!("{fits}, but space reserved by other allocators overlaps it."),
-                    (_, Some(window)) => format!(
-                        "{fits}, but other allocators' reservations leave a placeable window of at most {}.",
-                        size(window)
-                    ),
-                };
-                let caveat = if failure.kind == FailureKind::BankOutOfMemoryWithDependencies && is_l1 {
-                    L1_REGION_CAVEAT
-                } else {
-                    ""
-                };
-                return Some(Explanation { reason: Reason::FreeBlockCouldHoldIt, detail: detail + caveat });
-            }
-            if free >= need {
-                return Some(Explanation {
-                    reason: Reason::Fragmented,
-                    detail: format!(
-                        "{} free per bank, but no single block holds {}; the largest is {}.{}",
-                        size(free),
-                        size(need),
-                        size(largest),
-                        if is_l1 { L1_FRAGMENTED_CAVEAT } else { "" }
-                    ),
-                });
-            }
+        FailureKind::CircularBufferExceedsItsBuffer => {
+            let (cb, buffer) = (f.circular_buffer_size?, f.l1_buffer_size?);
             Some(Explanation {
-                reason: Reason::NotEnoughFreeSpace,
+                reason: Reason::LargerThanItsBuffer,
                 detail: format!(
-                    "Short by {} per bank: needs {}, {} free.{}",
-                    diff(need, free),
-                    size(need),
-                    size(free),
-                    if is_l1 { L1_SHORT_CAVEAT } else { "" }
+                    "The circular buffer lives inside a tensor's L1 buffer, which holds {} per bank; it needs {} more. A larger shard for that tensor, or a smaller circular buffer (a smaller block), fits.",
+                    size(buffer),
+                    diff(cb, buffer)
                 ),
             })
         }
+        FailureKind::BankOutOfMemory | FailureKind::BankOutOfMemoryWithDependencies => bank_reason(failure),
     }
+}
+
+/// Rules 1–5 of behaviour.md §5.3 for kinds 1 and 2. Rule 1 needs the bank size, which V0/V1
+/// messages do not give; the other rules need the free figures (from the message, or from the
+/// map of the memory at the failure).
+fn bank_reason(failure: &AllocationFailure) -> Option<Explanation> {
+    let f = &failure.figures;
+    let diff = |a: u64, b: u64| format_size(a as i128 - b as i128);
+    let need = f.per_bank?;
+    if let Some(bank_size) = f.bank_size.filter(|&bank_size| need > bank_size) {
+        return Some(Explanation {
+            reason: Reason::LargerThanEmptyBank,
+            detail: format!(
+                "Needs {} per bank, more than an empty bank holds ({}): it cannot fit in this buffer type spread across {} banks.",
+                size(need),
+                size(bank_size),
+                f.banks.unwrap_or(0)
+            ),
+        });
+    }
+    let (free, largest) = (f.free?, f.largest_free_block?);
+    let is_l1 = f.buffer_type == Some(BufferType::L1);
+    if largest >= need {
+        let fits = format!("The largest free block, {}, could hold the {} per bank", size(largest), size(need));
+        let detail = match (failure.kind, f.largest_placeable) {
+            (FailureKind::BankOutOfMemory, _) => {
+                format!("{fits}, but the allocator could not use it; the message does not say why.")
+            }
+            (_, None) => format!("{fits}, but space reserved by other allocators overlaps it."),
+            (_, Some(window)) => format!(
+                "{fits}, but other allocators' reservations leave a placeable window of at most {}.",
+                size(window)
+            ),
+        };
+        let caveat =
+            if failure.kind == FailureKind::BankOutOfMemoryWithDependencies && is_l1 { L1_REGION_CAVEAT } else { "" };
+        return Some(Explanation { reason: Reason::FreeBlockCouldHoldIt, detail: detail + caveat });
+    }
+    if free >= need {
+        return Some(Explanation {
+            reason: Reason::Fragmented,
+            detail: format!(
+                "{} free per bank, but no single block holds {}; the largest is {}.{}",
+                size(free),
+                size(need),
+                size(largest),
+                if is_l1 { L1_FRAGMENTED_CAVEAT } else { "" }
+            ),
+        });
+    }
+    Some(Explanation {
+        reason: Reason::NotEnoughFreeSpace,
+        detail: format!(
+            "Short by {} per bank: needs {}, {} free.{}",
+            diff(need, free),
+            size(need),
+            size(free),
+            if is_l1 { L1_SHORT_CAVEAT } else { "" }
+        ),
+    })
 }
 
 /// The callout body of behaviour.md §5.4, as plain lines (bold parts are marked by the fields).
@@ -195,6 +220,8 @@ pub struct CalloutBody {
     pub(crate) explanation: Option<Explanation>,
     /// Line 4: a caller's status line, or `Failed in …`, or nothing.
     pub last_line: Option<String>,
+    /// True when the failure was recognised beyond the reference (behaviour.md §13): the UI marks it.
+    pub(crate) beyond_reference: bool,
 }
 
 impl CalloutBody {
@@ -206,6 +233,7 @@ impl CalloutBody {
             summary: summary(failure, hex),
             explanation: explain(failure, hex),
             last_line,
+            beyond_reference: failure.beyond_reference,
         }
     }
 

@@ -116,7 +116,11 @@ impl Model {
         let error = self.error_of(operation)?;
         Some(match error.failure.as_ref().map(|f| f.kind) {
             Some(FailureKind::BankOutOfMemory | FailureKind::BankOutOfMemoryWithDependencies) => "✖ OOM",
-            Some(FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash) => "✖ CB",
+            Some(
+                FailureKind::CircularBuffersBeyondL1
+                | FailureKind::CircularBuffersClash
+                | FailureKind::CircularBufferExceedsItsBuffer,
+            ) => "✖ CB",
             None => "✖ error",
         })
     }

@@ -89,6 +89,8 @@ pub(crate) fn failure_json(failure: &AllocationFailure, hex: bool) -> Value {
             "circular_buffer_region_end": f.region_end,
             "max_l1_bytes": f.max_l1,
             "l1_buffer_address": f.l1_buffer_address,
+            "circular_buffer_size_bytes": f.circular_buffer_size,
+            "l1_buffer_size_bytes": f.l1_buffer_size,
         },
     })
 }

@@ -104,7 +104,9 @@ impl MemoryReport {
             .filter_map(|i| {
                 let failure = self.error_of(i)?.failure.as_ref();
                 let buffer_type = failure.and_then(|f| match f.kind {
-                    FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash => Some(BufferType::L1),
+                    FailureKind::CircularBuffersBeyondL1
+                    | FailureKind::CircularBuffersClash
+                    | FailureKind::CircularBufferExceedsItsBuffer => Some(BufferType::L1),
                     _ => f.figures.buffer_type,
                 });
                 let graph_device = self.error_graphs.get(&i).and_then(|g| g.as_ref().ok()).and_then(|nodes| {

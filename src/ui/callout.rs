@@ -6,12 +6,18 @@ use crate::analysis::model::ErrorRecord;
 use crate::analysis::reason::CalloutBody;
 use ratatui::text::{Line, Span};
 
-/// The callout body as styled lines: the kind label bold, the reason label bold before its detail.
+/// The words after the kind label of a failure recognised beyond the reference (behaviour.md §13).
+pub(crate) const BEYOND_REFERENCE_MARK: &str = " (beyond TT-NN Visualizer)";
+
+/// The callout body as styled lines: the kind label bold (marked when the failure was recognised
+/// beyond the reference), the reason label bold before its detail.
 pub(crate) fn callout_lines(body: &CalloutBody, theme: &Theme, indent: &str) -> Vec<Line<'static>> {
-    let mut lines = vec![
-        Line::from(vec![Span::raw(indent.to_string()), Span::styled(body.kind_label, theme.bold.patch(theme.danger))]),
-        Line::from(format!("{indent}{}", body.summary)),
-    ];
+    let mut heading =
+        vec![Span::raw(indent.to_string()), Span::styled(body.kind_label, theme.bold.patch(theme.danger))];
+    if body.beyond_reference {
+        heading.push(Span::styled(BEYOND_REFERENCE_MARK, theme.dim));
+    }
+    let mut lines = vec![Line::from(heading), Line::from(format!("{indent}{}", body.summary))];
     if let Some(e) = &body.explanation {
         lines.push(Line::from(vec![
             Span::raw(indent.to_string()),
