@@ -35,7 +35,9 @@ fn the_fixture_logs_are_what_the_builder_builds() {
 /// read every change).
 #[test]
 fn every_fixture_log_gives_its_expected_json() {
-    for (name, expected_code) in [("pytest_session.log", 0), ("ci_timestamps.log", 0), ("tt_fatal_only.log", 1)] {
+    for (name, expected_code) in
+        [("pytest_session.log", 0), ("ci_timestamps.log", 0), ("wrapped.log", 0), ("tt_fatal_only.log", 1)]
+    {
         let o = run_here(&["explain", "--log", &fixture(name), "--json"]);
         assert_eq!(o.status.code(), Some(expected_code), "{name}");
         let json_path = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture(&name.replace(".log", ".json")));
@@ -71,6 +73,33 @@ For what held the memory, record a report (README, \"Recording a report\") and r
     );
     let o = run_here(&["explain", "--log", &fixture("pytest_session.log"), "--hex"]);
     assert!(stdout(&o).contains("end at 0x9FC20, past an L1 buffer at 0x98000\n"), "{}", stdout(&o));
+}
+
+/// Messages broken over lines by the people who pasted them (K01, C06, A15) are found on the line
+/// where they begin, explained beyond the reference (behaviour.md §13.1, whitespace collapsed).
+#[test]
+fn wrapped_messages_are_found_where_they_begin() {
+    let o = run_here(&["explain", "--log", &fixture("wrapped.log"), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let failures = v["failures"].as_array().unwrap();
+    let lines: Vec<u64> = failures.iter().map(|f| f["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [3, 11, 16]);
+    let summaries: Vec<&str> = failures.iter().map(|f| f["allocation_failure"]["summary"].as_str().unwrap()).collect();
+    assert_eq!(
+        summaries,
+        [
+            "Circular buffers on [0-0 - 10-9] end at 1563264, past an L1 buffer at 1563072",
+            "Circular buffers on [0-0 - 7-7] grow to 5.32 MiB, beyond the L1 size of 1.43 MiB",
+            "Requested 5.09 GiB DRAM across 12 banks (434.64 MiB per bank, bank size 1,024 MiB)",
+        ]
+    );
+    assert!(failures.iter().all(|f| f["allocation_failure"]["beyond_reference"] == true));
+    assert_eq!(failures[0]["message"], support::logs::K01);
+    assert_eq!(
+        failures[1]["message"],
+        "Statically allocated circular buffers on core range [0-0 - 7-7] grow to\n5576032 B which is beyond max L1 size of 1499136 B"
+    );
 }
 
 #[test]
