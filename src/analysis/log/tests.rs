@@ -122,3 +122,33 @@ fn repeats_and_failures_beyond_the_caps_are_counted() {
     assert_eq!(found.failures[0].also_at.len(), MAX_REPEATS);
     assert_eq!(found.repeats_not_listed, 2);
 }
+
+#[test]
+fn a_wrapped_message_under_pytest_markers_and_timestamps_on_every_line() {
+    // K01 (tt-metal#54876) as its author broke it, each line marked by pytest and stamped by CI.
+    let k01 = [
+        "TT_THROW: Statically allocated circular buffers in program 2282 clash with L1 buffers",
+        "on core range [0-0 - 10-9]. L1 buffer allocated at 1563072 and static circular buffer",
+        "region ends at 1563264",
+    ];
+    let log: String =
+        std::iter::once("2026-05-14T01:00:31.7551234Z E       RuntimeError: TT_THROW @ program.cpp:1: tt::exception")
+            .chain(
+                k01.iter()
+                    .map(|l| format!("2026-05-14T01:00:31.7551234Z E       {l}"))
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(String::as_str),
+            )
+            .map(|l| format!("{l}\r\n"))
+            .collect();
+    let found = scan_text(&log);
+    assert_eq!(found.failures.len(), 1, "{found:#?}");
+    let f = &found.failures[0];
+    assert_eq!((f.line, f.message.as_str()), (2, k01.join("\n").as_str()));
+    assert_eq!(
+        summary(&f.failure, false),
+        "Circular buffers on [0-0 - 10-9] end at 1563264, past an L1 buffer at 1563072"
+    );
+    assert!(f.failure.beyond_reference);
+}
