@@ -131,17 +131,8 @@ fn a_wrapped_message_under_pytest_markers_and_timestamps_on_every_line() {
         "on core range [0-0 - 10-9]. L1 buffer allocated at 1563072 and static circular buffer",
         "region ends at 1563264",
     ];
-    let log: String =
-        std::iter::once("2026-05-14T01:00:31.7551234Z E       RuntimeError: TT_THROW @ program.cpp:1: tt::exception")
-            .chain(
-                k01.iter()
-                    .map(|l| format!("2026-05-14T01:00:31.7551234Z E       {l}"))
-                    .collect::<Vec<_>>()
-                    .iter()
-                    .map(String::as_str),
-            )
-            .map(|l| format!("{l}\r\n"))
-            .collect();
+    let lines = std::iter::once("RuntimeError: TT_THROW @ program.cpp:1: tt::exception").chain(k01);
+    let log: String = lines.map(|l| format!("2026-05-14T01:00:31.7551234Z E       {l}\r\n")).collect();
     let found = scan_text(&log);
     assert_eq!(found.failures.len(), 1, "{found:#?}");
     let f = &found.failures[0];
