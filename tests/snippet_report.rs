@@ -31,3 +31,21 @@ fn the_snippet_report_explains_the_failure_the_run_died_of() {
     assert_eq!(op["memory"]["live_buffers"].as_array().unwrap().len(), 10);
     assert_eq!(v["unattached_errors"], serde_json::json!([]));
 }
+
+/// The same run's log (its stdout and stderr, `fixtures/snippet/run.log`): `explain --log` finds
+/// the same failure, on ttnn's own `Started ttnn.add` line's operation, with the same explanation
+/// as the report's.
+#[test]
+fn the_runs_log_gives_the_same_failure_as_its_report() {
+    let here = Some(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let log = run(&["explain", "--log", "fixtures/snippet/run.log", "--json"], here);
+    assert_eq!(log.status.code(), Some(0));
+    let log: serde_json::Value = serde_json::from_slice(&log.stdout).unwrap();
+    let report = run(&["explain", "fixtures/snippet", "--json"], here);
+    let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    let failures = log["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1);
+    let f = &failures[0];
+    assert_eq!((f["line"].as_u64(), f["operation_name"].as_str()), (Some(39), Some("ttnn.add")));
+    assert_eq!(f["allocation_failure"], report["operations"][0]["allocation_failure"]);
+}

@@ -37,8 +37,11 @@ pub(crate) struct Frame {
 /// Where a failure seen on a line came from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Origin {
-    /// The innermost user frame of the traceback the line is part of.
-    pub(crate) frame: Option<Frame>,
+    /// The innermost user frame of the traceback the line is part of, `path:line`.
+    pub(crate) source: Option<String>,
+    /// The TT-NN operation: called on the frame's source line, else the outermost one ttnn's own
+    /// log says was started and not finished.
+    pub(crate) operation: Option<String>,
     /// The pytest test the line belongs to.
     pub(crate) test: Option<String>,
 }
@@ -74,12 +77,19 @@ pub(crate) struct Context {
     /// Lines left in which a `TT_… @` location line's message may follow.
     tt_awaiting: u8,
     python_error: Option<OtherError>,
+    /// The operations ttnn's logger said were started and not yet finished (`enable_logging`:
+    /// `… - Started ttnn.add`, `… - Finished ttnn.add`), outermost first.
+    running: Vec<String>,
 }
+
+/// Operations followed at most in `Context::running` (ttnn operations nest a few deep).
+const MAX_RUNNING: usize = 16;
 
 impl Context {
     /// Takes a cleaned line into account.
     pub(crate) fn update(&mut self, number: u64, line: &str) {
         self.other_error(number, line);
+        self.started_or_finished(line);
         if std::mem::take(&mut self.awaiting_code)
             && let Some(frame) = &mut self.frame
             && frame.operation.is_none()
@@ -120,10 +130,29 @@ impl Context {
         }
     }
 
-    /// Where a failure on `line` (already taken into account) comes from.
-    pub(crate) fn origin(&self, line: &str) -> Origin {
+    /// Where a failure on `line` (already taken into account) comes from. The operations ttnn said
+    /// were running end with it.
+    pub(crate) fn origin(&mut self, line: &str) -> Origin {
         let local_test = node_test(line).filter(|(summary, _)| *summary).map(|(_, test)| test);
-        Origin { frame: self.frame.clone(), test: local_test.or_else(|| self.test.clone()) }
+        let running = std::mem::take(&mut self.running).into_iter().next();
+        let (source, operation) = match &self.frame {
+            Some(frame) => (Some(frame.source.clone()), frame.operation.clone().or(running)),
+            None => (None, running),
+        };
+        Origin { source, operation, test: local_test.or_else(|| self.test.clone()) }
+    }
+
+    fn started_or_finished(&mut self, line: &str) {
+        if let Some((_, name)) = line.split_once(" - Started ttnn.") {
+            if self.running.len() < MAX_RUNNING {
+                self.running.push(format!("ttnn.{}", name.trim()));
+            }
+        } else if let Some((_, name)) = line.split_once(" - Finished ttnn.") {
+            let name = format!("ttnn.{}", name.trim());
+            if let Some(at) = self.running.iter().rposition(|n| *n == name) {
+                self.running.truncate(at);
+            }
+        }
     }
 
     /// The most likely other error seen: the last `TT_FATAL`/`TT_THROW`/`TT_ASSERT` line, else the
@@ -223,17 +252,18 @@ mod tests {
             "File \"/venv/lib/python3.10/site-packages/ttnn/decorators.py\", line 329, in __call__",
             "return self.function(*args)",
         ]);
-        let frame = Frame { source: "/home/u/model.py:30".into(), operation: Some("ttnn.conv2d".into()) };
-        assert_eq!(c.origin("x"), Origin { frame: Some(frame), test: None });
-        // A blank line ends the traceback: a later failure is not blamed on it.
         let mut c = c;
+        let origin =
+            Origin { source: Some("/home/u/model.py:30".into()), operation: Some("ttnn.conv2d".into()), test: None };
+        assert_eq!(c.origin("x"), origin);
+        // A blank line ends the traceback: a later failure is not blamed on it.
         c.update(8, "");
-        assert_eq!(c.origin("x").frame, None);
+        assert_eq!(c.origin("x").source, None);
     }
 
     #[test]
     fn pytest_long_and_short_frames_and_test_names() {
-        let c = context(&[
+        let mut c = context(&[
             "=================== FAILURES ===================",
             "____________ TestConv.test_conv[8-16] ____________",
             ">       run_model(device)",
@@ -242,18 +272,36 @@ mod tests {
             "models/x/model.py:46:",
             ">       return self.function(*args)",
         ]);
-        let frame = Frame { source: "models/x/model.py:46".into(), operation: Some("ttnn.conv2d".into()) };
-        assert_eq!(c.origin("x"), Origin { frame: Some(frame), test: Some("TestConv.test_conv[8-16]".into()) });
-        let c = context(&[
+        let origin = Origin {
+            source: Some("models/x/model.py:46".into()),
+            operation: Some("ttnn.conv2d".into()),
+            test: Some("TestConv.test_conv[8-16]".into()),
+        };
+        assert_eq!(c.origin("x"), origin);
+        let mut c = context(&[
             "_____ test_b _____",
             "models/y.py:7: in forward",
             "out = ttnn.matmul(a, b)",
             "ttnn/ttnn/decorators.py:329: in __call__",
         ]);
-        assert_eq!(c.origin("x").frame.unwrap().operation.as_deref(), Some("ttnn.matmul"));
-        let c = context(&["tests/test_x.py::TestA::test_b[p] "]);
+        assert_eq!(c.origin("x").operation.as_deref(), Some("ttnn.matmul"));
+        let mut c = context(&["tests/test_x.py::TestA::test_b[p] "]);
         assert_eq!(c.origin("x").test.as_deref(), Some("TestA.test_b[p]"));
         assert_eq!(c.origin("FAILED tests/t.py::test_z - RuntimeError: x").test.as_deref(), Some("test_z"));
+    }
+
+    #[test]
+    fn the_operation_ttnn_said_was_running() {
+        // ttnn's own logger (enable_logging), as the real ttnn 0.81 prints it.
+        let mut c = context(&[
+            "2026-12-01 05:38:13.633 | DEBUG    | ttnn.decorators:call_wrapper:1598 - Started ttnn.empty",
+            "2026-12-01 05:38:13.645 | DEBUG    | ttnn.decorators:call_wrapper:1638 - Finished ttnn.empty",
+            "2026-12-01 05:38:13.655 | DEBUG    | ttnn.decorators:call_wrapper:1598 - Started ttnn.conv2d",
+            "2026-12-01 05:38:13.655 | DEBUG    | ttnn.decorators:call_wrapper:1598 - Started ttnn.reshape",
+        ]);
+        assert_eq!(c.origin("x").operation.as_deref(), Some("ttnn.conv2d"));
+        // The failure ended them.
+        assert_eq!(c.origin("x").operation, None);
     }
 
     #[test]

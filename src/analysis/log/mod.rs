@@ -151,8 +151,7 @@ impl LogScanner {
                 .map(|(i, _)| i),
             _ => None,
         };
-        let (frame, test) = (origin.frame, origin.test);
-        let (source, operation_name) = frame.map_or((None, None), |f| (Some(f.source), f.operation));
+        let Origin { source, operation: operation_name, test } = origin;
         if let Some(i) = repeat {
             let earlier = &mut failures[i];
             if earlier.also_at.len() < MAX_REPEATS {
@@ -162,7 +161,9 @@ impl LogScanner {
             }
             // What the first occurrence did not say, a repeat may (the exception after the logger line).
             if earlier.source.is_none() && source.is_some() {
-                (earlier.source, earlier.operation_name) = (source, operation_name);
+                (earlier.source, earlier.operation_name) = (source, operation_name.or(earlier.operation_name.take()));
+            } else if earlier.operation_name.is_none() {
+                earlier.operation_name = operation_name;
             }
             if earlier.test.is_none() {
                 earlier.test = test;
