@@ -143,15 +143,17 @@ impl Context {
     }
 
     fn started_or_finished(&mut self, line: &str) {
-        if let Some((_, name)) = line.split_once(" - Started ttnn.") {
+        // One search for what `- Started ttnn.` and `- Finished ttnn.` share.
+        let Some(at) = line.find("ed ttnn.") else { return };
+        let name = format!("ttnn.{}", line[at + "ed ttnn.".len()..].trim());
+        if line[..at].ends_with(" - Start") {
             if self.running.len() < MAX_RUNNING {
-                self.running.push(format!("ttnn.{}", name.trim()));
+                self.running.push(name);
             }
-        } else if let Some((_, name)) = line.split_once(" - Finished ttnn.") {
-            let name = format!("ttnn.{}", name.trim());
-            if let Some(at) = self.running.iter().rposition(|n| *n == name) {
-                self.running.truncate(at);
-            }
+        } else if line[..at].ends_with(" - Finish")
+            && let Some(at) = self.running.iter().rposition(|n| *n == name)
+        {
+            self.running.truncate(at);
         }
     }
 
