@@ -34,6 +34,12 @@ impl Cli {
     /// The conflicts a global option can hide from clap.
     pub fn check(&self) -> Result<(), clap::Error> {
         let open = self.open_args();
+        if self.log().is_some() && open.report.is_some() {
+            let message = "the argument '--log <PATH>' cannot be used with '[REPORT]'";
+            return Err(
+                <Self as clap::CommandFactory>::command().error(clap::error::ErrorKind::ArgumentConflict, message)
+            );
+        }
         if open.demo && open.report.is_some() {
             let message = "the argument '--demo' cannot be used with '[REPORT]'";
             return Err(
@@ -58,6 +64,14 @@ impl Cli {
             hex: o.hex,
             perf: o.perf.clone(),
             watch: o.watch,
+        }
+    }
+
+    /// `explain --log PATH`: the log to explain instead of a report.
+    pub fn log(&self) -> Option<&std::path::Path> {
+        match &self.command {
+            Some(Command::Explain(args)) => args.log.as_deref(),
+            None => None,
         }
     }
 
@@ -90,6 +104,10 @@ pub struct ExplainArgs {
     /// Keep printing failures as a running model writes them, until interrupted (implies --watch).
     #[arg(long, conflicts_with_all = ["json", "peak", "operation", "perf"])]
     pub follow: bool,
+    /// Explain the allocation failures of a test or CI log instead of a report (`-` reads
+    /// standard input).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["report", "demo", "peak", "follow", "operation", "perf", "watch"])]
+    pub log: Option<PathBuf>,
 }
 
 /// The options shared by the UI and `explain`, accepted before or after the subcommand.
@@ -209,6 +227,25 @@ mod tests {
         assert!(parse(&["r", "--demo"]).is_err());
         assert!(parse(&["--demo", "explain", "r"]).is_err());
         assert!(parse(&["explain", "--bogus"]).is_err());
+    }
+
+    #[test]
+    fn a_log_instead_of_a_report() {
+        let cli = parse(&["explain", "--log", "ci.log", "--json", "--hex"]).unwrap();
+        assert_eq!(cli.log(), Some(std::path::Path::new("ci.log")));
+        assert!(cli.json() && cli.options.hex);
+        assert_eq!(parse(&["explain", "--log", "-"]).unwrap().log(), Some(std::path::Path::new("-")));
+        for args in [
+            &["explain", "r", "--log", "x.log"][..],
+            &["r", "explain", "--log", "x.log"],
+            &["explain", "--log", "x.log", "--demo"],
+            &["explain", "--log", "x.log", "--follow"],
+            &["explain", "--log", "x.log", "--peak"],
+            &["explain", "--log", "x.log", "--perf", "p.csv"],
+            &["explain", "--log"],
+        ] {
+            assert!(parse(args).is_err(), "{args:?}");
+        }
     }
 
     #[test]

@@ -11,6 +11,9 @@ use ttnn_tui::ui::Theme;
 
 fn main() -> ExitCode {
     let cli = Cli::parse_args();
+    if let Some(log) = cli.log() {
+        return explain_log(log, cli.json(), cli.options.hex);
+    }
     let explain = cli.command.as_ref().map(|Command::Explain(args)| args);
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
     match run(&cli.open_args(), explain, tui.then_some(cli.options.color)) {
@@ -20,6 +23,32 @@ fn main() -> ExitCode {
             ExitCode::from(code)
         }
     }
+}
+
+/// `explain --log`: 0 when a failure was explained, 1 when the log holds none, 2 when it cannot
+/// be read (as for a usage error: nothing was explained).
+fn explain_log(path: &std::path::Path, json: bool, hex: bool) -> ExitCode {
+    let name = path.display().to_string();
+    let findings = if name == "-" {
+        ttnn_tui::explain::scan_log(std::io::stdin().lock())
+    } else {
+        std::fs::File::open(path).and_then(|file| ttnn_tui::explain::scan_log(std::io::BufReader::new(file)))
+    };
+    let findings = match findings {
+        Ok(findings) => findings,
+        Err(e) => {
+            eprintln!("error: cannot read the log ({e}): {}", ttnn_tui::analysis::sanitize::sanitize_line(&name));
+            return ExitCode::from(2);
+        }
+    };
+    let text = if json {
+        ttnn_tui::explain::render_log_json(&findings, &name, hex)
+    } else {
+        ttnn_tui::explain::render_log_text(&findings, hex)
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    if findings.failures.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
 
 /// A failure to report on stderr, with the exit code.

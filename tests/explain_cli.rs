@@ -257,7 +257,11 @@ fn bad_inputs_give_one_line_errors() {
     let empty = d.join("empty.sqlite");
     std::fs::write(&empty, "").unwrap();
     let o = run_read_only(&["explain", not_sqlite.to_str().unwrap()], d);
-    assert_error(&o, "not an SQLite database", not_sqlite.to_str().unwrap());
+    assert_error(&o, "this is not a TT-NN memory report; to explain a log, use --log", not_sqlite.to_str().unwrap());
+    let binary = d.join("image.sqlite");
+    std::fs::write(&binary, [0x89u8, b'P', b'N', b'G', 0, 0, 0, 13].repeat(20)).unwrap();
+    let o = run_read_only(&["explain", binary.to_str().unwrap()], d);
+    assert_error(&o, "not an SQLite database", binary.to_str().unwrap());
     let o = run_read_only(&["explain", empty.to_str().unwrap()], d);
     assert_error(&o, "empty file, not a TT-NN memory report", empty.to_str().unwrap());
     let o = run(&["explain", d.join("missing").to_str().unwrap()], None);

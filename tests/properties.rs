@@ -1,7 +1,8 @@
 //! Properties that hold for any input (issue 9 §3), checked with proptest on a bounded number of
 //! cases (a few seconds in all): parsing never panics, the sanitiser's output is printable, every
 //! byte figure formats and parses back within its rounding, graph parsing and the scope rules
-//! never panic. The fuzz targets under `tests/fuzz/` push the same paths much further.
+//! never panic; text around a message in a log never changes its explanation, and a log of any
+//! bytes never panics. The fuzz targets under `tests/fuzz/` push the same paths much further.
 
 use proptest::prelude::*;
 use ttnn_tui::analysis::failure::parse_allocation_failure;
@@ -13,6 +14,7 @@ use ttnn_tui::analysis::scopes::{
     completed_device_operations, failed_device_operations, pair_scopes, scope_closes, started_device_operations,
 };
 use ttnn_tui::analysis::tree::device_ops_tree;
+use ttnn_tui::explain::{render_log_json, render_log_text, scan_log};
 
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 1024, failure_persistence: None, ..ProptestConfig::default() }
@@ -209,5 +211,70 @@ proptest! {
                 let _ = completed_device_operations(&nodes);
             }
         }
+    }
+}
+
+/// Real messages of messages.md §R the log scan must find whatever surrounds them.
+const REAL_MESSAGES: &[&str] = &[
+    "Out of Memory: Not enough space to allocate 26542080 B L1 buffer across 48 banks, where each bank needs to store 552960 B, but bank size is 1329888 B (allocated: 417792 B, free: 912096 B, largest free block: 522240 B) (assert.hpp:104)",
+    "Out of Memory: Not enough space to allocate 4294967296 B DRAM buffer across 12 banks, where each bank needs to store 357916672 B, but bank size is 1071821792 B (allocated: 527808576 B, free: 544013216 B, largest free block: 306904160 B) (assert.hpp:104)",
+    "TT_FATAL: Out of Memory: Not enough space to allocate 1061683200 B DRAM buffer across 8 banks, where each bank needs to store 132710400 B, but bank size is 4273390016 B (allocated: 4221954688 B, free: 51435328 B, largest free block: 45589184 B)",
+    "Statically allocated circular buffers on core range [(x=0,y=0) - (x=7,y=3)] grow to 2587616 B which is beyond max L1 size of 1499136 B",
+    "Statically allocated circular buffers in program 77 clash with L1 buffers on core range [(x=0,y=0) - (x=7,y=7)]. L1 buffer allocated at 974336 and static circular buffer region ends at 1089536",
+    // Beyond the reference (behaviour.md §13): V0 (M11), no prefix (M09), a circular buffer
+    // larger than its buffer (G01).
+    "Out of Memory: Not enough space to allocate 98304000 B L1 buffer across 100 banks, where each bank needs to store 983040 B",
+    "Not enough space to allocate 1027604480 B DRAM buffer across 12 banks, where each bank needs to store 85635072 B, but bank size is only 1073741792 B",
+    "Cannot set to globally allocated buffer. Circular buffer size 28672 B exceeds allocated L1 buffer size of 4096 B",
+];
+
+/// Log text that cannot begin an allocation-failure message (no capital letters).
+fn log_noise() -> impl Strategy<Value = Vec<String>> {
+    proptest::collection::vec("[a-z0-9 :|_.=>{}\\[\\]()-]{0,40}", 0..6)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..config() })]
+
+    #[test]
+    fn text_around_a_message_never_changes_its_explanation(
+        message in proptest::sample::select(REAL_MESSAGES),
+        before in log_noise(),
+        after in log_noise(),
+        (same_line_before, same_line_after) in ("[a-z |:]{0,12}", "( [a-z |:]{0,12})?"),
+        crlf in any::<bool>(),
+        colour in proptest::sample::select(vec![("", ""), ("\x1b[1;31m", "\x1b[0m"), ("\x1b]0;t\x07", "\x1b[K")]),
+        timestamp in any::<bool>(),
+        pytest in any::<bool>(),
+    ) {
+        let eol = if crlf { "\r\n" } else { "\n" };
+        let stamp = if timestamp { "2026-05-14T01:00:31.7551234Z " } else { "" };
+        let marker = if pytest { "E       " } else { "" };
+        let line = format!("{stamp}{marker}{same_line_before}{}{message}{}{same_line_after}", colour.0, colour.1);
+        let text: String = before.iter().map(|l| format!("{stamp}{l}{eol}")).chain(std::iter::once(format!("{line}{eol}")))
+            .chain(after.iter().map(|l| format!("{stamp}{l}{eol}"))).collect();
+        let found = scan_log(std::io::Cursor::new(text.as_bytes())).unwrap();
+        prop_assert_eq!(found.failures.len(), 1, "{:?}", text);
+        let f = &found.failures[0];
+        prop_assert_eq!(f.line, before.len() as u64 + 1);
+        let alone = parse_allocation_failure(message).unwrap();
+        prop_assert_eq!(summary(&f.failure, false), summary(&alone, false));
+        prop_assert_eq!(explain(&f.failure, false), explain(&alone, false));
+        prop_assert_eq!(&f.failure, &alone);
+    }
+
+    #[test]
+    fn a_log_never_panics_and_its_explanation_is_printable(
+        bytes in prop_oneof![
+            proptest::collection::vec(any::<u8>(), 0..2000),
+            proptest::collection::vec(message(), 0..8).prop_map(|m| m.join("\r\nE   ").into_bytes()),
+            hostile_text().prop_map(String::into_bytes),
+        ],
+        hex in any::<bool>(),
+    ) {
+        let found = scan_log(std::io::Cursor::new(bytes)).unwrap();
+        assert_printable(&render_log_text(&found, hex), true)?;
+        let json: serde_json::Value = serde_json::from_str(&render_log_json(&found, "-", hex)).unwrap();
+        prop_assert_eq!(json["failures"].as_array().map(Vec::len), Some(found.failures.len()));
     }
 }

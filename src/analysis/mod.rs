@@ -10,6 +10,7 @@ pub mod graph;
 mod graph_json;
 pub mod link;
 pub mod link_reason;
+pub mod log;
 pub mod memory;
 pub mod model;
 pub mod perf_callout;

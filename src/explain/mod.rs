@@ -3,6 +3,7 @@
 
 mod follow;
 mod json;
+mod log;
 mod memory_json;
 mod peak;
 mod text;
@@ -19,6 +20,7 @@ use std::sync::atomic::AtomicBool;
 
 pub use follow::{FollowEnd, follow};
 pub use json::render_json;
+pub use log::{MAX_LINE_BYTES, RECORD_A_REPORT, render_log_json, render_log_text, scan_log};
 pub use memory_json::memory_json;
 pub use peak::{PeakLine, read_peaks};
 pub use text::render_text;

@@ -23,6 +23,9 @@ pub(crate) fn open_database(path: &Path) -> Result<(Connection, bool), ReportErr
         );
     }
     if header.len() < 100 || &header[..16] != SQLITE_MAGIC {
+        if looks_like_text(&header) {
+            return Err(fail("this is not a TT-NN memory report; to explain a log, use --log".into()));
+        }
         return Err(fail("not an SQLite database".into()).hint("point at a TT-NN report folder or its db.sqlite"));
     }
     // Bytes 18 and 19 are 2 in WAL mode. A read-only connection would create -wal and -shm files
@@ -47,6 +50,16 @@ pub(crate) fn open_database(path: &Path) -> Result<(Connection, bool), ReportErr
 /// connection opened now uses them and creates nothing.
 pub(crate) fn wal_writer_files_exist(path: &Path) -> bool {
     sibling(path, "-wal").exists() && sibling(path, "-shm").exists()
+}
+
+/// Text (a log, a pasted message): UTF-8, perhaps cut inside its last character, without control
+/// bytes other than tabs, line endings and escape sequences' ESC.
+fn looks_like_text(header: &[u8]) -> bool {
+    let utf8 = match std::str::from_utf8(header) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none(),
+    };
+    utf8 && header.iter().all(|&b| b >= 0x20 || matches!(b, b'\t' | b'\n' | b'\r' | 0x1b))
 }
 
 fn read_header(path: &Path) -> std::io::Result<Vec<u8>> {

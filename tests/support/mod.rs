@@ -30,6 +30,7 @@ pub mod demo_perf_config;
 pub mod fixture;
 pub mod graph;
 pub mod live_writer;
+pub mod logs;
 pub mod perf;
 pub mod rows;
 pub mod schema;

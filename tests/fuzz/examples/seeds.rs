@@ -8,7 +8,7 @@
 //! `failure_message`: the messages of `messages.md` and the demo report's errors; `graph`: the
 //! demo report's captured graphs and a few built ones; `perf_csv`: the demo CSV and small CSVs of
 //! each era; `sanitize`: hostile and real texts; `report`: small databases of every schema era
-//! (page size 512, so each is a few KiB).
+//! (page size 512, so each is a few KiB); `log`: the fixture logs of `tests/support/logs.rs`.
 
 #[path = "../../support/mod.rs"]
 #[allow(unused_imports)]
@@ -55,6 +55,9 @@ fn main() {
 
     let reports = small_reports();
     write_all(&out.join("report"), "db", reports.iter().map(Vec::as_slice));
+
+    let logs = support::logs::fixture_logs();
+    write_all(&out.join("log"), "log", logs.iter().map(|(_, text)| text.as_bytes()));
 
     let memory = memory_seeds(&demo);
     write_all(&out.join("memory"), "failure", memory.iter().map(Vec::as_slice));

@@ -24,7 +24,7 @@ use ttnn_tui::analysis::scopes::{
 use ttnn_tui::analysis::tree::{TreeEntry, device_ops_tree, entry_at, first_failed_path};
 use ttnn_tui::analysis::model::first_line;
 use ttnn_tui::analysis::raw_message::raw_message_text;
-use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_text};
+use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_log_json, render_log_text, render_text, scan_log};
 use ttnn_tui::report::MemoryReport;
 use ttnn_tui::report::linked::LinkedReports;
 use ttnn_tui::report::perf::{DeviceLog, PerfReport};
@@ -138,6 +138,17 @@ pub fn perf_csv(data: &[u8]) {
         let _ = flags_for_rows(&unmerged, &view, &failures, &HashMap::new(), perf.max_cores(&unmerged));
         let listings = failure_listings(&FAILED, &linked.map, &view);
         let _ = perf_callout(&listings, linked.is_linked(), false);
+    }
+}
+
+/// `explain --log` on any bytes: the streaming scan, then the text and JSON forms in both
+/// address styles; the text is printable and the JSON lists every failure found.
+pub fn log(data: &[u8]) {
+    let findings = scan_log(std::io::Cursor::new(data)).expect("reading from memory cannot fail");
+    for hex in [false, true] {
+        assert_printable(&render_log_text(&findings, hex), true);
+        let json: serde_json::Value = serde_json::from_str(&render_log_json(&findings, "-", hex)).expect("valid JSON");
+        assert_eq!(json["failures"].as_array().map(Vec::len), Some(findings.failures.len()));
     }
 }
 

@@ -1,0 +1,186 @@
+//! Allocation failures in a log (pytest output, a CI job, a pasted message): a streaming scan,
+//! line by line, that keeps only the lines of the message being read and what the log said
+//! about where it came from (issue 15).
+//!
+//! Each line is cleaned ([`clean::clean_line`]); a line holding the opening of an allocation-failure
+//! message starts a candidate message, continued by the lines after it (a message wrapped by a
+//! logger or a terminal) until a blank line, another opening, or [`MAX_CONTINUATION`] lines. The
+//! project's one parser decides ([`parse_allocation_failure`]); the message is the fewest of those
+//! lines that give the same failure. The same failure printed again in a row (the logger, the
+//! exception, pytest's `E` lines), or again for the same test, is one failure seen on more lines.
+
+mod clean;
+mod context;
+#[cfg(test)]
+mod tests;
+
+use crate::analysis::failure::{AllocationFailure, parse_allocation_failure};
+use context::{Context, Origin};
+use regex::Regex;
+use std::sync::LazyLock;
+
+pub use context::OtherError;
+
+/// How many lines after its first a wrapped message may run over.
+pub const MAX_CONTINUATION: usize = 8;
+/// Failures listed at most; more are counted.
+pub const MAX_FAILURES: usize = 10_000;
+/// Repeat lines listed at most per failure; more are counted.
+pub const MAX_REPEATS: usize = 1_000;
+/// Earlier failures a repeat for the same test is looked for among.
+const REPEAT_LOOKBACK: usize = 64;
+
+/// The openings of every message the parser recognises (behaviour.md §4.2, §13.2).
+static OPENING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        "Not enough space|Statically allocated|Circular buffers on service-core|Cannot set to globally allocated|Cannot set circular buffer size",
+    )
+    .expect("the opening pattern is valid")
+});
+
+/// One allocation failure found in a log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogFailure {
+    /// The 1-based line on which its message begins.
+    pub line: u64,
+    /// The lines where repeats of it begin.
+    pub also_at: Vec<u64>,
+    /// The TT-NN operation (`ttnn.conv2d`), when the traceback's source line shows it.
+    pub operation_name: Option<String>,
+    /// The innermost user frame, `path:line` as the log prints it.
+    pub source: Option<String>,
+    /// The pytest test, as pytest names it in its section headers.
+    pub test: Option<String>,
+    /// The message lines, cleaned (unsanitised: the caller sanitises for output).
+    pub message: String,
+    /// What the parser made of it.
+    pub failure: AllocationFailure,
+}
+
+/// Everything a scan found.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LogFindings {
+    /// The failures, in order of first appearance.
+    pub failures: Vec<LogFailure>,
+    /// Lines read.
+    pub lines: u64,
+    /// When the log holds no allocation failure, its most likely other error (the last
+    /// `TT_FATAL`/`TT_THROW` line, else a Python exception).
+    pub other_error: Option<OtherError>,
+    /// Failures beyond [`MAX_FAILURES`], not listed.
+    pub failures_not_listed: u64,
+    /// Repeat lines beyond [`MAX_REPEATS`] per failure, not listed.
+    pub repeats_not_listed: u64,
+}
+
+/// A candidate message: its first line, the lines so far, and where it came from.
+#[derive(Debug)]
+struct Candidate {
+    line: u64,
+    lines: Vec<String>,
+    origin: Origin,
+}
+
+/// The streaming scan: feed it every line with [`LogScanner::push_line`], then [`LogScanner::finish`].
+#[derive(Debug, Default)]
+pub struct LogScanner {
+    findings: LogFindings,
+    context: Context,
+    candidate: Option<Candidate>,
+}
+
+impl LogScanner {
+    /// A scan at line 1.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reads the next line of the log (its line ending may be left on).
+    pub fn push_line(&mut self, raw: &str) {
+        self.findings.lines += 1;
+        let number = self.findings.lines;
+        let line = clean::clean_line(raw);
+        let opening = OPENING.is_match(&line);
+        if let Some(candidate) = &mut self.candidate {
+            if opening || line.is_empty() || candidate.lines.len() > MAX_CONTINUATION {
+                self.close_candidate();
+            } else {
+                candidate.lines.push(line.to_string());
+            }
+        }
+        self.context.update(number, &line);
+        if opening {
+            let origin = self.context.origin(&line);
+            self.candidate = Some(Candidate { line: number, lines: vec![line.into_owned()], origin });
+        }
+    }
+
+    /// Ends the scan.
+    pub fn finish(mut self) -> LogFindings {
+        self.close_candidate();
+        if self.findings.failures.is_empty() {
+            self.findings.other_error = self.context.other_error_seen().cloned();
+        }
+        self.findings
+    }
+
+    fn close_candidate(&mut self) {
+        let Some(candidate) = self.candidate.take() else { return };
+        let Some(failure) = parse_allocation_failure(&candidate.lines.join("\n")) else { return };
+        // The fewest lines that say the same: a message complete on its first line is that line.
+        let used = (1..candidate.lines.len())
+            .find(|&n| parse_allocation_failure(&candidate.lines[..n].join("\n")).as_ref() == Some(&failure))
+            .unwrap_or(candidate.lines.len());
+        let message = candidate.lines[..used].join("\n");
+        self.record(candidate.line, candidate.origin, message, failure);
+    }
+
+    fn record(&mut self, line: u64, origin: Origin, message: String, failure: AllocationFailure) {
+        let failures = &mut self.findings.failures;
+        let same = |f: &LogFailure| {
+            f.failure == failure && !(f.test.is_some() && origin.test.is_some() && f.test != origin.test)
+        };
+        let repeat = match failures.last() {
+            Some(last) if same(last) => Some(failures.len() - 1),
+            _ if origin.test.is_some() => failures
+                .iter()
+                .enumerate()
+                .rev()
+                .take(REPEAT_LOOKBACK)
+                .find(|(_, f)| f.failure == failure && f.test == origin.test)
+                .map(|(i, _)| i),
+            _ => None,
+        };
+        let Origin { source, operation: operation_name, test } = origin;
+        if let Some(i) = repeat {
+            let earlier = &mut failures[i];
+            if earlier.also_at.len() < MAX_REPEATS {
+                earlier.also_at.push(line);
+            } else {
+                self.findings.repeats_not_listed += 1;
+            }
+            // What the first occurrence did not say, a repeat may (the exception after the logger line).
+            if earlier.source.is_none() && source.is_some() {
+                (earlier.source, earlier.operation_name) = (source, operation_name.or(earlier.operation_name.take()));
+            } else if earlier.operation_name.is_none() {
+                earlier.operation_name = operation_name;
+            }
+            if earlier.test.is_none() {
+                earlier.test = test;
+            }
+        } else if failures.len() < MAX_FAILURES {
+            failures.push(LogFailure { line, also_at: Vec::new(), operation_name, source, test, message, failure });
+        } else {
+            self.findings.failures_not_listed += 1;
+        }
+    }
+}
+
+/// Scans a whole text (for tests and small inputs; a log is streamed with [`LogScanner`]).
+pub fn scan_text(text: &str) -> LogFindings {
+    let mut scanner = LogScanner::new();
+    for line in text.split_inclusive('\n') {
+        scanner.push_line(line);
+    }
+    scanner.finish()
+}
