@@ -66,7 +66,7 @@ impl MemoryReport {
         let (first, last) = self.graph_rowids().map_err(ReportError::read("captured graphs"))?;
         let total = u64::try_from(last - first + 1).unwrap_or(0).max(1);
         let ranked = self.schema.has_column("captured_graph", "rank");
-        let mut replayer = GraphReplayer::new();
+        let mut replayer = GraphReplayer::new(&devices);
         let mut result = GraphReplay::default();
         let mut replayed = vec![false; self.operations.len()];
         let (mut next_failed, mut last_index, mut invalid, mut out_of_order) = (0, 0, 0, false);
@@ -103,7 +103,7 @@ impl MemoryReport {
                 Err(_) => invalid += 1,
             }
             result.graphs += 1;
-            result.usage.extend(replayer.used_per_bank(&devices).into_iter().map(|(device_id, buffer_type, used)| {
+            result.usage.extend(replayer.used_per_bank().into_iter().map(|(device_id, buffer_type, used)| {
                 OperationUsage { operation_id: id, device_id, buffer_type, used_per_bank: used }
             }));
             true

@@ -5,9 +5,11 @@
 
 mod cb;
 mod fit;
+mod graph_index;
 mod holders;
 mod inputs;
 mod live;
+mod live_index;
 mod map;
 mod model;
 mod notes;
@@ -161,11 +163,7 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
     let mut own = Replay::default();
     own.run(&inputs.graph, None);
     for p in &mut placed {
-        p.allocated_at = own
-            .live
-            .iter()
-            .find(|(b, _)| b.address == p.address && b.is_of(device, buffer_type))
-            .and_then(|(_, at)| *at);
+        p.allocated_at = own.live.find_of(p.address, device, buffer_type).and_then(|e| e.allocated_at);
     }
     let mut holders =
         Holders::new(inputs.operation_id, chosen, &inputs.graph, &inputs.input_tensor_ids, &inputs.tensors);

@@ -2,11 +2,11 @@
 //! frees remove, keyed by (device, buffer type, address); the failure point of a failed
 //! operation's graph and the unwinding after it.
 
-use super::inputs::GraphBuffer;
+use super::inputs::{DeviceFacts, GraphBuffer};
+use super::live_index::LiveIndex;
 use super::notes::{MemoryNote, Tally};
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::{GraphNode, NodeType};
-use crate::analysis::scopes::scope_closes;
 use std::collections::HashMap;
 
 /// The failure point F (memory.md §3.3): scanning back from the last node, the first node that
@@ -110,9 +110,9 @@ pub(crate) fn free_addresses(nodes: &[GraphNode]) -> Vec<Option<u64>> {
 /// A set of live buffers that graphs are replayed over, with what had to be set aside.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Replay {
-    /// Live buffers, with the position of their allocation in the graph being replayed (none
-    /// for buffers live before it).
-    pub(crate) live: Vec<(GraphBuffer, Option<usize>)>,
+    /// Live buffers, each with the position of its allocation in the graph being replayed
+    /// (none for buffers live before it).
+    pub(crate) live: LiveIndex,
     unknown_frees: Tally,
     frees_without_address: Tally,
     bad_allocations: Tally,
@@ -121,33 +121,27 @@ pub(crate) struct Replay {
 impl Replay {
     /// Starts from live buffers.
     pub fn new(live: Vec<GraphBuffer>) -> Self {
-        Self { live: live.into_iter().map(|b| (b, None)).collect(), ..Self::default() }
+        let mut set = LiveIndex::default();
+        set.extend(live);
+        Self { live: set, ..Self::default() }
     }
 
-    /// Replays the nodes of one graph up to and including position `through` (all when none).
+    /// Replays the nodes of one graph up to and including position `through` (all when none):
+    /// one hash lookup per allocation and per free.
     pub(crate) fn run(&mut self, nodes: &[GraphNode], through: Option<usize>) {
         let frees = free_addresses(nodes);
         let last = through.map_or(nodes.len(), |f| (f + 1).min(nodes.len()));
         for (i, node) in nodes[..last].iter().enumerate() {
             if node.is(NodeType::BufferAllocate) {
                 match node.address.filter(|&a| a > 0) {
-                    Some(address) => {
-                        let buffer = GraphBuffer::of_node(node, address);
-                        // A new allocation at a live address replaces what the report still had there.
-                        self.live.retain(|(b, _)| !b.same_buffer(&buffer));
-                        self.live.push((buffer, Some(i)));
-                    }
+                    Some(address) => self.live.insert(GraphBuffer::of_node(node, address), Some(i)),
                     None => self.bad_allocations.bump(),
                 }
             } else if node.is(NodeType::BufferDeallocate) {
                 match frees[i] {
                     Some(address) => {
-                        let freed = GraphBuffer::of_node(node, address);
-                        match self.live.iter().rposition(|(b, _)| b.same_buffer(&freed)) {
-                            Some(k) => {
-                                self.live.remove(k);
-                            }
-                            None => self.unknown_frees.add(address),
+                        if !self.live.remove_newest(&GraphBuffer::of_node(node, address)) {
+                            self.unknown_frees.add(address);
                         }
                     }
                     None => self.frees_without_address.bump(),
@@ -169,77 +163,35 @@ impl Replay {
     }
 }
 
-/// The name of the innermost function scope open at node `position` (memory.md §4), with the
-/// scope closes of behaviour.md §3.4: a scope is open from its start until the node before
-/// which it closes.
-pub(crate) fn open_scope(nodes: &[GraphNode], position: usize) -> Option<String> {
-    scope_closes(nodes, true)
-        .iter()
-        .filter(|c| c.start < position && c.before.is_none_or(|b| b > position))
-        .map(|c| c.start)
-        .max()
-        .map(|s| nodes[s].name.clone())
-}
-
-/// The tensor a `buffer_allocate` node connects to: a `tensor` node among its connections or
-/// those of the `buffer` node it connects to.
-pub(crate) fn allocated_tensor(nodes: &[GraphNode], position: usize) -> Option<u64> {
-    let by_id: HashMap<u64, &GraphNode> = nodes.iter().map(|n| (n.id, n)).collect();
-    let tensor_of = |id: &u64| by_id.get(id).filter(|n| n.is(NodeType::Tensor)).and_then(|n| n.tensor_id);
-    let node = nodes.get(position)?;
-    node.connections.iter().find_map(tensor_of).or_else(|| {
-        node.connections
-            .iter()
-            .filter_map(|c| by_id.get(c))
-            .filter(|n| n.is(NodeType::Buffer))
-            .find_map(|b| b.connections.iter().find_map(tensor_of))
-    })
-}
-
 /// Replays every captured graph of a report in operation order from empty (the `graph_only`
 /// basis, memory.md §3.4), one graph at a time, so that the buffers live before any operation
 /// and the bytes used after each can be read on the way.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct GraphReplayer {
     replay: Replay,
 }
 
 impl GraphReplayer {
-    /// An empty replay: nothing live.
-    pub fn new() -> Self {
-        Self::default()
+    /// An empty replay: nothing live. `devices` spread graph sizes that give no per-bank figure
+    /// over the device's L1 banks (L1, L1_SMALL) or 12 (DRAM).
+    pub fn new(devices: &[DeviceFacts]) -> Self {
+        Self { replay: Replay { live: LiveIndex::with_sums(devices.to_vec()), ..Replay::default() } }
     }
 
     /// Replays one operation's whole graph.
     pub(crate) fn apply(&mut self, nodes: &[GraphNode]) {
         self.replay.run(nodes, None);
-        for (_, at) in &mut self.replay.live {
-            *at = None;
-        }
     }
 
-    /// The buffers live now.
+    /// The buffers live now, in the order they became live.
     pub(crate) fn live(&self) -> Vec<GraphBuffer> {
-        self.replay.live.iter().map(|(b, _)| b.clone()).collect()
+        self.replay.live.iter().map(|e| e.buffer.clone()).collect()
     }
 
-    /// Bytes per bank live now, per (device, buffer type), ascending: the sum of the live
-    /// buffers' sizes, spread over the device's L1 banks (L1, L1_SMALL) or 12 (DRAM) where a node
-    /// gives no per-bank figure. A node without a device counts for device 0.
-    pub(crate) fn used_per_bank(&self, devices: &[super::inputs::DeviceFacts]) -> Vec<(u64, BufferType, u64)> {
-        let mut used: Vec<(u64, BufferType, u64)> = Vec::new();
-        for (b, _) in &self.replay.live {
-            let (Some(buffer_type), device) = (b.buffer_type, b.device_id.unwrap_or(0)) else { continue };
-            let row = devices.iter().find(|d| d.device_id == device);
-            let banks = super::place::default_banks(buffer_type, None, row);
-            let bytes = b.per_bank(banks).unwrap_or(0);
-            match used.iter_mut().find(|(d, t, _)| *d == device && *t == buffer_type) {
-                Some(entry) => entry.2 = entry.2.saturating_add(bytes),
-                None => used.push((device, buffer_type, bytes)),
-            }
-        }
-        used.sort_by_key(|(d, t, _)| (*d, *t as u8));
-        used
+    /// Bytes per bank live now, per (device, buffer type) holding any buffer, ascending: kept
+    /// as the graphs are replayed. A node without a device counts for device 0.
+    pub(crate) fn used_per_bank(&self) -> Vec<(u64, BufferType, u64)> {
+        self.replay.live.sums()
     }
 
     /// What was set aside so far (frees of addresses never allocated, …).

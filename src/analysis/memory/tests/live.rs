@@ -163,7 +163,7 @@ fn graph_only_replays_the_earlier_graphs_then_n_s() {
     let mut i = inputs(l1_failure(2000, 0, 0, 0), g);
     // Without the pass, there is no picture to give.
     assert_eq!(memory_at_failure(&i), None);
-    let mut replayer = GraphReplayer::new();
+    let mut replayer = GraphReplayer::new(&[device(0)]);
     replayer.apply(&G::default().alloc(0, BufferType::L1, 9000, 1000).alloc(0, BufferType::L1, 8000, 500).0);
     replayer.apply(&G::default().free(0, BufferType::L1, 8000, 500).free(0, BufferType::L1, 1234, 5).0);
     i.replayed_before = Some(replayer.live());
@@ -171,7 +171,7 @@ fn graph_only_replays_the_earlier_graphs_then_n_s() {
     assert_eq!((m.basis, m.snapshot_operation_id), (Basis::GraphOnly, None));
     assert_eq!(addresses(&m), [(6000, 100), (9000, 1000)]);
     assert_eq!(replayer.notes(), [MemoryNote::UnknownFrees { count: 1, address: 1234 }]);
-    assert_eq!(replayer.used_per_bank(&[device(0)]), [(0, BufferType::L1, 1000)]);
+    assert_eq!(replayer.used_per_bank(), [(0, BufferType::L1, 1000)]);
 }
 
 #[test]
