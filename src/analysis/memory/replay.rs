@@ -7,14 +7,26 @@ use super::live_index::LiveIndex;
 use super::notes::{MemoryNote, Tally};
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::scopes::pair_scopes;
 use std::collections::HashMap;
 
 /// The failure point F (memory.md §3.3): scanning back from the last node, the first node that
-/// is not a capture end, a free, a buffer or tensor node, a circular-buffer deallocation or an
-/// aborted end. None when every node is skipped.
+/// is not a capture end, a free, a buffer or tensor node, a circular-buffer deallocation, an
+/// aborted end, or part of a whole `Tensor::deallocate` scope (ttnn 0.81 frees the failed
+/// operation's outputs inside one while unwinding). None when every node is skipped.
 pub(crate) fn failure_point(nodes: &[GraphNode]) -> Option<usize> {
-    nodes.iter().rposition(|n| {
-        !(matches!(
+    let mut pairs: Option<Vec<Option<usize>>> = None;
+    let mut i = nodes.len();
+    while i > 0 {
+        i -= 1;
+        let n = &nodes[i];
+        if n.is(NodeType::FunctionEnd) && is_tensor_deallocate(&n.name) {
+            // The whole scope, back to its start (just the end when it has none).
+            let pairs = pairs.get_or_insert_with(|| pair_scopes(nodes));
+            i = pairs[i].unwrap_or(i);
+            continue;
+        }
+        let skipped = matches!(
             n.node_type,
             Some(
                 NodeType::CaptureEnd
@@ -23,8 +35,18 @@ pub(crate) fn failure_point(nodes: &[GraphNode]) -> Option<usize> {
                     | NodeType::Tensor
                     | NodeType::CircularBufferDeallocateAll
             )
-        ) || (n.is(NodeType::FunctionEnd) && n.aborted))
-    })
+        ) || (n.is(NodeType::FunctionEnd) && n.aborted);
+        if !skipped {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// True for the scope ttnn 0.81 frees a tensor's buffers in: `Tensor::deallocate` (with or
+/// without a namespace).
+fn is_tensor_deallocate(name: &str) -> bool {
+    name == "Tensor::deallocate" || name.ends_with("::Tensor::deallocate")
 }
 
 /// Whether two buffer types can name the same buffer: equal, or the same class when either
