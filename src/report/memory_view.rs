@@ -11,8 +11,8 @@ use crate::analysis::failure::BufferType;
 use crate::analysis::graph::NodeType;
 use crate::analysis::memory::{
     DeviceFacts, EarlierSnapshot, FailureInputs, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
-    OperationMemory, TensorFacts, failure_place, live_addresses, memory_at_failure, needs_earlier_snapshot,
-    operation_memory,
+    OperationMemory, TensorFacts, failure_place, found_place, live_addresses, memory_at_failure,
+    needs_earlier_snapshot, operation_memory,
 };
 use std::collections::{BTreeSet, HashMap};
 
@@ -86,13 +86,20 @@ impl MemoryReport {
         let mut ready: Vec<Pending> = Vec::new();
         for mut p in pending {
             p.inputs.tensors = first_facts.clone();
-            let Some((device, _)) = failure_place(&p.inputs) else {
+            let op = &self.operations[p.index];
+            let Some(mut lookups) = self.devices_with_rows(&mut p.inputs, op.id, op.rank).map_err(&read)? else {
                 out.push((p.index, FailureMemory::Absent));
                 continue;
             };
-            let op = &self.operations[p.index];
+            let Some((device, buffer_type)) = failure_place(&p.inputs) else {
+                out.push((p.index, FailureMemory::Absent));
+                continue;
+            };
             let earlier = if needs_earlier_snapshot(&p.inputs, device) {
-                self.earlier_snapshot(op.id, device, op.rank).map_err(&read)?
+                match lookups.remove(&device) {
+                    Some(earlier) => earlier,
+                    None => self.earlier_snapshot(op.id, device, op.rank).map_err(&read)?,
+                }
             } else {
                 Earlier::None
             };
@@ -104,6 +111,9 @@ impl MemoryReport {
                 }
                 Earlier::Stopped(rows) => p.notes.push(MemoryNote::EarlierSearchStopped { rows }),
                 Earlier::None => {}
+            }
+            if buffer_type == BufferType::Dram {
+                p.inputs.lowest_dram_address = self.lowest_dram_address(op.id, device, op.rank).map_err(&read)?;
             }
             let own_rows = p.inputs.own_snapshot.iter().any(|r| r.device_id == device);
             if !own_rows && p.inputs.earlier_snapshot.is_none() {
@@ -141,6 +151,40 @@ impl MemoryReport {
         let order: HashMap<usize, usize> = indexes.iter().enumerate().map(|(k, &i)| (i, k)).collect();
         out.sort_by_key(|(i, _)| order.get(i).copied().unwrap_or(usize::MAX));
         Ok(out)
+    }
+
+    /// Fills `devices_with_rows` for the mesh-id rule (memory.md §2): whether the device found
+    /// has a `buffers` row before N, and only when it has none (and none of N's own), which of
+    /// the other `devices` do. Gives the earlier snapshots found on the way, by device; none when
+    /// the failure has no place.
+    fn devices_with_rows(
+        &self,
+        inputs: &mut FailureInputs,
+        n: u64,
+        rank: u32,
+    ) -> rusqlite::Result<Option<HashMap<u64, Earlier>>> {
+        let Some((found, _)) = found_place(inputs) else { return Ok(None) };
+        let mut lookups = HashMap::new();
+        let own = |device: u64| inputs.own_snapshot.iter().any(|r| r.device_id == device);
+        if own(found) {
+            return Ok(Some(lookups));
+        }
+        let earlier = self.earlier_snapshot(n, found, rank)?;
+        let mut with_rows = Vec::new();
+        if matches!(earlier, Earlier::Found(_)) {
+            with_rows.push(found);
+        } else {
+            for device in self.devices.iter().map(|d| d.device_id).filter(|&d| d != found && !own(d)) {
+                let other = self.earlier_snapshot(n, device, rank)?;
+                if matches!(other, Earlier::Found(_)) {
+                    with_rows.push(device);
+                }
+                lookups.insert(device, other);
+            }
+        }
+        lookups.insert(found, earlier);
+        inputs.devices_with_rows = with_rows;
+        Ok(Some(lookups))
     }
 
     /// The post-operation picture of an operation (by index) for `place` (device, buffer

@@ -128,6 +128,13 @@ pub struct FailureInputs {
     pub earlier_snapshot: Option<EarlierSnapshot>,
     /// The buffers live after replaying every captured graph before N, when that pass has run.
     pub replayed_before: Option<Vec<GraphBuffer>>,
+    /// The devices the report found a `buffers` row for at an operation before N (the
+    /// mesh-id rule of memory.md §2 also counts N's own rows); the report looks only when the
+    /// device found has no row of its own.
+    pub devices_with_rows: Vec<u64>,
+    /// The lowest DRAM address the report found for the failure's device in `buffers` up to N
+    /// beyond the snapshots given here (memory.md §2: the DRAM base).
+    pub lowest_dram_address: Option<u64>,
     /// The report's `devices` rows.
     pub devices: Vec<DeviceFacts>,
     /// N's input tensor ids, by `input_index`.
