@@ -4,12 +4,11 @@
 //! the operation's first row (the table is written in operation order), for a bounded number of
 //! rows.
 
-use super::database::{RowSpan, operation_row_span, rowid_range, uint};
+use super::database::{RowSpan, operation_row_span, rowid_range, signed, uint};
 use super::details::buffer_type;
 use super::memory::MemoryReport;
 use crate::analysis::memory::{MemoryNote, SnapshotRow, valid_buffer};
 use rusqlite::params;
-use rusqlite::types::ValueRef;
 
 /// At most this many `buffers` rows of one operation are read for a picture of memory.
 pub(crate) const SNAPSHOT_ROWS: usize = 250_000;
@@ -30,16 +29,6 @@ pub(crate) enum Earlier {
     None,
     /// The search stopped after this many rows.
     Stopped(usize),
-}
-
-/// A cell as a signed integer, or none when NULL or not a number.
-fn signed(value: ValueRef<'_>) -> Option<i64> {
-    match value {
-        ValueRef::Integer(i) => Some(i),
-        ValueRef::Real(f) if f.is_finite() => Some(f as i64),
-        ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
-        _ => None,
-    }
 }
 
 impl MemoryReport {

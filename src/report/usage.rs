@@ -2,7 +2,7 @@
 //! rowid order, with progress and cancellation, meant for a worker thread ([`UsageWorker`]).
 
 use super::ReportError;
-use super::database::{rowid_range, uint};
+use super::database::{rowid_range, signed, uint};
 use super::details::buffer_type;
 use super::memory::MemoryReport;
 use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind};
@@ -60,7 +60,13 @@ impl MemoryReport {
         let total = u64::try_from(last - first + 1).unwrap_or(0);
         let columns = self.schema.select_list(
             "buffers",
-            &[("operation_id", "0"), ("device_id", "0"), ("buffer_type", "NULL"), ("max_size_per_bank", "0")],
+            &[
+                ("operation_id", "0"),
+                ("device_id", "0"),
+                ("buffer_type", "NULL"),
+                ("max_size_per_bank", "NULL"),
+                ("address", "NULL"),
+            ],
         );
         let filter = self.schema.rank_filter("buffers");
         let sql = format!("SELECT {columns} FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND {filter}");
@@ -80,7 +86,8 @@ impl MemoryReport {
                     other => buffer_type(other).ok(),
                 };
                 let value = |i| r.get_ref(i).map(uint).map_err(&read);
-                usage.add(value(0)?, value(1)?, ty, value(3)?);
+                let raw = |i| r.get_ref(i).map(signed).map_err(&read);
+                usage.add(value(0)?, value(1)?, ty, (raw(4)?, raw(3)?));
             }
             usage.next_rowid = end;
             start = end;

@@ -21,6 +21,7 @@ mod record;
 mod write;
 
 pub use alloc::Allocator;
+#[allow(unused_imports)]
 pub use record::{Era, Mesh, Options};
 
 use super::rows::{Device, ErrorRow, Op};
