@@ -36,12 +36,15 @@ pub(crate) use at_failure::{failure_place, found_place, needs_earlier_snapshot};
 pub use at_failure::{live_addresses, memory_at_failure};
 
 use crate::analysis::failure::BufferType;
+use crate::analysis::graph::{GraphNode, NodeType};
 use holders::Holders;
 use live::snapshot_buffers;
 use map::build_map;
 use notes::Tally;
 use place::region;
 use replay::Replay;
+use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 /// The post-operation picture of any operation (its own `buffers` rows) for one (device, buffer
 /// type) of its snapshot — `place`, else L1 of the lowest device, else the first — with the same
@@ -57,23 +60,23 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
         .or_else(|| places.iter().find(|(_, t)| *t == BufferType::L1).copied())
         .or_else(|| places.first().copied())?;
     let (device, buffer_type) = chosen;
+    let (graph, mesh_note) = graph_on_the_mesh(&inputs.graph, &places, device);
     let mut bad = Tally::default();
     let mut placed = snapshot_buffers(&inputs.snapshot, device, buffer_type, &mut bad);
     // What the operation allocated and still held at its end is its own.
     let mut own = Replay::default();
-    own.run(&inputs.graph, None);
+    own.run(&graph, None);
     for p in &mut placed {
         p.allocated_at = own.live.find_of(p.address, device, buffer_type).and_then(|e| e.allocated_at);
     }
-    let mut holders =
-        Holders::new(inputs.operation_id, chosen, &inputs.graph, &inputs.input_tensor_ids, &inputs.tensors);
+    let mut holders = Holders::new(inputs.operation_id, chosen, &graph, &inputs.input_tensor_ids, &inputs.tensors);
     holders.own_by_address = true;
     let live_buffers = holders.hold_all(&placed);
     let region = region(buffer_type, inputs.devices.iter().find(|d| d.device_id == device), None, None);
     let spans: Vec<(u64, u64)> = live_buffers.iter().map(|b| (b.address, b.size_per_bank)).collect();
     let (map, map_notes) = build_map(&spans, region);
-    let mut notes: Vec<MemoryNote> =
-        bad.note(|count, _| MemoryNote::BadBuffers { count, source: "buffers rows" }).into_iter().collect();
+    let mut notes: Vec<MemoryNote> = mesh_note.into_iter().collect();
+    notes.extend(bad.note(|count, _| MemoryNote::BadBuffers { count, source: "buffers rows" }));
     notes.extend(map_notes);
     Some(OperationMemory {
         operation_id: inputs.operation_id,
@@ -84,6 +87,28 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
         map,
         notes,
     })
+}
+
+/// The mesh-id rule (memory.md §2) for an operation's picture: when the snapshot holds one
+/// device only and the graph allocates on exactly one other device, the graph's nodes of that
+/// device are the snapshot's (a single chip opened as a mesh, ttnn 0.81); with the note.
+fn graph_on_the_mesh<'a>(
+    graph: &'a [GraphNode],
+    places: &[(u64, BufferType)],
+    device: u64,
+) -> (Cow<'a, [GraphNode]>, Option<MemoryNote>) {
+    let allocating: BTreeSet<u64> =
+        graph.iter().filter(|n| n.is(NodeType::BufferAllocate)).filter_map(|n| n.device_id).collect();
+    let only_device = places.iter().all(|(d, _)| *d == device);
+    let found = match allocating.iter().copied().collect::<Vec<_>>().as_slice() {
+        [found] if *found != device && only_device => *found,
+        _ => return (Cow::Borrowed(graph), None),
+    };
+    let mut renamed = graph.to_vec();
+    for n in renamed.iter_mut().filter(|n| n.device_id == Some(found)) {
+        n.device_id = Some(device);
+    }
+    (Cow::Owned(renamed), Some(MemoryNote::MeshDevice { found, chosen: device }))
 }
 
 #[cfg(test)]

@@ -76,3 +76,21 @@ fn no_other_reading_without_exactly_one_other_device_with_rows() {
     assert_eq!(failure_place(&i), Some((1, BufferType::L1)));
     assert!(memory_at_failure(&i).unwrap().notes.is_empty());
 }
+
+#[test]
+fn an_operation_s_picture_reads_its_graph_on_the_mesh_as_the_snapshot_s_device() {
+    let g = G::default().start("ttnn.add").start("BinaryNgDeviceOperation").alloc(1, BufferType::L1, 8000, 500);
+    let g = g.tensor(77).end("BinaryNgDeviceOperation").end("ttnn.add").capture_end();
+    let inputs = OperationInputs {
+        operation_id: 4,
+        graph: g.0,
+        snapshot: vec![row(0, BufferType::L1, 8000, 500), row(0, BufferType::L1, 9500, 400)],
+        devices: vec![device(0)],
+        ..OperationInputs::default()
+    };
+    let m = operation_memory(&inputs, None).unwrap();
+    let own: Vec<(u64, Option<u64>)> =
+        m.live_buffers.iter().filter(|b| b.is_this_operation()).map(|b| (b.address, b.tensor_id)).collect();
+    assert_eq!(own, [(8000, Some(77))]);
+    assert_eq!(m.notes, [MemoryNote::MeshDevice { found: 1, chosen: 0 }]);
+}
