@@ -14,6 +14,7 @@ use crate::analysis::memory::{
     OperationMemory, TensorFacts, failure_place, found_place, live_addresses, memory_at_failure,
     needs_earlier_snapshot, operation_memory,
 };
+use rusqlite::params;
 use std::collections::{BTreeSet, HashMap};
 
 /// The memory at an operation's failure, as far as the report can tell it.
@@ -171,7 +172,16 @@ impl MemoryReport {
         }
         let earlier = self.earlier_snapshot(n, found, rank)?;
         let mut with_rows = Vec::new();
-        if matches!(earlier, Earlier::Found(_)) {
+        let found_has_rows = match earlier {
+            Earlier::Found(_) => true,
+            Earlier::None => false,
+            // The bounded search stopped: a mesh id (no `devices` row) has none; a device of the
+            // report is looked up for certain.
+            Earlier::Stopped(_) => {
+                self.devices.iter().any(|d| d.device_id == found) && self.has_rows(n, found, rank)?
+            }
+        };
+        if found_has_rows {
             with_rows.push(found);
         } else {
             for device in self.devices.iter().map(|d| d.device_id).filter(|&d| d != found && !own(d)) {
@@ -185,6 +195,15 @@ impl MemoryReport {
         lookups.insert(found, earlier);
         inputs.devices_with_rows = with_rows;
         Ok(Some(lookups))
+    }
+
+    /// Whether `device` has any `buffers` row of an operation before `n` (rank `rank`): one
+    /// query that may scan the table, asked only when the bounded search stopped.
+    fn has_rows(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<bool> {
+        let filter = self.schema.rank_filter("buffers");
+        let sql =
+            format!("SELECT EXISTS(SELECT 1 FROM buffers WHERE device_id = ?2 AND operation_id < ?3 AND {filter})");
+        self.conn.query_row(&sql, params![rank, device, n], |r| r.get(0))
     }
 
     /// The post-operation picture of an operation (by index) for `place` (device, buffer
