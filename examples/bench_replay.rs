@@ -10,7 +10,8 @@
 //! operation that allocates that many DRAM buffers — every other one a temporary freed after
 //! the next allocation, the rest its outputs with their tensors, so half stay live — then fails
 //! inside `create_device_tensor` and frees its last 1 000 outputs in `Tensor::deallocate` scopes
-//! (ttnn 0.81). It times (median of 5 after a warm-up) `memory_at_failure` on the parsed graph
+//! (ttnn 0.81). It times (median wall time of 5 after a warm-up, and their mean CPU time)
+//! `memory_at_failure` on the parsed graph
 //! for two bases: `earlier_snapshot_and_graph` (an earlier snapshot of 1 000 rows replayed
 //! through the graph) and `after_failure_snapshot` (a snapshot of every buffer live after the
 //! unwinding). Parsing the JSON is timed apart.
@@ -68,15 +69,31 @@ fn rows(addresses: impl Iterator<Item = u64>) -> Vec<SnapshotRow> {
         .collect()
 }
 
-fn median(f: impl Fn() -> Duration) -> Duration {
+/// The process's CPU time so far (user + system, from `/proc/self/stat`, in clock ticks of
+/// 10 ms): on a shared machine the wall clock also counts other processes' turns.
+fn cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after_name = stat.rsplit(')').next().unwrap_or("");
+    let ticks: u64 = after_name.split_whitespace().skip(11).take(2).filter_map(|t| t.parse::<u64>().ok()).sum();
+    Duration::from_millis(ticks * 10)
+}
+
+/// The median wall time of `RUNS` runs after a warm-up, and their mean CPU time.
+fn median(f: impl Fn() -> Duration) -> (Duration, Duration) {
     f();
+    let before = cpu();
     let mut samples: Vec<Duration> = (0..RUNS).map(|_| f()).collect();
+    let used = (cpu() - before) / RUNS as u32;
     samples.sort();
-    samples[RUNS / 2]
+    (samples[RUNS / 2], used)
 }
 
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn wall_cpu((wall, cpu): (Duration, Duration)) -> String {
+    format!("{} (CPU {})", ms(wall), ms(cpu))
 }
 
 fn main() {
@@ -117,6 +134,7 @@ fn main() {
         inputs.own_snapshot = s0;
         inputs.own_snapshot.extend(rows(live_outputs.into_iter()));
         let after = time(&inputs);
-        println!("| {n} | {} | {} | {} | {} | {live} |", inputs.graph.len(), ms(parse), ms(replayed), ms(after));
+        let (nodes, parse) = (inputs.graph.len(), ms(parse));
+        println!("| {n} | {nodes} | {parse} | {} | {} | {live} |", wall_cpu(replayed), wall_cpu(after));
     }
 }

@@ -2,15 +2,16 @@
 //! once per graph so that asking for every buffer costs n log n, not n²: nodes by id (the tensor
 //! an allocation connects to) and the innermost function scope open at each node.
 
+use super::live_index::IntMap;
 use crate::analysis::graph::{GraphNode, NodeType};
 use crate::analysis::scopes::scope_closes;
 use std::cell::OnceCell;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 /// N's graph with its lookups, each built on first use.
 pub(crate) struct GraphIndex<'a> {
     nodes: &'a [GraphNode],
-    by_id: OnceCell<HashMap<u64, usize>>,
+    by_id: OnceCell<IntMap<u64, usize>>,
     innermost: OnceCell<Vec<Option<usize>>>,
 }
 

@@ -2,12 +2,12 @@
 //! the failure's (device, buffer type) it gives, and which of them the failed operation allocated.
 
 use super::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
+use super::live_index::{IntMap, IntSet};
 use super::model::Basis;
 use super::notes::{MemoryNote, Tally};
 use super::replay::{Replay, failure_point, free_addresses};
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::{GraphNode, NodeType};
-use std::collections::{HashMap, HashSet};
 
 /// A live buffer before its holder is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,15 +86,16 @@ fn rows_as_graph_buffers(rows: &[SnapshotRow]) -> Vec<GraphBuffer> {
         .collect()
 }
 
-/// The buffers of (device, buffer type) a replay left live.
-fn replayed(replay: &Replay, device: u64, buffer_type: BufferType, banks: u64, bad: &mut Tally) -> Vec<Placed> {
+/// The buffers of (device, buffer type) a replay of `graph` left live.
+fn replayed(replay: &Replay, graph: &[GraphNode], place: Place, bad: &mut Tally) -> Vec<Placed> {
+    let Place { device, buffer_type, banks } = place;
     let mut out = Vec::new();
     for e in replay.live.iter().filter(|e| e.buffer.is_of(device, buffer_type)) {
         match e.buffer.per_bank(banks) {
             Some(size) => out.push(Placed {
                 address: e.buffer.address,
                 size,
-                layout: e.buffer.layout.clone(),
+                layout: e.layout(graph),
                 allocated_at: e.allocated_at,
             }),
             None => bad.bump(),
@@ -117,8 +118,8 @@ pub(crate) fn live_at_failure(
     let earlier = inputs.earlier_snapshot.as_ref();
     let mut bad = Tally::default();
     let mut notes = Vec::new();
+    let place = Place { device, buffer_type, banks };
     let (basis, buffers) = if inputs.own_snapshot.iter().any(|r| r.device_id == device) {
-        let place = Place { device, buffer_type, banks };
         let (buffers, own_notes) = after_failure(inputs, place, failure, &mut bad);
         notes.extend(own_notes);
         (Basis::AfterFailureSnapshot, buffers)
@@ -127,7 +128,7 @@ pub(crate) fn live_at_failure(
         replay.run(graph, failure);
         notes.extend(replay.notes());
         snapshot_buffers(&s0.rows, device, buffer_type, &mut bad);
-        (Basis::EarlierSnapshotAndGraph, replayed(&replay, device, buffer_type, banks, &mut bad))
+        (Basis::EarlierSnapshotAndGraph, replayed(&replay, graph, place, &mut bad))
     } else if let Some(s0) = earlier {
         (Basis::EarlierSnapshot, snapshot_buffers(&s0.rows, device, buffer_type, &mut bad))
     } else {
@@ -139,7 +140,7 @@ pub(crate) fn live_at_failure(
         let mut replay = Replay::new(before.clone());
         replay.run(graph, failure);
         notes.extend(replay.notes());
-        (Basis::GraphOnly, replayed(&replay, device, buffer_type, banks, &mut bad))
+        (Basis::GraphOnly, replayed(&replay, graph, place, &mut bad))
     };
     let source = if basis == Basis::AfterFailureSnapshot || basis == Basis::EarlierSnapshot {
         "buffers rows"
@@ -179,7 +180,7 @@ fn after_failure(
     own.run(graph, failure);
     let own_at = |address: u64| own.live.find_of(address, device, buffer_type).and_then(|e| e.allocated_at);
     let mut buffers = snapshot_buffers(&inputs.own_snapshot, device, buffer_type, bad);
-    let mut seen: HashSet<u64> = buffers.iter().map(|b| b.address).collect();
+    let mut seen: IntSet<u64> = buffers.iter().map(|b| b.address).collect();
     let earlier = inputs.earlier_snapshot.as_ref().map(|e| e.rows.as_slice());
     let (unwound, mut notes) = unwinding(graph, failure, place, earlier);
     buffers.extend(unwound.into_iter().filter(|b| seen.insert(b.address)));
@@ -192,7 +193,7 @@ fn after_failure(
             Some(size) => buffers.push(Placed {
                 address: e.buffer.address,
                 size,
-                layout: e.buffer.layout.clone(),
+                layout: e.layout(graph),
                 allocated_at: e.allocated_at,
             }),
             None => no_size.add(e.buffer.address),
@@ -224,13 +225,13 @@ fn unwinding(
     let Place { device, buffer_type, banks } = place;
     let addresses = free_addresses(graph);
     let start = failure.map_or(0, |f| f + 1);
-    let mut allocations: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut allocations: IntMap<u64, Vec<usize>> = IntMap::default();
     for (i, n) in graph.iter().enumerate().filter(|(_, n)| n.is(NodeType::BufferAllocate)) {
         if let Some(address) = n.address {
             allocations.entry(address).or_default().push(i);
         }
     }
-    let mut row_sizes: HashMap<u64, u64> = HashMap::new();
+    let mut row_sizes: IntMap<u64, u64> = IntMap::default();
     for r in earlier.unwrap_or_default().iter().filter(|r| r.device_id == device && r.buffer_type == Some(buffer_type))
     {
         if let Some((address, size)) = r.valid() {
@@ -238,7 +239,7 @@ fn unwinding(
         }
     }
     let mut out: Vec<Placed> = Vec::new();
-    let mut seen: HashSet<u64> = HashSet::new();
+    let mut seen: IntSet<u64> = IntSet::default();
     let (mut without_address, mut bad) = (Tally::default(), Tally::default());
     for (i, node) in graph.iter().enumerate().skip(start).filter(|(_, n)| n.is(NodeType::BufferDeallocate)) {
         let Some(address) = addresses[i] else {
@@ -253,8 +254,9 @@ fn unwinding(
         let allocation = before[..before.partition_point(|&p| p < i)]
             .iter()
             .rev()
-            .map(|&p| GraphBuffer::of_node(&graph[p], address))
-            .find(|b| b.same_buffer(&freed));
+            .map(|&p| &graph[p])
+            .find(|n| GraphBuffer::key_of(n, address).same_buffer(&freed))
+            .map(|n| GraphBuffer::of_node(n, address));
         let size = allocation
             .as_ref()
             .and_then(|a| a.per_bank(banks))

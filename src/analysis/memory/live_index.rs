@@ -6,7 +6,40 @@
 use super::inputs::{DeviceFacts, GraphBuffer};
 use super::place::default_banks;
 use crate::analysis::failure::BufferType;
-use std::collections::{BTreeMap, HashMap};
+use crate::analysis::graph::GraphNode;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A hash of integer keys (addresses, node ids) by one multiplication: the maps of a replay
+/// hold hundreds of thousands of them, and SipHash's resistance to chosen keys buys nothing here.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct IntHasher(u64);
+
+impl Hasher for IntHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// A map keyed by integers, hashed by [`IntHasher`].
+pub(crate) type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
+
+/// A set of integers, hashed by [`IntHasher`].
+pub(crate) type IntSet<K> = HashSet<K, BuildHasherDefault<IntHasher>>;
 
 /// One live buffer and where the graph being replayed allocated it.
 #[derive(Debug, Clone)]
@@ -20,6 +53,14 @@ pub(crate) struct Entry {
     counted: u64,
 }
 
+impl Entry {
+    /// Its layout: the buffer's, else that of its allocation in `graph` (the graph being
+    /// replayed, whose allocations are kept without their layout).
+    pub(crate) fn layout(&self, graph: &[GraphNode]) -> Option<String> {
+        self.buffer.layout.clone().or_else(|| graph.get(self.allocated_at?)?.layout.clone())
+    }
+}
+
 /// Running bytes per bank per (device, buffer type), for the graph-only pass's chart.
 #[derive(Debug, Clone, Default)]
 struct Sums {
@@ -28,13 +69,47 @@ struct Sums {
     by_place: BTreeMap<(u64, u8), (BufferType, usize, u64)>,
 }
 
+/// The slots of the live buffers at one address, ascending: almost always one, kept inline.
+#[derive(Debug, Clone)]
+enum Slots {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl Slots {
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            Slots::One(slot) => std::slice::from_ref(slot),
+            Slots::Many(slots) => slots,
+        }
+    }
+
+    fn push(&mut self, slot: usize) {
+        match self {
+            Slots::One(first) => *self = Slots::Many(vec![*first, slot]),
+            Slots::Many(slots) => slots.push(slot),
+        }
+    }
+
+    /// Takes `slot` out; true when none is left.
+    fn remove(&mut self, slot: usize) -> bool {
+        match self {
+            Slots::One(only) => *only == slot,
+            Slots::Many(slots) => {
+                slots.retain(|&s| s != slot);
+                slots.is_empty()
+            }
+        }
+    }
+}
+
 /// Live buffers in the order they became live, with an index by address.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LiveIndex {
     /// Entries by insertion order; removed ones leave a hole until the next compaction.
     slots: Vec<Option<Entry>>,
     /// Slots of the live buffers at each address, ascending.
-    by_address: HashMap<u64, Vec<usize>>,
+    by_address: IntMap<u64, Slots>,
     /// Live entries.
     len: usize,
     /// Running sums, when asked for.
@@ -56,16 +131,11 @@ impl LiveIndex {
     /// Adds a buffer, first removing every live buffer it may be the same as (a new allocation
     /// at a live address replaces what the records still had there).
     pub(crate) fn insert(&mut self, buffer: GraphBuffer, allocated_at: Option<usize>) {
-        let stale: Vec<usize> = self
-            .at(buffer.address)
-            .iter()
-            .copied()
-            .filter(|&s| self.slots[s].as_ref().is_some_and(|e| e.buffer.same_buffer(&buffer)))
-            .collect();
-        for slot in stale {
+        let same = |index: &Self, s: usize| index.slots[s].as_ref().is_some_and(|e| e.buffer.same_buffer(&buffer));
+        while let Some(slot) = self.at(buffer.address).iter().copied().find(|&s| same(self, s)) {
             self.remove_slot(slot);
+            self.compact();
         }
-        self.compact();
         self.push(buffer, allocated_at);
     }
 
@@ -102,24 +172,27 @@ impl LiveIndex {
     /// Adds a buffer, keeping any other at its address.
     fn push(&mut self, buffer: GraphBuffer, allocated_at: Option<usize>) {
         let counted = self.count(&buffer, true, 0);
-        self.by_address.entry(buffer.address).or_default().push(self.slots.len());
+        let slot = self.slots.len();
+        match self.by_address.get_mut(&buffer.address) {
+            Some(slots) => slots.push(slot),
+            None => {
+                self.by_address.insert(buffer.address, Slots::One(slot));
+            }
+        }
         self.slots.push(Some(Entry { buffer, allocated_at, counted }));
         self.len += 1;
     }
 
     fn at(&self, address: u64) -> &[usize] {
-        self.by_address.get(&address).map_or(&[], Vec::as_slice)
+        self.by_address.get(&address).map_or(&[], Slots::as_slice)
     }
 
     fn remove_slot(&mut self, slot: usize) {
         let Some(entry) = self.slots[slot].take() else { return };
         self.len -= 1;
         self.count(&entry.buffer, false, entry.counted);
-        if let Some(slots) = self.by_address.get_mut(&entry.buffer.address) {
-            slots.retain(|&s| s != slot);
-            if slots.is_empty() {
-                self.by_address.remove(&entry.buffer.address);
-            }
+        if self.by_address.get_mut(&entry.buffer.address).is_some_and(|slots| slots.remove(slot)) {
+            self.by_address.remove(&entry.buffer.address);
         }
     }
 
@@ -150,7 +223,12 @@ impl LiveIndex {
         self.by_address.clear();
         for (slot, entry) in self.slots.iter().enumerate() {
             if let Some(e) = entry {
-                self.by_address.entry(e.buffer.address).or_default().push(slot);
+                match self.by_address.get_mut(&e.buffer.address) {
+                    Some(slots) => slots.push(slot),
+                    None => {
+                        self.by_address.insert(e.buffer.address, Slots::One(slot));
+                    }
+                }
             }
         }
     }

@@ -87,7 +87,7 @@ pub(crate) fn dram_base(inputs: &FailureInputs, device: u64) -> Option<u64> {
         .filter(|r| r.device_id == device && r.buffer_type == Some(dram))
         .filter_map(|r| Some(r.valid()?.0));
     let graph = inputs.graph.iter().filter(|n| n.is(NodeType::BufferAllocate)).filter_map(|n| {
-        let b = GraphBuffer::of_node(n, n.address.filter(|&a| a > 0)?);
+        let b = GraphBuffer::key_of(n, n.address.filter(|&a| a > 0)?);
         b.is_of(device, dram).then_some(b.address)
     });
     let replayed = inputs.replayed_before.iter().flatten().filter(|b| b.is_of(device, dram)).map(|b| b.address);

@@ -7,7 +7,6 @@ use super::live_index::LiveIndex;
 use super::notes::{MemoryNote, Tally};
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::{GraphNode, NodeType};
-use crate::analysis::scopes::pair_scopes;
 use std::collections::HashMap;
 
 /// The failure point F (memory.md §3.3): scanning back from the last node, the first node that
@@ -15,15 +14,18 @@ use std::collections::HashMap;
 /// aborted end, or part of a whole `Tensor::deallocate` scope (ttnn 0.81 frees the failed
 /// operation's outputs inside one while unwinding). None when every node is skipped.
 pub(crate) fn failure_point(nodes: &[GraphNode]) -> Option<usize> {
-    let mut pairs: Option<Vec<Option<usize>>> = None;
+    // Below this position no `Tensor::deallocate` start is left unmatched.
+    let mut no_start_below = usize::MAX;
     let mut i = nodes.len();
     while i > 0 {
         i -= 1;
         let n = &nodes[i];
         if n.is(NodeType::FunctionEnd) && is_tensor_deallocate(&n.name) {
             // The whole scope, back to its start (just the end when it has none).
-            let pairs = pairs.get_or_insert_with(|| pair_scopes(nodes));
-            i = pairs[i].unwrap_or(i);
+            match (i < no_start_below).then(|| scope_start(nodes, i)).flatten() {
+                Some(start) => i = start,
+                None => no_start_below = no_start_below.min(i),
+            }
             continue;
         }
         let skipped = matches!(
@@ -38,6 +40,26 @@ pub(crate) fn failure_point(nodes: &[GraphNode]) -> Option<usize> {
         ) || (n.is(NodeType::FunctionEnd) && n.aborted);
         if !skipped {
             return Some(i);
+        }
+    }
+    None
+}
+
+/// The start of the `Tensor::deallocate` scope the end at `end` closes, nested ones counted.
+fn scope_start(nodes: &[GraphNode], end: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for j in (0..end).rev() {
+        let n = &nodes[j];
+        if !is_tensor_deallocate(&n.name) {
+            continue;
+        }
+        if n.is(NodeType::FunctionEnd) {
+            depth += 1;
+        } else if n.is(NodeType::FunctionStart) {
+            if depth == 0 {
+                return Some(j);
+            }
+            depth -= 1;
         }
     }
     None
@@ -79,6 +101,20 @@ impl GraphBuffer {
         }
     }
 
+    /// What a free or a lookup compares: the buffer of a node without its layout (no copy).
+    pub(crate) fn key_of(node: &GraphNode, address: u64) -> Self {
+        Self {
+            device_id: node.device_id,
+            buffer_type: node.buffer_type,
+            exact_type: node.buffer_type_code,
+            address,
+            max_size_per_bank: node.max_size_per_bank,
+            size: node.size,
+            num_cores: node.num_cores,
+            layout: None,
+        }
+    }
+
     /// Bytes per bank (memory.md §3): `max_size_per_bank`, else `ceil(size / banks)` with banks
     /// = `num_cores` when > 0, else `banks`. None when neither is known or the size is 0.
     pub(crate) fn per_bank(&self, banks: u64) -> Option<u64> {
@@ -110,7 +146,9 @@ impl GraphBuffer {
 /// through their shared `buffer` node), within one graph.
 pub(crate) fn free_addresses(nodes: &[GraphNode]) -> Vec<Option<u64>> {
     let mut by_node: HashMap<u64, u64> = HashMap::new();
-    for n in nodes.iter().filter(|n| n.is(NodeType::BufferAllocate)) {
+    let frees = nodes.iter().filter(|n| n.is(NodeType::BufferDeallocate));
+    let connected = if frees.clone().any(|n| n.address.is_none()) { nodes } else { &[] };
+    for n in connected.iter().filter(|n| n.is(NodeType::BufferAllocate)) {
         if let Some(address) = n.address {
             by_node.insert(n.id, address);
             for c in &n.connections {
@@ -135,6 +173,9 @@ pub(crate) struct Replay {
     /// Live buffers, each with the position of its allocation in the graph being replayed
     /// (none for buffers live before it).
     pub(crate) live: LiveIndex,
+    /// Whether allocations keep their layout (a replay across graphs); otherwise it is read
+    /// from the graph being replayed when needed ([`super::live_index::Entry::layout`]).
+    keep_layouts: bool,
     unknown_frees: Tally,
     frees_without_address: Tally,
     bad_allocations: Tally,
@@ -156,13 +197,20 @@ impl Replay {
         for (i, node) in nodes[..last].iter().enumerate() {
             if node.is(NodeType::BufferAllocate) {
                 match node.address.filter(|&a| a > 0) {
-                    Some(address) => self.live.insert(GraphBuffer::of_node(node, address), Some(i)),
+                    Some(address) => {
+                        let buffer = if self.keep_layouts {
+                            GraphBuffer::of_node(node, address)
+                        } else {
+                            GraphBuffer::key_of(node, address)
+                        };
+                        self.live.insert(buffer, Some(i));
+                    }
                     None => self.bad_allocations.bump(),
                 }
             } else if node.is(NodeType::BufferDeallocate) {
                 match frees[i] {
                     Some(address) => {
-                        if !self.live.remove_newest(&GraphBuffer::of_node(node, address)) {
+                        if !self.live.remove_newest(&GraphBuffer::key_of(node, address)) {
                             self.unknown_frees.add(address);
                         }
                     }
@@ -197,7 +245,8 @@ impl GraphReplayer {
     /// An empty replay: nothing live. `devices` spread graph sizes that give no per-bank figure
     /// over the device's L1 banks (L1, L1_SMALL) or 12 (DRAM).
     pub fn new(devices: &[DeviceFacts]) -> Self {
-        Self { replay: Replay { live: LiveIndex::with_sums(devices.to_vec()), ..Replay::default() } }
+        let live = LiveIndex::with_sums(devices.to_vec());
+        Self { replay: Replay { live, keep_layouts: true, ..Replay::default() } }
     }
 
     /// Replays one operation's whole graph.
