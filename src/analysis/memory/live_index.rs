@@ -242,3 +242,43 @@ impl Extend<GraphBuffer> for LiveIndex {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buffer(device: u64, address: u64, per_bank: u64) -> GraphBuffer {
+        GraphBuffer {
+            device_id: Some(device),
+            buffer_type: Some(BufferType::L1),
+            exact_type: true,
+            address,
+            max_size_per_bank: Some(per_bank),
+            ..GraphBuffer::default()
+        }
+    }
+
+    #[test]
+    fn order_replacement_and_removal_survive_compaction() {
+        let mut live = LiveIndex::with_sums(Vec::new());
+        for k in 0..300u64 {
+            live.insert(buffer(0, 1000 + k, 10), Some(k as usize));
+        }
+        // Device 1 shares an address with device 0; a new allocation at 1005 on device 0
+        // replaces the one there.
+        live.insert(buffer(1, 1005, 7), None);
+        live.insert(buffer(0, 1005, 20), Some(999));
+        // Free every address but the last 50 (holes, then compaction).
+        for k in 0..250u64 {
+            assert!(live.remove_newest(&buffer(0, 1000 + k, 10)));
+        }
+        assert!(!live.remove_newest(&buffer(0, 1000, 10)));
+        let order: Vec<(u64, u64)> = live.iter().map(|e| (e.buffer.address, e.buffer.device_id.unwrap())).collect();
+        let mut want: Vec<(u64, u64)> = (250..300).map(|k| (1000 + k, 0)).collect();
+        want.push((1005, 1));
+        assert_eq!(order, want);
+        assert_eq!(live.find_of(1005, 1, BufferType::L1).map(|e| e.allocated_at), Some(None));
+        assert_eq!(live.find_of(1299, 0, BufferType::L1).map(|e| e.allocated_at), Some(Some(299)));
+        assert_eq!(live.sums(), [(0, BufferType::L1, 500), (1, BufferType::L1, 7)]);
+    }
+}
