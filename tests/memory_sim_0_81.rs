@@ -124,3 +124,23 @@ fn the_dram_base_is_found_in_the_first_rows_after_its_buffer_is_gone() {
     assert!(truth.live.iter().all(|b| b.address > DRAM_BASE));
     assert_exact(&m, &truth);
 }
+
+#[test]
+fn without_snapshots_the_dram_base_comes_from_the_replayed_graphs() {
+    let mut sim = Sim::new(Era::GraphOnly, Options::default(), 1);
+    sim.run(SimOp::new("ttnn.from_torch", "CopyDeviceOperation").output("a", DRAM, 100_000_000));
+    sim.run(SimOp::new("ttnn.to_layout", "TilizeDeviceOperation").input("a").output("x", DRAM, 200_000_000));
+    sim.deallocate("a");
+    sim.run(SimOp::new("ttnn.relu", "UnaryDeviceOperation").input("x").output("z", DRAM, 150_000_000));
+    sim.fail(SimOp::new("ttnn.matmul", "MatmulDeviceOperation").input("z").output("o", DRAM, 800_000_000));
+    let truth = sim.truth.clone().unwrap();
+    let report = open(&sim);
+    let index = report.operation_index(truth.operation_id).unwrap();
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let replay = report.replay_graphs(&mut |_, _| {}, &cancel).unwrap().unwrap();
+    let FailureMemory::Found(m) = report.memory_at_failure(index, Some(&replay)).unwrap() else { panic!() };
+    assert_eq!(m.basis.as_str(), "graph_only");
+    // The first buffer, at the base, was freed before the failure: only the graphs show it.
+    assert!(truth.live.iter().all(|b| b.address > DRAM_BASE));
+    assert_exact(&m, &truth);
+}

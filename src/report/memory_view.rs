@@ -125,6 +125,11 @@ impl MemoryReport {
                     }
                     Some(r) => {
                         p.inputs.replayed_before = Some(r.live_before(op.id).map(<[_]>::to_vec).unwrap_or_default());
+                        if buffer_type == BufferType::Dram {
+                            let replayed = r.lowest_dram_before(op.id, device);
+                            p.inputs.lowest_dram_address =
+                                p.inputs.lowest_dram_address.into_iter().chain(replayed).min();
+                        }
                         p.notes.extend(r.notes.iter().cloned());
                     }
                 }

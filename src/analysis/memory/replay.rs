@@ -239,6 +239,9 @@ impl Replay {
 #[derive(Debug, Clone)]
 pub struct GraphReplayer {
     replay: Replay,
+    /// The lowest DRAM address allocated so far per device (none: a node without a device),
+    /// for the DRAM base of memory.md §2.
+    lowest_dram: Vec<(Option<u64>, u64)>,
 }
 
 impl GraphReplayer {
@@ -246,12 +249,26 @@ impl GraphReplayer {
     /// over the device's L1 banks (L1, L1_SMALL) or 12 (DRAM).
     pub fn new(devices: &[DeviceFacts]) -> Self {
         let live = LiveIndex::with_sums(devices.to_vec());
-        Self { replay: Replay { live, keep_layouts: true, ..Replay::default() } }
+        Self { replay: Replay { live, keep_layouts: true, ..Replay::default() }, lowest_dram: Vec::new() }
     }
 
     /// Replays one operation's whole graph.
     pub(crate) fn apply(&mut self, nodes: &[GraphNode]) {
         self.replay.run(nodes, None);
+        let dram = nodes.iter().filter(|n| n.is(NodeType::BufferAllocate) && n.buffer_type == Some(BufferType::Dram));
+        for n in dram {
+            let Some(address) = n.address.filter(|&a| a > 0) else { continue };
+            match self.lowest_dram.iter_mut().find(|(d, _)| *d == n.device_id) {
+                Some(entry) => entry.1 = entry.1.min(address),
+                None => self.lowest_dram.push((n.device_id, address)),
+            }
+        }
+    }
+
+    /// The lowest DRAM address allocated so far per device (none: nodes without a device),
+    /// freed since or not.
+    pub(crate) fn lowest_dram(&self) -> Vec<(Option<u64>, u64)> {
+        self.lowest_dram.clone()
     }
 
     /// The buffers live now, in the order they became live.
