@@ -144,3 +144,15 @@ fn without_snapshots_the_dram_base_comes_from_the_replayed_graphs() {
     assert!(truth.live.iter().all(|b| b.address > DRAM_BASE));
     assert_exact(&m, &truth);
 }
+
+#[test]
+fn the_chart_marks_a_failure_on_the_mesh_on_the_chip_s_line() {
+    let sim = run(Options { no_failure_snapshot: true, ..mesh(0) });
+    let truth = sim.truth.clone().unwrap();
+    let report = open(&sim);
+    let mut usage = ttnn_tui::analysis::usage::MemoryUsage::default();
+    report.read_usage(&mut usage, &std::sync::atomic::AtomicBool::new(false), &mut |_| {}).unwrap();
+    let series = report.usage_series(&usage, 0, ttnn_tui::analysis::failure::BufferType::L1);
+    let marked: Vec<u64> = series.failures.iter().map(|&i| series.points[i].operation_id).collect();
+    assert_eq!(marked, [truth.operation_id]);
+}

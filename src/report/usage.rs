@@ -99,7 +99,8 @@ impl MemoryReport {
 
     /// Every operation with an attached error, with the device and buffer type it failed on:
     /// the type from an allocation failure's message (L1 for circular buffers), the device
-    /// from the last allocation node of its graph, else the only device; unknown ones stay none.
+    /// from the last allocation node of its graph — the only device when that names none of
+    /// the `devices` rows (a mesh id) — else the only device; unknown ones stay none.
     pub(crate) fn failure_marks(&self) -> Vec<FailureMark> {
         self.marked_failures().into_iter().map(|(mark, _)| mark).collect()
     }
@@ -118,7 +119,9 @@ impl MemoryReport {
                     let allocations = [NodeType::BufferAllocate, NodeType::CircularBufferAllocate];
                     nodes.iter().rev().filter(|n| allocations.iter().any(|t| n.is(*t))).find_map(|n| n.device_id)
                 });
-                let device_id = graph_device.or(only_device);
+                // A graph's mesh id (no `devices` row, memory.md §2) is the only chip's.
+                let is_row = |d: &u64| self.devices.iter().any(|row| row.device_id == *d);
+                let device_id = graph_device.filter(is_row).or(only_device).or(graph_device);
                 Some((FailureMark { operation_id: self.operations[i].id, device_id, buffer_type }, failure))
             })
             .collect()
