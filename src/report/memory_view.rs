@@ -87,54 +87,10 @@ impl MemoryReport {
         let mut ready: Vec<Pending> = Vec::new();
         for mut p in pending {
             p.inputs.tensors = first_facts.clone();
-            let op = &self.operations[p.index];
-            let Some(mut lookups) = self.devices_with_rows(&mut p.inputs, op.id, op.rank).map_err(&read)? else {
-                out.push((p.index, FailureMemory::Absent));
-                continue;
-            };
-            let Some((device, buffer_type)) = failure_place(&p.inputs) else {
-                out.push((p.index, FailureMemory::Absent));
-                continue;
-            };
-            let earlier = if needs_earlier_snapshot(&p.inputs, device) {
-                match lookups.remove(&device) {
-                    Some(earlier) => earlier,
-                    None => self.earlier_snapshot(op.id, device, op.rank).map_err(&read)?,
-                }
-            } else {
-                Earlier::None
-            };
-            match earlier {
-                Earlier::Found(id) => {
-                    let (rows, cut) = self.snapshot_rows(id, op.rank).map_err(&read)?;
-                    p.notes.extend(cut);
-                    p.inputs.earlier_snapshot = Some(EarlierSnapshot { operation_id: id, rows });
-                }
-                Earlier::Stopped(rows) => p.notes.push(MemoryNote::EarlierSearchStopped { rows }),
-                Earlier::None => {}
+            match self.gather(&mut p, replay).map_err(&read)? {
+                Some(outcome) => out.push((p.index, outcome)),
+                None => ready.push(p),
             }
-            if buffer_type == BufferType::Dram {
-                p.inputs.lowest_dram_address = self.lowest_dram_address(op.id, device, op.rank).map_err(&read)?;
-            }
-            let own_rows = p.inputs.own_snapshot.iter().any(|r| r.device_id == device);
-            if !own_rows && p.inputs.earlier_snapshot.is_none() {
-                match replay {
-                    None => {
-                        out.push((p.index, FailureMemory::NeedsReplay));
-                        continue;
-                    }
-                    Some(r) => {
-                        p.inputs.replayed_before = Some(r.live_before(op.id).map(<[_]>::to_vec).unwrap_or_default());
-                        if buffer_type == BufferType::Dram {
-                            let replayed = r.lowest_dram_before(op.id, device);
-                            p.inputs.lowest_dram_address =
-                                p.inputs.lowest_dram_address.into_iter().chain(replayed).min();
-                        }
-                        p.notes.extend(r.notes.iter().cloned());
-                    }
-                }
-            }
-            ready.push(p);
         }
         for mut p in ready {
             // The tensors at its live addresses, and those its graph and inputs name.
@@ -157,6 +113,50 @@ impl MemoryReport {
         let order: HashMap<usize, usize> = indexes.iter().enumerate().map(|(k, &i)| (i, k)).collect();
         out.sort_by_key(|(i, _)| order.get(i).copied().unwrap_or(usize::MAX));
         Ok(out)
+    }
+
+    /// Reads what the rules need of a failure beyond its own records: which devices have rows
+    /// (mesh ids), the earlier snapshot S0 of its device, its DRAM base, the graph-only pass's
+    /// result. The outcome already, when there is no section to compute (no place, or the
+    /// graphs must be replayed first).
+    fn gather(&self, p: &mut Pending, replay: Option<&GraphReplay>) -> rusqlite::Result<Option<FailureMemory>> {
+        let op = &self.operations[p.index];
+        let Some(mut lookups) = self.devices_with_rows(&mut p.inputs, op.id, op.rank)? else {
+            return Ok(Some(FailureMemory::Absent));
+        };
+        let Some((device, buffer_type)) = failure_place(&p.inputs) else { return Ok(Some(FailureMemory::Absent)) };
+        let earlier = match needs_earlier_snapshot(&p.inputs, device) {
+            true => match lookups.remove(&device) {
+                Some(earlier) => earlier,
+                None => self.earlier_snapshot(op.id, device, op.rank)?,
+            },
+            false => Earlier::None,
+        };
+        match earlier {
+            Earlier::Found(id) => {
+                let (rows, cut) = self.snapshot_rows(id, op.rank)?;
+                p.notes.extend(cut);
+                p.inputs.earlier_snapshot = Some(EarlierSnapshot { operation_id: id, rows });
+            }
+            Earlier::Stopped(rows) => p.notes.push(MemoryNote::EarlierSearchStopped { rows }),
+            Earlier::None => {}
+        }
+        let dram = buffer_type == BufferType::Dram;
+        if dram {
+            p.inputs.lowest_dram_address = self.lowest_dram_address(op.id, device, op.rank)?;
+        }
+        let own_rows = p.inputs.own_snapshot.iter().any(|r| r.device_id == device);
+        if own_rows || p.inputs.earlier_snapshot.is_some() {
+            return Ok(None);
+        }
+        let Some(r) = replay else { return Ok(Some(FailureMemory::NeedsReplay)) };
+        p.inputs.replayed_before = Some(r.live_before(op.id).map(<[_]>::to_vec).unwrap_or_default());
+        if dram {
+            let replayed = r.lowest_dram_before(op.id, device);
+            p.inputs.lowest_dram_address = p.inputs.lowest_dram_address.into_iter().chain(replayed).min();
+        }
+        p.notes.extend(r.notes.iter().cloned());
+        Ok(None)
     }
 
     /// Fills `devices_with_rows` for the mesh-id rule (memory.md §2): whether the device found

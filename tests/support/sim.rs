@@ -18,6 +18,7 @@
 
 mod alloc;
 mod record;
+mod truth;
 mod write;
 
 pub use alloc::Allocator;
