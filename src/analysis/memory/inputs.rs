@@ -23,7 +23,7 @@ pub struct SnapshotRow {
 impl SnapshotRow {
     /// Its (address, bytes per bank) by the one valid-row rule ([`valid_buffer`]); none for a
     /// row to set aside.
-    pub fn valid(&self) -> Option<(u64, u64)> {
+    pub(crate) fn valid(&self) -> Option<(u64, u64)> {
         valid_buffer(self.address, self.size_per_bank)
     }
 }
@@ -31,7 +31,7 @@ impl SnapshotRow {
 /// The one valid-row rule of every view of memory (memory.md §3 "Valid rows"): a buffer's
 /// (address, bytes per bank) when both are present and positive; none for a `buffers` row or
 /// graph allocation to set aside and count in a note (no allocator hands out address 0).
-pub fn valid_buffer(address: Option<i64>, size_per_bank: Option<i64>) -> Option<(u64, u64)> {
+pub(crate) fn valid_buffer(address: Option<i64>, size_per_bank: Option<i64>) -> Option<(u64, u64)> {
     let positive = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok()).filter(|&v| v > 0);
     Some((positive(address)?, positive(size_per_bank)?))
 }
