@@ -6,7 +6,11 @@ mod support;
 
 use cli::run;
 use serde_json::json;
+use std::sync::atomic::AtomicBool;
 use support::{BufferRow, Device, Op, ReportBuilder, Schema, TempDir};
+use ttnn_tui::analysis::failure::BufferType;
+use ttnn_tui::analysis::usage::MemoryUsage;
+use ttnn_tui::report::{MemoryReport, resolve_report};
 
 /// Three operations on one Wormhole. After each, in bytes per bank:
 /// 1: L1 4 096, DRAM 10 000; 2: L1 4 096 + 8 192, DRAM 10 000;
@@ -15,12 +19,13 @@ fn report(dir: &std::path::Path) {
     ReportBuilder::new(Schema::V2)
         .device(Device::wormhole(0))
         .operation(
-            Op::new(1, "ttnn.to_device").buffers(vec![BufferRow::l1(1_400_000, 4_096), BufferRow::dram(0, 10_000)]),
+            Op::new(1, "ttnn.to_device")
+                .buffers(vec![BufferRow::l1(1_400_000, 4_096), BufferRow::dram(1_048_640, 10_000)]),
         )
         .operation(Op::new(2, "ttnn.matmul").buffers(vec![
             BufferRow::l1(1_400_000, 4_096),
             BufferRow::l1(1_300_000, 8_192),
-            BufferRow::dram(0, 10_000),
+            BufferRow::dram(1_048_640, 10_000),
         ]))
         .operation(Op::new(3, "ttnn.add").buffers(vec![
             BufferRow::l1(1_300_000, 8_192),
@@ -93,4 +98,39 @@ fn a_report_without_buffers_has_no_peak() {
     let json = run(&["explain", "--json", "--peak", dir.path().to_str().unwrap()], None);
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(value["memory_report"]["peak"], json!([]));
+}
+
+/// One valid-row rule for every view (memory.md §3): a `buffers` row at address 0 is set aside
+/// by the operation's picture (tab 4), the run over time (tab 5) and `--peak` alike, so the
+/// three agree on that operation.
+#[test]
+fn a_row_at_address_0_is_set_aside_by_every_view() {
+    let dir = TempDir::new("peak-address-0");
+    ReportBuilder::new(Schema::V2)
+        .device(Device::wormhole(0))
+        .operation(Op::new(1, "ttnn.to_device").buffers(vec![BufferRow::l1(1_400_000, 4_096)]))
+        .operation(Op::new(2, "ttnn.matmul").buffers(vec![
+            BufferRow::l1(0, 65_536),
+            BufferRow::l1(1_400_000, 4_096),
+            BufferRow::l1(1_300_000, 8_192),
+        ]))
+        .write_to(dir.path());
+    let report = MemoryReport::open(&resolve_report(Some(dir.path())).unwrap(), 0).unwrap();
+    let picture = report.operation_memory(1, None).unwrap().unwrap();
+    assert_eq!((picture.operation_id, picture.live_buffers.len()), (2, 2));
+    assert_eq!(picture.map.used_per_bank, 12_288);
+    let mut usage = MemoryUsage::default();
+    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let series = report.usage_series(&usage, 0, BufferType::L1);
+    let after: Vec<_> = series.points.iter().map(|p| (p.operation_id, p.used_per_bank)).collect();
+    assert_eq!(after, [(1, Some(4_096)), (2, Some(12_288))]);
+    assert_eq!(series.set_aside_rows, 1);
+    drop(report);
+    let o = run(&["explain", "--peak", dir.path().to_str().unwrap()], None);
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        "No errors recorded in this report (2 operations).\n\
+         Peak L1 use on device 0: 12 KiB per bank after operation 2 ttnn.matmul (0.9% of the 1.3 MiB region)\n\
+         1 buffers row with a missing, zero or negative address or size set aside\n"
+    );
 }

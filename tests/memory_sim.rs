@@ -225,7 +225,10 @@ fn a_dram_failure_maps_dram_from_the_message() {
     let report = open(&sim);
     let m = found(memory(&report, &truth));
     assert_eq!(m.map.region.source.map(|s| s.as_str()), Some("message"));
-    assert_eq!(m.map.region.bounds(), Some((0, support::sim::DRAM_BANK)));
+    assert_eq!(
+        m.map.region.bounds(),
+        Some((support::sim::DRAM_BASE, support::sim::DRAM_BASE + support::sim::DRAM_BANK))
+    );
     assert_exact(&m, &truth);
 }
 

@@ -3,6 +3,7 @@
 //! of every buffer live after it on the devices it touched).
 
 use super::failure::BufferType;
+use super::memory::valid_buffer;
 use std::collections::BTreeMap;
 
 /// One line of the chart: a device and a buffer type.
@@ -19,6 +20,9 @@ pub struct MemoryUsage {
     pub rows: u64,
     /// Rows set aside because their buffer type is none of the five (kept out of every sum).
     pub unknown_type_rows: u64,
+    /// Rows set aside by the one valid-row rule (memory.md §3: a missing, zero or negative
+    /// address or size), kept out of every sum as in every other view of memory.
+    pub set_aside_rows: u64,
     /// The rowid the next pass starts from (the report layer's bookmark).
     pub(crate) next_rowid: i64,
     /// The operation whose rows are being added, and its sums so far.
@@ -34,13 +38,14 @@ struct Current {
 }
 
 impl MemoryUsage {
-    /// Adds one `buffers` row; `buffer_type` is none for a type that is none of the five.
+    /// Adds one `buffers` row as stored; `buffer_type` is none for a type that is none of the
+    /// five. A row the valid-row rule sets aside still marks a snapshot of its device.
     pub(crate) fn add(
         &mut self,
         operation_id: u64,
         device_id: u64,
         buffer_type: Option<BufferType>,
-        size_per_bank: u64,
+        (address, size_per_bank): (Option<i64>, Option<i64>),
     ) {
         self.rows += 1;
         if self.current.as_ref().is_none_or(|c| c.operation_id != operation_id) {
@@ -53,6 +58,10 @@ impl MemoryUsage {
         }
         let Some(buffer_type) = buffer_type else {
             self.unknown_type_rows += 1;
+            return;
+        };
+        let Some((_, size_per_bank)) = valid_buffer(address, size_per_bank) else {
+            self.set_aside_rows += 1;
             return;
         };
         let key = (device_id, buffer_type);
@@ -112,7 +121,7 @@ mod tests {
             (2, 0, None, 1_000),
             (3, 1, Some(L1), 4),
         ] {
-            u.add(op, dev, ty, size);
+            u.add(op, dev, ty, (Some(64), Some(size)));
         }
         u.flush();
         assert_eq!(u.sums[&(0, L1)], vec![(1, 150)]);
@@ -129,7 +138,7 @@ mod tests {
     fn rows_out_of_operation_order_still_add_up() {
         let mut u = MemoryUsage::default();
         for (op, size) in [(5, 10), (3, 1), (5, 20), (4, 2), (3, 100)] {
-            u.add(op, 0, Some(L1), size);
+            u.add(op, 0, Some(L1), (Some(64), Some(size)));
         }
         u.flush();
         assert_eq!(u.sums[&(0, L1)], vec![(3, 101), (4, 2), (5, 30)]);
@@ -139,19 +148,36 @@ mod tests {
     #[test]
     fn a_second_pass_continues_the_operation_the_first_stopped_in() {
         let mut u = MemoryUsage::default();
-        u.add(1, 0, Some(L1), 10);
-        u.add(2, 0, Some(L1), 20);
+        u.add(1, 0, Some(L1), (Some(64), Some(10)));
+        u.add(2, 0, Some(L1), (Some(64), Some(20)));
         u.flush();
-        u.add(2, 0, Some(L1), 5);
-        u.add(3, 0, Some(L1), 1);
+        u.add(2, 0, Some(L1), (Some(64), Some(5)));
+        u.add(3, 0, Some(L1), (Some(64), Some(1)));
         u.flush();
         assert_eq!(u.sums[&(0, L1)], vec![(1, 10), (2, 25), (3, 1)]);
     }
 
     #[test]
+    fn rows_the_valid_row_rule_sets_aside_are_counted_not_summed() {
+        let mut u = MemoryUsage::default();
+        for (address, size) in [(Some(0), Some(100)), (Some(64), Some(10)), (None, Some(5)), (Some(-64), Some(7))] {
+            u.add(1, 0, Some(L1), (address, size));
+        }
+        u.add(1, 0, Some(L1), (Some(128), Some(0)));
+        u.add(1, 0, Some(L1), (Some(128), None));
+        u.flush();
+        assert_eq!(u.sums[&(0, L1)], vec![(1, 10)]);
+        assert_eq!((u.rows, u.set_aside_rows, u.unknown_type_rows), (6, 5, 0));
+        // A device whose rows were all set aside still took a snapshot.
+        u.add(2, 3, Some(L1), (Some(0), Some(1)));
+        u.flush();
+        assert_eq!(u.snapshots[&3], vec![2]);
+    }
+
+    #[test]
     fn a_device_with_only_unknown_types_is_still_a_snapshot() {
         let mut u = MemoryUsage::default();
-        u.add(7, 2, None, 64);
+        u.add(7, 2, None, (Some(64), Some(64)));
         u.flush();
         assert!(u.sums.is_empty());
         assert_eq!(u.snapshots[&2], vec![7]);

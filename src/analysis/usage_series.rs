@@ -106,6 +106,8 @@ pub struct UsageSeries {
     pub failures: Vec<usize>,
     /// The region size, when known.
     pub ceiling: Option<Ceiling>,
+    /// `buffers` rows the valid-row rule kept out of every sum (memory.md §3), over the report.
+    pub set_aside_rows: u64,
 }
 
 impl UsageSeries {
@@ -137,7 +139,8 @@ impl UsageSeries {
             .collect();
         failure_positions.sort_unstable();
         failure_positions.dedup();
-        Self { device_id, buffer_type, basis, points, peak: peak.map(|(i, _)| i), failures: failure_positions, ceiling }
+        let peak = peak.map(|(i, _)| i);
+        Self { device_id, buffer_type, basis, points, peak, failures: failure_positions, ceiling, set_aside_rows: 0 }
     }
 
     /// The series of one (device, buffer type) from the `buffers` sums, one point per operation
@@ -164,7 +167,10 @@ impl UsageSeries {
                 UsagePoint { operation_id, used_per_bank: last, recorded }
             })
             .collect();
-        Self::new(key, UsageBasis::Snapshots, points, failures, ceiling)
+        Self {
+            set_aside_rows: usage.set_aside_rows,
+            ..Self::new(key, UsageBasis::Snapshots, points, failures, ceiling)
+        }
     }
 
     /// The series of one (device, buffer type) from a replay of the captured graphs: `after`

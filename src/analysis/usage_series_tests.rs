@@ -17,7 +17,7 @@ fn run() -> MemoryUsage {
         (5, 0, L1Small, 64),
     ];
     for &(op, dev, ty, size) in rows {
-        u.add(op, dev, Some(ty), size);
+        u.add(op, dev, Some(ty), (Some(64), Some(size as i64)));
     }
     u.flush();
     u

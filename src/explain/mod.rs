@@ -22,7 +22,7 @@ pub use follow::{FollowEnd, follow};
 pub use json::render_json;
 pub use log::{MAX_LINE_BYTES, RECORD_A_REPORT, render_log_json, render_log_text, scan_log};
 pub use memory_json::memory_json;
-pub use peak::{PeakLine, read_peaks};
+pub use peak::{PeakLine, Peaks, read_peaks};
 pub use text::render_text;
 
 /// What to print.
@@ -66,7 +66,7 @@ pub struct Explanation<'a> {
     /// Errors no operation picked, in table order.
     pub(crate) unattached: Vec<ExplainedError<'a>>,
     /// Each device's peak use per buffer type (`--peak`), with the region sizes; none without.
-    pub peaks: Option<Vec<PeakLine>>,
+    pub peaks: Option<Peaks>,
 }
 
 /// Collects what to print; `Err` names an `--operation` id the report does not have.

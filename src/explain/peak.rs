@@ -1,6 +1,7 @@
 //! `explain --peak`: each device's peak memory use per buffer type, from all of `buffers`.
 
 use crate::analysis::format::{format_percent, size};
+use crate::analysis::memory::MemoryNote;
 use crate::analysis::usage::MemoryUsage;
 use crate::analysis::usage_series::{Ceiling, Peak};
 use crate::report::{MemoryReport, ReportError};
@@ -17,25 +18,35 @@ pub struct PeakLine {
     pub(crate) ceiling: Option<Ceiling>,
 }
 
+/// The peaks of a report, and the rows the valid-row rule kept out of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Peaks {
+    /// One per device and buffer type.
+    pub(crate) lines: Vec<PeakLine>,
+    /// `buffers` rows with a missing, zero or negative address or size (memory.md §3).
+    pub(crate) set_aside_rows: u64,
+}
+
 /// Reads every `buffers` row of the report (one pass) and finds the peaks.
-pub fn read_peaks(report: &MemoryReport) -> Result<Vec<PeakLine>, ReportError> {
+pub fn read_peaks(report: &MemoryReport) -> Result<Peaks, ReportError> {
     let mut usage = MemoryUsage::default();
     report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
-    Ok(report
+    let lines = report
         .usage_peaks(&usage)
         .into_iter()
         .map(|peak| PeakLine { peak, ceiling: report.region_ceiling(peak.device_id, peak.buffer_type) })
-        .collect())
+        .collect();
+    Ok(Peaks { lines, set_aside_rows: usage.set_aside_rows })
 }
 
 /// One line per device and buffer type, e.g. `Peak L1 use on device 0: 1.20 MiB per bank after
-/// operation 42 ttnn.matmul (92.1% of the 1.30 MiB region)`.
-pub(super) fn peak_text(report: &MemoryReport, peaks: &[PeakLine]) -> String {
-    if peaks.is_empty() {
-        return "No peak memory use: the report has no buffers rows.\n".to_string();
-    }
+/// operation 42 ttnn.matmul (92.1% of the 1.30 MiB region)`; then the note of the rows set aside.
+pub(super) fn peak_text(report: &MemoryReport, peaks: &Peaks) -> String {
     let mut out = String::new();
-    for PeakLine { peak, ceiling } in peaks {
+    if peaks.lines.is_empty() {
+        out.push_str("No peak memory use: the report has no buffers rows.\n");
+    }
+    for PeakLine { peak, ceiling } in &peaks.lines {
         let operation = match report.operation_index(peak.operation_id) {
             Some(i) => format!("{} {}", peak.operation_id, report.operations[i].name),
             None => peak.operation_id.to_string(),
@@ -48,10 +59,14 @@ pub(super) fn peak_text(report: &MemoryReport, peaks: &[PeakLine]) -> String {
         }
         out.push('\n');
     }
+    if peaks.set_aside_rows > 0 {
+        let count = usize::try_from(peaks.set_aside_rows).unwrap_or(usize::MAX);
+        let _ = writeln!(out, "{}", MemoryNote::BadBuffers { count, source: "buffers rows" }.text(false));
+    }
     out
 }
 
 /// The `"peak"` list of the `memory_report` object.
-pub(super) fn peak_json(peaks: &[PeakLine]) -> Value {
-    json!(peaks.iter().map(|p| p.peak).collect::<Vec<_>>())
+pub(super) fn peak_json(peaks: &Peaks) -> Value {
+    json!(peaks.lines.iter().map(|p| p.peak).collect::<Vec<_>>())
 }

@@ -170,6 +170,16 @@ pub(crate) fn int(value: ValueRef<'_>) -> i64 {
     }
 }
 
+/// A cell as a signed integer, or none when NULL or not a number.
+pub(crate) fn signed(value: ValueRef<'_>) -> Option<i64> {
+    match value {
+        ValueRef::Integer(i) => Some(i),
+        ValueRef::Real(f) if f.is_finite() => Some(f as i64),
+        ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
+        _ => None,
+    }
+}
+
 /// Reads an unsigned id or size cell; negative values read as 0.
 pub(crate) fn uint(value: ValueRef<'_>) -> u64 {
     u64::try_from(int(value)).unwrap_or(0)

@@ -34,6 +34,9 @@ pub struct OperationUsage {
 pub struct GraphReplay {
     /// Buffers live before each operation with an allocation failure, by operation id.
     live_before: HashMap<u64, Vec<GraphBuffer>>,
+    /// The lowest DRAM address allocated per device before each operation with an allocation
+    /// failure (memory.md §2, the DRAM base).
+    lowest_dram_before: HashMap<u64, Vec<(Option<u64>, u64)>>,
     /// After each operation that has a graph, in replay order: its bytes per bank, per
     /// (device, buffer type) holding any.
     pub usage: Vec<OperationUsage>,
@@ -47,6 +50,13 @@ impl GraphReplay {
     /// The buffers live before the failed operation `operation_id`, when it is one.
     pub(crate) fn live_before(&self, operation_id: u64) -> Option<&[GraphBuffer]> {
         self.live_before.get(&operation_id).map(Vec::as_slice)
+    }
+
+    /// The lowest DRAM address the graphs before the failed operation `operation_id`
+    /// allocated on `device`, freed since or not.
+    pub(crate) fn lowest_dram_before(&self, operation_id: u64, device: u64) -> Option<u64> {
+        let lowest = self.lowest_dram_before.get(&operation_id)?;
+        lowest.iter().filter(|(d, _)| d.is_none_or(|d| d == device)).map(|(_, a)| *a).min()
     }
 }
 
@@ -66,7 +76,7 @@ impl MemoryReport {
         let (first, last) = self.graph_rowids().map_err(ReportError::read("captured graphs"))?;
         let total = u64::try_from(last - first + 1).unwrap_or(0).max(1);
         let ranked = self.schema.has_column("captured_graph", "rank");
-        let mut replayer = GraphReplayer::new();
+        let mut replayer = GraphReplayer::new(&devices);
         let mut result = GraphReplay::default();
         let mut replayed = vec![false; self.operations.len()];
         let (mut next_failed, mut last_index, mut invalid, mut out_of_order) = (0, 0, 0, false);
@@ -95,7 +105,9 @@ impl MemoryReport {
             out_of_order |= i < last_index;
             last_index = last_index.max(i);
             while next_failed < failed.len() && failed[next_failed] <= i {
-                result.live_before.insert(self.operations[failed[next_failed]].id, replayer.live());
+                let id = self.operations[failed[next_failed]].id;
+                result.live_before.insert(id, replayer.live());
+                result.lowest_dram_before.insert(id, replayer.lowest_dram());
                 next_failed += 1;
             }
             match parse_buffers(text) {
@@ -103,7 +115,7 @@ impl MemoryReport {
                 Err(_) => invalid += 1,
             }
             result.graphs += 1;
-            result.usage.extend(replayer.used_per_bank(&devices).into_iter().map(|(device_id, buffer_type, used)| {
+            result.usage.extend(replayer.used_per_bank().into_iter().map(|(device_id, buffer_type, used)| {
                 OperationUsage { operation_id: id, device_id, buffer_type, used_per_bank: used }
             }));
             true
@@ -114,6 +126,7 @@ impl MemoryReport {
         }
         for &i in &failed[next_failed..] {
             result.live_before.insert(self.operations[i].id, replayer.live());
+            result.lowest_dram_before.insert(self.operations[i].id, replayer.lowest_dram());
         }
         result.notes = replayer.notes();
         if invalid > 0 {

@@ -4,18 +4,21 @@
 //! the operation's first row (the table is written in operation order), for a bounded number of
 //! rows.
 
-use super::database::{RowSpan, operation_row_span, uint};
+use super::database::{RowSpan, operation_row_span, rowid_range, signed, uint};
 use super::details::buffer_type;
 use super::memory::MemoryReport;
-use crate::analysis::memory::{MemoryNote, SnapshotRow};
+use crate::analysis::memory::{MemoryNote, SnapshotRow, valid_buffer};
 use rusqlite::params;
-use rusqlite::types::ValueRef;
 
 /// At most this many `buffers` rows of one operation are read for a picture of memory.
 pub(crate) const SNAPSHOT_ROWS: usize = 250_000;
 
 /// At most this many `buffers` rows are walked back over to find an earlier snapshot of a device.
 pub(crate) const EARLIER_SEARCH_ROWS: usize = 200_000;
+
+/// At most this many `buffers` rows, from the start of the table, are read to find the DRAM
+/// base of a device.
+pub(crate) const DRAM_BASE_ROWS: i64 = 200_000;
 
 /// The earlier snapshot of a device, as found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,16 +29,6 @@ pub(crate) enum Earlier {
     None,
     /// The search stopped after this many rows.
     Stopped(usize),
-}
-
-/// A cell as a signed integer, or none when NULL or not a number.
-fn signed(value: ValueRef<'_>) -> Option<i64> {
-    match value {
-        ValueRef::Integer(i) => Some(i),
-        ValueRef::Real(f) if f.is_finite() => Some(f as i64),
-        ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
-        _ => None,
-    }
 }
 
 impl MemoryReport {
@@ -88,6 +81,35 @@ impl MemoryReport {
             format!("SELECT max(operation_id) FROM buffers WHERE operation_id < ?1 AND device_id = ?3 AND {ranked}");
         let found: Option<i64> = self.conn.query_row(&sql, params![n, rank, device], |r| r.get(0))?;
         Ok(found.map_or(Earlier::None, |id| Earlier::Found(u64::try_from(id).unwrap_or(0))))
+    }
+
+    /// The lowest DRAM address of `device` in a valid row of an operation up to `n` (rank
+    /// `rank`) among the first [`DRAM_BASE_ROWS`] rows of `buffers` (memory.md §2: the DRAM
+    /// allocator's first buffer sits at its base, and the run's first rows record it); a bounded
+    /// read, however large the table.
+    pub(crate) fn lowest_dram_address(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<Option<u64>> {
+        let has = |c: &str| self.schema.has_column("buffers", c);
+        if !self.schema.has_table("buffers")
+            || !["operation_id", "device_id", "address", "max_size_per_bank", "buffer_type"].iter().all(|c| has(c))
+        {
+            return Ok(None);
+        }
+        let Some((first, _)) = rowid_range(&self.conn, "buffers")? else { return Ok(None) };
+        let filter = self.schema.rank_filter("buffers");
+        let sql = format!(
+            "SELECT address, max_size_per_bank FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND operation_id <= ?4 \
+             AND device_id = ?5 AND (buffer_type = 0 OR buffer_type = 'DRAM') AND {filter}"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let end = first.saturating_add(DRAM_BASE_ROWS);
+        let mut rows = stmt.query(params![rank, first, end, n, device])?;
+        let mut lowest: Option<u64> = None;
+        while let Some(r) = rows.next()? {
+            if let Some((address, _)) = valid_buffer(signed(r.get_ref(0)?), signed(r.get_ref(1)?)) {
+                lowest = Some(lowest.map_or(address, |l| l.min(address)));
+            }
+        }
+        Ok(lowest)
     }
 
     /// Walks rows `(operation_id, device_id)` newest first until one is of `device`.

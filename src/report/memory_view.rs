@@ -11,9 +11,10 @@ use crate::analysis::failure::BufferType;
 use crate::analysis::graph::NodeType;
 use crate::analysis::memory::{
     DeviceFacts, EarlierSnapshot, FailureInputs, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
-    OperationMemory, TensorFacts, failure_place, live_addresses, memory_at_failure, needs_earlier_snapshot,
-    operation_memory,
+    OperationMemory, TensorFacts, failure_place, found_place, live_addresses, memory_at_failure,
+    needs_earlier_snapshot, operation_memory,
 };
+use rusqlite::params;
 use std::collections::{BTreeSet, HashMap};
 
 /// The memory at an operation's failure, as far as the report can tell it.
@@ -86,39 +87,10 @@ impl MemoryReport {
         let mut ready: Vec<Pending> = Vec::new();
         for mut p in pending {
             p.inputs.tensors = first_facts.clone();
-            let Some((device, _)) = failure_place(&p.inputs) else {
-                out.push((p.index, FailureMemory::Absent));
-                continue;
-            };
-            let op = &self.operations[p.index];
-            let earlier = if needs_earlier_snapshot(&p.inputs, device) {
-                self.earlier_snapshot(op.id, device, op.rank).map_err(&read)?
-            } else {
-                Earlier::None
-            };
-            match earlier {
-                Earlier::Found(id) => {
-                    let (rows, cut) = self.snapshot_rows(id, op.rank).map_err(&read)?;
-                    p.notes.extend(cut);
-                    p.inputs.earlier_snapshot = Some(EarlierSnapshot { operation_id: id, rows });
-                }
-                Earlier::Stopped(rows) => p.notes.push(MemoryNote::EarlierSearchStopped { rows }),
-                Earlier::None => {}
+            match self.gather(&mut p, replay).map_err(&read)? {
+                Some(outcome) => out.push((p.index, outcome)),
+                None => ready.push(p),
             }
-            let own_rows = p.inputs.own_snapshot.iter().any(|r| r.device_id == device);
-            if !own_rows && p.inputs.earlier_snapshot.is_none() {
-                match replay {
-                    None => {
-                        out.push((p.index, FailureMemory::NeedsReplay));
-                        continue;
-                    }
-                    Some(r) => {
-                        p.inputs.replayed_before = Some(r.live_before(op.id).map(<[_]>::to_vec).unwrap_or_default());
-                        p.notes.extend(r.notes.iter().cloned());
-                    }
-                }
-            }
-            ready.push(p);
         }
         for mut p in ready {
             // The tensors at its live addresses, and those its graph and inputs name.
@@ -141,6 +113,102 @@ impl MemoryReport {
         let order: HashMap<usize, usize> = indexes.iter().enumerate().map(|(k, &i)| (i, k)).collect();
         out.sort_by_key(|(i, _)| order.get(i).copied().unwrap_or(usize::MAX));
         Ok(out)
+    }
+
+    /// Reads what the rules need of a failure beyond its own records: which devices have rows
+    /// (mesh ids), the earlier snapshot S0 of its device, its DRAM base, the graph-only pass's
+    /// result. The outcome already, when there is no section to compute (no place, or the
+    /// graphs must be replayed first).
+    fn gather(&self, p: &mut Pending, replay: Option<&GraphReplay>) -> rusqlite::Result<Option<FailureMemory>> {
+        let op = &self.operations[p.index];
+        let Some(mut lookups) = self.devices_with_rows(&mut p.inputs, op.id, op.rank)? else {
+            return Ok(Some(FailureMemory::Absent));
+        };
+        let Some((device, buffer_type)) = failure_place(&p.inputs) else { return Ok(Some(FailureMemory::Absent)) };
+        let earlier = match needs_earlier_snapshot(&p.inputs, device) {
+            true => match lookups.remove(&device) {
+                Some(earlier) => earlier,
+                None => self.earlier_snapshot(op.id, device, op.rank)?,
+            },
+            false => Earlier::None,
+        };
+        match earlier {
+            Earlier::Found(id) => {
+                let (rows, cut) = self.snapshot_rows(id, op.rank)?;
+                p.notes.extend(cut);
+                p.inputs.earlier_snapshot = Some(EarlierSnapshot { operation_id: id, rows });
+            }
+            Earlier::Stopped(rows) => p.notes.push(MemoryNote::EarlierSearchStopped { rows }),
+            Earlier::None => {}
+        }
+        let dram = buffer_type == BufferType::Dram;
+        if dram {
+            p.inputs.lowest_dram_address = self.lowest_dram_address(op.id, device, op.rank)?;
+        }
+        let own_rows = p.inputs.own_snapshot.iter().any(|r| r.device_id == device);
+        if own_rows || p.inputs.earlier_snapshot.is_some() {
+            return Ok(None);
+        }
+        let Some(r) = replay else { return Ok(Some(FailureMemory::NeedsReplay)) };
+        p.inputs.replayed_before = Some(r.live_before(op.id).map(<[_]>::to_vec).unwrap_or_default());
+        if dram {
+            let replayed = r.lowest_dram_before(op.id, device);
+            p.inputs.lowest_dram_address = p.inputs.lowest_dram_address.into_iter().chain(replayed).min();
+        }
+        p.notes.extend(r.notes.iter().cloned());
+        Ok(None)
+    }
+
+    /// Fills `devices_with_rows` for the mesh-id rule (memory.md §2): whether the device found
+    /// has a `buffers` row before N, and only when it has none (and none of N's own), which of
+    /// the other `devices` do. Gives the earlier snapshots found on the way, by device; none when
+    /// the failure has no place.
+    fn devices_with_rows(
+        &self,
+        inputs: &mut FailureInputs,
+        n: u64,
+        rank: u32,
+    ) -> rusqlite::Result<Option<HashMap<u64, Earlier>>> {
+        let Some((found, _)) = found_place(inputs) else { return Ok(None) };
+        let mut lookups = HashMap::new();
+        let own = |device: u64| inputs.own_snapshot.iter().any(|r| r.device_id == device);
+        if own(found) {
+            return Ok(Some(lookups));
+        }
+        let earlier = self.earlier_snapshot(n, found, rank)?;
+        let mut with_rows = Vec::new();
+        let found_has_rows = match earlier {
+            Earlier::Found(_) => true,
+            Earlier::None => false,
+            // The bounded search stopped: a mesh id (no `devices` row) has none; a device of the
+            // report is looked up for certain.
+            Earlier::Stopped(_) => {
+                self.devices.iter().any(|d| d.device_id == found) && self.has_rows(n, found, rank)?
+            }
+        };
+        if found_has_rows {
+            with_rows.push(found);
+        } else {
+            for device in self.devices.iter().map(|d| d.device_id).filter(|&d| d != found && !own(d)) {
+                let other = self.earlier_snapshot(n, device, rank)?;
+                if matches!(other, Earlier::Found(_)) {
+                    with_rows.push(device);
+                }
+                lookups.insert(device, other);
+            }
+        }
+        lookups.insert(found, earlier);
+        inputs.devices_with_rows = with_rows;
+        Ok(Some(lookups))
+    }
+
+    /// Whether `device` has any `buffers` row of an operation before `n` (rank `rank`): one
+    /// query that may scan the table, asked only when the bounded search stopped.
+    fn has_rows(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<bool> {
+        let filter = self.schema.rank_filter("buffers");
+        let sql =
+            format!("SELECT EXISTS(SELECT 1 FROM buffers WHERE device_id = ?2 AND operation_id < ?3 AND {filter})");
+        self.conn.query_row(&sql, params![rank, device, n], |r| r.get(0))
     }
 
     /// The post-operation picture of an operation (by index) for `place` (device, buffer

@@ -2,7 +2,7 @@
 //! rowid order, with progress and cancellation, meant for a worker thread (`tui::worker`).
 
 use super::ReportError;
-use super::database::{rowid_range, uint};
+use super::database::{rowid_range, signed, uint};
 use super::details::buffer_type;
 use super::memory::MemoryReport;
 use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind};
@@ -58,7 +58,13 @@ impl MemoryReport {
         let total = u64::try_from(last - first + 1).unwrap_or(0);
         let columns = self.schema.select_list(
             "buffers",
-            &[("operation_id", "0"), ("device_id", "0"), ("buffer_type", "NULL"), ("max_size_per_bank", "0")],
+            &[
+                ("operation_id", "0"),
+                ("device_id", "0"),
+                ("buffer_type", "NULL"),
+                ("max_size_per_bank", "NULL"),
+                ("address", "NULL"),
+            ],
         );
         let filter = self.schema.rank_filter("buffers");
         let sql = format!("SELECT {columns} FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND {filter}");
@@ -78,7 +84,8 @@ impl MemoryReport {
                     other => buffer_type(other).ok(),
                 };
                 let value = |i| r.get_ref(i).map(uint).map_err(&read);
-                usage.add(value(0)?, value(1)?, ty, value(3)?);
+                let raw = |i| r.get_ref(i).map(signed).map_err(&read);
+                usage.add(value(0)?, value(1)?, ty, (raw(4)?, raw(3)?));
             }
             usage.next_rowid = end;
             start = end;
@@ -90,7 +97,8 @@ impl MemoryReport {
 
     /// Every operation with an attached error, with the device and buffer type it failed on:
     /// the type from an allocation failure's message (L1 for circular buffers), the device
-    /// from the last allocation node of its graph, else the only device; unknown ones stay none.
+    /// from the last allocation node of its graph — the only device when that names none of
+    /// the `devices` rows (a mesh id) — else the only device; unknown ones stay none.
     pub(crate) fn failure_marks(&self) -> Vec<FailureMark> {
         self.marked_failures().into_iter().map(|(mark, _)| mark).collect()
     }
@@ -111,7 +119,9 @@ impl MemoryReport {
                     let allocations = [NodeType::BufferAllocate, NodeType::CircularBufferAllocate];
                     nodes.iter().rev().filter(|n| allocations.iter().any(|t| n.is(*t))).find_map(|n| n.device_id)
                 });
-                let device_id = graph_device.or(only_device);
+                // A graph's mesh id (no `devices` row, memory.md §2) is the only chip's.
+                let is_row = |d: &u64| self.devices.iter().any(|row| row.device_id == *d);
+                let device_id = graph_device.filter(is_row).or(only_device).or(graph_device);
                 Some((FailureMark { operation_id: self.operations[i].id, device_id, buffer_type }, failure))
             })
             .collect()

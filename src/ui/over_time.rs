@@ -7,6 +7,7 @@ use super::View;
 use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
 use crate::analysis::format::size;
+use crate::analysis::memory::MemoryNote;
 use crate::analysis::usage_series::{UsageBasis, UsageSeries};
 use crate::app::{JobState, OverTimeTab, UsageSource};
 use ratatui::Frame;
@@ -39,6 +40,10 @@ pub fn cursor_line(view: &View, series: &UsageSeries, cursor: usize) -> String {
     }
     if let Some(ceiling) = series.ceiling {
         line.push_str(&format!(" · region {}", size(ceiling.size)));
+    }
+    if series.set_aside_rows > 0 {
+        let count = usize::try_from(series.set_aside_rows).unwrap_or(usize::MAX);
+        line.push_str(&format!(" · {}", MemoryNote::BadBuffers { count, source: "buffers rows" }.text(false)));
     }
     line
 }

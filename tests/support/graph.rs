@@ -14,7 +14,7 @@
 //! it, nested nodes take the level of the enclosing function, capture nodes 0.
 //! Params are written with sorted keys, as tt-metal's `std::map` does.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
@@ -77,7 +77,7 @@ pub struct Graph {
     open: Vec<Open>,
     capture_start: Option<usize>,
     /// Buffer nodes by (device, address, type), for deallocations.
-    buffers: Vec<((u64, u64, BufferType), usize)>,
+    buffers: HashMap<(u64, u64, BufferType), usize>,
 }
 
 impl Default for Graph {
@@ -106,7 +106,7 @@ impl Graph {
             nodes: Vec::new(),
             open: Vec::new(),
             capture_start: None,
-            buffers: Vec::new(),
+            buffers: HashMap::new(),
         }
     }
     pub fn node_key(mut self, key: NodeKey) -> Self {

@@ -68,7 +68,7 @@ pub fn serve(db: &Path, journal_mode: &str, input: impl BufRead, mut output: imp
 
 /// The buffers live after every operation.
 fn snapshot(id: i64) -> Vec<BufferRow> {
-    vec![BufferRow::l1(1_400_000, 4_096 * (1 + id % 3)), BufferRow::dram(0, 65_536)]
+    vec![BufferRow::l1(1_400_000, 4_096 * (1 + id % 3)), BufferRow::dram(1_048_640, 65_536)]
 }
 
 fn completed(id: i64, name: &str) -> Op {

@@ -18,19 +18,23 @@
 
 mod alloc;
 mod record;
+mod truth;
 mod write;
 
 pub use alloc::Allocator;
-pub use record::{Era, Options};
+#[allow(unused_imports)]
+pub use record::{Era, Mesh, Options};
 
 use super::rows::{Device, ErrorRow, Op};
 use super::schema::BufferType;
 use std::collections::HashMap;
 
-/// Bank size of the simulated DRAM (a Wormhole's).
-pub const DRAM_BANK: u64 = 1_073_741_792;
-/// The lowest DRAM address the simulated allocator places.
-pub const DRAM_BASE: u64 = 1024;
+/// Bank size of the simulated DRAM: what tt-metal 0.81's DRAM allocator manages on a Wormhole
+/// (the bank size its messages give).
+pub const DRAM_BANK: u64 = 1_072_693_184;
+/// The lowest DRAM address the simulated allocator places: tt-metal 0.81 reserves what lies
+/// below (memory.md §1), and the allocator's region starts here.
+pub const DRAM_BASE: u64 = 1_048_640;
 /// Banks of each buffer type.
 pub const L1_BANKS: u64 = 64;
 pub const DRAM_BANKS: u64 = 12;
@@ -144,7 +148,7 @@ impl SimDevice {
         let row = Device::wormhole(id as i64);
         let a = row.address_at_first_l1_cb_buffer as u64;
         let l1 = Allocator::top_down(a, a + row.l1_bank_size as u64);
-        SimDevice { row, l1, dram: Allocator::bottom_up(0, DRAM_BASE, DRAM_BANK) }
+        SimDevice { row, l1, dram: Allocator::bottom_up(DRAM_BASE, DRAM_BASE, DRAM_BASE + DRAM_BANK) }
     }
     pub(crate) fn allocator(&mut self, buffer_type: BufferType) -> &mut Allocator {
         match buffer_type {
@@ -190,6 +194,18 @@ impl Sim {
     /// The id of the newest tensor called `name`, live or not.
     pub fn tensor_id(&self, name: &str) -> u64 {
         self.tensors.iter().rev().find(|t| t.name == name).unwrap_or_else(|| panic!("no tensor {name}")).id
+    }
+
+    /// The device id graph buffer nodes carry for device `d`: the mesh's (1) for a single chip
+    /// opened as a mesh (memory.md §1), else `d`.
+    pub(crate) fn graph_device(&self, d: u64) -> u64 {
+        if self.options.mesh.is_some() { 1 } else { d }
+    }
+
+    /// The device id the tables (`buffers`, `tensors`) carry for device `d`: for a single chip
+    /// opened as a mesh, 0 before a program compiled and 1 after, else `d`.
+    pub(crate) fn table_device(&self, d: u64) -> u64 {
+        self.options.mesh.map_or(d, |m| m.tables)
     }
 
     /// The address of a buffer allocated outside any record.

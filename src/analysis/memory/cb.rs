@@ -1,8 +1,9 @@
 //! Circular-buffer failures (memory.md §7): the failing program's circular buffers, the region
 //! end, and the live L1 buffers in their way.
 
+use super::graph_index::GraphIndex;
 use super::model::{CircularBuffer, CircularBufferClash, LiveBuffer};
-use super::replay::{failure_point, open_scope};
+use super::replay::failure_point;
 use crate::analysis::failure::Figures;
 use crate::analysis::graph::{GraphNode, NodeType};
 
@@ -17,6 +18,7 @@ pub(crate) fn circular_buffer_clash(
     let region_end = figures.region_end?;
     let through = failure_point(graph).map_or(0, |f| f + 1);
     let nodes = &graph[..through];
+    let index = GraphIndex::new(graph);
     let from = nodes.iter().rposition(|n| n.is(NodeType::CircularBufferDeallocateAll)).map_or(0, |i| i + 1);
     let circular_buffers = nodes[from..]
         .iter()
@@ -27,7 +29,7 @@ pub(crate) fn circular_buffer_clash(
                 address: n.address?,
                 size: n.size.unwrap_or(0),
                 core_range: n.core_range_set.clone(),
-                device_operation: open_scope(graph, from + i),
+                device_operation: index.open_scope(from + i),
             })
         })
         .collect();

@@ -2,10 +2,10 @@
 //! buffer the operation allocated, the tensor its graph connects it to; the tensor's producer,
 //! last use, and whether it is an input of the operation or stale.
 
+use super::graph_index::GraphIndex;
 use super::inputs::TensorFacts;
 use super::live::Placed;
 use super::model::{LiveBuffer, Origin};
-use super::replay::{allocated_tensor, open_scope};
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::GraphNode;
 use std::collections::HashMap;
@@ -23,8 +23,8 @@ pub(crate) struct Holders<'a> {
     pub(crate) device: u64,
     /// The map's buffer type.
     pub(crate) buffer_type: BufferType,
-    /// N's graph.
-    pub(crate) graph: &'a [GraphNode],
+    /// N's graph, indexed.
+    graph: GraphIndex<'a>,
     /// N's input tensor ids.
     pub(crate) inputs: &'a [u64],
     /// Tensors by id.
@@ -59,7 +59,16 @@ impl<'a> Holders<'a> {
                 by_address.entry(place).or_default().push(t);
             }
         }
-        Self { operation_id, device, buffer_type, graph, inputs, by_id, by_address, own_by_address: false }
+        Self {
+            operation_id,
+            device,
+            buffer_type,
+            graph: GraphIndex::new(graph),
+            inputs,
+            by_id,
+            by_address,
+            own_by_address: false,
+        }
     }
 
     /// The smallest operation id ≤ N among a tensor's rows.
@@ -90,10 +99,10 @@ impl<'a> Holders<'a> {
         let n = self.operation_id;
         let (origin, tensor_id, device_operation) = match placed.allocated_at {
             Some(at) => {
-                let by_graph = allocated_tensor(self.graph, at);
+                let by_graph = self.graph.allocated_tensor(at);
                 let tensor =
                     if self.own_by_address { by_graph.or_else(|| self.tenant(placed.address)) } else { by_graph };
-                (Origin::ThisOperation, tensor, open_scope(self.graph, at))
+                (Origin::ThisOperation, tensor, self.graph.open_scope(at))
             }
             None => (Origin::Earlier, self.tenant(placed.address), None),
         };

@@ -20,6 +20,22 @@ pub struct SnapshotRow {
     pub layout: Option<i64>,
 }
 
+impl SnapshotRow {
+    /// Its (address, bytes per bank) by the one valid-row rule ([`valid_buffer`]); none for a
+    /// row to set aside.
+    pub(crate) fn valid(&self) -> Option<(u64, u64)> {
+        valid_buffer(self.address, self.size_per_bank)
+    }
+}
+
+/// The one valid-row rule of every view of memory (memory.md §3 "Valid rows"): a buffer's
+/// (address, bytes per bank) when both are present and positive; none for a `buffers` row or
+/// graph allocation to set aside and count in a note (no allocator hands out address 0).
+pub(crate) fn valid_buffer(address: Option<i64>, size_per_bank: Option<i64>) -> Option<(u64, u64)> {
+    let positive = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok()).filter(|&v| v > 0);
+    Some((positive(address)?, positive(size_per_bank)?))
+}
+
 /// The `buffers` rows of the greatest earlier operation that has rows for the failure's device.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EarlierSnapshot {
@@ -112,6 +128,13 @@ pub struct FailureInputs {
     pub earlier_snapshot: Option<EarlierSnapshot>,
     /// The buffers live after replaying every captured graph before N, when that pass has run.
     pub replayed_before: Option<Vec<GraphBuffer>>,
+    /// The devices the report found a `buffers` row for at an operation before N (the
+    /// mesh-id rule of memory.md §2 also counts N's own rows); the report looks only when the
+    /// device found has no row of its own.
+    pub devices_with_rows: Vec<u64>,
+    /// The lowest DRAM address the report found for the failure's device in `buffers` up to N
+    /// beyond the snapshots given here (memory.md §2: the DRAM base).
+    pub lowest_dram_address: Option<u64>,
     /// The report's `devices` rows.
     pub devices: Vec<DeviceFacts>,
     /// N's input tensor ids, by `input_index`.

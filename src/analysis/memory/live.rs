@@ -2,6 +2,7 @@
 //! the failure's (device, buffer type) it gives, and which of them the failed operation allocated.
 
 use super::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
+use super::live_index::{IntMap, IntSet};
 use super::model::Basis;
 use super::notes::{MemoryNote, Tally};
 use super::replay::{Replay, failure_point, free_addresses};
@@ -47,8 +48,8 @@ pub(crate) fn layout_name(code: i64) -> String {
     }
 }
 
-/// The valid rows of (device, buffer type) as buffers; rows of the device with a missing, zero or
-/// negative address or size are counted in `bad`.
+/// The valid rows of (device, buffer type) as buffers; rows of it that break the valid-row rule
+/// ([`super::inputs::valid_buffer`]) are counted in `bad`.
 pub(crate) fn snapshot_buffers(
     rows: &[SnapshotRow],
     device: u64,
@@ -57,12 +58,11 @@ pub(crate) fn snapshot_buffers(
 ) -> Vec<Placed> {
     let mut out = Vec::new();
     for row in rows.iter().filter(|r| r.device_id == device && r.buffer_type == Some(buffer_type)) {
-        let valid = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok()).filter(|&v| v > 0);
-        match (valid(row.address), valid(row.size_per_bank)) {
-            (Some(address), Some(size)) => {
+        match row.valid() {
+            Some((address, size)) => {
                 out.push(Placed { address, size, layout: row.layout.map(layout_name), allocated_at: None })
             }
-            _ => bad.bump(),
+            None => bad.bump(),
         }
     }
     out
@@ -72,8 +72,7 @@ pub(crate) fn snapshot_buffers(
 fn rows_as_graph_buffers(rows: &[SnapshotRow]) -> Vec<GraphBuffer> {
     rows.iter()
         .filter_map(|r| {
-            let address = u64::try_from(r.address?).ok().filter(|&a| a > 0)?;
-            let size = u64::try_from(r.size_per_bank?).ok().filter(|&s| s > 0)?;
+            let (address, size) = r.valid()?;
             Some(GraphBuffer {
                 device_id: Some(r.device_id),
                 buffer_type: r.buffer_type,
@@ -87,12 +86,18 @@ fn rows_as_graph_buffers(rows: &[SnapshotRow]) -> Vec<GraphBuffer> {
         .collect()
 }
 
-/// The buffers of (device, buffer type) a replay left live.
-fn replayed(replay: &Replay, device: u64, buffer_type: BufferType, banks: u64, bad: &mut Tally) -> Vec<Placed> {
+/// The buffers of (device, buffer type) a replay of `graph` left live.
+fn replayed(replay: &Replay, graph: &[GraphNode], place: Place, bad: &mut Tally) -> Vec<Placed> {
+    let Place { device, buffer_type, banks } = place;
     let mut out = Vec::new();
-    for (b, at) in replay.live.iter().filter(|(b, _)| b.is_of(device, buffer_type)) {
-        match b.per_bank(banks) {
-            Some(size) => out.push(Placed { address: b.address, size, layout: b.layout.clone(), allocated_at: *at }),
+    for e in replay.live.iter().filter(|e| e.buffer.is_of(device, buffer_type)) {
+        match e.buffer.per_bank(banks) {
+            Some(size) => out.push(Placed {
+                address: e.buffer.address,
+                size,
+                layout: e.layout(graph),
+                allocated_at: e.allocated_at,
+            }),
             None => bad.bump(),
         }
     }
@@ -113,40 +118,17 @@ pub(crate) fn live_at_failure(
     let earlier = inputs.earlier_snapshot.as_ref();
     let mut bad = Tally::default();
     let mut notes = Vec::new();
-    // What N allocated and still held at F: replayed from nothing.
-    let mut own = Replay::default();
-    own.run(graph, failure);
+    let place = Place { device, buffer_type, banks };
     let (basis, buffers) = if inputs.own_snapshot.iter().any(|r| r.device_id == device) {
-        let mut buffers = snapshot_buffers(&inputs.own_snapshot, device, buffer_type, &mut bad);
-        let unwound = unwinding(graph, failure, device, buffer_type, banks, earlier.map(|e| e.rows.as_slice()));
-        notes.extend(unwound.1);
-        for mut b in unwound.0 {
-            if !buffers.iter().any(|x| x.address == b.address) {
-                b.allocated_at = own
-                    .live
-                    .iter()
-                    .find(|(o, _)| o.address == b.address && o.is_of(device, buffer_type))
-                    .and_then(|(_, at)| *at);
-                buffers.push(b);
-            }
-        }
-        // A row at an address N allocated before F and still held is N's own buffer.
-        for b in &mut buffers {
-            if b.allocated_at.is_none() {
-                b.allocated_at = own
-                    .live
-                    .iter()
-                    .find(|(o, _)| o.address == b.address && o.is_of(device, buffer_type))
-                    .and_then(|(_, at)| *at);
-            }
-        }
+        let (buffers, own_notes) = after_failure(inputs, place, failure, &mut bad);
+        notes.extend(own_notes);
         (Basis::AfterFailureSnapshot, buffers)
     } else if let Some(s0) = earlier.filter(|_| !graph.is_empty()) {
         let mut replay = Replay::new(rows_as_graph_buffers(&s0.rows));
         replay.run(graph, failure);
         notes.extend(replay.notes());
         snapshot_buffers(&s0.rows, device, buffer_type, &mut bad);
-        (Basis::EarlierSnapshotAndGraph, replayed(&replay, device, buffer_type, banks, &mut bad))
+        (Basis::EarlierSnapshotAndGraph, replayed(&replay, graph, place, &mut bad))
     } else if let Some(s0) = earlier {
         (Basis::EarlierSnapshot, snapshot_buffers(&s0.rows, device, buffer_type, &mut bad))
     } else {
@@ -158,7 +140,7 @@ pub(crate) fn live_at_failure(
         let mut replay = Replay::new(before.clone());
         replay.run(graph, failure);
         notes.extend(replay.notes());
-        (Basis::GraphOnly, replayed(&replay, device, buffer_type, banks, &mut bad))
+        (Basis::GraphOnly, replayed(&replay, graph, place, &mut bad))
     };
     let source = if basis == Basis::AfterFailureSnapshot || basis == Basis::EarlierSnapshot {
         "buffers rows"
@@ -173,6 +155,58 @@ pub(crate) fn live_at_failure(
     Some(LiveSet { basis, snapshot_operation_id, buffers, notes })
 }
 
+/// The failure's (device, buffer type) and the banks graph sizes are spread over.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    device: u64,
+    buffer_type: BufferType,
+    banks: u64,
+}
+
+/// The `after_failure_snapshot` basis (memory.md §3.4): N's rows (taken after the unwinding),
+/// the buffers the unwinding freed, and the buffers N's graph allocated before F and did not
+/// free before F — live at F even when the writer recorded no free for them while unwinding.
+/// Each address once, the rows first; bad rows are counted in `bad`.
+fn after_failure(
+    inputs: &FailureInputs,
+    place: Place,
+    failure: Option<usize>,
+    bad: &mut Tally,
+) -> (Vec<Placed>, Vec<MemoryNote>) {
+    let Place { device, buffer_type, banks } = place;
+    let graph = &inputs.graph;
+    // What N allocated and still held at F: replayed from nothing.
+    let mut own = Replay::default();
+    own.run(graph, failure);
+    let own_at = |address: u64| own.live.find_of(address, device, buffer_type).and_then(|e| e.allocated_at);
+    let mut buffers = snapshot_buffers(&inputs.own_snapshot, device, buffer_type, bad);
+    let mut seen: IntSet<u64> = buffers.iter().map(|b| b.address).collect();
+    let earlier = inputs.earlier_snapshot.as_ref().map(|e| e.rows.as_slice());
+    let (unwound, mut notes) = unwinding(graph, failure, place, earlier);
+    buffers.extend(unwound.into_iter().filter(|b| seen.insert(b.address)));
+    let mut no_size = Tally::default();
+    for e in own.live.iter().filter(|e| e.buffer.is_of(device, buffer_type)) {
+        if !seen.insert(e.buffer.address) {
+            continue;
+        }
+        match e.buffer.per_bank(banks) {
+            Some(size) => buffers.push(Placed {
+                address: e.buffer.address,
+                size,
+                layout: e.layout(graph),
+                allocated_at: e.allocated_at,
+            }),
+            None => no_size.add(e.buffer.address),
+        }
+    }
+    notes.extend(no_size.note(|count, _| MemoryNote::BadBuffers { count, source: "graph allocations" }));
+    // A row or an unwound buffer at an address N allocated before F and still held is N's own.
+    for b in buffers.iter_mut().filter(|b| b.allocated_at.is_none()) {
+        b.allocated_at = own_at(b.address);
+    }
+    (buffers, notes)
+}
+
 /// True when N's graph frees buffers after its failure point (an unwinding to add).
 pub(crate) fn unwinds(graph: &[GraphNode]) -> bool {
     let start = failure_point(graph).map_or(0, |f| f + 1);
@@ -181,18 +215,31 @@ pub(crate) fn unwinds(graph: &[GraphNode]) -> bool {
 
 /// The buffers of (device, buffer type) freed after the failure point (the unwinding U), with
 /// their sizes: from their allocation in N's graph, else from S0's row at that address, else
-/// from the free itself.
+/// from the free itself. Linear: allocations are looked up by address.
 fn unwinding(
     graph: &[GraphNode],
     failure: Option<usize>,
-    device: u64,
-    buffer_type: BufferType,
-    banks: u64,
+    place: Place,
     earlier: Option<&[SnapshotRow]>,
 ) -> (Vec<Placed>, Vec<MemoryNote>) {
+    let Place { device, buffer_type, banks } = place;
     let addresses = free_addresses(graph);
     let start = failure.map_or(0, |f| f + 1);
+    let mut allocations: IntMap<u64, Vec<usize>> = IntMap::default();
+    for (i, n) in graph.iter().enumerate().filter(|(_, n)| n.is(NodeType::BufferAllocate)) {
+        if let Some(address) = n.address {
+            allocations.entry(address).or_default().push(i);
+        }
+    }
+    let mut row_sizes: IntMap<u64, u64> = IntMap::default();
+    for r in earlier.unwrap_or_default().iter().filter(|r| r.device_id == device && r.buffer_type == Some(buffer_type))
+    {
+        if let Some((address, size)) = r.valid() {
+            row_sizes.entry(address).or_insert(size);
+        }
+    }
     let mut out: Vec<Placed> = Vec::new();
+    let mut seen: IntSet<u64> = IntSet::default();
     let (mut without_address, mut bad) = (Tally::default(), Tally::default());
     for (i, node) in graph.iter().enumerate().skip(start).filter(|(_, n)| n.is(NodeType::BufferDeallocate)) {
         let Some(address) = addresses[i] else {
@@ -200,26 +247,24 @@ fn unwinding(
             continue;
         };
         let freed = GraphBuffer::of_node(node, address);
-        if !freed.is_of(device, buffer_type) || out.iter().any(|b| b.address == address) {
+        if !freed.is_of(device, buffer_type) || seen.contains(&address) {
             continue;
         }
-        let allocation = graph[..i]
+        let before: &[usize] = allocations.get(&address).map_or(&[], Vec::as_slice);
+        let allocation = before[..before.partition_point(|&p| p < i)]
             .iter()
             .rev()
-            .filter(|n| n.is(NodeType::BufferAllocate) && n.address == Some(address))
-            .map(|n| GraphBuffer::of_node(n, address))
-            .find(|b| b.same_buffer(&freed));
-        let from_row = || {
-            let rows = earlier?;
-            let row = rows.iter().find(|r| {
-                r.device_id == device && r.buffer_type == Some(buffer_type) && r.address == i64::try_from(address).ok()
-            })?;
-            u64::try_from(row.size_per_bank?).ok().filter(|&s| s > 0)
-        };
-        let size =
-            allocation.as_ref().and_then(|a| a.per_bank(banks)).or_else(from_row).or_else(|| freed.per_bank(banks));
+            .map(|&p| &graph[p])
+            .find(|n| GraphBuffer::key_of(n, address).same_buffer(&freed))
+            .map(|n| GraphBuffer::of_node(n, address));
+        let size = allocation
+            .as_ref()
+            .and_then(|a| a.per_bank(banks))
+            .or_else(|| row_sizes.get(&address).copied())
+            .or_else(|| freed.per_bank(banks));
         match size {
             Some(size) => {
+                seen.insert(address);
                 let layout = allocation.and_then(|a| a.layout).or(freed.layout);
                 out.push(Placed { address, size, layout, allocated_at: None });
             }

@@ -60,6 +60,14 @@ pub enum MemoryNote {
     },
     /// `captured_graph` rows out of operation order: they were replayed in table order.
     GraphsOutOfOrder,
+    /// The mesh-id rule (memory.md §2): the device found has no `buffers` row up to the
+    /// operation, and the only device that has rows is read for it.
+    MeshDevice {
+        /// The device the graph (or the first input) named.
+        found: u64,
+        /// The device read instead.
+        chosen: u64,
+    },
     /// The search for an earlier snapshot of the device stopped before the start of the table.
     EarlierSearchStopped {
         /// How many `buffers` rows were looked at.
@@ -114,6 +122,9 @@ impl MemoryNote {
             Self::SnapshotCut { operation_id, kept } => {
                 format!("operation {operation_id}'s snapshot is too large: only its first {kept} rows were read")
             }
+            Self::MeshDevice { found, chosen } => format!(
+                "device {found} has no buffers rows up to this operation; read as device {chosen}, the only device that has them (a single chip opened as a mesh)"
+            ),
             Self::EarlierSearchStopped { rows } => format!(
                 "no earlier snapshot of the device in the {rows} buffers rows before the operation; looked no further"
             ),

@@ -1,7 +1,7 @@
 //! The failure's place (memory.md §2): its buffer type, its device and the region the
 //! allocator places that type in.
 
-use super::inputs::{DeviceFacts, TensorFacts};
+use super::inputs::{DeviceFacts, FailureInputs, GraphBuffer, TensorFacts};
 use super::model::{Region, RegionSource};
 use super::replay::failure_point;
 use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind};
@@ -33,9 +33,16 @@ pub(crate) fn failure_device(graph: &[GraphNode], first_input: Option<&TensorFac
         .unwrap_or(0)
 }
 
-/// The region of a buffer type on a device: L1 `[A, A+B)` and L1_SMALL `[A+B, W)` from the
-/// device's row, DRAM `[0, bank size)` from the message; unknown otherwise.
-pub(crate) fn region(buffer_type: BufferType, device: Option<&DeviceFacts>, message_bank_size: Option<u64>) -> Region {
+/// The region of a buffer type on a device (memory.md §2): L1 `[A, A+B)` and L1_SMALL
+/// `[A+B, W)` from the device's row, DRAM `[b, b + bank size)` with the bank size from the
+/// message and b the DRAM base (0 when none is recorded); unknown otherwise. A region of size 0
+/// (L1_SMALL of a device opened without it) is known.
+pub(crate) fn region(
+    buffer_type: BufferType,
+    device: Option<&DeviceFacts>,
+    message_bank_size: Option<u64>,
+    dram_base: Option<u64>,
+) -> Region {
     let from_devices = |start: u64, end: u64| Region {
         start: Some(start),
         end: Some(end.max(start)),
@@ -56,11 +63,35 @@ pub(crate) fn region(buffer_type: BufferType, device: Option<&DeviceFacts>, mess
             _ => Region::default(),
         },
         BufferType::Dram => match message_bank_size {
-            Some(size) => Region { start: Some(0), end: Some(size), source: Some(RegionSource::Message) },
+            Some(size) => {
+                let base = dram_base.unwrap_or(0);
+                Region { start: Some(base), end: Some(base.saturating_add(size)), source: Some(RegionSource::Message) }
+            }
             None => Region::default(),
         },
         _ => Region::default(),
     }
+}
+
+/// The DRAM base of a device (memory.md §2): the lowest DRAM address recorded for it up to N —
+/// in N's and S0's rows, N's graph allocations, the graphs replayed before N, and what the report
+/// found in `buffers` beyond them (`lowest_dram_address`); none when none is recorded. The
+/// allocator's first buffer sits at its base.
+pub(crate) fn dram_base(inputs: &FailureInputs, device: u64) -> Option<u64> {
+    let dram = BufferType::Dram;
+    let earlier = inputs.earlier_snapshot.iter().flat_map(|e| e.rows.iter());
+    let rows = inputs
+        .own_snapshot
+        .iter()
+        .chain(earlier)
+        .filter(|r| r.device_id == device && r.buffer_type == Some(dram))
+        .filter_map(|r| Some(r.valid()?.0));
+    let graph = inputs.graph.iter().filter(|n| n.is(NodeType::BufferAllocate)).filter_map(|n| {
+        let b = GraphBuffer::key_of(n, n.address.filter(|&a| a > 0)?);
+        b.is_of(device, dram).then_some(b.address)
+    });
+    let replayed = inputs.replayed_before.iter().flatten().filter(|b| b.is_of(device, dram)).map(|b| b.address);
+    rows.chain(graph).chain(replayed).chain(inputs.lowest_dram_address).min()
 }
 
 /// How many banks a graph node's size is spread over when it does not say (memory.md §3): the

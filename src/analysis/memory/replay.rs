@@ -2,19 +2,33 @@
 //! frees remove, keyed by (device, buffer type, address); the failure point of a failed
 //! operation's graph and the unwinding after it.
 
-use super::inputs::GraphBuffer;
+use super::inputs::{DeviceFacts, GraphBuffer};
+use super::live_index::LiveIndex;
 use super::notes::{MemoryNote, Tally};
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::{GraphNode, NodeType};
-use crate::analysis::scopes::scope_closes;
 use std::collections::HashMap;
 
 /// The failure point F (memory.md §3.3): scanning back from the last node, the first node that
-/// is not a capture end, a free, a buffer or tensor node, a circular-buffer deallocation or an
-/// aborted end. None when every node is skipped.
+/// is not a capture end, a free, a buffer or tensor node, a circular-buffer deallocation, an
+/// aborted end, or part of a whole `Tensor::deallocate` scope (ttnn 0.81 frees the failed
+/// operation's outputs inside one while unwinding). None when every node is skipped.
 pub(crate) fn failure_point(nodes: &[GraphNode]) -> Option<usize> {
-    nodes.iter().rposition(|n| {
-        !(matches!(
+    // Below this position no `Tensor::deallocate` start is left unmatched.
+    let mut no_start_below = usize::MAX;
+    let mut i = nodes.len();
+    while i > 0 {
+        i -= 1;
+        let n = &nodes[i];
+        if n.is(NodeType::FunctionEnd) && is_tensor_deallocate(&n.name) {
+            // The whole scope, back to its start (just the end when it has none).
+            match (i < no_start_below).then(|| scope_start(nodes, i)).flatten() {
+                Some(start) => i = start,
+                None => no_start_below = no_start_below.min(i),
+            }
+            continue;
+        }
+        let skipped = matches!(
             n.node_type,
             Some(
                 NodeType::CaptureEnd
@@ -23,8 +37,38 @@ pub(crate) fn failure_point(nodes: &[GraphNode]) -> Option<usize> {
                     | NodeType::Tensor
                     | NodeType::CircularBufferDeallocateAll
             )
-        ) || (n.is(NodeType::FunctionEnd) && n.aborted))
-    })
+        ) || (n.is(NodeType::FunctionEnd) && n.aborted);
+        if !skipped {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// The start of the `Tensor::deallocate` scope the end at `end` closes, nested ones counted.
+fn scope_start(nodes: &[GraphNode], end: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for j in (0..end).rev() {
+        let n = &nodes[j];
+        if !is_tensor_deallocate(&n.name) {
+            continue;
+        }
+        if n.is(NodeType::FunctionEnd) {
+            depth += 1;
+        } else if n.is(NodeType::FunctionStart) {
+            if depth == 0 {
+                return Some(j);
+            }
+            depth -= 1;
+        }
+    }
+    None
+}
+
+/// True for the scope ttnn 0.81 frees a tensor's buffers in: `Tensor::deallocate` (with or
+/// without a namespace).
+fn is_tensor_deallocate(name: &str) -> bool {
+    name == "Tensor::deallocate" || name.ends_with("::Tensor::deallocate")
 }
 
 /// Whether two buffer types can name the same buffer: equal, or the same class when either
@@ -54,6 +98,20 @@ impl GraphBuffer {
             size: node.size,
             num_cores: node.num_cores,
             layout: node.layout.clone(),
+        }
+    }
+
+    /// What a free or a lookup compares: the buffer of a node without its layout (no copy).
+    pub(crate) fn key_of(node: &GraphNode, address: u64) -> Self {
+        Self {
+            device_id: node.device_id,
+            buffer_type: node.buffer_type,
+            exact_type: node.buffer_type_code,
+            address,
+            max_size_per_bank: node.max_size_per_bank,
+            size: node.size,
+            num_cores: node.num_cores,
+            layout: None,
         }
     }
 
@@ -88,7 +146,9 @@ impl GraphBuffer {
 /// through their shared `buffer` node), within one graph.
 pub(crate) fn free_addresses(nodes: &[GraphNode]) -> Vec<Option<u64>> {
     let mut by_node: HashMap<u64, u64> = HashMap::new();
-    for n in nodes.iter().filter(|n| n.is(NodeType::BufferAllocate)) {
+    let frees = nodes.iter().filter(|n| n.is(NodeType::BufferDeallocate));
+    let connected = if frees.clone().any(|n| n.address.is_none()) { nodes } else { &[] };
+    for n in connected.iter().filter(|n| n.is(NodeType::BufferAllocate)) {
         if let Some(address) = n.address {
             by_node.insert(n.id, address);
             for c in &n.connections {
@@ -110,9 +170,12 @@ pub(crate) fn free_addresses(nodes: &[GraphNode]) -> Vec<Option<u64>> {
 /// A set of live buffers that graphs are replayed over, with what had to be set aside.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Replay {
-    /// Live buffers, with the position of their allocation in the graph being replayed (none
-    /// for buffers live before it).
-    pub(crate) live: Vec<(GraphBuffer, Option<usize>)>,
+    /// Live buffers, each with the position of its allocation in the graph being replayed
+    /// (none for buffers live before it).
+    pub(crate) live: LiveIndex,
+    /// Whether allocations keep their layout (a replay across graphs); otherwise it is read
+    /// from the graph being replayed when needed ([`super::live_index::Entry::layout`]).
+    keep_layouts: bool,
     unknown_frees: Tally,
     frees_without_address: Tally,
     bad_allocations: Tally,
@@ -121,10 +184,13 @@ pub(crate) struct Replay {
 impl Replay {
     /// Starts from live buffers.
     pub fn new(live: Vec<GraphBuffer>) -> Self {
-        Self { live: live.into_iter().map(|b| (b, None)).collect(), ..Self::default() }
+        let mut set = LiveIndex::default();
+        set.extend(live);
+        Self { live: set, ..Self::default() }
     }
 
-    /// Replays the nodes of one graph up to and including position `through` (all when none).
+    /// Replays the nodes of one graph up to and including position `through` (all when none):
+    /// one hash lookup per allocation and per free.
     pub(crate) fn run(&mut self, nodes: &[GraphNode], through: Option<usize>) {
         let frees = free_addresses(nodes);
         let last = through.map_or(nodes.len(), |f| (f + 1).min(nodes.len()));
@@ -132,22 +198,20 @@ impl Replay {
             if node.is(NodeType::BufferAllocate) {
                 match node.address.filter(|&a| a > 0) {
                     Some(address) => {
-                        let buffer = GraphBuffer::of_node(node, address);
-                        // A new allocation at a live address replaces what the report still had there.
-                        self.live.retain(|(b, _)| !b.same_buffer(&buffer));
-                        self.live.push((buffer, Some(i)));
+                        let buffer = if self.keep_layouts {
+                            GraphBuffer::of_node(node, address)
+                        } else {
+                            GraphBuffer::key_of(node, address)
+                        };
+                        self.live.insert(buffer, Some(i));
                     }
                     None => self.bad_allocations.bump(),
                 }
             } else if node.is(NodeType::BufferDeallocate) {
                 match frees[i] {
                     Some(address) => {
-                        let freed = GraphBuffer::of_node(node, address);
-                        match self.live.iter().rposition(|(b, _)| b.same_buffer(&freed)) {
-                            Some(k) => {
-                                self.live.remove(k);
-                            }
-                            None => self.unknown_frees.add(address),
+                        if !self.live.remove_newest(&GraphBuffer::key_of(node, address)) {
+                            self.unknown_frees.add(address);
                         }
                     }
                     None => self.frees_without_address.bump(),
@@ -169,77 +233,53 @@ impl Replay {
     }
 }
 
-/// The name of the innermost function scope open at node `position` (memory.md §4), with the
-/// scope closes of behaviour.md §3.4: a scope is open from its start until the node before
-/// which it closes.
-pub(crate) fn open_scope(nodes: &[GraphNode], position: usize) -> Option<String> {
-    scope_closes(nodes, true)
-        .iter()
-        .filter(|c| c.start < position && c.before.is_none_or(|b| b > position))
-        .map(|c| c.start)
-        .max()
-        .map(|s| nodes[s].name.clone())
-}
-
-/// The tensor a `buffer_allocate` node connects to: a `tensor` node among its connections or
-/// those of the `buffer` node it connects to.
-pub(crate) fn allocated_tensor(nodes: &[GraphNode], position: usize) -> Option<u64> {
-    let by_id: HashMap<u64, &GraphNode> = nodes.iter().map(|n| (n.id, n)).collect();
-    let tensor_of = |id: &u64| by_id.get(id).filter(|n| n.is(NodeType::Tensor)).and_then(|n| n.tensor_id);
-    let node = nodes.get(position)?;
-    node.connections.iter().find_map(tensor_of).or_else(|| {
-        node.connections
-            .iter()
-            .filter_map(|c| by_id.get(c))
-            .filter(|n| n.is(NodeType::Buffer))
-            .find_map(|b| b.connections.iter().find_map(tensor_of))
-    })
-}
-
 /// Replays every captured graph of a report in operation order from empty (the `graph_only`
 /// basis, memory.md §3.4), one graph at a time, so that the buffers live before any operation
 /// and the bytes used after each can be read on the way.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct GraphReplayer {
     replay: Replay,
+    /// The lowest DRAM address allocated so far per device (none: a node without a device),
+    /// for the DRAM base of memory.md §2.
+    lowest_dram: Vec<(Option<u64>, u64)>,
 }
 
 impl GraphReplayer {
-    /// An empty replay: nothing live.
-    pub fn new() -> Self {
-        Self::default()
+    /// An empty replay: nothing live. `devices` spread graph sizes that give no per-bank figure
+    /// over the device's L1 banks (L1, L1_SMALL) or 12 (DRAM).
+    pub fn new(devices: &[DeviceFacts]) -> Self {
+        let live = LiveIndex::with_sums(devices.to_vec());
+        Self { replay: Replay { live, keep_layouts: true, ..Replay::default() }, lowest_dram: Vec::new() }
     }
 
     /// Replays one operation's whole graph.
     pub(crate) fn apply(&mut self, nodes: &[GraphNode]) {
         self.replay.run(nodes, None);
-        for (_, at) in &mut self.replay.live {
-            *at = None;
-        }
-    }
-
-    /// The buffers live now.
-    pub(crate) fn live(&self) -> Vec<GraphBuffer> {
-        self.replay.live.iter().map(|(b, _)| b.clone()).collect()
-    }
-
-    /// Bytes per bank live now, per (device, buffer type), ascending: the sum of the live
-    /// buffers' sizes, spread over the device's L1 banks (L1, L1_SMALL) or 12 (DRAM) where a node
-    /// gives no per-bank figure. A node without a device counts for device 0.
-    pub(crate) fn used_per_bank(&self, devices: &[super::inputs::DeviceFacts]) -> Vec<(u64, BufferType, u64)> {
-        let mut used: Vec<(u64, BufferType, u64)> = Vec::new();
-        for (b, _) in &self.replay.live {
-            let (Some(buffer_type), device) = (b.buffer_type, b.device_id.unwrap_or(0)) else { continue };
-            let row = devices.iter().find(|d| d.device_id == device);
-            let banks = super::place::default_banks(buffer_type, None, row);
-            let bytes = b.per_bank(banks).unwrap_or(0);
-            match used.iter_mut().find(|(d, t, _)| *d == device && *t == buffer_type) {
-                Some(entry) => entry.2 = entry.2.saturating_add(bytes),
-                None => used.push((device, buffer_type, bytes)),
+        let dram = nodes.iter().filter(|n| n.is(NodeType::BufferAllocate) && n.buffer_type == Some(BufferType::Dram));
+        for n in dram {
+            let Some(address) = n.address.filter(|&a| a > 0) else { continue };
+            match self.lowest_dram.iter_mut().find(|(d, _)| *d == n.device_id) {
+                Some(entry) => entry.1 = entry.1.min(address),
+                None => self.lowest_dram.push((n.device_id, address)),
             }
         }
-        used.sort_by_key(|(d, t, _)| (*d, *t as u8));
-        used
+    }
+
+    /// The lowest DRAM address allocated so far per device (none: nodes without a device),
+    /// freed since or not.
+    pub(crate) fn lowest_dram(&self) -> Vec<(Option<u64>, u64)> {
+        self.lowest_dram.clone()
+    }
+
+    /// The buffers live now, in the order they became live.
+    pub(crate) fn live(&self) -> Vec<GraphBuffer> {
+        self.replay.live.iter().map(|e| e.buffer.clone()).collect()
+    }
+
+    /// Bytes per bank live now, per (device, buffer type) holding any buffer, ascending: kept
+    /// as the graphs are replayed. A node without a device counts for device 0.
+    pub(crate) fn used_per_bank(&self) -> Vec<(u64, BufferType, u64)> {
+        self.replay.live.sums()
     }
 
     /// What was set aside so far (frees of addresses never allocated, …).

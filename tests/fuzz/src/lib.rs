@@ -271,6 +271,8 @@ pub fn memory(data: &[u8]) {
         own_snapshot: if byte(0) & 4 == 4 { own.to_vec() } else { Vec::new() },
         earlier_snapshot: (byte(0) & 8 == 8).then(|| EarlierSnapshot { operation_id: 5, rows: earlier.to_vec() }),
         replayed_before: None,
+        devices_with_rows: if byte(0) & 16 == 16 { vec![1] } else { Vec::new() },
+        lowest_dram_address: (byte(0) & 32 == 32).then_some(64),
         devices: devices.clone(),
         input_tensor_ids: vec![0, 3],
         tensors: tensors.clone(),

@@ -35,14 +35,14 @@ impl Graph {
     /// The `buffer` node of a buffer, created on first use.
     fn buffer_node(&mut self, a: &Alloc) -> usize {
         let key = (a.device_id, a.address, a.buffer_type);
-        if let Some((_, c)) = self.buffers.iter().find(|(k, _)| *k == key) {
+        if let Some(c) = self.buffers.get(&key) {
             return *c;
         }
         let params = self.buffer_params(a, false, false);
         let level = self.inner_level();
         let c = self.push(Self::node("buffer", params), Some(level));
         self.connect_to_parent(c);
-        self.buffers.push((key, c));
+        self.buffers.insert(key, c);
         c
     }
 
@@ -56,7 +56,7 @@ impl Graph {
     pub fn alloc(mut self, a: Alloc) -> Self {
         // A new allocation at a reused address is a new buffer.
         let key = (a.device_id, a.address, a.buffer_type);
-        self.buffers.retain(|(k, _)| *k != key);
+        self.buffers.remove(&key);
         let buffer = self.buffer_node(&a);
         let params = self.buffer_params(&a, true, true);
         let level = self.inner_level();

@@ -4,7 +4,7 @@
 use super::super::graph::{Alloc, Graph, NodeKey, Style};
 use super::super::rows::{BufferRow, ErrorRow, Op};
 use super::super::schema::{BufferType, Layout};
-use super::{DRAM_BANKS, L1_BANKS, Sim, SimOp, Truth, TruthBuffer};
+use super::{DRAM_BANKS, L1_BANKS, Sim, SimOp};
 
 /// Which writer recorded the run (memory.md §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +33,23 @@ pub struct Options {
     pub v2_message: bool,
     /// The message is a V0 one: no bank size, no figures (not an allocation failure to parse).
     pub v0_message: bool,
+    /// ttnn 0.81 on a single chip opened as a mesh (memory.md §1): graph buffer nodes carry the
+    /// mesh id 1, circular-buffer nodes 0, the tables [`Mesh::tables`]; the failing allocation
+    /// throws inside `create_device_tensor`, and the failed operation's buffers are freed inside
+    /// `Tensor::deallocate` scopes before the device operation's aborted end.
+    pub mesh: Option<Mesh>,
+    /// The failed operation writes no snapshot of its own (as ttnn 0.81's importer did).
+    pub no_failure_snapshot: bool,
+    /// The failed operation's buffers are freed while unwinding with no record of the frees.
+    pub silent_unwinding: bool,
+}
+
+/// The ids of a single chip opened as a mesh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mesh {
+    /// The id `buffers` and `tensors` carry: 0 while `devices` has one row, 1 once a program
+    /// compiled (then `devices` has rows 0 and 1).
+    pub tables: u64,
 }
 
 fn shape(per_bank: u64) -> String {
@@ -51,6 +68,11 @@ fn alloc(device: u64, buffer_type: BufferType, address: u64, per_bank: u64) -> A
 }
 
 impl Sim {
+    /// A graph buffer node's parameters for a buffer of device `d`.
+    fn node(&self, d: u64, buffer_type: BufferType, address: u64, per_bank: u64) -> Alloc {
+        alloc(self.graph_device(d), buffer_type, address, per_bank)
+    }
+
     fn graph(&self) -> Graph {
         match self.era {
             Era::DecoratorBeforeErrors { .. } => Graph::strings_with_levels(),
@@ -67,7 +89,8 @@ impl Sim {
                 let mut held = allocator.held.clone();
                 held.sort_by_key(|h| h.address);
                 for h in held {
-                    rows.push(BufferRow::new(buffer_type, h.address as i64, h.size as i64).device(d as i64));
+                    let device = self.table_device(d as u64) as i64;
+                    rows.push(BufferRow::new(buffer_type, h.address as i64, h.size as i64).device(device));
                 }
             }
         }
@@ -107,7 +130,7 @@ impl Sim {
         let mut temps = Vec::new();
         for &(bt, per_bank) in &op.temps {
             let address = self.devices[d as usize].allocator(bt).allocate(per_bank).expect("temps fit");
-            g = g.alloc(alloc(d, bt, address, per_bank));
+            g = g.alloc(self.node(d, bt, address, per_bank));
             temps.push((bt, address, per_bank));
         }
         let mut outputs = Vec::new();
@@ -115,7 +138,7 @@ impl Sim {
             let i = self.new_tensor(name, d, *bt, *per_bank).expect("outputs fit");
             self.tensors[i].producer = Some(id);
             let t = &self.tensors[i];
-            g = g.alloc(alloc(d, *bt, t.address, *per_bank)).buffer_tensor(t.id, &shape(*per_bank));
+            g = g.alloc(self.node(d, *bt, t.address, *per_bank)).buffer_tensor(t.id, &shape(*per_bank));
             outputs.push(t.id as i64);
         }
         if !op.cbs.is_empty() {
@@ -124,7 +147,7 @@ impl Sim {
         g = g.end(&op.device_op);
         for (bt, address, per_bank) in temps {
             self.devices[d as usize].allocator(bt).free(address);
-            g = g.dealloc(alloc(d, bt, address, per_bank));
+            g = g.dealloc(self.node(d, bt, address, per_bank));
         }
         let inputs = self.input_ids(&op, id);
         for name in &op.frees {
@@ -132,7 +155,7 @@ impl Sim {
             self.tensors[i].live = false;
             let t = self.tensors[i].clone();
             self.devices[t.device as usize].allocator(t.buffer_type).free(t.address);
-            g = g.dealloc(alloc(t.device, t.buffer_type, t.address, t.per_bank));
+            g = g.dealloc(self.node(t.device, t.buffer_type, t.address, t.per_bank));
         }
         let g = g.end(&op.name).capture_end();
         let row = Op::new(id as i64, &op.name).duration(0.0001).graph(g).inputs(&inputs).outputs(&outputs);
@@ -163,7 +186,7 @@ impl Sim {
             .capture_start()
             .start("ttnn.deallocate")
             .tensor(t.id, &shape(t.per_bank))
-            .dealloc(alloc(t.device, t.buffer_type, t.address, t.per_bank))
+            .dealloc(self.node(t.device, t.buffer_type, t.address, t.per_bank))
             .end("ttnn.deallocate")
             .capture_end();
         let row = Op::new(id as i64, "ttnn.deallocate").duration(0.00001).graph(g).inputs(&[t.id as i64]);
@@ -189,7 +212,7 @@ impl Sim {
         for (name, bt, per_bank) in requests {
             match self.devices[d as usize].allocator(bt).allocate(per_bank) {
                 Some(address) => {
-                    g = g.alloc(alloc(d, bt, address, per_bank));
+                    g = g.alloc(self.node(d, bt, address, per_bank));
                     // An output allocated before the failure: a tensor only the graph names.
                     let tensor = name.map(|_| 1000 + own.len() as u64);
                     if let Some(tid) = tensor {
@@ -222,16 +245,11 @@ impl Sim {
             }
         };
         self.truth = Some(truth);
-        g = g.aborted_end(&op.device_op, Some("Out of Memory"));
-        for &(bt, address, per_bank, _) in own.iter().rev() {
-            self.devices[d as usize].allocator(bt).free(address);
-            g = g.dealloc(alloc(d, bt, address, per_bank));
-        }
-        let g = g.aborted_end(&op.name, Some("Out of Memory")).capture_end();
+        let g = self.unwind(g, &op, &own, failed.is_some()).capture_end();
         let mut row = Op::new(id as i64, &op.name).inputs(&inputs);
         let (graph, snapshot) = match self.era {
             Era::DecoratorBeforeErrors { .. } => (false, false),
-            Era::DecoratorWithErrors | Era::Importer => (true, true),
+            Era::DecoratorWithErrors | Era::Importer => (true, !self.options.no_failure_snapshot),
             Era::GraphOnly => (true, false),
         };
         if graph {
@@ -243,6 +261,37 @@ impl Sim {
         );
         self.errors.push(ErrorRow::new(id as i64, &op.name, "RuntimeError", &text));
         id
+    }
+
+    /// The end of a failed operation's graph: the unwinding frees N's own buffers (newest
+    /// first) after the device operation's aborted end, or — ttnn 0.81 — the failing allocation's
+    /// aborted `create_device_tensor` scope, each free inside a `Tensor::deallocate` scope, then
+    /// the aborted end; frees left out when the unwinding is silent.
+    fn unwind(&mut self, mut g: Graph, op: &SimOp, own: &[(BufferType, u64, u64, Option<u64>)], bank: bool) -> Graph {
+        let d = op.device;
+        let mesh = self.options.mesh.is_some();
+        if mesh && bank {
+            g = g.start("tt::tt_metal::create_device_tensor").aborted_end("tt::tt_metal::create_device_tensor", None);
+        }
+        if !mesh {
+            g = g.aborted_end(&op.device_op, Some("Out of Memory"));
+        }
+        for &(bt, address, per_bank, _) in own.iter().rev() {
+            self.devices[d as usize].allocator(bt).free(address);
+            if self.options.silent_unwinding {
+                continue;
+            }
+            let free = self.node(d, bt, address, per_bank);
+            g = if mesh {
+                g.start("Tensor::deallocate").dealloc(free).end("Tensor::deallocate")
+            } else {
+                g.dealloc(free)
+            };
+        }
+        if mesh {
+            g = g.aborted_end(&op.device_op, Some("Out of Memory"));
+        }
+        g.aborted_end(&op.name, Some("Out of Memory"))
     }
 
     fn bank_message(&self, d: u64, bt: BufferType, need: u64) -> String {
@@ -268,90 +317,4 @@ impl Sim {
             )
         }
     }
-
-    /// The truth at the failure of operation `id` on (device, buffer type).
-    #[allow(clippy::too_many_arguments)]
-    fn truth_at(
-        &self,
-        id: u64,
-        device: u64,
-        buffer_type: BufferType,
-        need: Option<u64>,
-        own: &[(BufferType, u64, u64, Option<u64>)],
-        inputs: &[i64],
-        region_end: Option<u64>,
-    ) -> Truth {
-        let dev = &self.devices[device as usize];
-        let allocator = if buffer_type == BufferType::Dram { &dev.dram } else { &dev.l1 };
-        let mut live: Vec<TruthBuffer> = allocator
-            .held
-            .iter()
-            .map(|h| {
-                let own = own.iter().find(|&&(bt, a, _, _)| bt == buffer_type && a == h.address);
-                let is_own = own.is_some();
-                let tensor = if is_own {
-                    None
-                } else {
-                    self.tensors.iter().find(|t| {
-                        t.live && t.device == device && t.buffer_type == buffer_type && t.address == h.address
-                    })
-                };
-                let input = tensor.is_some_and(|t| inputs.contains(&(t.id as i64)));
-                let last_use = tensor.and_then(|t| t.consumers.iter().copied().filter(|&c| c < id).max());
-                TruthBuffer {
-                    address: h.address,
-                    size: h.size,
-                    tensor: tensor.map(|t| t.id).or(own.and_then(|o| o.3)),
-                    own: is_own,
-                    input,
-                    stale: tensor.is_some() && !input && last_use.is_some(),
-                    producer: tensor.and_then(|t| t.producer),
-                    last_use,
-                }
-            })
-            .collect();
-        live.sort_by_key(|b| b.address);
-        let to_free = need.and_then(|need| cheapest_to_free(allocator, &live, need));
-        let clashing =
-            region_end.map(|end| live.iter().map(|b| b.address).filter(|&a| a < end).collect()).unwrap_or_default();
-        Truth {
-            operation_id: id,
-            device,
-            buffer_type,
-            live,
-            region: (allocator.start, allocator.end),
-            allocated: allocator.allocated(),
-            largest_free: allocator.largest_free(),
-            need,
-            to_free,
-            region_end,
-            clashing,
-        }
-    }
-}
-
-/// By trying every set of up to three movable buffers: the set with the fewest bytes (then the
-/// fewest buffers) whose freeing lets the allocator place `need`.
-fn cheapest_to_free(allocator: &super::Allocator, live: &[TruthBuffer], need: u64) -> Option<Vec<u64>> {
-    let movable: Vec<&TruthBuffer> = live.iter().filter(|b| !b.own && !b.input).collect();
-    let mut sets: Vec<Vec<&TruthBuffer>> = vec![Vec::new()];
-    for (i, a) in movable.iter().enumerate() {
-        sets.push(vec![a]);
-        for (j, b) in movable.iter().enumerate().skip(i + 1) {
-            sets.push(vec![a, b]);
-            for c in movable.iter().skip(j + 1) {
-                sets.push(vec![a, b, c]);
-            }
-        }
-    }
-    sets.into_iter()
-        .filter(|set| {
-            let mut after = allocator.clone();
-            for b in set {
-                after.free(b.address);
-            }
-            after.place(need).is_some()
-        })
-        .min_by_key(|set| (set.iter().map(|b| b.size).sum::<u64>(), set.len()))
-        .map(|set| set.iter().map(|b| b.address).collect())
 }

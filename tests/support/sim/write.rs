@@ -25,6 +25,10 @@ impl Sim {
             for d in &self.devices {
                 b = b.device(d.row.clone());
             }
+            // A chip opened as a mesh, once a program compiled: a second, identical row.
+            if self.options.mesh.is_some_and(|m| m.tables == 1) {
+                b = b.device(super::super::rows::Device { device_id: 1, ..self.devices[0].row.clone() });
+            }
         }
         for op in &self.ops {
             b = b.operation(op.clone());
@@ -38,7 +42,7 @@ impl Sim {
                     "Layout::TILE",
                 )
                 .on_device(
-                    t.device as i64,
+                    self.table_device(t.device) as i64,
                     t.address as i64,
                     t.buffer_type,
                     &memory_config(t.buffer_type),

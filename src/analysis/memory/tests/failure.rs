@@ -84,9 +84,11 @@ fn a_dram_window_is_the_lowest() {
     i.own_snapshot = vec![row(0, BufferType::Dram, 300, 100), row(0, BufferType::Dram, 700, 100)];
     let m = memory_at_failure(&i).unwrap();
     assert_eq!(m.map.region.source, Some(RegionSource::Message));
+    // DRAM starts at the lowest DRAM address recorded (300): [300, 1300).
+    assert_eq!(m.map.region.bounds(), Some((300, 1300)));
     let fit = m.fit.unwrap();
     assert!(fit.free.is_empty());
-    assert_eq!(fit.block, Block { address: 0, size: 300 });
+    assert_eq!(fit.block, Block { address: 400, size: 300 });
 }
 
 /// Kind 4: the program's circular buffers end at 3000; L1 buffers live at 2500 (N's own) and

@@ -163,7 +163,7 @@ fn graph_only_replays_the_earlier_graphs_then_n_s() {
     let mut i = inputs(l1_failure(2000, 0, 0, 0), g);
     // Without the pass, there is no picture to give.
     assert_eq!(memory_at_failure(&i), None);
-    let mut replayer = GraphReplayer::new();
+    let mut replayer = GraphReplayer::new(&[device(0)]);
     replayer.apply(&G::default().alloc(0, BufferType::L1, 9000, 1000).alloc(0, BufferType::L1, 8000, 500).0);
     replayer.apply(&G::default().free(0, BufferType::L1, 8000, 500).free(0, BufferType::L1, 1234, 5).0);
     i.replayed_before = Some(replayer.live());
@@ -171,7 +171,7 @@ fn graph_only_replays_the_earlier_graphs_then_n_s() {
     assert_eq!((m.basis, m.snapshot_operation_id), (Basis::GraphOnly, None));
     assert_eq!(addresses(&m), [(6000, 100), (9000, 1000)]);
     assert_eq!(replayer.notes(), [MemoryNote::UnknownFrees { count: 1, address: 1234 }]);
-    assert_eq!(replayer.used_per_bank(&[device(0)]), [(0, BufferType::L1, 1000)]);
+    assert_eq!(replayer.used_per_bank(), [(0, BufferType::L1, 1000)]);
 }
 
 #[test]
@@ -199,4 +199,70 @@ fn bad_rows_are_set_aside_with_a_note() {
     let m = memory_at_failure(&i).unwrap();
     assert_eq!(addresses(&m), [(9000, 1000)]);
     assert_eq!(m.notes, [MemoryNote::BadBuffers { count: 5, source: "buffers rows" }]);
+}
+
+/// ttnn 0.81 (memory.md §1): N's output is allocated, the next allocation throws inside
+/// `create_device_tensor`, and the output is freed inside a `Tensor::deallocate` scope before
+/// the aborted end of the device operation.
+fn deallocate_scope_graph() -> G {
+    G::default()
+        .start("ttnn.add")
+        .start("BinaryNgDeviceOperation")
+        .alloc(0, BufferType::L1, 8000, 500)
+        .tensor(77)
+        .start("tt::tt_metal::create_device_tensor")
+        .aborted("tt::tt_metal::create_device_tensor")
+        .start("Tensor::deallocate")
+        .tensor(77)
+        .free(0, BufferType::L1, 8000, 500)
+        .end("Tensor::deallocate")
+        .aborted("BinaryNgDeviceOperation")
+        .aborted("ttnn.add")
+        .capture_end()
+}
+
+#[test]
+fn the_failure_point_skips_whole_tensor_deallocate_scopes() {
+    let g = deallocate_scope_graph();
+    // F is the start of create_device_tensor; the scope's free is part of the unwinding.
+    assert_eq!(replay::failure_point(&g.0), Some(5));
+    assert!(crate::analysis::memory::live::unwinds(&g.0));
+    let mut i = inputs(l1_failure(2000, 0, 0, 0), g);
+    i.earlier_snapshot = earlier(9, &[(BufferType::L1, 9500, 400)]);
+    let m = memory_at_failure(&i).unwrap();
+    assert_eq!(m.basis, Basis::EarlierSnapshotAndGraph);
+    assert_eq!(addresses(&m), [(8000, 500), (9500, 400)]);
+    let own = m.live_buffers.iter().find(|b| b.address == 8000).unwrap();
+    assert!(own.is_this_operation());
+    assert_eq!((own.tensor_id, own.device_operation.as_deref()), (Some(77), Some("BinaryNgDeviceOperation")));
+    // A scope end without its start skips only itself.
+    let lone = G::default().start("ttnn.add").alloc(0, BufferType::L1, 8000, 500).end("Tensor::deallocate");
+    assert_eq!(replay::failure_point(&lone.0), Some(2));
+}
+
+#[test]
+fn after_failure_snapshot_keeps_n_s_buffers_the_writer_never_freed() {
+    // N allocated 8000 before F; the writer recorded no free for it while unwinding, and its
+    // snapshot (after the unwinding) no longer has it: it was live at F all the same.
+    let g = G::default()
+        .start("ttnn.add")
+        .start("BinaryNgDeviceOperation")
+        .alloc(0, BufferType::L1, 8000, 500)
+        .tensor(77)
+        .alloc(0, BufferType::L1, 7000, 300)
+        .free(0, BufferType::L1, 7000, 300)
+        .start("tt::tt_metal::create_device_tensor")
+        .aborted("tt::tt_metal::create_device_tensor")
+        .aborted("BinaryNgDeviceOperation")
+        .aborted("ttnn.add")
+        .capture_end();
+    let mut i = inputs(l1_failure(2000, 0, 0, 0), g);
+    i.own_snapshot = vec![row(0, BufferType::L1, 9500, 400)];
+    let m = memory_at_failure(&i).unwrap();
+    assert_eq!(m.basis, Basis::AfterFailureSnapshot);
+    // 7000 was freed before F: not live.
+    assert_eq!(addresses(&m), [(8000, 500), (9500, 400)]);
+    let own: Vec<u64> = m.live_buffers.iter().filter(|b| b.is_this_operation()).map(|b| b.address).collect();
+    assert_eq!(own, [8000]);
+    assert!(m.notes.is_empty());
 }

@@ -3,11 +3,13 @@
 mod failure;
 mod holders;
 mod live;
+mod mesh;
 mod place;
 mod text;
 
+use super::place::{default_banks, region};
 use super::*;
-use crate::analysis::failure::parse_allocation_failure;
+use crate::analysis::failure::{AllocationFailure, parse_allocation_failure};
 use crate::analysis::graph::{GraphNode, NodeType};
 
 /// Device 0: L1 `[1000, 10000)`, L1_SMALL `[10000, 12000)`, 10 L1 banks.

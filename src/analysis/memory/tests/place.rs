@@ -58,18 +58,21 @@ fn device_from_the_first_input_then_the_only_device_then_zero() {
 #[test]
 fn regions_from_devices_and_the_message() {
     let d = device(0);
-    let l1 = place::region(BufferType::L1, Some(&d), Some(1));
+    let l1 = place::region(BufferType::L1, Some(&d), Some(1), Some(5));
     assert_eq!((l1.start, l1.end, l1.source), (Some(1000), Some(10000), Some(RegionSource::Devices)));
-    let small = place::region(BufferType::L1Small, Some(&d), None);
+    let small = place::region(BufferType::L1Small, Some(&d), None, None);
     assert_eq!((small.start, small.end), (Some(10000), Some(12000)));
-    let dram = place::region(BufferType::Dram, Some(&d), Some(1 << 30));
+    // DRAM: from the base when one is recorded, else from 0.
+    let dram = place::region(BufferType::Dram, Some(&d), Some(1 << 30), None);
     assert_eq!((dram.start, dram.end, dram.source), (Some(0), Some(1 << 30), Some(RegionSource::Message)));
-    assert_eq!(place::region(BufferType::Dram, Some(&d), None), Region::default());
-    assert_eq!(place::region(BufferType::L1, None, Some(1)), Region::default());
+    let based = place::region(BufferType::Dram, None, Some(1 << 30), Some(1_048_640));
+    assert_eq!((based.start, based.end), (Some(1_048_640), Some(1_048_640 + (1 << 30))));
+    assert_eq!(place::region(BufferType::Dram, Some(&d), None, Some(64)), Region::default());
+    assert_eq!(place::region(BufferType::L1, None, Some(1), None), Region::default());
     // An era without address_at_first_l1_cb_buffer: unknown.
     let old = DeviceFacts { l1_start: None, ..device(0) };
-    assert_eq!(place::region(BufferType::L1, Some(&old), None), Region::default());
-    assert_eq!(place::region(BufferType::L1Small, Some(&old), None), Region::default());
+    assert_eq!(place::region(BufferType::L1, Some(&old), None, None), Region::default());
+    assert_eq!(place::region(BufferType::L1Small, Some(&old), None, None), Region::default());
 }
 
 #[test]
@@ -106,4 +109,54 @@ fn graph_sizes_per_bank() {
     assert_eq!(place::default_banks(BufferType::L1Small, None, Some(&d)), 10);
     assert_eq!(place::default_banks(BufferType::Dram, None, Some(&d)), 12);
     assert_eq!(place::default_banks(BufferType::L1, None, None), 1);
+}
+
+/// What ttnn 0.81 writes for a DRAM failure on a Wormhole (memory.md §1): DRAM placed bottom-up
+/// from 1048640, five buffers of 178958336 B per bank, bank size 1072693184 B.
+fn dram_inputs(rows: &[i64]) -> FailureInputs {
+    let failure = parse_allocation_failure(
+        "Out of Memory: Not enough space to allocate 2147483648 B DRAM buffer across 12 banks, where each bank needs to store 178958336 B, but bank size is 1072693184 B (allocated: 894791680 B, free: 177901504 B, largest free block: 177901504 B)",
+    )
+    .unwrap();
+    let rows: Vec<(BufferType, i64, i64)> = rows.iter().map(|&a| (BufferType::Dram, a, 178_958_336)).collect();
+    FailureInputs { earlier_snapshot: earlier(5, &rows), ..inputs(failure, G::default()) }
+}
+
+#[test]
+fn the_dram_region_starts_at_the_lowest_dram_address_recorded() {
+    let at = |k: i64| 1_048_640 + k * 178_958_336;
+    let m = memory_at_failure(&dram_inputs(&[at(0), at(1), at(2), at(3), at(4)])).unwrap();
+    assert_eq!(m.map.region.bounds(), Some((1_048_640, 1_073_741_824)));
+    // No invented free block below the base: the one block is the allocator's.
+    let blocks: Vec<(u64, u64)> = m.map.free_blocks.iter().map(|b| (b.address, b.size)).collect();
+    assert_eq!(blocks, [(895_840_320, 177_901_504)]);
+    assert_eq!((m.map.used_per_bank, m.check.status), (894_791_680, CheckStatus::Exact));
+    // The first buffer freed since: the report's look over `buffers` still knows the base.
+    let mut i = dram_inputs(&[at(1), at(2), at(3), at(4)]);
+    assert_eq!(memory_at_failure(&i).unwrap().map.region.start, Some(at(1) as u64));
+    i.lowest_dram_address = Some(1_048_640);
+    assert_eq!(memory_at_failure(&i).unwrap().map.region.bounds(), Some((1_048_640, 1_073_741_824)));
+    // A graph allocation counts too; nothing recorded: from 0.
+    i.lowest_dram_address = None;
+    i.graph = G::default().start("ttnn.empty").alloc(0, BufferType::Dram, 2_000_000, 64).0;
+    assert_eq!(memory_at_failure(&i).unwrap().map.region.start, Some(2_000_000));
+    let none = memory_at_failure(&dram_inputs(&[])).unwrap();
+    assert_eq!(none.map.region.bounds(), Some((0, 1_072_693_184)));
+}
+
+#[test]
+fn a_region_of_size_0_is_known_and_checked() {
+    // A device opened without l1_small_size: L1_SMALL is [A+B, W) with W = A+B.
+    let failure = parse_allocation_failure(
+        "Out of Memory: Not enough space to allocate 2048 B L1_SMALL buffer across 1 banks, where each bank needs to store 2048 B, but bank size is 0 B (allocated: 0 B, free: 0 B, largest free block: 0 B)",
+    )
+    .unwrap();
+    let mut i = inputs(failure, G::default().start("ttnn.conv2d"));
+    i.devices = vec![DeviceFacts { worker_l1_size: 10_000, ..device(0) }];
+    i.own_snapshot = vec![row(0, BufferType::L1, 9000, 1000)];
+    let m = memory_at_failure(&i).unwrap();
+    assert_eq!((m.buffer_type, m.map.region.bounds()), (BufferType::L1Small, Some((10_000, 10_000))));
+    assert_eq!((m.map.free_blocks.len(), m.map.largest_free_block), (0, Some(0)));
+    assert_eq!(m.check.status, CheckStatus::Exact);
+    assert_eq!(m.fit, Err(NoFit::LargerThanRegion { size: 0 }));
 }

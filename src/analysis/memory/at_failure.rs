@@ -1,0 +1,161 @@
+//! The memory at N's failure (memory.md §2–§7): its place — with the mesh-id rule of ttnn 0.81
+//! single chips — the live buffers, who holds them, the map and its check, the fit, the circular
+//! buffers in the way.
+
+use super::cb;
+use super::fit;
+use super::holders::Holders;
+use super::inputs::FailureInputs;
+use super::live::{live_at_failure, unwinds};
+use super::map::{build_map, check};
+use super::model::{MemoryAtFailure, MemoryMap, NoFit};
+use super::notes::MemoryNote;
+use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, region};
+use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind, Figures};
+use crate::analysis::reason::{Explanation, explain};
+use std::borrow::Cow;
+
+/// The device §2 finds for N's failure before the mesh-id rule, and its buffer type: from N's
+/// graph, its first input tensor (looked up in `inputs.tensors`) and the devices; none when the
+/// failure is not one of L1, DRAM or L1_SMALL. The report looks up which devices have rows.
+pub(crate) fn found_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
+    let failure = inputs.failure.as_ref()?;
+    let buffer_type = failure_buffer_type(failure)?;
+    let first = inputs.input_tensor_ids.first().and_then(|id| inputs.tensors.iter().find(|t| t.tensor_id == *id));
+    Some((failure_device(&inputs.graph, first, &inputs.devices), buffer_type))
+}
+
+/// The mesh-id rule (memory.md §2): when the device found has no `buffers` row up to N (N's own
+/// rows or `inputs.devices_with_rows`) but exactly one other device does, that device.
+fn mesh_device(inputs: &FailureInputs, found: u64) -> Option<u64> {
+    let mut with_rows: Vec<u64> =
+        inputs.own_snapshot.iter().map(|r| r.device_id).chain(inputs.devices_with_rows.iter().copied()).collect();
+    with_rows.sort_unstable();
+    with_rows.dedup();
+    match with_rows.as_slice() {
+        [only] if *only != found => Some(*only),
+        _ => None,
+    }
+}
+
+/// The failure's place (memory.md §2): its device, after the mesh-id rule, and buffer type.
+/// The report reads the earlier snapshot of this device.
+pub(crate) fn failure_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
+    let (found, buffer_type) = found_place(inputs)?;
+    Some((mesh_device(inputs, found).unwrap_or(found), buffer_type))
+}
+
+/// The inputs as the rules read them: under the mesh-id rule, the graph nodes and replayed
+/// buffers of the device found are taken as the chosen device's; with the note saying so.
+fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNote>) {
+    let Some((found, _)) = found_place(inputs) else { return (Cow::Borrowed(inputs), None) };
+    let Some(chosen) = mesh_device(inputs, found) else { return (Cow::Borrowed(inputs), None) };
+    let mut placed = inputs.clone();
+    let rename = |id: &mut Option<u64>| {
+        if *id == Some(found) {
+            *id = Some(chosen);
+        }
+    };
+    placed.graph.iter_mut().for_each(|n| rename(&mut n.device_id));
+    placed.replayed_before.iter_mut().flatten().for_each(|b| rename(&mut b.device_id));
+    (Cow::Owned(placed), Some(MemoryNote::MeshDevice { found, chosen }))
+}
+
+/// Whether the rules would read the earlier snapshot S0 of `device` (memory.md §3.4): always
+/// when N has no `buffers` row for it; otherwise only to size a buffer the unwinding freed.
+pub(crate) fn needs_earlier_snapshot(inputs: &FailureInputs, device: u64) -> bool {
+    !inputs.own_snapshot.iter().any(|r| r.device_id == device) || unwinds(&inputs.graph)
+}
+
+/// The addresses of the buffers live at the failure, so that the report can read the tensors
+/// that may hold them; empty when there is no basis.
+pub fn live_addresses(inputs: &FailureInputs) -> Vec<u64> {
+    let (inputs, _) = as_placed(inputs);
+    let Some((device, buffer_type)) = failure_place(&inputs) else { return Vec::new() };
+    let banks = banks_of(&inputs, device, buffer_type);
+    live_at_failure(&inputs, device, buffer_type, banks)
+        .map_or_else(Vec::new, |l| l.buffers.iter().map(|b| b.address).collect())
+}
+
+fn banks_of(inputs: &FailureInputs, device: u64, buffer_type: BufferType) -> u64 {
+    let figures = inputs.failure.as_ref().map(|f| f.figures.banks).unwrap_or_default();
+    default_banks(buffer_type, figures, inputs.devices.iter().find(|d| d.device_id == device))
+}
+
+/// The memory at N's failure (memory.md §2–§7); none when N has no allocation failure of L1,
+/// DRAM or L1_SMALL, or when no basis applies (§3.4). Never panics, whatever the inputs.
+pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
+    let (inputs, mesh_note) = as_placed(inputs);
+    let inputs = inputs.as_ref();
+    let failure = inputs.failure.as_ref()?;
+    let (device, buffer_type) = failure_place(inputs)?;
+    let device_row = inputs.devices.iter().find(|d| d.device_id == device);
+    let live = live_at_failure(inputs, device, buffer_type, banks_of(inputs, device, buffer_type))?;
+    let holders = Holders::new(
+        inputs.operation_id,
+        (device, buffer_type),
+        &inputs.graph,
+        &inputs.input_tensor_ids,
+        &inputs.tensors,
+    );
+    let live_buffers = holders.hold_all(&live.buffers);
+    let base = (buffer_type == BufferType::Dram).then(|| dram_base(inputs, device)).flatten();
+    let region = region(buffer_type, device_row, failure.figures.bank_size, base);
+    let spans: Vec<(u64, u64)> = live_buffers.iter().map(|b| (b.address, b.size_per_bank)).collect();
+    let (map, map_notes) = build_map(&spans, region);
+    let check = check(&map, &failure.figures, live_buffers.len());
+    let circular = matches!(failure.kind, FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash);
+    let needed_per_bank = if circular { None } else { failure.figures.per_bank };
+    let fit = if circular {
+        Err(NoFit::CircularBuffers)
+    } else {
+        match (region.bounds(), needed_per_bank) {
+            (None, _) => Err(NoFit::RegionUnknown),
+            (_, None) => Err(NoFit::NoRequest),
+            (Some(_), Some(need)) if failure.figures.bank_size.is_some_and(|bank| bank < need) => {
+                Err(NoFit::LargerThanRegion { size: failure.figures.bank_size.unwrap_or(0) })
+            }
+            (Some(bounds), Some(need)) => fit::fit(&live_buffers, bounds, need, buffer_type != BufferType::Dram),
+        }
+    };
+    let circular_buffers =
+        if circular { cb::circular_buffer_clash(&inputs.graph, &failure.figures, &live_buffers) } else { None };
+    let mut notes: Vec<MemoryNote> = mesh_note.into_iter().collect();
+    notes.extend(live.notes);
+    notes.extend(map_notes);
+    Some(MemoryAtFailure {
+        operation_id: inputs.operation_id,
+        kind: failure.kind,
+        device_id: device,
+        buffer_type,
+        basis: live.basis,
+        snapshot_operation_id: live.snapshot_operation_id,
+        live_buffers,
+        reason: if circular { None } else { map_reason(failure, &map) },
+        check,
+        map,
+        needed_per_bank,
+        fit,
+        circular_buffers,
+        notes,
+    })
+}
+
+/// The reason of behaviour.md §5.3 from the map's figures, for a message without free figures
+/// (V0–V2): free = region size − used, largest = the largest free block; need and bank size from
+/// the message. Without a region only the message's own figures count.
+fn map_reason(failure: &AllocationFailure, map: &MemoryMap) -> Option<Explanation> {
+    let f = &failure.figures;
+    if f.free.is_some() && f.largest_free_block.is_some() {
+        return None;
+    }
+    let figures = match map.region.bounds() {
+        Some((start, end)) => Figures {
+            free: Some((end - start).saturating_sub(map.used_per_bank)),
+            largest_free_block: map.largest_free_block,
+            ..f.clone()
+        },
+        None => f.clone(),
+    };
+    explain(&AllocationFailure { figures, ..failure.clone() }, false)
+}

@@ -1,0 +1,70 @@
+//! What the holder and circular-buffer rules look up in N's graph (memory.md §4, §7), indexed
+//! once per graph so that asking for every buffer costs n log n, not n²: nodes by id (the tensor
+//! an allocation connects to) and the innermost function scope open at each node.
+
+use super::live_index::IntMap;
+use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::scopes::scope_closes;
+use std::cell::OnceCell;
+use std::collections::BinaryHeap;
+
+/// N's graph with its lookups, each built on first use.
+pub(crate) struct GraphIndex<'a> {
+    nodes: &'a [GraphNode],
+    by_id: OnceCell<IntMap<u64, usize>>,
+    innermost: OnceCell<Vec<Option<usize>>>,
+}
+
+impl<'a> GraphIndex<'a> {
+    /// Indexes nothing yet.
+    pub(crate) fn new(nodes: &'a [GraphNode]) -> Self {
+        Self { nodes, by_id: OnceCell::new(), innermost: OnceCell::new() }
+    }
+
+    /// The name of the innermost function scope open at node `position`, with the scope closes
+    /// of behaviour.md §3.4: a scope is open from its start until the node before which it
+    /// closes.
+    pub(crate) fn open_scope(&self, position: usize) -> Option<String> {
+        let innermost = self.innermost.get_or_init(|| innermost_scopes(self.nodes));
+        let start = (*innermost.get(position)?)?;
+        Some(self.nodes[start].name.clone())
+    }
+
+    /// The tensor a `buffer_allocate` node connects to: a `tensor` node among its connections
+    /// or those of the `buffer` node it connects to.
+    pub(crate) fn allocated_tensor(&self, position: usize) -> Option<u64> {
+        let by_id = self.by_id.get_or_init(|| self.nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect());
+        let node_of = |id: &u64| by_id.get(id).map(|&i| &self.nodes[i]);
+        let tensor_of = |id: &u64| node_of(id).filter(|n| n.is(NodeType::Tensor)).and_then(|n| n.tensor_id);
+        let node = self.nodes.get(position)?;
+        node.connections.iter().find_map(tensor_of).or_else(|| {
+            node.connections
+                .iter()
+                .filter_map(node_of)
+                .filter(|n| n.is(NodeType::Buffer))
+                .find_map(|b| b.connections.iter().find_map(tensor_of))
+        })
+    }
+}
+
+/// For every position, the start of the innermost scope open there: the greatest start below
+/// the position among the scopes that close after it (or never). One sweep with a heap.
+fn innermost_scopes(nodes: &[GraphNode]) -> Vec<Option<usize>> {
+    let mut closes: Vec<(usize, usize)> =
+        scope_closes(nodes, true).iter().map(|c| (c.start, c.before.unwrap_or(usize::MAX))).collect();
+    closes.sort_unstable();
+    let mut open: BinaryHeap<(usize, usize)> = BinaryHeap::new();
+    let mut next = 0;
+    let mut out = Vec::with_capacity(nodes.len());
+    for position in 0..nodes.len() {
+        while next < closes.len() && closes[next].0 < position {
+            open.push(closes[next]);
+            next += 1;
+        }
+        while open.peek().is_some_and(|&(_, before)| before <= position) {
+            open.pop();
+        }
+        out.push(open.peek().map(|&(start, _)| start));
+    }
+    out
+}
