@@ -4,7 +4,6 @@ use crate::analysis::format::{format_percent, size};
 use crate::analysis::usage::MemoryUsage;
 use crate::analysis::usage_series::{Ceiling, Peak};
 use crate::report::{MemoryReport, ReportError};
-use serde_json::{Value, json};
 use std::fmt::Write;
 use std::sync::atomic::AtomicBool;
 
@@ -49,9 +48,4 @@ pub(super) fn peak_text(report: &MemoryReport, peaks: &[PeakLine]) -> String {
         out.push('\n');
     }
     out
-}
-
-/// The `"peak"` list of the `memory_report` object.
-pub(super) fn peak_json(peaks: &[PeakLine]) -> Value {
-    json!(peaks.iter().map(|p| p.peak).collect::<Vec<_>>())
 }
