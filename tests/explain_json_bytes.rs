@@ -8,7 +8,10 @@ use cli::run;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use support::{BufferRow, Device, ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir};
+use support::sim::{Era, Options, Sim, SimOp};
+use support::{BufferRow, BufferType, Device, ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir};
+use ttnn_tui::explain::memory_json;
+use ttnn_tui::report::{FailureMemory, MemoryReport, resolve_report};
 
 const OOM_V3: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\nOut of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]";
 
@@ -63,6 +66,38 @@ fn a_reader_that_goes_away_ends_it_quietly() {
     assert!(start.starts_with(b"{\n  \"memory_report\": {\n"));
     assert_eq!(status.code(), Some(0));
     assert_eq!(stderr, "");
+}
+
+#[test]
+fn failures_that_need_the_graph_only_pass_each_get_their_section() {
+    // A report without `buffers` rows: every failure's memory is rebuilt from the graphs alone.
+    let mut sim = Sim::new(Era::GraphOnly, Options::default(), 1);
+    sim.weight("w", 0, BufferType::L1, 131_072);
+    sim.run(SimOp::new("ttnn.to_layout", "TilizeDeviceOperation").input("w").output("x", BufferType::L1, 262_144));
+    let conv = |out: &str| {
+        SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").input("x").output(out, BufferType::L1, 1_000_000)
+    };
+    sim.fail(conv("c"));
+    sim.run(SimOp::new("ttnn.relu", "UnaryDeviceOperation").input("x").output("y", BufferType::L1, 65_536));
+    sim.fail(conv("d"));
+    let dir = TempDir::new("json-graph-only");
+    sim.report().write_to(dir.path());
+    let o = run(&["explain", "--json", dir.path().to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let document: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    let report = MemoryReport::open(&resolve_report(Some(dir.path())).unwrap(), 0).unwrap();
+    let replay = report.replay_graphs(&mut |_, _| {}, &std::sync::atomic::AtomicBool::new(false)).unwrap();
+    let entries = document["operations"].as_array().unwrap();
+    let ids: Vec<u64> = entries.iter().map(|e| e["operation_id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, [2, 4]);
+    for (entry, id) in entries.iter().zip(ids) {
+        let index = report.operation_index(id).unwrap();
+        let FailureMemory::Found(m) = report.memory_at_failure(index, replay.as_ref()).unwrap() else {
+            panic!("operation {id} has a memory section")
+        };
+        assert_eq!(entry["memory"]["basis"], "graph_only");
+        assert_eq!(entry["memory"], serde_json::to_value(memory_json(&m)).unwrap(), "operation {id}");
+    }
 }
 
 /// What `explain --json` printed for `small_report` before the document was streamed from typed
