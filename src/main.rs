@@ -1,9 +1,9 @@
 //! `ttnn-tui`: parse the command line, open the report, then print or draw.
 
-use std::io::{IsTerminal, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 use ttnn_tui::cli::{Cli, ColorChoice, Command, ExplainArgs, OpenArgs};
-use ttnn_tui::explain::{ExplainOptions, FollowEnd, collect, read_peaks, render_json, render_text};
+use ttnn_tui::explain::{ExplainOptions, FollowEnd, collect, read_peaks, render_text, write_json};
 use ttnn_tui::report::linked::LinkedReports;
 use ttnn_tui::report::perf::{PerfReport, PerfSource, default_perf_report};
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
@@ -84,14 +84,15 @@ fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>)
         let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
         explanation.peaks = Some(read_peaks(&report).map_err(fail)?);
     }
-    let text = if flag(|a| a.json) {
-        render_json(&report, &explanation, &options)
+    let mut stdout = BufWriter::new(std::io::stdout().lock());
+    let written = if flag(|a| a.json) {
+        // Written as it is built, one operation at a time.
+        write_json(&report, &explanation, &options, &mut stdout)
     } else {
-        render_text(&report, &explanation, &options)
+        stdout.write_all(render_text(&report, &explanation, &options).as_bytes())
     };
-    let mut stdout = std::io::stdout().lock();
     // A closed pipe (e.g. `| head`) is not an error worth a message.
-    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    let _ = written.and_then(|()| stdout.flush());
     Ok(())
 }
 

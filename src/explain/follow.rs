@@ -72,7 +72,8 @@ pub fn follow(
                         report.operations[i].id, e.error.operation_name
                     ));
                 }
-                text.push_str(&operation_block(&e, hex));
+                // A block printed as the run writes it goes without its memory section.
+                text.push_str(&operation_block(&e, &Ok(None), hex));
             }
         }
         for &i in &update.new_unattached {

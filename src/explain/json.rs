@@ -1,96 +1,222 @@
-//! The JSON form of print mode: a stable contract other tools parse (field names are fixed).
+//! The JSON form of print mode: a stable contract other tools parse. The contract is the types
+//! below (field order is key order); the document is written as it is serialised, one operation
+//! at a time, each memory section computed just before its entry and dropped after it.
 
+use super::memory_json::{MemoryJson, memory_json};
+use super::peak::PeakLine;
+use super::sections::MemorySections;
 use super::{ExplainOptions, ExplainedError, Explanation};
-use crate::analysis::failure::AllocationFailure;
-use crate::analysis::reason::{explain, summary};
+use crate::analysis::failure::{AllocationFailure, FailureKind};
+use crate::analysis::perf_callout::PerfStatus;
+use crate::analysis::reason::{Reason, explain, summary};
 use crate::analysis::sanitize::sanitize_line;
 use crate::report::MemoryReport;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
+use serde_json::ser::PrettyFormatter;
+use std::cell::RefCell;
+use std::io::{self, Write};
 
-/// Renders the errors of a report as one pretty-printed JSON document.
-pub fn render_json(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
-    let operations: Vec<Value> = explanation
-        .operations
-        .iter()
-        .map(|e| {
-            let mut v = error_fields(e, options.hex);
-            v["failed_device_operations"] = json!(e.failed_device_operations.clone().unwrap_or_default());
-            v["perf"] = e.perf.as_ref().map_or(Value::Null, |p| json!(p));
-            v["memory"] = match &e.memory {
-                Ok(Some(m)) => super::memory_json(m),
-                _ => Value::Null,
-            };
-            v
-        })
-        .collect();
-    let unattached: Vec<Value> = explanation.unattached.iter().map(|e| error_fields(e, options.hex)).collect();
-    let mut document = json!({
-        "memory_report": {
-            "path": sanitize_line(&report.source.display_path()),
-            "rank": report.rank,
-            "operations": report.operations.len(),
-            "errors": report.errors.len(),
-            "schema_version": report.schema_version,
-        },
-        "perf_report": explanation.linked.map_or(Value::Null, |l| json!({
-            "path": sanitize_line(&l.perf.path.display().to_string()),
-            "rows": l.rows.len(),
-            "link": l.state().as_str(),
-            "reason": l.reason(),
-        })),
-        "operations": operations,
-        "unattached_errors": unattached,
-    });
-    if let Some(peaks) = &explanation.peaks {
-        document["memory_report"]["peak"] = super::peak::peak_json(peaks);
+/// The whole document.
+#[derive(Serialize)]
+struct Document<'r, 'a> {
+    memory_report: MemoryReportJson<'r>,
+    perf_report: Option<PerfReportJson>,
+    operations: OperationEntries<'r, 'a>,
+    unattached_errors: Vec<ErrorJson<'r>>,
+}
+
+#[derive(Serialize)]
+struct MemoryReportJson<'r> {
+    path: String,
+    rank: u32,
+    operations: usize,
+    errors: usize,
+    schema_version: Option<&'r str>,
+    /// Present with `--peak` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    peak: Option<PeaksJson<'r>>,
+}
+
+#[derive(Serialize)]
+struct PerfReportJson {
+    path: String,
+    rows: usize,
+    link: &'static str,
+    reason: Option<String>,
+}
+
+/// The fields every error entry has, attached or not.
+#[derive(Serialize)]
+struct ErrorJson<'r> {
+    operation_id: Option<u64>,
+    operation_name: &'r str,
+    error_type: &'r str,
+    message: &'r str,
+    stack_trace: Option<&'r str>,
+    allocation_failure: Option<FailureJson<'r>>,
+}
+
+/// An operation's entry: its error, then what only an attached error has.
+#[derive(Serialize)]
+struct OperationJson<'r, 'm> {
+    #[serde(flatten)]
+    error: ErrorJson<'r>,
+    failed_device_operations: &'r [String],
+    perf: Option<&'r PerfStatus>,
+    memory: Option<MemoryJson<'m>>,
+}
+
+/// The FAILURE object: kind, texts (addresses in hex with `hex`), and every figure.
+#[derive(Debug, Serialize)]
+pub(crate) struct FailureJson<'r> {
+    kind: FailureKind,
+    kind_label: &'static str,
+    summary: String,
+    reason: Option<Reason>,
+    reason_label: Option<&'static str>,
+    reason_detail: Option<String>,
+    beyond_reference: bool,
+    figures: FiguresJson<'r>,
+}
+
+/// Every figure as a number, null where the kind or era has none.
+#[derive(Debug, Serialize)]
+struct FiguresJson<'r> {
+    buffer_type: Option<&'static str>,
+    requested_bytes: Option<u64>,
+    num_banks: Option<u64>,
+    bytes_per_bank: Option<u64>,
+    bank_size_bytes: Option<u64>,
+    allocated_bytes: Option<u64>,
+    free_bytes: Option<u64>,
+    largest_free_block_bytes: Option<u64>,
+    placeable_bytes: Option<u64>,
+    largest_placeable_bytes: Option<u64>,
+    core_range: Option<&'r str>,
+    circular_buffer_region_end: Option<u64>,
+    max_l1_bytes: Option<u64>,
+    l1_buffer_address: Option<u64>,
+    circular_buffer_size_bytes: Option<u64>,
+    l1_buffer_size_bytes: Option<u64>,
+}
+
+/// The `"peak"` list of the `memory_report` object (`--peak`).
+struct PeaksJson<'r>(&'r [PeakLine]);
+
+impl Serialize for PeaksJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|p| p.peak))
     }
-    let mut text = serde_json::to_string_pretty(&document).expect("JSON values always serialise");
-    text.push('\n');
-    text
 }
 
-fn error_fields(e: &ExplainedError<'_>, hex: bool) -> Value {
-    let stack_trace = (!e.error.stack_trace.is_empty()).then_some(e.error.stack_trace.as_str());
-    json!({
-        "operation_id": e.operation_id,
-        "operation_name": e.operation_name,
-        "error_type": e.error.error_type,
-        "message": e.error.message,
-        "stack_trace": stack_trace,
-        "allocation_failure": e.failure.map(|f| failure_json(f, hex)),
-    })
+/// The operations array, streamed: each entry's memory section is computed as the entry is
+/// written and dropped once it is.
+struct OperationEntries<'r, 'a> {
+    operations: &'r [ExplainedError<'a>],
+    sections: RefCell<MemorySections<'r>>,
+    hex: bool,
 }
 
-/// The FAILURE object: kind, texts (addresses in hex with `hex`), and every figure as a number
-/// (null where the kind or era has none).
-pub(crate) fn failure_json(failure: &AllocationFailure, hex: bool) -> Value {
+impl Serialize for OperationEntries<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.operations.len()))?;
+        for e in self.operations {
+            // An unreadable section is null, as an absent one.
+            let section = self.sections.borrow_mut().section(e).ok().flatten();
+            seq.serialize_element(&OperationJson {
+                error: error_json(e, self.hex),
+                failed_device_operations: e.failed_device_operations.as_deref().unwrap_or_default(),
+                perf: e.perf.as_ref(),
+                memory: section.as_deref().map(memory_json),
+            })?;
+        }
+        seq.end()
+    }
+}
+
+/// Writes the errors of a report to `out` as one pretty-printed JSON document and a newline,
+/// an operation at a time; stops at the first write that fails.
+pub fn write_json(
+    report: &MemoryReport,
+    explanation: &Explanation<'_>,
+    options: &ExplainOptions,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let document = Document {
+        memory_report: MemoryReportJson {
+            path: sanitize_line(&report.source.display_path()),
+            rank: report.rank,
+            operations: report.operations.len(),
+            errors: report.errors.len(),
+            schema_version: report.schema_version.as_deref(),
+            peak: explanation.peaks.as_ref().map(|p| PeaksJson(&p.lines)),
+        },
+        perf_report: explanation.linked.map(|l| PerfReportJson {
+            path: sanitize_line(&l.perf.path.display().to_string()),
+            rows: l.rows.len(),
+            link: l.state().as_str(),
+            reason: l.reason(),
+        }),
+        operations: OperationEntries {
+            operations: &explanation.operations,
+            sections: RefCell::new(MemorySections::new(report)),
+            hex: options.hex,
+        },
+        unattached_errors: explanation.unattached.iter().map(|e| error_json(e, options.hex)).collect(),
+    };
+    let mut serializer = serde_json::Serializer::with_formatter(&mut *out, PrettyFormatter::new());
+    document.serialize(&mut serializer)?;
+    out.write_all(b"\n")
+}
+
+/// The document of [`write_json`] as a string.
+pub fn render_json(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
+    let mut out = Vec::new();
+    write_json(report, explanation, options, &mut out).expect("writing to memory does not fail");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+fn error_json<'r>(e: &ExplainedError<'r>, hex: bool) -> ErrorJson<'r> {
+    ErrorJson {
+        operation_id: e.operation_id,
+        operation_name: e.operation_name,
+        error_type: &e.error.error_type,
+        message: &e.error.message,
+        stack_trace: (!e.error.stack_trace.is_empty()).then_some(e.error.stack_trace.as_str()),
+        allocation_failure: e.failure.map(|f| failure_json(f, hex)),
+    }
+}
+
+/// The FAILURE object of an allocation failure.
+pub(crate) fn failure_json(failure: &AllocationFailure, hex: bool) -> FailureJson<'_> {
     let f = &failure.figures;
     let explanation = explain(failure, hex);
-    json!({
-        "kind": failure.kind,
-        "kind_label": failure.kind.label(),
-        "summary": summary(failure, hex),
-        "reason": explanation.as_ref().map(|e| e.reason),
-        "reason_label": explanation.as_ref().map(|e| e.reason.label()),
-        "reason_detail": explanation.as_ref().map(|e| e.detail.as_str()),
-        "beyond_reference": failure.beyond_reference,
-        "figures": {
-            "buffer_type": f.buffer_type.map(|t| t.token()),
-            "requested_bytes": f.requested,
-            "num_banks": f.banks,
-            "bytes_per_bank": f.per_bank,
-            "bank_size_bytes": f.bank_size,
-            "allocated_bytes": f.allocated,
-            "free_bytes": f.free,
-            "largest_free_block_bytes": f.largest_free_block,
-            "placeable_bytes": f.placeable,
-            "largest_placeable_bytes": f.largest_placeable,
-            "core_range": f.core_range,
-            "circular_buffer_region_end": f.region_end,
-            "max_l1_bytes": f.max_l1,
-            "l1_buffer_address": f.l1_buffer_address,
-            "circular_buffer_size_bytes": f.circular_buffer_size,
-            "l1_buffer_size_bytes": f.l1_buffer_size,
+    FailureJson {
+        kind: failure.kind,
+        kind_label: failure.kind.label(),
+        summary: summary(failure, hex),
+        reason: explanation.as_ref().map(|e| e.reason),
+        reason_label: explanation.as_ref().map(|e| e.reason.label()),
+        reason_detail: explanation.map(|e| e.detail),
+        beyond_reference: failure.beyond_reference,
+        figures: FiguresJson {
+            buffer_type: f.buffer_type.map(|t| t.token()),
+            requested_bytes: f.requested,
+            num_banks: f.banks,
+            bytes_per_bank: f.per_bank,
+            bank_size_bytes: f.bank_size,
+            allocated_bytes: f.allocated,
+            free_bytes: f.free,
+            largest_free_block_bytes: f.largest_free_block,
+            placeable_bytes: f.placeable,
+            largest_placeable_bytes: f.largest_placeable,
+            core_range: f.core_range.as_deref(),
+            circular_buffer_region_end: f.region_end,
+            max_l1_bytes: f.max_l1,
+            l1_buffer_address: f.l1_buffer_address,
+            circular_buffer_size_bytes: f.circular_buffer_size,
+            l1_buffer_size_bytes: f.l1_buffer_size,
         },
-    })
+    }
 }

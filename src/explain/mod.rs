@@ -6,22 +6,20 @@ mod json;
 mod log;
 mod memory_json;
 mod peak;
+mod sections;
 mod text;
 
 use crate::analysis::failure::AllocationFailure;
-use crate::analysis::memory::MemoryAtFailure;
 pub use crate::analysis::model::first_line;
 use crate::analysis::perf_callout::PerfStatus;
 use crate::analysis::stack::source_label;
 use crate::report::linked::LinkedReports;
-use crate::report::{ErrorRecord, FailureMemory, MemoryReport, ReportError};
-use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
+use crate::report::{ErrorRecord, MemoryReport, ReportError};
 
 pub use follow::{FollowEnd, follow};
-pub use json::render_json;
+pub use json::{render_json, write_json};
 pub use log::{MAX_LINE_BYTES, RECORD_A_REPORT, render_log_json, render_log_text, scan_log};
-pub use memory_json::memory_json;
+pub use memory_json::{MemoryJson, memory_json};
 pub use peak::{PeakLine, Peaks, read_peaks};
 pub use text::render_text;
 
@@ -37,6 +35,8 @@ pub struct ExplainOptions {
 /// One error to print: an operation's attached error, or an unattached one.
 #[derive(Debug, Clone)]
 pub(crate) struct ExplainedError<'a> {
+    /// The operation's index in the report (attached errors only).
+    pub(crate) index: Option<usize>,
     /// The operation's id (attached), or the error row's (unattached): none when NULL.
     pub(crate) operation_id: Option<u64>,
     /// The operation name; empty for an unattached row without one.
@@ -52,9 +52,6 @@ pub(crate) struct ExplainedError<'a> {
     pub(crate) failed_device_operations: Result<Vec<String>, ReportError>,
     /// The operation's perf status, when a linked performance report is open.
     pub(crate) perf: Option<PerfStatus>,
-    /// The memory at the failure (memory.md), none when there is no section, or why it could
-    /// not be read.
-    pub(crate) memory: Result<Option<Box<MemoryAtFailure>>, ReportError>,
 }
 
 /// The errors of a report, in print order: attached ones by operation id, then unattached ones.
@@ -69,7 +66,8 @@ pub struct Explanation<'a> {
     pub peaks: Option<Peaks>,
 }
 
-/// Collects what to print; `Err` names an `--operation` id the report does not have.
+/// Collects what to print; `Err` names an `--operation` id the report does not have. The memory
+/// sections are not among it: each is computed as its block is printed (`MemorySections`).
 pub fn collect<'a>(
     report: &'a MemoryReport,
     linked: Option<&'a LinkedReports>,
@@ -82,15 +80,11 @@ pub fn collect<'a>(
     let with_error: Vec<usize> = indexes.into_iter().filter(|&i| report.error_of(i).is_some()).collect();
     // Without its stack traces the blocks are still printed, without their source locations.
     let traces = report.stack_traces(&with_error).unwrap_or_default();
-    let failed: Vec<usize> =
-        with_error.iter().copied().filter(|&i| report.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
-    let mut memory = memory_sections(report, &failed);
     let operations = with_error
         .into_iter()
         .filter_map(|i| {
             let mut explained = explained_operation(report, linked, i)?;
             explained.source = traces.get(&i).and_then(|t| source_label(t));
-            explained.memory = memory.remove(&i).unwrap_or(Ok(None));
             Some(explained)
         })
         .collect();
@@ -111,6 +105,7 @@ fn explained_operation<'a>(
     let op = &report.operations[index];
     let error = report.error_of(index)?;
     Some(ExplainedError {
+        index: Some(index),
         operation_id: Some(op.id),
         operation_name: &op.name,
         source: None,
@@ -118,13 +113,13 @@ fn explained_operation<'a>(
         failure: error.failure.as_ref(),
         failed_device_operations: report.failed_device_operations(index),
         perf: linked.and_then(|l| l.status_of(report, index)),
-        memory: Ok(None),
     })
 }
 
 /// An error row no operation picked.
 fn explained_unattached(error: &ErrorRecord) -> ExplainedError<'_> {
     ExplainedError {
+        index: None,
         operation_id: error.operation_id,
         operation_name: &error.operation_name,
         source: None,
@@ -132,35 +127,5 @@ fn explained_unattached(error: &ErrorRecord) -> ExplainedError<'_> {
         failure: error.failure.as_ref(),
         failed_device_operations: Ok(Vec::new()),
         perf: None,
-        memory: Ok(None),
     }
-}
-
-/// The memory section of each failed operation (by index): the graph-only pass runs once when
-/// a failure needs it.
-fn memory_sections(
-    report: &MemoryReport,
-    failed: &[usize],
-) -> HashMap<usize, Result<Option<Box<MemoryAtFailure>>, ReportError>> {
-    let as_result = |m: FailureMemory| match m {
-        FailureMemory::Found(m) => Ok(Some(m)),
-        FailureMemory::Absent | FailureMemory::NeedsReplay => Ok(None),
-    };
-    let all_failed = |e: ReportError| failed.iter().map(|&i| (i, Err(e.clone()))).collect();
-    let found = match report.memory_at_failures(failed, None) {
-        Ok(found) => found,
-        Err(e) => return all_failed(e),
-    };
-    let needs: Vec<usize> = found.iter().filter(|(_, m)| *m == FailureMemory::NeedsReplay).map(|(i, _)| *i).collect();
-    let mut out: HashMap<usize, _> = found.into_iter().map(|(i, m)| (i, as_result(m))).collect();
-    if !needs.is_empty() {
-        let replayed = report
-            .replay_graphs(&mut |_, _| {}, &AtomicBool::new(false))
-            .and_then(|replay| report.memory_at_failures(&needs, replay.as_ref()));
-        match replayed {
-            Ok(list) => out.extend(list.into_iter().map(|(i, m)| (i, as_result(m)))),
-            Err(e) => out.extend(needs.iter().map(|&i| (i, Err(e.clone())))),
-        }
-    }
-    out
 }

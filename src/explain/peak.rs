@@ -5,7 +5,6 @@ use crate::analysis::memory::MemoryNote;
 use crate::analysis::usage::MemoryUsage;
 use crate::analysis::usage_series::{Ceiling, Peak};
 use crate::report::{MemoryReport, ReportError};
-use serde_json::{Value, json};
 use std::fmt::Write;
 use std::sync::atomic::AtomicBool;
 
@@ -64,9 +63,4 @@ pub(super) fn peak_text(report: &MemoryReport, peaks: &Peaks) -> String {
         let _ = writeln!(out, "{}", MemoryNote::BadBuffers { count, source: "buffers rows" }.text(false));
     }
     out
-}
-
-/// The `"peak"` list of the `memory_report` object.
-pub(super) fn peak_json(peaks: &Peaks) -> Value {
-    json!(peaks.lines.iter().map(|p| p.peak).collect::<Vec<_>>())
 }

@@ -1,5 +1,6 @@
 //! The plain-text form of print mode.
 
+use super::sections::{MemorySections, Section};
 use super::{ExplainOptions, ExplainedError, Explanation};
 use crate::analysis::format::counted;
 use crate::analysis::memory::failure_lines;
@@ -51,8 +52,9 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
         .ok();
         return out;
     }
+    let mut sections = MemorySections::new(report);
     for e in &explanation.operations {
-        out.push_str(&operation_block(e, options.hex));
+        out.push_str(&operation_block(e, &sections.section(e), options.hex));
     }
     for e in &explanation.unattached {
         out.push_str(&unattached_block(e, options.hex));
@@ -60,15 +62,15 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
     out
 }
 
-/// The block of an operation's error.
-pub(super) fn operation_block(e: &ExplainedError<'_>, hex: bool) -> String {
+/// The block of an operation's error, with its memory section when it has one.
+pub(super) fn operation_block(e: &ExplainedError<'_>, memory: &Section, hex: bool) -> String {
     // The operations list's label: `{id} {name} ({file}:{line})` (behaviour.md §1.5).
     let id = e.operation_id.map_or_else(String::new, |id| format!(" {id}"));
     let mut heading = format!("Operation{id} {}", e.operation_name);
     if let Some(source) = &e.source {
         let _ = write!(heading, " ({source})");
     }
-    block(&heading, e, true, hex)
+    block(&heading, e, memory, true, hex)
 }
 
 /// The block of an error no operation picked.
@@ -78,7 +80,7 @@ pub(super) fn unattached_block(e: &ExplainedError<'_>, hex: bool) -> String {
         unattached_operation(e.operation_id, e.operation_name),
         e.error.error_type
     );
-    block(&heading, e, false, hex)
+    block(&heading, e, &Ok(None), false, hex)
 }
 
 /// The operation an unattached error names: `operation {id} {name}`; `Unknown operation` for an
@@ -120,8 +122,9 @@ fn count_line(operations: usize, unattached: usize, total: usize) -> String {
 }
 
 /// One block: a heading line, then indented explanation lines. The heading is followed by the
-/// kind label of an allocation failure, or by the error type when `with_type` is set.
-fn block(heading: &str, e: &ExplainedError<'_>, with_type: bool, hex: bool) -> String {
+/// kind label of an allocation failure, or by the error type when `with_type` is set; the memory
+/// section comes last.
+fn block(heading: &str, e: &ExplainedError<'_>, memory: &Section, with_type: bool, hex: bool) -> String {
     let mut out = String::new();
     match e.failure {
         Some(failure) => {
@@ -149,7 +152,7 @@ fn block(heading: &str, e: &ExplainedError<'_>, with_type: bool, hex: bool) -> S
     if let Err(reason) = &e.failed_device_operations {
         let _ = writeln!(out, "  Device operations unavailable: {reason}");
     }
-    match &e.memory {
+    match memory {
         Ok(Some(memory)) => {
             for line in failure_lines(memory, hex) {
                 let _ = writeln!(out, "  {line}");

@@ -1,0 +1,55 @@
+//! The memory section of each failure (memory.md), computed just before its block is printed and
+//! dropped after it, so print mode holds one failure's section at a time however many there are.
+
+use super::ExplainedError;
+use crate::analysis::memory::MemoryAtFailure;
+use crate::report::{FailureMemory, GraphReplay, MemoryReport, ReportError};
+use std::sync::atomic::AtomicBool;
+
+/// One failure's memory section: none when it has none, or why it could not be read.
+pub(crate) type Section = Result<Option<Box<MemoryAtFailure>>, ReportError>;
+
+/// Computes memory sections one at a time; the graph-only pass runs once, for the first failure
+/// that needs it, and its result serves every later one.
+pub(crate) struct MemorySections<'a> {
+    report: &'a MemoryReport,
+    /// The graph-only pass, once it has run.
+    replay: Option<Result<Option<GraphReplay>, ReportError>>,
+}
+
+impl<'a> MemorySections<'a> {
+    /// Nothing computed yet.
+    pub(crate) fn new(report: &'a MemoryReport) -> Self {
+        Self { report, replay: None }
+    }
+
+    /// The memory section of an operation's error: only an allocation failure attached to an
+    /// operation has one.
+    pub(crate) fn section(&mut self, e: &ExplainedError<'_>) -> Section {
+        let (Some(index), Some(_)) = (e.index, e.failure) else { return Ok(None) };
+        let replayed = self.replay.as_ref().and_then(|r| r.as_ref().ok()).and_then(Option::as_ref);
+        match self.report.memory_at_failure(index, replayed)? {
+            FailureMemory::Found(m) => Ok(Some(m)),
+            FailureMemory::Absent => Ok(None),
+            FailureMemory::NeedsReplay if self.replay.is_some() => self.after_replay(index),
+            FailureMemory::NeedsReplay => {
+                let report = self.report;
+                self.replay = Some(report.replay_graphs(&mut |_, _| {}, &AtomicBool::new(false)));
+                self.after_replay(index)
+            }
+        }
+    }
+
+    /// The section of a failure whose basis is `graph_only`, once the pass has run.
+    fn after_replay(&self, index: usize) -> Section {
+        let replay = match &self.replay {
+            Some(Ok(replay)) => replay.as_ref(),
+            Some(Err(e)) => return Err(e.clone()),
+            None => None,
+        };
+        match self.report.memory_at_failure(index, replay)? {
+            FailureMemory::Found(m) => Ok(Some(m)),
+            FailureMemory::Absent | FailureMemory::NeedsReplay => Ok(None),
+        }
+    }
+}
