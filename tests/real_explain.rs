@@ -215,18 +215,11 @@ real_fixture!(a_l1_add_oom);
 real_fixture!(l1_fragmented);
 real_fixture!(sharded_add_oom);
 real_fixture!(blackhole_l1_add_oom);
-real_fixture!(dram_oom,
-    memory: "needs memrules: DRAM region from the lowest DRAM address (the allocator's base is 1048640)",
-    snapshots: "needs memrules: DRAM region from the lowest DRAM address");
-real_fixture!(c_cb_clash,
-    memory: "needs memrules: mesh-id rule (buffers rows carry device 1, circular-buffer nodes device 0)",
-    snapshots: "needs memrules: mesh-id rule");
-real_fixture!(matmul_beyond_l1,
-    memory: "needs memrules: mesh-id rule (graph buffer nodes carry device 1, the tables and devices 0)",
-    snapshots: "needs memrules: mesh-id rule");
+real_fixture!(dram_oom);
+real_fixture!(c_cb_clash);
+real_fixture!(matmul_beyond_l1);
 real_fixture!(small_model,
-    memory: "needs memrules: mesh-id rule (buffers rows carry device 1, circular-buffer nodes device 0), and for device_tensors rows (the softmax output, tensor 25, is at 1433600 only in device_tensors, on device 0)",
-    snapshots: "needs memrules: mesh-id rule");
+    memory: "needs the mesh-id rule for device_tensors rows (the softmax output, tensor 25, is at 1433600 only in device_tensors, on device 0, while the buffers rows are on device 1)");
 
 /// Every folder under `fixtures/real/` is a scenario tested here, holds a report and its truth,
 /// and stays under 1 MB; the truth was written by the rig for that scenario.

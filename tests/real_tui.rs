@@ -96,15 +96,11 @@ real_fixture!(a_l1_add_oom);
 real_fixture!(l1_fragmented);
 real_fixture!(sharded_add_oom);
 real_fixture!(blackhole_l1_add_oom);
-real_fixture!(dram_oom,
-    memory: "needs memrules: DRAM region from the lowest DRAM address (the allocator's base is 1048640)");
+real_fixture!(dram_oom);
 real_fixture!(c_cb_clash,
-    memory: "needs memrules: mesh-id rule (buffers rows carry device 1, circular-buffer nodes device 0)",
-    over_time: "needs the mesh-id rule in the over-time failure marks (marked on device 0, the buffers rows are on device 1; not on memrules at e95c78c)");
-real_fixture!(matmul_beyond_l1,
-    memory: "needs memrules: mesh-id rule (graph buffer nodes carry device 1, the tables and devices 0)");
-real_fixture!(small_model,
-    memory: "needs memrules: mesh-id rule (buffers rows carry device 1, circular-buffer nodes device 0)");
+    over_time: "needs the failure's place (memory.md §2, mesh ids) in the over-time failure marks: marked on device 0, the buffers rows are on device 1");
+real_fixture!(matmul_beyond_l1);
+real_fixture!(small_model);
 
 /// Programs that "ran" on the mock device leave `sub_device_manager` and `program_execution`
 /// nodes in their graphs (not in the spec's list); the Device ops tab shows such an operation as
