@@ -10,7 +10,9 @@ use crate::app::{App, Job, PerfInput};
 use crate::report::linked::LinkedReports;
 use crate::report::memory_replay::GraphReplay;
 use crate::report::perf::PerfSource;
+use crate::report::watch::Reopener;
 use crate::report::{MemoryReport, ReportError};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What linking a performance report gives: the Performance tab's input, or why not.
 pub type LinkResult = Result<PerfInput, String>;
@@ -30,11 +32,28 @@ pub struct Workers {
 /// Links a performance report with the memory report on a worker.
 pub fn link_job(report: &MemoryReport, generation: u64, waker: Waker, perf: PerfSource) -> Worker<LinkResult> {
     let reopen = report.reopener();
-    Worker::start(generation, waker, move |_, _| {
-        let linked = perf.open().and_then(|perf| LinkedReports::new(&reopen.open()?, perf));
-        linked.map(perf_input).map_err(|e| e.to_string())
-    })
+    Worker::start(generation, waker, move |cancel, _| link(&perf, &reopen, cancel))
 }
+
+/// Reads the performance report and links it, looking at `cancel` between the steps.
+fn link(perf: &PerfSource, reopen: &Reopener, cancel: &AtomicBool) -> LinkResult {
+    let cancelled = || cancel.load(Ordering::Relaxed);
+    if cancelled() {
+        return Err(CANCELLED.to_string());
+    }
+    let perf = perf.open().map_err(|e| e.to_string())?;
+    if cancelled() {
+        return Err(CANCELLED.to_string());
+    }
+    let memory = reopen.open().map_err(|e| e.to_string())?;
+    if cancelled() {
+        return Err(CANCELLED.to_string());
+    }
+    LinkedReports::new(&memory, perf).map(perf_input).map_err(|e| e.to_string())
+}
+
+/// Why a cancelled link gave nothing.
+const CANCELLED: &str = "cancelled";
 
 /// Replays every captured graph on a worker.
 pub fn replay_job(report: &MemoryReport, generation: u64, waker: Waker) -> Worker<ReplayResult> {
@@ -174,5 +193,25 @@ impl Workers {
             }
         }
         changed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::ReportSource;
+    use std::path::Path;
+
+    fn demo_perf() -> PerfSource {
+        PerfSource::Path(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo-perf"))
+    }
+
+    #[test]
+    fn a_cancelled_link_stops_before_reading() {
+        let report = MemoryReport::open(&ReportSource::Demo, 0).unwrap();
+        let result = link(&demo_perf(), &report.reopener(), &AtomicBool::new(true));
+        assert_eq!(result.err().as_deref(), Some(CANCELLED));
+        let linked = link(&demo_perf(), &report.reopener(), &AtomicBool::new(false)).expect("the demo links");
+        assert!(linked.link.is_linked());
     }
 }
