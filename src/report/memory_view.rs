@@ -12,7 +12,7 @@ use crate::analysis::graph::NodeType;
 use crate::analysis::memory::{
     DeviceFacts, EarlierSnapshot, FailureInputs, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
     OperationMemory, TensorFacts, failure_place, found_place, live_addresses, memory_at_failure,
-    needs_earlier_snapshot, operation_memory,
+    needs_earlier_snapshot, operation_memory, place_devices,
 };
 use rusqlite::params;
 use std::collections::{BTreeSet, HashMap};
@@ -94,8 +94,11 @@ impl MemoryReport {
         }
         for mut p in ready {
             // The tensors at its live addresses, and those its graph and inputs name.
-            let device = failure_place(&p.inputs).map_or(0, |(d, _)| d);
-            let places: Vec<(u64, u64)> = live_addresses(&p.inputs).into_iter().map(|a| (device, a)).collect();
+            // Under the mesh-id rule, a tensor may be recorded on the device found (memory.md §2).
+            let devices = place_devices(&p.inputs);
+            let addresses = live_addresses(&p.inputs);
+            let places: Vec<(u64, u64)> =
+                devices.iter().flat_map(|&d| addresses.iter().map(move |&a| (d, a))).collect();
             let mut ids = graph_tensors(&p.inputs.graph);
             ids.extend(p.inputs.input_tensor_ids.iter().copied());
             p.inputs.tensors = self.tensor_facts(p.index, &places, &ids).map_err(&read)?;

@@ -45,8 +45,19 @@ pub(crate) fn failure_place(inputs: &FailureInputs) -> Option<(u64, BufferType)>
     Some((mesh_device(inputs, found).unwrap_or(found), buffer_type))
 }
 
-/// The inputs as the rules read them: under the mesh-id rule, the graph nodes and replayed
-/// buffers of the device found are taken as the chosen device's; with the note saying so.
+/// The devices whose records are read as the failure's device (memory.md §2): the device of
+/// its place and, under the mesh-id rule, the device found as well; empty without a place.
+pub(crate) fn place_devices(inputs: &FailureInputs) -> Vec<u64> {
+    let Some((found, _)) = found_place(inputs) else { return Vec::new() };
+    match mesh_device(inputs, found) {
+        Some(chosen) => vec![chosen, found],
+        None => vec![found],
+    }
+}
+
+/// The inputs as the rules read them: under the mesh-id rule, the graph nodes, replayed buffers
+/// and tensor placements (`tensors` and `device_tensors` rows) of the device found are taken as
+/// the chosen device's; with the note saying so.
 fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNote>) {
     let Some((found, _)) = found_place(inputs) else { return (Cow::Borrowed(inputs), None) };
     let Some(chosen) = mesh_device(inputs, found) else { return (Cow::Borrowed(inputs), None) };
@@ -58,6 +69,14 @@ fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNo
     };
     placed.graph.iter_mut().for_each(|n| rename(&mut n.device_id));
     placed.replayed_before.iter_mut().flatten().for_each(|b| rename(&mut b.device_id));
+    for tensor in &mut placed.tensors {
+        rename(&mut tensor.device_id);
+        for (device, _) in &mut tensor.device_addresses {
+            if *device == found {
+                *device = chosen;
+            }
+        }
+    }
     (Cow::Owned(placed), Some(MemoryNote::MeshDevice { found, chosen }))
 }
 
