@@ -59,6 +59,8 @@ pub struct MemoryReport {
     pub(super) watch: Option<super::watch::WatchState>,
     /// Every tensor's placement and links, read on the first question about memory.
     pub(super) tensor_index: std::cell::OnceCell<super::memory_tensors::TensorIndex>,
+    /// Where each error is marked on the memory over the run, read on the first question.
+    pub(super) failure_marks: std::cell::OnceCell<Vec<super::memory_view::MarkPlace>>,
 }
 
 impl MemoryReport {
@@ -137,6 +139,7 @@ impl MemoryReport {
             rows_in_operation_order: false,
             watch: None,
             tensor_index: std::cell::OnceCell::new(),
+            failure_marks: std::cell::OnceCell::new(),
             conn,
             schema,
         };

@@ -11,8 +11,8 @@ use crate::analysis::failure::BufferType;
 use crate::analysis::graph::NodeType;
 use crate::analysis::memory::{
     DeviceFacts, EarlierSnapshot, FailureInputs, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
-    OperationMemory, TensorFacts, failure_place, found_place, live_addresses, memory_at_failure,
-    needs_earlier_snapshot, operation_memory, place_devices,
+    OperationMemory, TensorFacts, failure_mark_place, failure_place, found_device, found_place, live_addresses,
+    memory_at_failure, needs_earlier_snapshot, operation_memory, place_devices,
 };
 use rusqlite::params;
 use std::collections::{BTreeSet, HashMap};
@@ -28,6 +28,15 @@ pub enum FailureMemory {
     NeedsReplay,
     /// The memory at the failure.
     Found(Box<MemoryAtFailure>),
+}
+
+/// Where an operation's error is marked on the memory over the run, and its message's bank size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct MarkPlace {
+    pub(super) operation_id: u64,
+    pub(super) device_id: Option<u64>,
+    pub(super) buffer_type: Option<BufferType>,
+    pub(super) bank_size: Option<u64>,
 }
 
 /// One failure on its way to its memory section.
@@ -51,42 +60,11 @@ impl MemoryReport {
         replay: Option<&GraphReplay>,
     ) -> Result<Vec<(usize, FailureMemory)>, ReportError> {
         let read = ReportError::read("the memory at the failure");
-        let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
-        let inputs_of = self.input_tensor_ids(indexes).map_err(&read)?;
-        let mut pending: Vec<Pending> = Vec::new();
+        let with_failure: Vec<usize> =
+            indexes.iter().copied().filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
         let mut out: Vec<(usize, FailureMemory)> = Vec::new();
-        for &index in indexes {
-            let op = &self.operations[index];
-            let Some(failure) = self.error_of(index).and_then(|e| e.failure.clone()) else { continue };
-            let (own_snapshot, cut) = self.snapshot_rows(op.id, op.rank).map_err(&read)?;
-            let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
-            let graph = self.graph(index).unwrap_or_else(|e| {
-                notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
-                Vec::new()
-            });
-            let inputs = FailureInputs {
-                operation_id: op.id,
-                failure: Some(failure),
-                graph,
-                own_snapshot,
-                devices: devices.clone(),
-                input_tensor_ids: inputs_of.get(&index).cloned().unwrap_or_default(),
-                ..FailureInputs::default()
-            };
-            pending.push(Pending { index, inputs, notes });
-        }
-        // The device of each failure may come from its first input.
-        let first_inputs: Vec<u64> =
-            pending.iter().filter_map(|p| p.inputs.input_tensor_ids.first().copied()).collect();
-        let first_facts: Vec<TensorFacts> = self
-            .placements_by_id(&first_inputs)
-            .map_err(&read)?
-            .into_iter()
-            .map(|p| TensorFacts { tensor_id: p.tensor_id, device_id: p.device_id, ..TensorFacts::default() })
-            .collect();
         let mut ready: Vec<Pending> = Vec::new();
-        for mut p in pending {
-            p.inputs.tensors = first_facts.clone();
+        for mut p in self.failure_inputs(&with_failure).map_err(&read)? {
             match self.gather(&mut p, replay).map_err(&read)? {
                 Some(outcome) => out.push((p.index, outcome)),
                 None => ready.push(p),
@@ -115,6 +93,64 @@ impl MemoryReport {
         }
         let order: HashMap<usize, usize> = indexes.iter().enumerate().map(|(k, &i)| (i, k)).collect();
         out.sort_by_key(|(i, _)| order.get(i).copied().unwrap_or(usize::MAX));
+        Ok(out)
+    }
+
+    /// The snapshot-and-graph setup of some operations with an error (by index): the inputs of
+    /// the rules as far as N's own records go — its error's allocation failure, graph (an
+    /// invalid one as a note), `buffers` rows, the devices, its input tensors and the device of
+    /// its first one.
+    fn failure_inputs(&self, indexes: &[usize]) -> rusqlite::Result<Vec<Pending>> {
+        let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
+        let inputs_of = self.input_tensor_ids(indexes)?;
+        let mut pending: Vec<Pending> = Vec::new();
+        for &index in indexes {
+            let op = &self.operations[index];
+            let Some(error) = self.error_of(index) else { continue };
+            let (own_snapshot, cut) = self.snapshot_rows(op.id, op.rank)?;
+            let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
+            let graph = self.graph(index).unwrap_or_else(|e| {
+                notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
+                Vec::new()
+            });
+            let inputs = FailureInputs {
+                operation_id: op.id,
+                failure: error.failure.clone(),
+                graph,
+                own_snapshot,
+                devices: devices.clone(),
+                input_tensor_ids: inputs_of.get(&index).cloned().unwrap_or_default(),
+                ..FailureInputs::default()
+            };
+            pending.push(Pending { index, inputs, notes });
+        }
+        // The device of each failure may come from its first input.
+        let first_inputs: Vec<u64> =
+            pending.iter().filter_map(|p| p.inputs.input_tensor_ids.first().copied()).collect();
+        let first_facts: Vec<TensorFacts> = self
+            .placements_by_id(&first_inputs)?
+            .into_iter()
+            .map(|p| TensorFacts { tensor_id: p.tensor_id, device_id: p.device_id, ..TensorFacts::default() })
+            .collect();
+        for p in &mut pending {
+            p.inputs.tensors = first_facts.clone();
+        }
+        Ok(pending)
+    }
+
+    /// Where the error of each operation with one is marked on the memory over the run
+    /// (`analysis::memory::failure_mark_place`: the failure's place of memory.md §2, the mesh-id
+    /// rule included), with its allocation failure's bank size; in `operations` order.
+    pub(super) fn failure_mark_places(&self) -> rusqlite::Result<Vec<MarkPlace>> {
+        let indexes: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
+        let mut out = Vec::new();
+        for mut p in self.failure_inputs(&indexes)? {
+            let op = &self.operations[p.index];
+            self.devices_with_rows(&mut p.inputs, op.id, op.rank)?;
+            let (device_id, buffer_type) = failure_mark_place(&p.inputs);
+            let bank_size = p.inputs.failure.as_ref().and_then(|f| f.figures.bank_size);
+            out.push(MarkPlace { operation_id: op.id, device_id, buffer_type, bank_size });
+        }
         Ok(out)
     }
 
@@ -165,14 +201,15 @@ impl MemoryReport {
     /// Fills `devices_with_rows` for the mesh-id rule (memory.md §2): whether the device found
     /// has a `buffers` row before N, and only when it has none (and none of N's own), which of
     /// the other `devices` do. Gives the earlier snapshots found on the way, by device; none when
-    /// the failure has no place.
+    /// nothing names the error's device.
     fn devices_with_rows(
         &self,
         inputs: &mut FailureInputs,
         n: u64,
         rank: u32,
     ) -> rusqlite::Result<Option<HashMap<u64, Earlier>>> {
-        let Some((found, _)) = found_place(inputs) else { return Ok(None) };
+        let found = found_place(inputs).map(|(device, _)| device).or_else(|| found_device(inputs));
+        let Some(found) = found else { return Ok(None) };
         let mut lookups = HashMap::new();
         let own = |device: u64| inputs.own_snapshot.iter().any(|r| r.device_id == device);
         if own(found) {

@@ -5,8 +5,8 @@ use super::ReportError;
 use super::database::{rowid_range, signed, uint};
 use super::details::buffer_type;
 use super::memory::MemoryReport;
-use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind};
-use crate::analysis::graph::NodeType;
+use super::memory_view::MarkPlace;
+use crate::analysis::failure::BufferType;
 use crate::analysis::usage::MemoryUsage;
 use crate::analysis::usage_series::{Ceiling, FailureMark, L1Layout, Peak, UsageSeries, peaks, region_ceiling};
 use rusqlite::params;
@@ -96,35 +96,26 @@ impl MemoryReport {
     }
 
     /// Every operation with an attached error, with the device and buffer type it failed on:
-    /// the type from an allocation failure's message (L1 for circular buffers), the device
-    /// from the last allocation node of its graph — the only device when that names none of
-    /// the `devices` rows (a mesh id) — else the only device; unknown ones stay none.
+    /// the failure's place of memory.md §2 (mesh ids included), as the memory at the failure
+    /// names it (`analysis::memory::failure_mark_place`). Read once and kept; when the reads
+    /// fail, every error is marked on every line.
     pub(crate) fn failure_marks(&self) -> Vec<FailureMark> {
-        self.marked_failures().into_iter().map(|(mark, _)| mark).collect()
+        self.marked_failures()
+            .iter()
+            .map(|m| FailureMark { operation_id: m.operation_id, device_id: m.device_id, buffer_type: m.buffer_type })
+            .collect()
     }
 
-    /// The marks of `failure_marks`, each with its allocation failure when it is one.
-    fn marked_failures(&self) -> Vec<(FailureMark, Option<&AllocationFailure>)> {
-        let only_device = (self.devices.len() == 1).then(|| self.devices[0].device_id);
-        (0..self.operations.len())
-            .filter_map(|i| {
-                let failure = self.error_of(i)?.failure.as_ref();
-                let buffer_type = failure.and_then(|f| match f.kind {
-                    FailureKind::CircularBuffersBeyondL1
-                    | FailureKind::CircularBuffersClash
-                    | FailureKind::CircularBufferExceedsItsBuffer => Some(BufferType::L1),
-                    _ => f.figures.buffer_type,
-                });
-                let graph_device = self.error_graphs.get(&i).and_then(|g| g.as_ref().ok()).and_then(|nodes| {
-                    let allocations = [NodeType::BufferAllocate, NodeType::CircularBufferAllocate];
-                    nodes.iter().rev().filter(|n| allocations.iter().any(|t| n.is(*t))).find_map(|n| n.device_id)
-                });
-                // A graph's mesh id (no `devices` row, memory.md §2) is the only chip's.
-                let is_row = |d: &u64| self.devices.iter().any(|row| row.device_id == *d);
-                let device_id = graph_device.filter(is_row).or(only_device).or(graph_device);
-                Some((FailureMark { operation_id: self.operations[i].id, device_id, buffer_type }, failure))
+    /// The places of `failure_marks`, each with its message's bank size.
+    fn marked_failures(&self) -> &[MarkPlace] {
+        self.failure_marks.get_or_init(|| {
+            self.failure_mark_places().unwrap_or_else(|_| {
+                let with_error = self.operations.iter().filter(|o| o.error.is_some());
+                with_error
+                    .map(|o| MarkPlace { operation_id: o.id, device_id: None, buffer_type: None, bank_size: None })
+                    .collect()
             })
-            .collect()
+        })
     }
 
     /// The chart line of one device and buffer type from `usage`, one point per operation of
@@ -150,11 +141,11 @@ impl MemoryReport {
             bank_size: d.l1_bank_size,
             worker_l1_size: d.worker_l1_size,
         });
-        let failures = self.marked_failures();
-        let mut bank_sizes = failures
+        let mut bank_sizes = self
+            .marked_failures()
             .iter()
-            .filter(|(m, _)| m.buffer_type == Some(BufferType::Dram) && m.device_id.is_none_or(|d| d == device_id))
-            .filter_map(|(_, f)| (*f)?.figures.bank_size);
+            .filter(|m| m.buffer_type == Some(BufferType::Dram) && m.device_id.is_none_or(|d| d == device_id))
+            .filter_map(|m| m.bank_size);
         let dram_bank_size = bank_sizes.next().filter(|first| bank_sizes.all(|s| s == *first));
         region_ceiling(buffer_type, l1, dram_bank_size)
     }

@@ -117,6 +117,8 @@ impl MemoryReport {
         self.schema = Schema::read(&self.conn)?;
         // Tensors and their links may have grown: the index of them is built again when asked.
         self.tensor_index = std::cell::OnceCell::new();
+        // So may the errors and the `buffers` rows that place them.
+        self.failure_marks = std::cell::OnceCell::new();
         self.indexed_by_operation = tables_indexed_by(&self.conn, "operation_id")?;
         let operations_rowid = rowid_range(&self.conn, "operations")?.map_or(operations_after, |(_, last)| last);
         let new_operations =

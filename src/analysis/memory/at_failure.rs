@@ -15,14 +15,19 @@ use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind, Figur
 use crate::analysis::reason::{Explanation, explain};
 use std::borrow::Cow;
 
-/// The device §2 finds for N's failure before the mesh-id rule, and its buffer type: from N's
-/// graph, its first input tensor (looked up in `inputs.tensors`) and the devices; none when the
-/// failure is not one of L1, DRAM or L1_SMALL. The report looks up which devices have rows.
-pub(crate) fn found_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
-    let failure = inputs.failure.as_ref()?;
-    let buffer_type = failure_buffer_type(failure)?;
+/// The device §2 finds for N's error before the mesh-id rule: from N's graph, its first input
+/// tensor (looked up in `inputs.tensors`) and the devices; none when nothing names one. The
+/// report looks up which devices have rows.
+pub(crate) fn found_device(inputs: &FailureInputs) -> Option<u64> {
     let first = inputs.input_tensor_ids.first().and_then(|id| inputs.tensors.iter().find(|t| t.tensor_id == *id));
-    Some((failure_device(&inputs.graph, first, &inputs.devices), buffer_type))
+    failure_device(&inputs.graph, first, &inputs.devices)
+}
+
+/// The device §2 finds for N's failure before the mesh-id rule (0 when nothing names one), and
+/// its buffer type; none when the failure is not one of L1, DRAM or L1_SMALL.
+pub(crate) fn found_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
+    let buffer_type = failure_buffer_type(inputs.failure.as_ref()?)?;
+    Some((found_device(inputs).unwrap_or(0), buffer_type))
 }
 
 /// The mesh-id rule (memory.md §2): when the device found has no `buffers` row up to N (N's own
@@ -43,6 +48,22 @@ fn mesh_device(inputs: &FailureInputs, found: u64) -> Option<u64> {
 pub(crate) fn failure_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
     let (found, buffer_type) = found_place(inputs)?;
     Some((mesh_device(inputs, found).unwrap_or(found), buffer_type))
+}
+
+/// Where an operation's error is marked on the memory over the run: the failure's place when it
+/// has one (the same device and type as the memory at the failure); otherwise the device §2 finds
+/// (after the mesh-id rule) and the type the message names — L1 for a circular buffer larger than
+/// its L1 buffer; none where nothing names one (marked on every line).
+pub(crate) fn failure_mark_place(inputs: &FailureInputs) -> (Option<u64>, Option<BufferType>) {
+    if let Some((device, buffer_type)) = failure_place(inputs) {
+        return (Some(device), Some(buffer_type));
+    }
+    let device = found_device(inputs).map(|found| mesh_device(inputs, found).unwrap_or(found));
+    let buffer_type = inputs.failure.as_ref().and_then(|f| match f.kind {
+        FailureKind::CircularBufferExceedsItsBuffer => Some(BufferType::L1),
+        _ => f.figures.buffer_type,
+    });
+    (device, buffer_type)
 }
 
 /// The devices whose records are read as the failure's device (memory.md §2): the device of

@@ -32,7 +32,9 @@ pub use text::{
     advice_sentence, basis_sentence, check_sentence, failure_lines, holders_sentence, operation_lines, reason_sentence,
 };
 
-pub(crate) use at_failure::{failure_place, found_place, needs_earlier_snapshot, place_devices};
+pub(crate) use at_failure::{
+    failure_mark_place, failure_place, found_device, found_place, needs_earlier_snapshot, place_devices,
+};
 pub use at_failure::{live_addresses, memory_at_failure};
 
 use crate::analysis::failure::BufferType;

@@ -18,10 +18,14 @@ pub(crate) fn failure_buffer_type(failure: &AllocationFailure) -> Option<BufferT
     }
 }
 
-/// The failure's device: that of the last buffer or circular-buffer allocation at or before the
-/// failure point in N's graph; else that of N's first input tensor; else the only `devices`
-/// row's; else 0.
-pub(crate) fn failure_device(graph: &[GraphNode], first_input: Option<&TensorFacts>, devices: &[DeviceFacts]) -> u64 {
+/// The failure's device as §2 finds it before the mesh-id rule: that of the last buffer or
+/// circular-buffer allocation at or before the failure point in N's graph; else that of N's first
+/// input tensor; else the only `devices` row's; none when nothing names one (read as 0).
+pub(crate) fn failure_device(
+    graph: &[GraphNode],
+    first_input: Option<&TensorFacts>,
+    devices: &[DeviceFacts],
+) -> Option<u64> {
     let through = failure_point(graph).map_or(0, |f| f + 1);
     graph[..through]
         .iter()
@@ -30,7 +34,6 @@ pub(crate) fn failure_device(graph: &[GraphNode], first_input: Option<&TensorFac
         .find_map(|n| n.device_id)
         .or_else(|| first_input.and_then(|t| t.device_id))
         .or(if let [only] = devices { Some(only.device_id) } else { None })
-        .unwrap_or(0)
 }
 
 /// The region of a buffer type on a device (memory.md §2): L1 `[A, A+B)` and L1_SMALL
