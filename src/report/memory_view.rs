@@ -8,11 +8,11 @@ use super::memory::MemoryReport;
 use super::memory_replay::GraphReplay;
 use super::memory_rows::Earlier;
 use crate::analysis::failure::BufferType;
-use crate::analysis::graph::NodeType;
+use crate::analysis::graph::{GraphNode, NodeType};
 use crate::analysis::memory::{
     DeviceFacts, EarlierSnapshot, FailureInputs, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
-    OperationMemory, TensorFacts, failure_mark_place, failure_place, found_device, found_place, live_addresses,
-    memory_at_failure, needs_earlier_snapshot, operation_memory, place_devices,
+    OperationMemory, SnapshotRow, TensorFacts, failure_mark_place, failure_place, found_device, found_place,
+    live_addresses, memory_at_failure, needs_earlier_snapshot, operation_memory, place_devices,
 };
 use rusqlite::params;
 use std::collections::{BTreeSet, HashMap};
@@ -107,12 +107,7 @@ impl MemoryReport {
         for &index in indexes {
             let op = &self.operations[index];
             let Some(error) = self.error_of(index) else { continue };
-            let (own_snapshot, cut) = self.snapshot_rows(op.id, op.rank)?;
-            let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
-            let graph = self.graph(index).unwrap_or_else(|e| {
-                notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
-                Vec::new()
-            });
+            let (own_snapshot, graph, notes) = self.own_records(index)?;
             let inputs = FailureInputs {
                 operation_id: op.id,
                 failure: error.failure.clone(),
@@ -136,6 +131,20 @@ impl MemoryReport {
             p.inputs.tensors = first_facts.clone();
         }
         Ok(pending)
+    }
+
+    /// An operation's own records (by index), the snapshot-and-graph setup of every memory
+    /// view: its `buffers` rows and its captured graph, with notes for rows cut off and a graph
+    /// that is invalid (then read as empty).
+    fn own_records(&self, index: usize) -> rusqlite::Result<(Vec<SnapshotRow>, Vec<GraphNode>, Vec<MemoryNote>)> {
+        let op = &self.operations[index];
+        let (snapshot, cut) = self.snapshot_rows(op.id, op.rank)?;
+        let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
+        let graph = self.graph(index).unwrap_or_else(|e| {
+            notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
+            Vec::new()
+        });
+        Ok((snapshot, graph, notes))
     }
 
     /// Where the error of each operation with one is marked on the memory over the run
@@ -261,12 +270,7 @@ impl MemoryReport {
     ) -> Result<Option<OperationMemory>, ReportError> {
         let read = ReportError::read("the memory after the operation");
         let op = &self.operations[index];
-        let (snapshot, cut) = self.snapshot_rows(op.id, op.rank).map_err(&read)?;
-        let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
-        let graph = self.graph(index).unwrap_or_else(|e| {
-            notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
-            Vec::new()
-        });
+        let (snapshot, graph, mut notes) = self.own_records(index).map_err(&read)?;
         let mut inputs = OperationInputs {
             operation_id: op.id,
             input_tensor_ids: self.input_tensor_ids(&[index]).map_err(&read)?.remove(&index).unwrap_or_default(),

@@ -178,7 +178,6 @@ fn after_failure(
     // What N allocated and still held at F: replayed from nothing.
     let mut own = Replay::default();
     own.run(graph, failure);
-    let own_at = |address: u64| own.live.find_of(address, device, buffer_type).and_then(|e| e.allocated_at);
     let mut buffers = snapshot_buffers(&inputs.own_snapshot, device, buffer_type, bad);
     let mut seen: IntSet<u64> = buffers.iter().map(|b| b.address).collect();
     let earlier = inputs.earlier_snapshot.as_ref().map(|e| e.rows.as_slice());
@@ -201,10 +200,17 @@ fn after_failure(
     }
     notes.extend(no_size.note(|count, _| MemoryNote::BadBuffers { count, source: "graph allocations" }));
     // A row or an unwound buffer at an address N allocated before F and still held is N's own.
-    for b in buffers.iter_mut().filter(|b| b.allocated_at.is_none()) {
-        b.allocated_at = own_at(b.address);
-    }
+    mark_own(&mut buffers, &own, device, buffer_type);
     (buffers, notes)
+}
+
+/// Where N allocated the buffers it still holds (`own`: N's graph replayed from nothing): each
+/// buffer not yet known as N's own, at an address `own` holds for (device, buffer type), gets the
+/// index of the node that allocated it. The one lookup of `allocated_at` for every view.
+pub(crate) fn mark_own(buffers: &mut [Placed], own: &Replay, device: u64, buffer_type: BufferType) {
+    for b in buffers.iter_mut().filter(|b| b.allocated_at.is_none()) {
+        b.allocated_at = own.live.find_of(b.address, device, buffer_type).and_then(|e| e.allocated_at);
+    }
 }
 
 /// True when N's graph frees buffers after its failure point (an unwinding to add).
