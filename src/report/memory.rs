@@ -13,6 +13,7 @@ use crate::analysis::graph::{GraphNode, parse_graph};
 pub use crate::analysis::model::{ErrorRecord, Operation};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use crate::analysis::scopes::failed_device_operations;
+use crate::analysis::usage_series::FailureMark;
 use rusqlite::{Connection, MAIN_DB, params};
 use std::collections::HashMap;
 use std::path::Path;
@@ -56,11 +57,11 @@ pub struct MemoryReport {
     /// Whether `operations` is stored in id order, so rowid searches may be trusted.
     pub(super) rows_in_operation_order: bool,
     /// What a watched report has read so far (`open_watched`); none otherwise.
-    pub(super) watch: Option<super::watch::WatchState>,
+    pub(super) watch: Option<super::watch_state::WatchState>,
     /// Every tensor's placement and links, read on the first question about memory.
-    pub(super) tensor_index: std::cell::OnceCell<super::memory_tensors::TensorIndex>,
+    pub(super) tensor_index: std::cell::OnceCell<super::tensor_index::TensorIndex>,
     /// Where each error is marked on the memory over the run, read on the first question.
-    pub(super) failure_marks: std::cell::OnceCell<Vec<super::memory_view::MarkPlace>>,
+    pub(super) failure_marks: std::cell::OnceCell<Vec<(FailureMark, Option<u64>)>>,
 }
 
 impl MemoryReport {
@@ -163,7 +164,7 @@ impl MemoryReport {
         (self.operations, self.rows_in_operation_order) = self.read_operations(i64::MIN)?;
         let errors = self.read_errors(i64::MIN)?;
         self.attach(errors);
-        self.devices = self.read_devices()?;
+        self.devices = super::devices::read_devices(&self.conn, &self.schema, self.rank)?;
         self.error_graphs = self.read_error_graphs()?;
         Ok(())
     }

@@ -13,7 +13,7 @@
 
 use super::database::{RowSpan, operation_row_span, uint};
 use super::memory::MemoryReport;
-use super::memory_tensors::Placement;
+use super::tensor_index::Placement;
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;

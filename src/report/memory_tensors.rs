@@ -17,12 +17,12 @@
 use super::database::{int, text, uint};
 use super::details::buffer_type;
 use super::memory::MemoryReport;
-use crate::analysis::failure::BufferType;
-use crate::analysis::memory::{TensorFacts, TensorUse};
+use super::tensor_index::{Placement, TensorIndex};
+use crate::analysis::memory::TensorFacts;
 use crate::analysis::sanitize::sanitize_line;
 use rusqlite::params;
 use rusqlite::types::ValueRef;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// How many values go into one `IN (…)` list.
@@ -34,40 +34,6 @@ fn list(values: &[u64]) -> String {
 
 /// A tensor's shape and dtype, as printed.
 pub(crate) type TensorTexts = (Option<String>, Option<String>);
-
-/// A `tensors` row as the index keeps it: where the tensor was first recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(super) struct Placement {
-    pub(super) tensor_id: u64,
-    pub(super) device_id: Option<u64>,
-    pub(super) address: Option<u64>,
-    pub(super) buffer_type: Option<BufferType>,
-}
-
-/// Every tensor's placement and links; built once per report.
-#[derive(Debug, Default)]
-pub(crate) struct TensorIndex {
-    /// `tensors` rows of the rank (else rank 0), by tensor id.
-    rows: HashMap<u64, Placement>,
-    /// (device, address, tensor id) of every recorded placement, `device_tensors` included,
-    /// sorted.
-    places: Vec<(u64, u64, u64)>,
-    /// (tensor id, device, address) of the `device_tensors` rows, sorted.
-    device_places: Vec<(u64, u64, u64)>,
-    /// (tensor id, operation id, output) of the link rows, sorted.
-    uses: Vec<(u64, u64, bool)>,
-    /// Where each tensor's links start and end in `uses`.
-    use_ranges: HashMap<u64, (usize, usize)>,
-    /// The names of the operations in `uses`.
-    operations: HashMap<u64, Arc<str>>,
-}
-
-/// The items of a slice sorted by `key` whose key is `wanted`.
-fn range<'a, T, K: Ord>(items: &'a [T], wanted: &K, key: impl Fn(&T) -> K) -> &'a [T] {
-    let start = items.partition_point(|t| key(t) < *wanted);
-    let end = start + items[start..].partition_point(|t| key(t) == *wanted);
-    &items[start..end]
-}
 
 impl MemoryReport {
     /// The tensors recorded at any (device, address) of `places`, and the tensors `ids`, with
@@ -86,43 +52,12 @@ impl MemoryReport {
             let built = self.build_tensor_index()?;
             let _ = self.tensor_index.set(built);
         }
-        let index = self.tensor_index.get().expect("built above");
-        let mut wanted: BTreeSet<u64> = ids.iter().copied().collect();
-        for &(device, address) in places {
-            wanted.extend(range(&index.places, &(device, address), |p| (p.0, p.1)).iter().map(|p| p.2));
-        }
-        Ok(wanted
-            .into_iter()
-            .map(|id| {
-                let row = index.rows.get(&id);
-                let (start, end) = index.use_ranges.get(&id).copied().unwrap_or_default();
-                let uses = index.uses[start..end]
-                    .iter()
-                    .map(|&(_, operation_id, output)| TensorUse {
-                        operation_id,
-                        operation_name: index.operations.get(&operation_id).cloned().unwrap_or_else(|| "".into()),
-                        output,
-                    })
-                    .collect();
-                TensorFacts {
-                    tensor_id: id,
-                    device_id: row.and_then(|r| r.device_id),
-                    address: row.and_then(|r| r.address),
-                    buffer_type: row.and_then(|r| r.buffer_type),
-                    device_addresses: range(&index.device_places, &id, |p| p.0).iter().map(|p| (p.1, p.2)).collect(),
-                    uses,
-                    ..TensorFacts::default()
-                }
-            })
-            .collect())
+        Ok(self.tensor_index.get().expect("built above").facts(places, ids))
     }
 
     /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
     fn build_tensor_index(&self) -> rusqlite::Result<TensorIndex> {
-        let mut index = TensorIndex {
-            rows: self.placements("1")?.into_iter().map(|p| (p.tensor_id, p)).collect(),
-            ..TensorIndex::default()
-        };
+        let mut device_places = Vec::new();
         if self.schema.has_table("device_tensors") {
             let columns = self
                 .schema
@@ -131,19 +66,10 @@ impl MemoryReport {
                 self.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IS NOT NULL"))?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
-                index.device_places.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), uint(r.get_ref(2)?)));
+                device_places.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), uint(r.get_ref(2)?)));
             }
         }
-        index.device_places.sort_unstable();
-        index.device_places.dedup();
-        index.places = index
-            .rows
-            .values()
-            .filter_map(|r| Some((r.device_id?, r.address?, r.tensor_id)))
-            .chain(index.device_places.iter().map(|&(t, d, a)| (d, a, t)))
-            .collect();
-        index.places.sort_unstable();
-        index.places.dedup();
+        let mut uses = Vec::new();
         for (table, output) in [("input_tensors", false), ("output_tensors", true)] {
             if !self.schema.has_table(table) {
                 continue;
@@ -153,24 +79,12 @@ impl MemoryReport {
             let mut stmt = self.conn.prepare(&format!("SELECT {columns} FROM {table} WHERE {ranked}"))?;
             let mut rows = stmt.query(params![self.rank])?;
             while let Some(r) = rows.next()? {
-                index.uses.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), output));
+                uses.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), output));
             }
         }
-        index.uses.sort_unstable();
-        index.uses.dedup();
-        for (i, chunk) in index.uses.chunk_by(|a, b| a.0 == b.0).scan(0, |at, c| {
-            let start = *at;
-            *at += c.len();
-            Some((start, c))
-        }) {
-            index.use_ranges.insert(chunk[0].0, (i, i + chunk.len()));
-        }
-        for &(_, operation, _) in &index.uses {
-            index.operations.entry(operation).or_insert_with(|| {
-                Arc::from(self.operation_index(operation).map_or("", |i| self.operations[i].name.as_str()))
-            });
-        }
-        Ok(index)
+        let name_of =
+            |operation| Arc::from(self.operation_index(operation).map_or("", |i| self.operations[i].name.as_str()));
+        Ok(TensorIndex::new(self.placements("1")?, device_places, uses, name_of))
     }
 
     /// The `tensors` rows matching `condition` as placements, the report's rank before rank 0.

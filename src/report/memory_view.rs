@@ -14,6 +14,7 @@ use crate::analysis::memory::{
     OperationMemory, SnapshotRow, TensorFacts, failure_mark_place, failure_place, found_device, found_place,
     live_addresses, memory_at_failure, needs_earlier_snapshot, operation_memory, place_devices,
 };
+use crate::analysis::usage_series::FailureMark;
 use rusqlite::params;
 use std::collections::{BTreeSet, HashMap};
 
@@ -28,15 +29,6 @@ pub enum FailureMemory {
     NeedsReplay,
     /// The memory at the failure.
     Found(Box<MemoryAtFailure>),
-}
-
-/// Where an operation's error is marked on the memory over the run, and its message's bank size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct MarkPlace {
-    pub(super) operation_id: u64,
-    pub(super) device_id: Option<u64>,
-    pub(super) buffer_type: Option<BufferType>,
-    pub(super) bank_size: Option<u64>,
 }
 
 /// One failure on its way to its memory section.
@@ -150,7 +142,7 @@ impl MemoryReport {
     /// Where the error of each operation with one is marked on the memory over the run
     /// (`analysis::memory::failure_mark_place`: the failure's place of memory.md §2, the mesh-id
     /// rule included), with its allocation failure's bank size; in `operations` order.
-    pub(super) fn failure_mark_places(&self) -> rusqlite::Result<Vec<MarkPlace>> {
+    pub(super) fn failure_mark_places(&self) -> rusqlite::Result<Vec<(FailureMark, Option<u64>)>> {
         let indexes: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
         let mut out = Vec::new();
         for mut p in self.failure_inputs(&indexes)? {
@@ -158,7 +150,7 @@ impl MemoryReport {
             self.devices_with_rows(&mut p.inputs, op.id, op.rank)?;
             let (device_id, buffer_type) = failure_mark_place(&p.inputs);
             let bank_size = p.inputs.failure.as_ref().and_then(|f| f.figures.bank_size);
-            out.push(MarkPlace { operation_id: op.id, device_id, buffer_type, bank_size });
+            out.push((FailureMark { operation_id: op.id, device_id, buffer_type }, bank_size));
         }
         Ok(out)
     }

@@ -14,9 +14,11 @@ pub mod memory_tensors;
 pub mod memory_view;
 pub mod perf;
 pub mod perf_csv;
+pub(crate) mod tensor_index;
 pub mod tensors;
 pub mod usage;
 pub mod watch;
+mod watch_state;
 
 pub use locate::{ReportSource, resolve_report};
 pub use memory::{ErrorRecord, MemoryReport, Operation};

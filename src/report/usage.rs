@@ -5,7 +5,6 @@ use super::ReportError;
 use super::database::{rowid_range, signed, uint};
 use super::details::buffer_type;
 use super::memory::MemoryReport;
-use super::memory_view::MarkPlace;
 use crate::analysis::failure::BufferType;
 use crate::analysis::usage::MemoryUsage;
 use crate::analysis::usage_series::{Ceiling, FailureMark, L1Layout, Peak, UsageSeries, peaks, region_ceiling};
@@ -100,19 +99,16 @@ impl MemoryReport {
     /// names it (`analysis::memory::failure_mark_place`). Read once and kept; when the reads
     /// fail, every error is marked on every line.
     pub(crate) fn failure_marks(&self) -> Vec<FailureMark> {
-        self.marked_failures()
-            .iter()
-            .map(|m| FailureMark { operation_id: m.operation_id, device_id: m.device_id, buffer_type: m.buffer_type })
-            .collect()
+        self.marked_failures().iter().map(|(mark, _)| *mark).collect()
     }
 
     /// The places of `failure_marks`, each with its message's bank size.
-    fn marked_failures(&self) -> &[MarkPlace] {
+    fn marked_failures(&self) -> &[(FailureMark, Option<u64>)] {
         self.failure_marks.get_or_init(|| {
             self.failure_mark_places().unwrap_or_else(|_| {
                 let with_error = self.operations.iter().filter(|o| o.error.is_some());
                 with_error
-                    .map(|o| MarkPlace { operation_id: o.id, device_id: None, buffer_type: None, bank_size: None })
+                    .map(|o| (FailureMark { operation_id: o.id, device_id: None, buffer_type: None }, None))
                     .collect()
             })
         })
@@ -144,8 +140,8 @@ impl MemoryReport {
         let mut bank_sizes = self
             .marked_failures()
             .iter()
-            .filter(|m| m.buffer_type == Some(BufferType::Dram) && m.device_id.is_none_or(|d| d == device_id))
-            .filter_map(|m| m.bank_size);
+            .filter(|(m, _)| m.buffer_type == Some(BufferType::Dram) && m.device_id.is_none_or(|d| d == device_id))
+            .filter_map(|(_, bank_size)| *bank_size);
         let dram_bank_size = bank_sizes.next().filter(|first| bank_sizes.all(|s| s == *first));
         region_ceiling(buffer_type, l1, dram_bank_size)
     }

@@ -6,24 +6,10 @@
 use super::ReportError;
 use super::database::{Schema, open_database, rowid_range, tables_indexed_by, wal_writer_files_exist};
 use super::locate::ReportSource;
-use super::memory::{ErrorRecord, MemoryReport};
+use super::memory::MemoryReport;
+use super::watch_state::WatchState;
 use rusqlite::ErrorCode;
 use std::collections::HashSet;
-
-/// What a watched report has read so far.
-pub(crate) struct WatchState {
-    /// `PRAGMA data_version` when last read; none after a new connection.
-    data_version: Option<i64>,
-    /// The greatest rowid of `operations` read.
-    operations_rowid: i64,
-    /// The greatest rowid of `errors` read.
-    errors_rowid: i64,
-    /// Every error row of the rank (and of rank 0) read so far, in table order, unattached:
-    /// attachment is redone over all of them, so a watched report ends as a fresh open would.
-    table_errors: Vec<ErrorRecord>,
-    /// The connection is immutable: a WAL database whose writer was not connected at open.
-    immutable: bool,
-}
 
 /// What one poll found new.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -129,7 +115,7 @@ impl MemoryReport {
             false => errors_after,
         };
         let new_errors = if errors_rowid > errors_after { self.read_errors(errors_after)? } else { Vec::new() };
-        let devices = self.read_devices()?;
+        let devices = super::devices::read_devices(&self.conn, &self.schema, self.rank)?;
 
         // Everything is read: from here on nothing fails, and the report changes.
         let mut update = WatchUpdate::default();
