@@ -76,21 +76,33 @@ impl MemoryReport {
                 return Err(ReportError::Cancelled);
             }
             let end = start.saturating_add(CHUNK).min(last.saturating_add(1));
-            let mut rows = stmt.query(params![self.rank, start, end]).map_err(&read)?;
-            while let Some(r) = rows.next().map_err(&read)? {
-                let ty = match r.get_ref(2).map_err(&read)? {
-                    ValueRef::Integer(code) => BufferType::from_code(code),
-                    other => buffer_type(other).ok(),
-                };
-                let value = |i| r.get_ref(i).map(uint).map_err(&read);
-                let raw = |i| r.get_ref(i).map(signed).map_err(&read);
-                usage.add(value(0)?, value(1)?, ty, (raw(4)?, raw(3)?));
-            }
+            self.add_chunk(&mut stmt, usage, start, end).map_err(&read)?;
             usage.next_rowid = end;
             start = end;
             progress(UsageProgress { done: u64::try_from(end - first).unwrap_or(0), total });
         }
         usage.flush();
+        Ok(())
+    }
+
+    /// Adds the rows of one chunk of rowids `[start, end)` (statement of `read_usage`).
+    fn add_chunk(
+        &self,
+        stmt: &mut rusqlite::Statement<'_>,
+        usage: &mut MemoryUsage,
+        start: i64,
+        end: i64,
+    ) -> rusqlite::Result<()> {
+        let mut rows = stmt.query(params![self.rank, start, end])?;
+        while let Some(r) = rows.next()? {
+            let ty = match r.get_ref(2)? {
+                ValueRef::Integer(code) => BufferType::from_code(code),
+                other => buffer_type(other).ok(),
+            };
+            let value = |i| r.get_ref(i).map(uint);
+            let raw = |i| r.get_ref(i).map(signed);
+            usage.add(value(0)?, value(1)?, ty, (raw(4)?, raw(3)?));
+        }
         Ok(())
     }
 

@@ -8,7 +8,7 @@ use super::holders::Holders;
 use super::inputs::FailureInputs;
 use super::live::{live_at_failure, unwinds};
 use super::map::{build_map, check};
-use super::model::{MemoryAtFailure, MemoryMap, NoFit};
+use super::model::{Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, Region};
 use super::notes::MemoryNote;
 use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, region};
 use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind, Figures};
@@ -146,18 +146,7 @@ pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
     let check = check(&map, &failure.figures, live_buffers.len());
     let circular = matches!(failure.kind, FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash);
     let needed_per_bank = if circular { None } else { failure.figures.per_bank };
-    let fit = if circular {
-        Err(NoFit::CircularBuffers)
-    } else {
-        match (region.bounds(), needed_per_bank) {
-            (None, _) => Err(NoFit::RegionUnknown),
-            (_, None) => Err(NoFit::NoRequest),
-            (Some(_), Some(need)) if failure.figures.bank_size.is_some_and(|bank| bank < need) => {
-                Err(NoFit::LargerThanRegion { size: failure.figures.bank_size.unwrap_or(0) })
-            }
-            (Some(bounds), Some(need)) => fit::fit(&live_buffers, bounds, need, buffer_type != BufferType::Dram),
-        }
-    };
+    let fit = fit_at_failure(failure, region, &live_buffers, buffer_type);
     let circular_buffers =
         if circular { cb::circular_buffer_clash(&inputs.graph, &failure.figures, &live_buffers) } else { None };
     let mut notes: Vec<MemoryNote> = mesh_note.into_iter().collect();
@@ -179,6 +168,29 @@ pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
         circular_buffers,
         notes,
     })
+}
+
+/// What would make N's request fit (memory.md §6): none for circular buffers, without a region
+/// or a request, or for a request larger than the whole bank; else the cheapest buffers to free
+/// (L1 and L1_SMALL allocate top-down, DRAM bottom-up).
+fn fit_at_failure(
+    failure: &AllocationFailure,
+    region: Region,
+    live_buffers: &[LiveBuffer],
+    buffer_type: BufferType,
+) -> Result<Fit, NoFit> {
+    if matches!(failure.kind, FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash) {
+        return Err(NoFit::CircularBuffers);
+    }
+    let bank_size = failure.figures.bank_size;
+    match (region.bounds(), failure.figures.per_bank) {
+        (None, _) => Err(NoFit::RegionUnknown),
+        (_, None) => Err(NoFit::NoRequest),
+        (Some(_), Some(need)) if bank_size.is_some_and(|bank| bank < need) => {
+            Err(NoFit::LargerThanRegion { size: bank_size.unwrap_or(0) })
+        }
+        (Some(bounds), Some(need)) => fit::fit(live_buffers, bounds, need, buffer_type != BufferType::Dram),
+    }
 }
 
 /// The reason of behaviour.md §5.3 from the map's figures, for a message without free figures
