@@ -219,6 +219,28 @@ pub(crate) fn unwinds(graph: &[GraphNode]) -> bool {
     graph[start..].iter().any(|n| n.is(NodeType::BufferDeallocate))
 }
 
+/// The indexes of a graph's `buffer_allocate` nodes, by address, ascending.
+fn allocations_by_address(graph: &[GraphNode]) -> IntMap<u64, Vec<usize>> {
+    let mut allocations: IntMap<u64, Vec<usize>> = IntMap::default();
+    for (i, n) in graph.iter().enumerate().filter(|(_, n)| n.is(NodeType::BufferAllocate)) {
+        if let Some(address) = n.address {
+            allocations.entry(address).or_default().push(i);
+        }
+    }
+    allocations
+}
+
+/// The size per bank of the first valid snapshot row at each address of (device, buffer type).
+fn row_sizes(rows: &[SnapshotRow], device: u64, buffer_type: BufferType) -> IntMap<u64, u64> {
+    let mut sizes: IntMap<u64, u64> = IntMap::default();
+    for r in rows.iter().filter(|r| r.device_id == device && r.buffer_type == Some(buffer_type)) {
+        if let Some((address, size)) = r.valid() {
+            sizes.entry(address).or_insert(size);
+        }
+    }
+    sizes
+}
+
 /// The buffers of (device, buffer type) freed after the failure point (the unwinding U), with
 /// their sizes: from their allocation in N's graph, else from S0's row at that address, else
 /// from the free itself. Linear: allocations are looked up by address.
@@ -231,19 +253,8 @@ fn unwinding(
     let Place { device, buffer_type, banks } = place;
     let addresses = free_addresses(graph);
     let start = failure.map_or(0, |f| f + 1);
-    let mut allocations: IntMap<u64, Vec<usize>> = IntMap::default();
-    for (i, n) in graph.iter().enumerate().filter(|(_, n)| n.is(NodeType::BufferAllocate)) {
-        if let Some(address) = n.address {
-            allocations.entry(address).or_default().push(i);
-        }
-    }
-    let mut row_sizes: IntMap<u64, u64> = IntMap::default();
-    for r in earlier.unwrap_or_default().iter().filter(|r| r.device_id == device && r.buffer_type == Some(buffer_type))
-    {
-        if let Some((address, size)) = r.valid() {
-            row_sizes.entry(address).or_insert(size);
-        }
-    }
+    let allocations = allocations_by_address(graph);
+    let row_sizes = row_sizes(earlier.unwrap_or_default(), device, buffer_type);
     let mut out: Vec<Placed> = Vec::new();
     let mut seen: IntSet<u64> = IntSet::default();
     let (mut without_address, mut bad) = (Tally::default(), Tally::default());
