@@ -6,7 +6,7 @@
 use super::ReportError;
 use super::database::{Schema, open_database, rowid_range, tables_indexed_by, wal_writer_files_exist};
 use super::locate::ReportSource;
-use super::memory::MemoryReport;
+use super::memory::{MemoryReport, Operation};
 use super::watch_state::WatchState;
 use rusqlite::ErrorCode;
 use std::collections::HashSet;
@@ -120,6 +120,27 @@ impl MemoryReport {
         // Everything is read: from here on nothing fails, and the report changes.
         let mut update = WatchUpdate::default();
         let had_error: HashSet<u64> = self.operations.iter().filter(|o| o.error.is_some()).map(|o| o.id).collect();
+        self.merge_operations(new_operations, &mut update);
+        let Some(watch) = self.watch.as_mut() else { return Ok(None) };
+        let first_new_error = watch.table_errors.len();
+        watch.table_errors.extend(new_errors);
+        let table_errors = watch.table_errors.clone();
+        (watch.data_version, watch.operations_rowid, watch.errors_rowid) =
+            (Some(version), operations_rowid, errors_rowid);
+        let kept = self.attach(table_errors);
+        update.new_unattached =
+            kept[first_new_error..].iter().flatten().copied().filter(|&k| !self.errors[k].attached).collect();
+        update.new_failures =
+            self.operations.iter().filter(|o| o.error.is_some() && !had_error.contains(&o.id)).map(|o| o.id).collect();
+        self.devices = devices;
+        self.refresh_error_graphs();
+        Ok(Some(update))
+    }
+
+    /// Adds operations read for the first time (an operation read again brings its new
+    /// duration); when one comes before the last known, sorts them again and forgets what relied
+    /// on the order (rowid searches, the error graphs by index).
+    fn merge_operations(&mut self, new_operations: Vec<Operation>, update: &mut WatchUpdate) {
         let last_id = self.operations.last().map(|o| o.id);
         for op in new_operations {
             match self.operation_index(op.id) {
@@ -136,20 +157,6 @@ impl MemoryReport {
             self.rows_in_operation_order = false;
             self.error_graphs.clear();
         }
-        let Some(watch) = self.watch.as_mut() else { return Ok(None) };
-        let first_new_error = watch.table_errors.len();
-        watch.table_errors.extend(new_errors);
-        let table_errors = watch.table_errors.clone();
-        (watch.data_version, watch.operations_rowid, watch.errors_rowid) =
-            (Some(version), operations_rowid, errors_rowid);
-        let kept = self.attach(table_errors);
-        update.new_unattached =
-            kept[first_new_error..].iter().flatten().copied().filter(|&k| !self.errors[k].attached).collect();
-        update.new_failures =
-            self.operations.iter().filter(|o| o.error.is_some() && !had_error.contains(&o.id)).map(|o| o.id).collect();
-        self.devices = devices;
-        self.refresh_error_graphs();
-        Ok(Some(update))
     }
 
     /// Reads the graphs of the operations with an error whose graph is not known yet, or was
