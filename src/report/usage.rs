@@ -5,8 +5,9 @@ use super::ReportError;
 use super::database::{rowid_range, signed, uint};
 use super::details::buffer_type;
 use super::memory::MemoryReport;
+use super::memory_replay::GraphReplay;
 use crate::analysis::failure::BufferType;
-use crate::analysis::usage::MemoryUsage;
+use crate::analysis::usage::{MemoryUsage, UsageKey};
 use crate::analysis::usage_series::{Ceiling, FailureMark, L1Layout, Peak, UsageSeries, peaks, region_ceiling};
 use rusqlite::params;
 use rusqlite::types::ValueRef;
@@ -132,6 +133,21 @@ impl MemoryReport {
         let ids: Vec<u64> = self.operations.iter().map(|o| o.id).collect();
         let ceiling = self.region_ceiling(device_id, buffer_type);
         UsageSeries::from_snapshots(usage, (device_id, buffer_type), &ids, &self.failure_marks(), ceiling)
+    }
+
+    /// The chart lines of every device and buffer type the replayed graphs held (a report
+    /// without `buffers` rows), one point per operation, with their failures and region sizes.
+    pub fn replay_series(&self, replay: &GraphReplay) -> Vec<UsageSeries> {
+        let after: Vec<(u64, UsageKey, u64)> =
+            replay.usage.iter().map(|u| (u.operation_id, (u.device_id, u.buffer_type), u.used_per_bank)).collect();
+        let mut keys: Vec<UsageKey> = after.iter().map(|a| a.1).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let ids: Vec<u64> = self.operations.iter().map(|o| o.id).collect();
+        let marks = self.failure_marks();
+        keys.into_iter()
+            .map(|key| UsageSeries::from_replay(&after, key, &ids, &marks, self.region_ceiling(key.0, key.1)))
+            .collect()
     }
 
     /// The peak of every device and buffer type in `usage`, over the report's operations.
