@@ -15,7 +15,6 @@ use crate::analysis::memory::{
     live_addresses, memory_at_failure, needs_earlier_snapshot, operation_memory, place_devices,
 };
 use crate::analysis::usage_series::FailureMark;
-use rusqlite::params;
 use std::collections::{BTreeSet, HashMap};
 
 /// The memory at an operation's failure, as far as the report can tell it.
@@ -130,7 +129,7 @@ impl MemoryReport {
     /// that is invalid (then read as empty).
     fn own_records(&self, index: usize) -> rusqlite::Result<(Vec<SnapshotRow>, Vec<GraphNode>, Vec<MemoryNote>)> {
         let op = &self.operations[index];
-        let (snapshot, cut) = self.snapshot_rows(op.id, op.rank)?;
+        let (snapshot, cut) = self.snapshots().rows(op.id, op.rank)?;
         let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
         let graph = self.graph(index).unwrap_or_else(|e| {
             notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
@@ -168,13 +167,13 @@ impl MemoryReport {
         let earlier = match needs_earlier_snapshot(&p.inputs, device) {
             true => match lookups.remove(&device) {
                 Some(earlier) => earlier,
-                None => self.earlier_snapshot(op.id, device, op.rank)?,
+                None => self.snapshots().earlier(op.id, device, op.rank)?,
             },
             false => Earlier::None,
         };
         match earlier {
             Earlier::Found(id) => {
-                let (rows, cut) = self.snapshot_rows(id, op.rank)?;
+                let (rows, cut) = self.snapshots().rows(id, op.rank)?;
                 p.notes.extend(cut);
                 p.inputs.earlier_snapshot = Some(EarlierSnapshot { operation_id: id, rows });
             }
@@ -183,7 +182,7 @@ impl MemoryReport {
         }
         let dram = buffer_type == BufferType::Dram;
         if dram {
-            p.inputs.lowest_dram_address = self.lowest_dram_address(op.id, device, op.rank)?;
+            p.inputs.lowest_dram_address = self.snapshots().lowest_dram_address(op.id, device, op.rank)?;
         }
         let own_rows = p.inputs.own_snapshot.iter().any(|r| r.device_id == device);
         if own_rows || p.inputs.earlier_snapshot.is_some() {
@@ -216,7 +215,7 @@ impl MemoryReport {
         if own(found) {
             return Ok(Some(lookups));
         }
-        let earlier = self.earlier_snapshot(n, found, rank)?;
+        let earlier = self.snapshots().earlier(n, found, rank)?;
         let mut with_rows = Vec::new();
         let found_has_rows = match earlier {
             Earlier::Found(_) => true,
@@ -224,14 +223,14 @@ impl MemoryReport {
             // The bounded search stopped: a mesh id (no `devices` row) has none; a device of the
             // report is looked up for certain.
             Earlier::Stopped(_) => {
-                self.devices.iter().any(|d| d.device_id == found) && self.has_rows(n, found, rank)?
+                self.devices.iter().any(|d| d.device_id == found) && self.snapshots().has_rows(n, found, rank)?
             }
         };
         if found_has_rows {
             with_rows.push(found);
         } else {
             for device in self.devices.iter().map(|d| d.device_id).filter(|&d| d != found && !own(d)) {
-                let other = self.earlier_snapshot(n, device, rank)?;
+                let other = self.snapshots().earlier(n, device, rank)?;
                 if matches!(other, Earlier::Found(_)) {
                     with_rows.push(device);
                 }
@@ -241,15 +240,6 @@ impl MemoryReport {
         lookups.insert(found, earlier);
         inputs.devices_with_rows = with_rows;
         Ok(Some(lookups))
-    }
-
-    /// Whether `device` has any `buffers` row of an operation before `n` (rank `rank`): one
-    /// query that may scan the table, asked only when the bounded search stopped.
-    fn has_rows(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<bool> {
-        let filter = self.schema.rank_filter("buffers");
-        let sql =
-            format!("SELECT EXISTS(SELECT 1 FROM buffers WHERE device_id = ?2 AND operation_id < ?3 AND {filter})");
-        self.conn.query_row(&sql, params![rank, device, n], |r| r.get(0))
     }
 
     /// The post-operation picture of an operation (by index) for `place` (device, buffer
