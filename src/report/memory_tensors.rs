@@ -35,35 +35,45 @@ fn list(values: &[u64]) -> String {
 /// A tensor's shape and dtype, as printed.
 pub(crate) type TensorTexts = (Option<String>, Option<String>);
 
+/// Tensors and their links (memory.md §4): the tensors at the live addresses and those named,
+/// each with its link rows; their shapes and dtypes. A question asked of the report's core,
+/// borrowed; the index it builds once is kept in the core.
+pub(crate) struct Tensors<'a> {
+    pub(super) report: &'a MemoryReport,
+}
+
 impl MemoryReport {
+    /// The questions about tensors and their links.
+    pub(crate) fn tensors(&self) -> Tensors<'_> {
+        Tensors { report: self }
+    }
+}
+
+impl Tensors<'_> {
     /// The tensors recorded at any (device, address) of `places`, and the tensors `ids`, with
-    /// their rows in the link tables; without shape and dtype (see [`Self::describe_tensors`]).
+    /// their rows in the link tables; without shape and dtype (see [`Self::describe`]).
     /// The recent tenants of operation `n` (by index) are tried first.
-    pub(crate) fn tensor_facts(
-        &self,
-        n: usize,
-        places: &[(u64, u64)],
-        ids: &[u64],
-    ) -> rusqlite::Result<Vec<TensorFacts>> {
-        if self.tensor_index.get().is_none() {
+    pub(crate) fn facts(&self, n: usize, places: &[(u64, u64)], ids: &[u64]) -> rusqlite::Result<Vec<TensorFacts>> {
+        if self.report.tensor_index.get().is_none() {
             if let Some(facts) = self.recent_tensor_facts(n, places, ids)? {
                 return Ok(facts);
             }
             let built = self.build_tensor_index()?;
-            let _ = self.tensor_index.set(built);
+            let _ = self.report.tensor_index.set(built);
         }
-        Ok(self.tensor_index.get().expect("built above").facts(places, ids))
+        Ok(self.report.tensor_index.get().expect("built above").facts(places, ids))
     }
 
     /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
     fn build_tensor_index(&self) -> rusqlite::Result<TensorIndex> {
         let mut device_places = Vec::new();
-        if self.schema.has_table("device_tensors") {
+        if self.report.schema.has_table("device_tensors") {
             let columns = self
+                .report
                 .schema
                 .select_list("device_tensors", &[("tensor_id", "0"), ("device_id", "0"), ("address", "NULL")]);
             let mut stmt =
-                self.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IS NOT NULL"))?;
+                self.report.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IS NOT NULL"))?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
                 device_places.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), uint(r.get_ref(2)?)));
@@ -71,35 +81,37 @@ impl MemoryReport {
         }
         let mut uses = Vec::new();
         for (table, output) in [("input_tensors", false), ("output_tensors", true)] {
-            if !self.schema.has_table(table) {
+            if !self.report.schema.has_table(table) {
                 continue;
             }
-            let columns = self.schema.select_list(table, &[("tensor_id", "0"), ("operation_id", "0")]);
-            let ranked = self.schema.rank_filter(table);
-            let mut stmt = self.conn.prepare(&format!("SELECT {columns} FROM {table} WHERE {ranked}"))?;
-            let mut rows = stmt.query(params![self.rank])?;
+            let columns = self.report.schema.select_list(table, &[("tensor_id", "0"), ("operation_id", "0")]);
+            let ranked = self.report.schema.rank_filter(table);
+            let mut stmt = self.report.conn.prepare(&format!("SELECT {columns} FROM {table} WHERE {ranked}"))?;
+            let mut rows = stmt.query(params![self.report.rank])?;
             while let Some(r) = rows.next()? {
                 uses.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), output));
             }
         }
-        let name_of =
-            |operation| Arc::from(self.operation_index(operation).map_or("", |i| self.operations[i].name.as_str()));
+        let name_of = |operation| {
+            Arc::from(self.report.operation_index(operation).map_or("", |i| self.report.operations[i].name.as_str()))
+        };
         Ok(TensorIndex::new(self.placements("1")?, device_places, uses, name_of))
     }
 
     /// The `tensors` rows matching `condition` as placements, the report's rank before rank 0.
     pub(super) fn placements(&self, condition: &str) -> rusqlite::Result<Vec<Placement>> {
-        if !self.schema.has_table("tensors") {
+        if !self.report.schema.has_table("tensors") {
             return Ok(Vec::new());
         }
-        let columns = self.schema.select_list(
+        let columns = self.report.schema.select_list(
             "tensors",
             &[("tensor_id", "0"), ("device_id", "NULL"), ("address", "NULL"), ("buffer_type", "NULL"), ("rank", "0")],
         );
-        let ranks = if self.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
+        let ranks =
+            if self.report.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
         let sql = format!("SELECT {columns} FROM tensors WHERE ({condition}) AND {ranks} ORDER BY rowid");
-        let mut stmt = self.conn.prepare(&sql)?;
-        let mut rows = stmt.query(params![self.rank])?;
+        let mut stmt = self.report.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params![self.report.rank])?;
         let mut ranked: Vec<(u64, bool, usize, Placement)> = Vec::new();
         while let Some(r) = rows.next()? {
             let optional = |v: ValueRef<'_>| (!matches!(v, ValueRef::Null)).then(|| uint(v));
@@ -111,7 +123,7 @@ impl MemoryReport {
                 buffer_type: address.and_then(|_| buffer_type(r.get_ref(3).ok()?).ok()),
             };
             // Rows of the report's rank come before rank 0's; then table order.
-            let own_rank = int(r.get_ref(4)?) as u32 == self.rank;
+            let own_rank = int(r.get_ref(4)?) as u32 == self.report.rank;
             ranked.push((placement.tensor_id, !own_rank, ranked.len(), placement));
         }
         ranked.sort_unstable_by_key(|r| (r.0, r.1, r.2));
@@ -129,7 +141,7 @@ impl MemoryReport {
     }
 
     /// The shape and dtype of some tensors, by id (their `tensors` rows, by the UNIQUE index).
-    pub(crate) fn describe_tensors(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
+    pub(crate) fn describe(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
         let mut out = HashMap::new();
         for chunk in ids.chunks(CHUNK) {
             out.extend(self.tensor_texts(&format!("tensor_id IN ({})", list(chunk)))?);
@@ -141,21 +153,24 @@ impl MemoryReport {
     /// rank 0, by tensor id.
     fn tensor_texts(&self, condition: &str) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
         let mut by_id: HashMap<u64, (bool, TensorTexts)> = HashMap::new();
-        if !self.schema.has_table("tensors") {
+        if !self.report.schema.has_table("tensors") {
             return Ok(HashMap::new());
         }
-        let columns =
-            self.schema.select_list("tensors", &[("tensor_id", "0"), ("shape", "''"), ("dtype", "''"), ("rank", "0")]);
-        let ranks = if self.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
+        let columns = self
+            .report
+            .schema
+            .select_list("tensors", &[("tensor_id", "0"), ("shape", "''"), ("dtype", "''"), ("rank", "0")]);
+        let ranks =
+            if self.report.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
         let sql = format!("SELECT {columns} FROM tensors WHERE {condition} AND {ranks} ORDER BY rowid");
-        let mut stmt = self.conn.prepare(&sql)?;
-        let mut rows = stmt.query(params![self.rank])?;
+        let mut stmt = self.report.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params![self.report.rank])?;
         while let Some(r) = rows.next()? {
             let texts = |i: usize| -> rusqlite::Result<Option<String>> {
                 let t = sanitize_line(&text(r.get_ref(i)?));
                 Ok((!t.is_empty()).then_some(t))
             };
-            let own_rank = int(r.get_ref(3)?) as u32 == self.rank;
+            let own_rank = int(r.get_ref(3)?) as u32 == self.report.rank;
             let entry = (own_rank, (texts(1)?, texts(2)?));
             // The first row of the report's rank wins, else the first of rank 0.
             match by_id.get(&uint(r.get_ref(0)?)) {

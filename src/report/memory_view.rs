@@ -70,7 +70,7 @@ impl MemoryReport {
                 devices.iter().flat_map(|&d| addresses.iter().map(move |&a| (d, a))).collect();
             let mut ids = graph_tensors(&p.inputs.graph);
             ids.extend(p.inputs.input_tensor_ids.iter().copied());
-            p.inputs.tensors = self.tensor_facts(p.index, &places, &ids).map_err(&read)?;
+            p.inputs.tensors = self.tensors().facts(p.index, &places, &ids).map_err(&read)?;
             let memory = match memory_at_failure(&p.inputs) {
                 Some(mut m) => {
                     self.describe(&mut m.live_buffers).map_err(&read)?;
@@ -114,6 +114,7 @@ impl MemoryReport {
         let first_inputs: Vec<u64> =
             pending.iter().filter_map(|p| p.inputs.input_tensor_ids.first().copied()).collect();
         let first_facts: Vec<TensorFacts> = self
+            .tensors()
             .placements_by_id(&first_inputs)?
             .into_iter()
             .map(|p| TensorFacts { tensor_id: p.tensor_id, device_id: p.device_id, ..TensorFacts::default() })
@@ -265,7 +266,7 @@ impl MemoryReport {
         let places: Vec<(u64, u64)> = first.live_buffers.iter().map(|b| (first.device_id, b.address)).collect();
         let mut ids = graph_tensors(&inputs.graph);
         ids.extend(inputs.input_tensor_ids.iter().copied());
-        inputs.tensors = self.tensor_facts(index, &places, &ids).map_err(&read)?;
+        inputs.tensors = self.tensors().facts(index, &places, &ids).map_err(&read)?;
         let mut memory = operation_memory(&inputs, Some((first.device_id, first.buffer_type)));
         if let Some(m) = &mut memory {
             self.describe(&mut m.live_buffers).map_err(&read)?;
@@ -278,7 +279,7 @@ impl MemoryReport {
     /// Fills in the shape and dtype of the tensors that hold buffers.
     fn describe(&self, buffers: &mut [LiveBuffer]) -> rusqlite::Result<()> {
         let ids: Vec<u64> = buffers.iter().filter_map(|b| b.tensor_id).collect::<BTreeSet<_>>().into_iter().collect();
-        let texts = self.describe_tensors(&ids)?;
+        let texts = self.tensors().describe(&ids)?;
         for b in buffers {
             if let Some((shape, dtype)) = b.tensor_id.and_then(|id| texts.get(&id)) {
                 (b.shape, b.dtype) = (shape.clone(), dtype.clone());
