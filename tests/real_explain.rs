@@ -218,8 +218,7 @@ real_fixture!(blackhole_l1_add_oom);
 real_fixture!(dram_oom);
 real_fixture!(c_cb_clash);
 real_fixture!(matmul_beyond_l1);
-real_fixture!(small_model,
-    memory: "needs the mesh-id rule for device_tensors rows (the softmax output, tensor 25, is at 1433600 only in device_tensors, on device 0, while the buffers rows are on device 1)");
+real_fixture!(small_model);
 
 /// Every folder under `fixtures/real/` is a scenario tested here, holds a report and its truth,
 /// and stays under 1 MB; the truth was written by the rig for that scenario.

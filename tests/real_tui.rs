@@ -97,8 +97,7 @@ real_fixture!(l1_fragmented);
 real_fixture!(sharded_add_oom);
 real_fixture!(blackhole_l1_add_oom);
 real_fixture!(dram_oom);
-real_fixture!(c_cb_clash,
-    over_time: "needs the failure's place (memory.md §2, mesh ids) in the over-time failure marks: marked on device 0, the buffers rows are on device 1");
+real_fixture!(c_cb_clash);
 real_fixture!(matmul_beyond_l1);
 real_fixture!(small_model);
 

@@ -7,7 +7,7 @@ mod tui_support;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ttnn_tui::app::Action::*;
 use ttnn_tui::app::Tab;
-use ttnn_tui::app::keys::keymap;
+use ttnn_tui::app::keymap;
 use ttnn_tui::report::{MemoryReport, ReportSource};
 use tui_support::Harness;
 

@@ -9,7 +9,7 @@ use insta::assert_snapshot;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ttnn_tui::app::Action::*;
 use ttnn_tui::app::Pane;
-use ttnn_tui::app::keys::keymap;
+use ttnn_tui::app::keymap;
 use tui_support::{Error, Harness, Report, scenario};
 
 /// The scenario's ten operations with 59 unattached errors (the count).

@@ -2,7 +2,7 @@
 //! status-bar hints and the `?` help read the same rows.
 
 use super::keys::{Action, Binding, Key, Pane};
-use ratatui::crossterm::event::KeyCode;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 const fn key(code: KeyCode) -> Key {
     Key { code, ctrl: false }
@@ -193,5 +193,25 @@ pub(crate) fn pane_title(pane: Pane) -> &'static str {
         Pane::Help => "Help",
         Pane::ErrorPopup => "Error popup",
         Pane::UnattachedPopup => "Unattached errors",
+    }
+}
+
+/// Maps a key press to an action of the focused pane; `None` for releases, repeats and unbound
+/// keys. In the search, a character that is not bound is typed.
+pub fn keymap(event: KeyEvent, pane: Pane) -> Option<Action> {
+    if event.kind != KeyEventKind::Press {
+        return None;
+    }
+    let is_ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
+    // Shift-Tab arrives as BackTab with or without SHIFT; upper-case letters and `?` carry SHIFT
+    // or not depending on the terminal: match the code, and Ctrl only where bound.
+    let found = bindings(pane).find_map(|b| {
+        let position = b.keys.iter().position(|k| k.code == event.code && k.ctrl == is_ctrl)?;
+        Some(b.action_of(position))
+    });
+    match (found, pane, event.code) {
+        (Some(action), _, _) => Some(action),
+        (None, Pane::Search, KeyCode::Char(c)) if !is_ctrl => Some(Action::SearchInput(c)),
+        _ => None,
     }
 }

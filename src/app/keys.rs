@@ -2,9 +2,7 @@
 //! same tables map a key press to an action, give the status bar its hints and the `?` popup its
 //! list, so the three never disagree.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-
-pub(crate) use super::bindings::{GLOBAL, bindings, pane_title};
+use ratatui::crossterm::event::KeyCode;
 
 /// Something the user asked for; `App::update` applies it to the focused pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,7 +161,7 @@ pub struct Binding {
 
 impl Binding {
     /// The action of the key at `position` in `keys`.
-    fn action_of(&self, position: usize) -> Action {
+    pub(crate) fn action_of(&self, position: usize) -> Action {
         match (self.action, self.paired) {
             (Action::GoToTab(_), _) => Action::GoToTab(position),
             (_, Some(second)) if position % 2 == 1 => second,
@@ -177,31 +175,13 @@ impl Binding {
     }
 }
 
-/// Maps a key press to an action of the focused pane; `None` for releases, repeats and unbound
-/// keys. In the search, a character that is not bound is typed.
-pub fn keymap(event: KeyEvent, pane: Pane) -> Option<Action> {
-    if event.kind != KeyEventKind::Press {
-        return None;
-    }
-    let is_ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
-    // Shift-Tab arrives as BackTab with or without SHIFT; upper-case letters and `?` carry SHIFT
-    // or not depending on the terminal: match the code, and Ctrl only where bound.
-    let found = bindings(pane).find_map(|b| {
-        let position = b.keys.iter().position(|k| k.code == event.code && k.ctrl == is_ctrl)?;
-        Some(b.action_of(position))
-    });
-    match (found, pane, event.code) {
-        (Some(action), _, _) => Some(action),
-        (None, Pane::Search, KeyCode::Char(c)) if !is_ctrl => Some(Action::SearchInput(c)),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::Action::*;
     use super::*;
+    use crate::app::bindings::{bindings, keymap};
     use ratatui::crossterm::event::KeyEventState;
+    use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
     fn event(code: KeyCode, modifiers: KeyModifiers, kind: KeyEventKind) -> KeyEvent {
         KeyEvent { code, modifiers, kind, state: KeyEventState::NONE }

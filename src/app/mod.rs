@@ -3,7 +3,7 @@
 //! handed back by the loop (`deliver`); `ui` draws from this state.
 
 mod background;
-mod bindings;
+pub(crate) mod bindings;
 mod device_ops;
 mod error_actions;
 mod jobs;
@@ -17,10 +17,10 @@ mod reads;
 mod rows;
 mod search_index;
 
+pub use bindings::keymap;
 pub(crate) use device_ops::{DeviceOpsTab, TreeAnnotations};
 pub use device_ops::{DeviceTree, TreeItems};
 pub use jobs::{Job, JobState};
-pub(crate) use keys::keymap;
 pub use keys::{Action, Binding, Pane};
 pub use memory::{MemoryPicture, NoPicture, Place};
 pub(crate) use memory::{MemoryTab, ordered_holders};
@@ -274,7 +274,7 @@ impl App {
             (Pane::Performance, PerfState::Ready(perf)) => {
                 perf.availability(action, |id| self.model.operation_index(id).is_some_and(has_error))
             }
-            (Pane::Performance, _) if keys::GLOBAL.iter().all(|b| b.actions().all(|a| a != action)) => {
+            (Pane::Performance, _) if bindings::GLOBAL.iter().all(|b| b.actions().all(|a| a != action)) => {
                 Availability::Absent
             }
             _ => Availability::Enabled,

@@ -1,11 +1,11 @@
 //! The `devices` table: one row per device of the rank, the last row winning for a repeated id
 //! (behaviour.md §1.3.6), and what the memory rules need of it.
 
+use super::database::Schema;
 use super::database::uint;
-use super::memory::MemoryReport;
 use crate::analysis::memory::DeviceFacts;
-use rusqlite::params;
 use rusqlite::types::ValueRef;
+use rusqlite::{Connection, params};
 
 /// One `devices` row (the last row wins for a repeated id).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -44,48 +44,47 @@ impl Device {
     }
 }
 
-impl MemoryReport {
-    pub(super) fn read_devices(&self) -> rusqlite::Result<Vec<Device>> {
-        if !self.schema.has_table("devices") {
-            return Ok(Vec::new());
-        }
-        let wanted = [
-            ("device_id", "0"),
-            ("num_x_cores", "0"),
-            ("num_y_cores", "0"),
-            ("worker_l1_size", "0"),
-            ("l1_num_banks", "0"),
-            ("l1_bank_size", "0"),
-            ("total_l1_memory", "0"),
-            ("cb_limit", "0"),
-            ("address_at_first_l1_cb_buffer", "NULL"),
-        ];
-        let columns = self.schema.select_list("devices", &wanted);
-        let filter = self.schema.rank_filter("devices");
-        let mut stmt = self.conn.prepare(&format!("SELECT {columns} FROM devices WHERE {filter} ORDER BY rowid"))?;
-        let mut by_id: Vec<Device> = Vec::new();
-        let mut rows = stmt.query(params![self.rank])?;
-        while let Some(r) = rows.next()? {
-            let v = |i: usize| uint(r.get_ref_unwrap(i));
-            let device = Device {
-                device_id: v(0),
-                num_x_cores: v(1),
-                num_y_cores: v(2),
-                worker_l1_size: v(3),
-                l1_num_banks: v(4),
-                l1_bank_size: v(5),
-                total_l1_memory: v(6),
-                cb_limit: v(7),
-                address_at_first_l1_cb_buffer: match r.get_ref_unwrap(8) {
-                    ValueRef::Null => None,
-                    value => Some(uint(value)),
-                },
-            };
-            match by_id.iter_mut().find(|d| d.device_id == device.device_id) {
-                Some(existing) => *existing = device,
-                None => by_id.push(device),
-            }
-        }
-        Ok(by_id)
+/// The `devices` rows of a rank, the last row winning for a repeated id.
+pub(super) fn read_devices(conn: &Connection, schema: &Schema, rank: u32) -> rusqlite::Result<Vec<Device>> {
+    if !schema.has_table("devices") {
+        return Ok(Vec::new());
     }
+    let wanted = [
+        ("device_id", "0"),
+        ("num_x_cores", "0"),
+        ("num_y_cores", "0"),
+        ("worker_l1_size", "0"),
+        ("l1_num_banks", "0"),
+        ("l1_bank_size", "0"),
+        ("total_l1_memory", "0"),
+        ("cb_limit", "0"),
+        ("address_at_first_l1_cb_buffer", "NULL"),
+    ];
+    let columns = schema.select_list("devices", &wanted);
+    let filter = schema.rank_filter("devices");
+    let mut stmt = conn.prepare(&format!("SELECT {columns} FROM devices WHERE {filter} ORDER BY rowid"))?;
+    let mut by_id: Vec<Device> = Vec::new();
+    let mut rows = stmt.query(params![rank])?;
+    while let Some(r) = rows.next()? {
+        let v = |i: usize| uint(r.get_ref_unwrap(i));
+        let device = Device {
+            device_id: v(0),
+            num_x_cores: v(1),
+            num_y_cores: v(2),
+            worker_l1_size: v(3),
+            l1_num_banks: v(4),
+            l1_bank_size: v(5),
+            total_l1_memory: v(6),
+            cb_limit: v(7),
+            address_at_first_l1_cb_buffer: match r.get_ref_unwrap(8) {
+                ValueRef::Null => None,
+                value => Some(uint(value)),
+            },
+        };
+        match by_id.iter_mut().find(|d| d.device_id == device.device_id) {
+            Some(existing) => *existing = device,
+            None => by_id.push(device),
+        }
+    }
+    Ok(by_id)
 }

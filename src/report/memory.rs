@@ -9,10 +9,10 @@ use super::devices::Device;
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
 use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors, rows_of_rank};
 use crate::analysis::failure::parse_allocation_failure;
-use crate::analysis::graph::{GraphNode, parse_graph};
+use crate::analysis::graph::GraphNode;
 pub use crate::analysis::model::{ErrorRecord, Operation};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
-use crate::analysis::scopes::failed_device_operations;
+use crate::analysis::usage_series::FailureMark;
 use rusqlite::{Connection, MAIN_DB, params};
 use std::collections::HashMap;
 use std::path::Path;
@@ -56,9 +56,11 @@ pub struct MemoryReport {
     /// Whether `operations` is stored in id order, so rowid searches may be trusted.
     pub(super) rows_in_operation_order: bool,
     /// What a watched report has read so far (`open_watched`); none otherwise.
-    pub(super) watch: Option<super::watch::WatchState>,
+    pub(super) watch: Option<super::watch_state::WatchState>,
     /// Every tensor's placement and links, read on the first question about memory.
-    pub(super) tensor_index: std::cell::OnceCell<super::memory_tensors::TensorIndex>,
+    pub(super) tensor_index: std::cell::OnceCell<super::tensor_index::TensorIndex>,
+    /// Where each error is marked on the memory over the run, read on the first question.
+    pub(super) failure_marks: std::cell::OnceCell<Vec<(FailureMark, Option<u64>)>>,
 }
 
 impl MemoryReport {
@@ -137,6 +139,7 @@ impl MemoryReport {
             rows_in_operation_order: false,
             watch: None,
             tensor_index: std::cell::OnceCell::new(),
+            failure_marks: std::cell::OnceCell::new(),
             conn,
             schema,
         };
@@ -160,7 +163,7 @@ impl MemoryReport {
         (self.operations, self.rows_in_operation_order) = self.read_operations(i64::MIN)?;
         let errors = self.read_errors(i64::MIN)?;
         self.attach(errors);
-        self.devices = self.read_devices()?;
+        self.devices = super::devices::read_devices(&self.conn, &self.schema, self.rank)?;
         self.error_graphs = self.read_error_graphs()?;
         Ok(())
     }
@@ -274,52 +277,6 @@ impl MemoryReport {
         new_index
     }
 
-    /// Reads the captured graphs of the operations that have an error, in one query.
-    fn read_error_graphs(&self) -> rusqlite::Result<HashMap<usize, Result<Vec<GraphNode>, ReportError>>> {
-        let wanted: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
-        self.read_graphs(wanted)
-    }
-
-    /// Reads the captured graphs of some operations (by index), in one query.
-    pub(super) fn read_graphs(
-        &self,
-        wanted: Vec<usize>,
-    ) -> rusqlite::Result<HashMap<usize, Result<Vec<GraphNode>, ReportError>>> {
-        if wanted.is_empty() {
-            return Ok(HashMap::new());
-        }
-        let ids: Vec<u64> = wanted.iter().map(|&i| self.operations[i].id).collect();
-        let texts = self.graph_texts(&ids)?;
-        Ok(wanted
-            .into_iter()
-            .map(|i| {
-                let op = &self.operations[i];
-                (i, pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| Ok(parse_graph(t)?)))
-            })
-            .collect())
-    }
-
-    /// Raw `captured_graph` texts of some operation ids, with their ranks, in table order.
-    fn graph_texts(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
-        let mut out: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
-        if !self.schema.has_table("captured_graph") {
-            return Ok(out);
-        }
-        let columns = self
-            .schema
-            .select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")]);
-        for condition in self.operation_rows("captured_graph", ids)? {
-            let sql = format!("SELECT {columns} FROM captured_graph WHERE {condition} ORDER BY rowid");
-            let mut stmt = self.conn.prepare(&sql)?;
-            let mut rows = stmt.query([])?;
-            while let Some(r) = rows.next()? {
-                let id = uint(r.get_ref(0)?);
-                out.entry(id).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
-            }
-        }
-        Ok(out)
-    }
-
     /// `WHERE` conditions that together select the rows of some operations in `table`, as cheaply
     /// as the table allows: by index, by rowid span (tables in operation order), or by a scan.
     pub(super) fn operation_rows(&self, table: &str, ids: &[u64]) -> rusqlite::Result<Vec<String>> {
@@ -351,26 +308,6 @@ impl MemoryReport {
         Ok(conditions)
     }
 
-    /// The captured graph of an operation (by index): nodes, or why they are unavailable.
-    pub fn graph(&self, index: usize) -> Result<Vec<GraphNode>, ReportError> {
-        if let Some(graph) = self.error_graphs.get(&index) {
-            return graph.clone();
-        }
-        let op = &self.operations[index];
-        let texts = self.graph_texts(&[op.id]).map_err(ReportError::read("the captured graph"))?;
-        pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| Ok(parse_graph(t)?))
-    }
-
-    /// The failed device operations of an operation with an error (behaviour.md §3.5);
-    /// empty when it has no graph, or why its graph is unavailable.
-    pub fn failed_device_operations(&self, index: usize) -> Result<Vec<String>, ReportError> {
-        match self.error_graphs.get(&index) {
-            Some(Ok(nodes)) => Ok(failed_device_operations(nodes)),
-            Some(Err(reason)) => Err(reason.clone()),
-            None => self.graph(index).map(|nodes| failed_device_operations(&nodes)),
-        }
-    }
-
     /// The error attached to an operation (by index).
     pub fn error_of(&self, index: usize) -> Option<&ErrorRecord> {
         self.operations[index].error.map(|e| &self.errors[e])
@@ -390,10 +327,4 @@ impl MemoryReport {
     pub fn operation_index(&self, id: u64) -> Option<usize> {
         crate::analysis::model::operation_index(&self.operations, id)
     }
-}
-
-/// The graph of an operation: the first row of its rank, otherwise the first row for the id.
-fn pick_graph(rows: Option<&Vec<(u32, String)>>, rank: u32) -> Option<&str> {
-    let rows = rows?;
-    rows.iter().find(|(r, _)| *r == rank).or_else(|| rows.first()).map(|(_, t)| t.as_str())
 }

@@ -12,8 +12,7 @@
 //! index answers instead.
 
 use super::database::{RowSpan, operation_row_span, uint};
-use super::memory::MemoryReport;
-use super::memory_tensors::Placement;
+use super::tensor_index::Placement;
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -22,8 +21,20 @@ use std::sync::Arc;
 const FIRST_WINDOW: usize = 64;
 /// How many operations back the walk may go.
 pub(crate) const MAX_OPERATIONS: usize = 2048;
+/// The link tables, and whether their rows are outputs.
+const LINK_TABLES: [(&str, bool); 2] = [("input_tensors", false), ("output_tensors", true)];
 
-impl MemoryReport {
+/// What the walk back has seen: each tensor's link rows (operation, output), and the placement
+/// of each tensor they named.
+#[derive(Default)]
+struct Seen {
+    uses: HashMap<u64, Vec<(u64, bool)>>,
+    placed: HashMap<u64, Placement>,
+}
+
+use super::memory_tensors::Tensors;
+
+impl Tensors<'_> {
     /// The tensors at `places` and the tensors `ids`, from the link rows of the operations just
     /// before operation `n` (by index); none when the walk cannot answer (tables out of order or
     /// ranked, or no tenant found within [`MAX_OPERATIONS`]).
@@ -33,48 +44,24 @@ impl MemoryReport {
         places: &[(u64, u64)],
         ids: &[u64],
     ) -> rusqlite::Result<Option<Vec<TensorFacts>>> {
-        let tables = [("input_tensors", false), ("output_tensors", true)];
-        let ranked = tables.iter().any(|(t, _)| self.schema.has_column(t, "rank"));
-        if !self.rows_in_operation_order || ranked || n >= self.operations.len() {
+        let ranked = LINK_TABLES.iter().any(|(t, _)| self.report.schema.has_column(t, "rank"));
+        if !self.report.rows_in_operation_order || ranked || n >= self.report.operations.len() {
             return Ok(None);
         }
         let device_places = self.device_tensors_at(places)?;
-        let mut uses: HashMap<u64, Vec<(u64, bool)>> = HashMap::new();
-        let mut placed: HashMap<u64, Placement> = HashMap::new();
+        let mut seen = Seen::default();
         let (mut hi, mut width, mut walked) = (n, FIRST_WINDOW, 0);
         loop {
             let lo = (hi + 1).saturating_sub(width);
-            let span = self.operations[lo].id..=self.operations[hi].id;
-            let mut new_ids: BTreeSet<u64> = BTreeSet::new();
-            for (table, output) in tables {
-                if !self.schema.has_table(table) {
-                    continue;
-                }
-                let (start, end) = match operation_row_span(&self.conn, table, span.clone())? {
-                    RowSpan::Unknown => return Ok(None),
-                    RowSpan::Empty => continue,
-                    RowSpan::Rowids(start, end) => (start, end),
-                };
-                let sql = format!("SELECT operation_id, tensor_id FROM {table} WHERE rowid >= ?1 AND rowid < ?2");
-                let mut stmt = self.conn.prepare_cached(&sql)?;
-                let mut rows = stmt.query([start, end])?;
-                while let Some(r) = rows.next()? {
-                    let (operation, tensor) = (uint(r.get_ref(0)?), uint(r.get_ref(1)?));
-                    uses.entry(tensor).or_default().push((operation, output));
-                    if !placed.contains_key(&tensor) {
-                        new_ids.insert(tensor);
-                    }
-                }
-            }
-            let new_ids: Vec<u64> = new_ids.into_iter().collect();
+            let Some(new_ids) = self.window_links(lo, hi, &mut seen)? else { return Ok(None) };
             for id in &new_ids {
-                placed.insert(*id, Placement { tensor_id: *id, ..Placement::default() });
+                seen.placed.insert(*id, Placement { tensor_id: *id, ..Placement::default() });
             }
             for p in self.placements_by_id(&new_ids)? {
-                placed.insert(p.tensor_id, p);
+                seen.placed.insert(p.tensor_id, p);
             }
             walked += hi + 1 - lo;
-            if lo == 0 || self.tenants_produced(places, &placed, &device_places, &uses) {
+            if lo == 0 || self.tenants_produced(places, &seen.placed, &device_places, &seen.uses) {
                 break;
             }
             if walked >= MAX_OPERATIONS {
@@ -83,38 +70,59 @@ impl MemoryReport {
             (hi, width) = (lo - 1, width * 2);
         }
         let mut wanted: BTreeSet<u64> = ids.iter().copied().collect();
-        wanted.extend(placed.values().filter(|p| at(p, &device_places, places).is_some()).map(|p| p.tensor_id));
+        let held = seen.placed.values().filter(|p| at(p, &device_places, places).is_some());
+        wanted.extend(held.map(|p| p.tensor_id));
+        Ok(Some(wanted.into_iter().map(|id| self.seen_facts(id, &seen, &device_places)).collect()))
+    }
+
+    /// Reads the link rows of the operations `lo..=hi` (by index) into `seen.uses`; gives the
+    /// tensors named for the first time, or none when a table's rows cannot be found by span.
+    fn window_links(&self, lo: usize, hi: usize, seen: &mut Seen) -> rusqlite::Result<Option<Vec<u64>>> {
+        let span = self.report.operations[lo].id..=self.report.operations[hi].id;
+        let mut new_ids: BTreeSet<u64> = BTreeSet::new();
+        for (table, output) in LINK_TABLES {
+            if !self.report.schema.has_table(table) {
+                continue;
+            }
+            let (start, end) = match operation_row_span(&self.report.conn, table, span.clone())? {
+                RowSpan::Unknown => return Ok(None),
+                RowSpan::Empty => continue,
+                RowSpan::Rowids(start, end) => (start, end),
+            };
+            let sql = format!("SELECT operation_id, tensor_id FROM {table} WHERE rowid >= ?1 AND rowid < ?2");
+            let mut stmt = self.report.conn.prepare_cached(&sql)?;
+            let mut rows = stmt.query([start, end])?;
+            while let Some(r) = rows.next()? {
+                let (operation, tensor) = (uint(r.get_ref(0)?), uint(r.get_ref(1)?));
+                seen.uses.entry(tensor).or_default().push((operation, output));
+                if !seen.placed.contains_key(&tensor) {
+                    new_ids.insert(tensor);
+                }
+            }
+        }
+        Ok(Some(new_ids.into_iter().collect()))
+    }
+
+    /// What the walk saw of one tensor: its placement, `device_tensors` rows and link rows.
+    fn seen_facts(&self, id: u64, seen: &Seen, device_places: &HashMap<u64, Vec<(u64, u64)>>) -> TensorFacts {
+        let p = seen.placed.get(&id).copied().unwrap_or(Placement { tensor_id: id, ..Placement::default() });
         let name = |operation: u64| -> Arc<str> {
-            self.operation_index(operation).map_or_else(|| "".into(), |i| self.operations[i].name.as_str().into())
+            self.report
+                .operation_index(operation)
+                .map_or_else(|| "".into(), |i| self.report.operations[i].name.as_str().into())
         };
-        Ok(Some(
-            wanted
-                .into_iter()
-                .map(|id| {
-                    let p = placed.get(&id).copied().unwrap_or(Placement { tensor_id: id, ..Placement::default() });
-                    TensorFacts {
-                        tensor_id: id,
-                        device_id: p.device_id,
-                        address: p.address,
-                        buffer_type: p.buffer_type,
-                        device_addresses: device_places.get(&id).cloned().unwrap_or_default(),
-                        uses: uses
-                            .get(&id)
-                            .map(|u| {
-                                u.iter()
-                                    .map(|&(operation_id, output)| TensorUse {
-                                        operation_id,
-                                        operation_name: name(operation_id),
-                                        output,
-                                    })
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
-                        ..TensorFacts::default()
-                    }
-                })
+        let uses = seen.uses.get(&id).into_iter().flatten();
+        TensorFacts {
+            tensor_id: id,
+            device_id: p.device_id,
+            address: p.address,
+            buffer_type: p.buffer_type,
+            device_addresses: device_places.get(&id).cloned().unwrap_or_default(),
+            uses: uses
+                .map(|&(operation_id, output)| TensorUse { operation_id, operation_name: name(operation_id), output })
                 .collect(),
-        ))
+            ..TensorFacts::default()
+        }
     }
 
     /// True when every place has a tenant among the tensors seen, and the most recent one's
@@ -142,15 +150,18 @@ impl MemoryReport {
     /// The `device_tensors` rows at `places`, by tensor (one pass, only when the table has rows).
     fn device_tensors_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<HashMap<u64, Vec<(u64, u64)>>> {
         let mut out: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
-        if places.is_empty() || !self.schema.has_table("device_tensors") {
+        if places.is_empty() || !self.report.schema.has_table("device_tensors") {
             return Ok(out);
         }
         let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
         let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();
         let list = addresses.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
-        let columns =
-            self.schema.select_list("device_tensors", &[("tensor_id", "0"), ("device_id", "0"), ("address", "NULL")]);
-        let mut stmt = self.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IN ({list})"))?;
+        let columns = self
+            .report
+            .schema
+            .select_list("device_tensors", &[("tensor_id", "0"), ("device_id", "0"), ("address", "NULL")]);
+        let mut stmt =
+            self.report.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IN ({list})"))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let place = (uint(r.get_ref(1)?), uint(r.get_ref(2)?));

@@ -70,18 +70,15 @@ impl MemoryReport {
         progress: &mut dyn FnMut(u64, u64),
         cancel: &AtomicBool,
     ) -> Result<Option<GraphReplay>, ReportError> {
-        let failed: Vec<usize> =
-            (0..self.operations.len()).filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
+        let failed: Vec<u64> = (0..self.operations.len())
+            .filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some()))
+            .map(|i| self.operations[i].id)
+            .collect();
         let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
         let (first, last) = self.graph_rowids().map_err(ReportError::read("captured graphs"))?;
         let total = u64::try_from(last - first + 1).unwrap_or(0).max(1);
-        let ranked = self.schema.has_column("captured_graph", "rank");
-        let mut replayer = GraphReplayer::new(&devices);
-        let mut result = GraphReplay::default();
-        let mut replayed = vec![false; self.operations.len()];
-        let (mut next_failed, mut last_index, mut invalid, mut out_of_order) = (0, 0, 0, false);
-        let mut cancelled = false;
-        let mut rows = 0u64;
+        let mut pass = Pass::new(&devices, failed, self.operations.len());
+        let (mut cancelled, mut rows) = (false, 0u64);
         self.for_each_graph(|rowid, id, rank, text| {
             if cancel.load(Ordering::Relaxed) {
                 cancelled = true;
@@ -91,52 +88,27 @@ impl MemoryReport {
             if rows.is_multiple_of(PROGRESS_EVERY) {
                 progress(u64::try_from(rowid - first + 1).unwrap_or(0).min(total), total);
             }
-            let start = self.operations.partition_point(|o| o.id < id);
-            let Some(i) = (start..self.operations.len())
-                .take_while(|&i| self.operations[i].id == id)
-                .find(|&i| !ranked || self.operations[i].rank == rank)
-            else {
-                return true;
-            };
-            if replayed[i] {
-                return true;
+            if let Some(i) = self.graph_operation(id, rank) {
+                pass.replay(i, id, text);
             }
-            replayed[i] = true;
-            out_of_order |= i < last_index;
-            last_index = last_index.max(i);
-            while next_failed < failed.len() && failed[next_failed] <= i {
-                let id = self.operations[failed[next_failed]].id;
-                result.live_before.insert(id, replayer.live());
-                result.lowest_dram_before.insert(id, replayer.lowest_dram());
-                next_failed += 1;
-            }
-            match parse_buffers(text) {
-                Ok(nodes) => replayer.apply(&nodes),
-                Err(_) => invalid += 1,
-            }
-            result.graphs += 1;
-            result.usage.extend(replayer.used_per_bank().into_iter().map(|(device_id, buffer_type, used)| {
-                OperationUsage { operation_id: id, device_id, buffer_type, used_per_bank: used }
-            }));
             true
         })
         .map_err(ReportError::read("captured graphs"))?;
         if cancelled {
             return Ok(None);
         }
-        for &i in &failed[next_failed..] {
-            result.live_before.insert(self.operations[i].id, replayer.live());
-            result.lowest_dram_before.insert(self.operations[i].id, replayer.lowest_dram());
-        }
-        result.notes = replayer.notes();
-        if invalid > 0 {
-            result.notes.push(MemoryNote::InvalidGraphs { count: invalid });
-        }
-        if out_of_order {
-            result.notes.push(MemoryNote::GraphsOutOfOrder);
-        }
         progress(total, total);
-        Ok(Some(result))
+        Ok(Some(pass.finish()))
+    }
+
+    /// The operation (by index) a `captured_graph` row of `id` and `rank` is replayed for: that
+    /// of its rank (a table without ranks: the first of the id); none for another rank's row.
+    fn graph_operation(&self, id: u64, rank: u32) -> Option<usize> {
+        let ranked = self.schema.has_column("captured_graph", "rank");
+        let start = self.operations.partition_point(|o| o.id < id);
+        (start..self.operations.len())
+            .take_while(|&i| self.operations[i].id == id)
+            .find(|&i| !ranked || self.operations[i].rank == rank)
     }
 
     /// The first and last rowid of `captured_graph` (two seeks); (1, 0) when empty.
@@ -150,5 +122,85 @@ impl MemoryReport {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         Ok((first.unwrap_or(1), last.unwrap_or(0)))
+    }
+}
+
+/// The graph-only pass under way: the replayer, what it found so far, and what it has seen of
+/// the order of the graphs.
+struct Pass {
+    replayer: GraphReplayer,
+    result: GraphReplay,
+    /// The ids of the operations with an allocation failure, in operation order.
+    failed: Vec<u64>,
+    /// How many of `failed` have their live buffers recorded.
+    next_failed: usize,
+    /// Which operations (by index) were replayed: only the first graph of each counts.
+    replayed: Vec<bool>,
+    /// The greatest operation index replayed so far.
+    last_index: usize,
+    /// Graphs that did not parse.
+    invalid: usize,
+    /// A graph came after one of a later operation.
+    out_of_order: bool,
+}
+
+impl Pass {
+    fn new(devices: &[DeviceFacts], failed: Vec<u64>, operations: usize) -> Self {
+        Self {
+            replayer: GraphReplayer::new(devices),
+            result: GraphReplay::default(),
+            failed,
+            next_failed: 0,
+            replayed: vec![false; operations],
+            last_index: 0,
+            invalid: 0,
+            out_of_order: false,
+        }
+    }
+
+    /// Replays the graph of operation `i` (id `id`), once per operation; first records what was
+    /// live before every failed operation up to it (by id, as the graphs come in order).
+    fn replay(&mut self, i: usize, id: u64, text: &str) {
+        if std::mem::replace(&mut self.replayed[i], true) {
+            return;
+        }
+        self.out_of_order |= i < self.last_index;
+        self.last_index = self.last_index.max(i);
+        self.record_failed(|failed| failed <= id);
+        match parse_buffers(text) {
+            Ok(nodes) => self.replayer.apply(&nodes),
+            Err(_) => self.invalid += 1,
+        }
+        self.result.graphs += 1;
+        let used = self.replayer.used_per_bank().into_iter();
+        self.result.usage.extend(used.map(|(device_id, buffer_type, used_per_bank)| OperationUsage {
+            operation_id: id,
+            device_id,
+            buffer_type,
+            used_per_bank,
+        }));
+    }
+
+    /// Records the live buffers and lowest DRAM addresses before the next failed operations
+    /// while `due` says their turn has come.
+    fn record_failed(&mut self, due: impl Fn(u64) -> bool) {
+        while let Some(&id) = self.failed.get(self.next_failed).filter(|&&f| due(f)) {
+            self.result.live_before.insert(id, self.replayer.live());
+            self.result.lowest_dram_before.insert(id, self.replayer.lowest_dram());
+            self.next_failed += 1;
+        }
+    }
+
+    /// What the pass found: the failed operations no graph came after see every graph.
+    fn finish(mut self) -> GraphReplay {
+        self.record_failed(|_| true);
+        self.result.notes = self.replayer.notes();
+        if self.invalid > 0 {
+            self.result.notes.push(MemoryNote::InvalidGraphs { count: self.invalid });
+        }
+        if self.out_of_order {
+            self.result.notes.push(MemoryNote::GraphsOutOfOrder);
+        }
+        self.result
     }
 }

@@ -31,15 +31,29 @@ pub(crate) enum Earlier {
     Stopped(usize),
 }
 
+/// The `buffers` snapshots of a report (memory.md §1): an operation's rows, the earlier
+/// snapshot of a device, whether a device has rows before an operation, the lowest DRAM address;
+/// a question asked of the report's core, borrowed.
+pub(crate) struct Snapshots<'a> {
+    report: &'a MemoryReport,
+}
+
 impl MemoryReport {
+    /// The questions about `buffers` snapshots.
+    pub(crate) fn snapshots(&self) -> Snapshots<'_> {
+        Snapshots { report: self }
+    }
+}
+
+impl Snapshots<'_> {
     /// An operation's `buffers` rows as stored (NULL and negative values kept), at most
     /// [`SNAPSHOT_ROWS`]; with a note when there were more.
-    pub(crate) fn snapshot_rows(
+    pub(crate) fn rows(
         &self,
         operation_id: u64,
         rank: u32,
     ) -> rusqlite::Result<(Vec<SnapshotRow>, Option<MemoryNote>)> {
-        let mut rows = self.buffer_rows(operation_id, rank, Some(SNAPSHOT_ROWS + 1), |r| {
+        let mut rows = self.report.buffer_rows(operation_id, rank, Some(SNAPSHOT_ROWS + 1), |r| {
             Ok(SnapshotRow {
                 device_id: uint(r.get_ref(0)?),
                 address: signed(r.get_ref(1)?),
@@ -54,20 +68,20 @@ impl MemoryReport {
     }
 
     /// The greatest operation id below `n` with a `buffers` row for `device` (rank `rank`).
-    pub(crate) fn earlier_snapshot(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<Earlier> {
-        if !self.schema.has_table("buffers") || n == 0 {
+    pub(crate) fn earlier(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<Earlier> {
+        if !self.report.schema.has_table("buffers") || n == 0 {
             return Ok(Earlier::None);
         }
-        let has_rank = self.schema.has_column("buffers", "rank");
+        let has_rank = self.report.schema.has_column("buffers", "rank");
         let ranked = if has_rank { "rank = ?2" } else { "(1 OR ?2)" };
-        if self.indexed_by_operation.iter().any(|t| t == "buffers") {
+        if self.report.indexed_by_operation.iter().any(|t| t == "buffers") {
             let sql = format!(
                 "SELECT operation_id, device_id FROM buffers WHERE operation_id < ?1 AND {ranked} ORDER BY operation_id DESC"
             );
             return self.walk_back(&sql, params![n, rank], device);
         }
-        if self.rows_in_operation_order && !has_rank {
-            match operation_row_span(&self.conn, "buffers", 0..=n - 1)? {
+        if self.report.rows_in_operation_order && !has_rank {
+            match operation_row_span(&self.report.conn, "buffers", 0..=n - 1)? {
                 RowSpan::Empty => return Ok(Earlier::None),
                 RowSpan::Rowids(_, end) => {
                     let sql = "SELECT operation_id, device_id FROM buffers WHERE rowid < ?1 AND (1 OR ?2) ORDER BY rowid DESC";
@@ -79,7 +93,7 @@ impl MemoryReport {
         // Rows out of operation order, without an index: one scan, as for any lookup then.
         let sql =
             format!("SELECT max(operation_id) FROM buffers WHERE operation_id < ?1 AND device_id = ?3 AND {ranked}");
-        let found: Option<i64> = self.conn.query_row(&sql, params![n, rank, device], |r| r.get(0))?;
+        let found: Option<i64> = self.report.conn.query_row(&sql, params![n, rank, device], |r| r.get(0))?;
         Ok(found.map_or(Earlier::None, |id| Earlier::Found(u64::try_from(id).unwrap_or(0))))
     }
 
@@ -88,19 +102,19 @@ impl MemoryReport {
     /// allocator's first buffer sits at its base, and the run's first rows record it); a bounded
     /// read, however large the table.
     pub(crate) fn lowest_dram_address(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<Option<u64>> {
-        let has = |c: &str| self.schema.has_column("buffers", c);
-        if !self.schema.has_table("buffers")
+        let has = |c: &str| self.report.schema.has_column("buffers", c);
+        if !self.report.schema.has_table("buffers")
             || !["operation_id", "device_id", "address", "max_size_per_bank", "buffer_type"].iter().all(|c| has(c))
         {
             return Ok(None);
         }
-        let Some((first, _)) = rowid_range(&self.conn, "buffers")? else { return Ok(None) };
-        let filter = self.schema.rank_filter("buffers");
+        let Some((first, _)) = rowid_range(&self.report.conn, "buffers")? else { return Ok(None) };
+        let filter = self.report.schema.rank_filter("buffers");
         let sql = format!(
             "SELECT address, max_size_per_bank FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND operation_id <= ?4 \
              AND device_id = ?5 AND (buffer_type = 0 OR buffer_type = 'DRAM') AND {filter}"
         );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut stmt = self.report.conn.prepare_cached(&sql)?;
         let end = first.saturating_add(DRAM_BASE_ROWS);
         let mut rows = stmt.query(params![rank, first, end, n, device])?;
         let mut lowest: Option<u64> = None;
@@ -112,9 +126,18 @@ impl MemoryReport {
         Ok(lowest)
     }
 
+    /// Whether `device` has any `buffers` row of an operation before `n` (rank `rank`): one
+    /// query that may scan the table, asked only when the bounded search stopped.
+    pub(crate) fn has_rows(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<bool> {
+        let filter = self.report.schema.rank_filter("buffers");
+        let sql =
+            format!("SELECT EXISTS(SELECT 1 FROM buffers WHERE device_id = ?2 AND operation_id < ?3 AND {filter})");
+        self.report.conn.query_row(&sql, params![rank, device, n], |r| r.get(0))
+    }
+
     /// Walks rows `(operation_id, device_id)` newest first until one is of `device`.
     fn walk_back(&self, sql: &str, params: impl rusqlite::Params, device: u64) -> rusqlite::Result<Earlier> {
-        let mut stmt = self.conn.prepare_cached(sql)?;
+        let mut stmt = self.report.conn.prepare_cached(sql)?;
         let mut rows = stmt.query(params)?;
         let mut seen = 0;
         while let Some(r) = rows.next()? {

@@ -8,13 +8,13 @@ use super::memory::MemoryReport;
 use super::memory_replay::GraphReplay;
 use super::memory_rows::Earlier;
 use crate::analysis::failure::BufferType;
-use crate::analysis::graph::NodeType;
+use crate::analysis::graph::{GraphNode, NodeType};
 use crate::analysis::memory::{
     DeviceFacts, EarlierSnapshot, FailureInputs, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
-    OperationMemory, TensorFacts, failure_place, found_place, live_addresses, memory_at_failure,
-    needs_earlier_snapshot, operation_memory,
+    OperationMemory, SnapshotRow, TensorFacts, failure_mark_place, failure_place, found_device, found_place,
+    live_addresses, memory_at_failure, needs_earlier_snapshot, operation_memory, place_devices,
 };
-use rusqlite::params;
+use crate::analysis::usage_series::FailureMark;
 use std::collections::{BTreeSet, HashMap};
 
 /// The memory at an operation's failure, as far as the report can tell it.
@@ -51,42 +51,11 @@ impl MemoryReport {
         replay: Option<&GraphReplay>,
     ) -> Result<Vec<(usize, FailureMemory)>, ReportError> {
         let read = ReportError::read("the memory at the failure");
-        let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
-        let inputs_of = self.input_tensor_ids(indexes).map_err(&read)?;
-        let mut pending: Vec<Pending> = Vec::new();
+        let with_failure: Vec<usize> =
+            indexes.iter().copied().filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
         let mut out: Vec<(usize, FailureMemory)> = Vec::new();
-        for &index in indexes {
-            let op = &self.operations[index];
-            let Some(failure) = self.error_of(index).and_then(|e| e.failure.clone()) else { continue };
-            let (own_snapshot, cut) = self.snapshot_rows(op.id, op.rank).map_err(&read)?;
-            let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
-            let graph = self.graph(index).unwrap_or_else(|e| {
-                notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
-                Vec::new()
-            });
-            let inputs = FailureInputs {
-                operation_id: op.id,
-                failure: Some(failure),
-                graph,
-                own_snapshot,
-                devices: devices.clone(),
-                input_tensor_ids: inputs_of.get(&index).cloned().unwrap_or_default(),
-                ..FailureInputs::default()
-            };
-            pending.push(Pending { index, inputs, notes });
-        }
-        // The device of each failure may come from its first input.
-        let first_inputs: Vec<u64> =
-            pending.iter().filter_map(|p| p.inputs.input_tensor_ids.first().copied()).collect();
-        let first_facts: Vec<TensorFacts> = self
-            .placements_by_id(&first_inputs)
-            .map_err(&read)?
-            .into_iter()
-            .map(|p| TensorFacts { tensor_id: p.tensor_id, device_id: p.device_id, ..TensorFacts::default() })
-            .collect();
         let mut ready: Vec<Pending> = Vec::new();
-        for mut p in pending {
-            p.inputs.tensors = first_facts.clone();
+        for mut p in self.failure_inputs(&with_failure).map_err(&read)? {
             match self.gather(&mut p, replay).map_err(&read)? {
                 Some(outcome) => out.push((p.index, outcome)),
                 None => ready.push(p),
@@ -94,11 +63,14 @@ impl MemoryReport {
         }
         for mut p in ready {
             // The tensors at its live addresses, and those its graph and inputs name.
-            let device = failure_place(&p.inputs).map_or(0, |(d, _)| d);
-            let places: Vec<(u64, u64)> = live_addresses(&p.inputs).into_iter().map(|a| (device, a)).collect();
+            // Under the mesh-id rule, a tensor may be recorded on the device found (memory.md §2).
+            let devices = place_devices(&p.inputs);
+            let addresses = live_addresses(&p.inputs);
+            let places: Vec<(u64, u64)> =
+                devices.iter().flat_map(|&d| addresses.iter().map(move |&a| (d, a))).collect();
             let mut ids = graph_tensors(&p.inputs.graph);
             ids.extend(p.inputs.input_tensor_ids.iter().copied());
-            p.inputs.tensors = self.tensor_facts(p.index, &places, &ids).map_err(&read)?;
+            p.inputs.tensors = self.tensors().facts(p.index, &places, &ids).map_err(&read)?;
             let memory = match memory_at_failure(&p.inputs) {
                 Some(mut m) => {
                     self.describe(&mut m.live_buffers).map_err(&read)?;
@@ -115,6 +87,74 @@ impl MemoryReport {
         Ok(out)
     }
 
+    /// The snapshot-and-graph setup of some operations with an error (by index): the inputs of
+    /// the rules as far as N's own records go — its error's allocation failure, graph (an
+    /// invalid one as a note), `buffers` rows, the devices, its input tensors and the device of
+    /// its first one.
+    fn failure_inputs(&self, indexes: &[usize]) -> rusqlite::Result<Vec<Pending>> {
+        let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
+        let inputs_of = self.input_tensor_ids(indexes)?;
+        let mut pending: Vec<Pending> = Vec::new();
+        for &index in indexes {
+            let op = &self.operations[index];
+            let Some(error) = self.error_of(index) else { continue };
+            let (own_snapshot, graph, notes) = self.own_records(index)?;
+            let inputs = FailureInputs {
+                operation_id: op.id,
+                failure: error.failure.clone(),
+                graph,
+                own_snapshot,
+                devices: devices.clone(),
+                input_tensor_ids: inputs_of.get(&index).cloned().unwrap_or_default(),
+                ..FailureInputs::default()
+            };
+            pending.push(Pending { index, inputs, notes });
+        }
+        // The device of each failure may come from its first input.
+        let first_inputs: Vec<u64> =
+            pending.iter().filter_map(|p| p.inputs.input_tensor_ids.first().copied()).collect();
+        let first_facts: Vec<TensorFacts> = self
+            .tensors()
+            .placements_by_id(&first_inputs)?
+            .into_iter()
+            .map(|p| TensorFacts { tensor_id: p.tensor_id, device_id: p.device_id, ..TensorFacts::default() })
+            .collect();
+        for p in &mut pending {
+            p.inputs.tensors = first_facts.clone();
+        }
+        Ok(pending)
+    }
+
+    /// An operation's own records (by index), the snapshot-and-graph setup of every memory
+    /// view: its `buffers` rows and its captured graph, with notes for rows cut off and a graph
+    /// that is invalid (then read as empty).
+    fn own_records(&self, index: usize) -> rusqlite::Result<(Vec<SnapshotRow>, Vec<GraphNode>, Vec<MemoryNote>)> {
+        let op = &self.operations[index];
+        let (snapshot, cut) = self.snapshots().rows(op.id, op.rank)?;
+        let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
+        let graph = self.graph(index).unwrap_or_else(|e| {
+            notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
+            Vec::new()
+        });
+        Ok((snapshot, graph, notes))
+    }
+
+    /// Where the error of each operation with one is marked on the memory over the run
+    /// (`analysis::memory::failure_mark_place`: the failure's place of memory.md §2, the mesh-id
+    /// rule included), with its allocation failure's bank size; in `operations` order.
+    pub(super) fn failure_mark_places(&self) -> rusqlite::Result<Vec<(FailureMark, Option<u64>)>> {
+        let indexes: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
+        let mut out = Vec::new();
+        for mut p in self.failure_inputs(&indexes)? {
+            let op = &self.operations[p.index];
+            self.devices_with_rows(&mut p.inputs, op.id, op.rank)?;
+            let (device_id, buffer_type) = failure_mark_place(&p.inputs);
+            let bank_size = p.inputs.failure.as_ref().and_then(|f| f.figures.bank_size);
+            out.push((FailureMark { operation_id: op.id, device_id, buffer_type }, bank_size));
+        }
+        Ok(out)
+    }
+
     /// Reads what the rules need of a failure beyond its own records: which devices have rows
     /// (mesh ids), the earlier snapshot S0 of its device, its DRAM base, the graph-only pass's
     /// result. The outcome already, when there is no section to compute (no place, or the
@@ -128,13 +168,13 @@ impl MemoryReport {
         let earlier = match needs_earlier_snapshot(&p.inputs, device) {
             true => match lookups.remove(&device) {
                 Some(earlier) => earlier,
-                None => self.earlier_snapshot(op.id, device, op.rank)?,
+                None => self.snapshots().earlier(op.id, device, op.rank)?,
             },
             false => Earlier::None,
         };
         match earlier {
             Earlier::Found(id) => {
-                let (rows, cut) = self.snapshot_rows(id, op.rank)?;
+                let (rows, cut) = self.snapshots().rows(id, op.rank)?;
                 p.notes.extend(cut);
                 p.inputs.earlier_snapshot = Some(EarlierSnapshot { operation_id: id, rows });
             }
@@ -143,7 +183,7 @@ impl MemoryReport {
         }
         let dram = buffer_type == BufferType::Dram;
         if dram {
-            p.inputs.lowest_dram_address = self.lowest_dram_address(op.id, device, op.rank)?;
+            p.inputs.lowest_dram_address = self.snapshots().lowest_dram_address(op.id, device, op.rank)?;
         }
         let own_rows = p.inputs.own_snapshot.iter().any(|r| r.device_id == device);
         if own_rows || p.inputs.earlier_snapshot.is_some() {
@@ -162,20 +202,21 @@ impl MemoryReport {
     /// Fills `devices_with_rows` for the mesh-id rule (memory.md §2): whether the device found
     /// has a `buffers` row before N, and only when it has none (and none of N's own), which of
     /// the other `devices` do. Gives the earlier snapshots found on the way, by device; none when
-    /// the failure has no place.
+    /// nothing names the error's device.
     fn devices_with_rows(
         &self,
         inputs: &mut FailureInputs,
         n: u64,
         rank: u32,
     ) -> rusqlite::Result<Option<HashMap<u64, Earlier>>> {
-        let Some((found, _)) = found_place(inputs) else { return Ok(None) };
+        let found = found_place(inputs).map(|(device, _)| device).or_else(|| found_device(inputs));
+        let Some(found) = found else { return Ok(None) };
         let mut lookups = HashMap::new();
         let own = |device: u64| inputs.own_snapshot.iter().any(|r| r.device_id == device);
         if own(found) {
             return Ok(Some(lookups));
         }
-        let earlier = self.earlier_snapshot(n, found, rank)?;
+        let earlier = self.snapshots().earlier(n, found, rank)?;
         let mut with_rows = Vec::new();
         let found_has_rows = match earlier {
             Earlier::Found(_) => true,
@@ -183,14 +224,14 @@ impl MemoryReport {
             // The bounded search stopped: a mesh id (no `devices` row) has none; a device of the
             // report is looked up for certain.
             Earlier::Stopped(_) => {
-                self.devices.iter().any(|d| d.device_id == found) && self.has_rows(n, found, rank)?
+                self.devices.iter().any(|d| d.device_id == found) && self.snapshots().has_rows(n, found, rank)?
             }
         };
         if found_has_rows {
             with_rows.push(found);
         } else {
             for device in self.devices.iter().map(|d| d.device_id).filter(|&d| d != found && !own(d)) {
-                let other = self.earlier_snapshot(n, device, rank)?;
+                let other = self.snapshots().earlier(n, device, rank)?;
                 if matches!(other, Earlier::Found(_)) {
                     with_rows.push(device);
                 }
@@ -200,15 +241,6 @@ impl MemoryReport {
         lookups.insert(found, earlier);
         inputs.devices_with_rows = with_rows;
         Ok(Some(lookups))
-    }
-
-    /// Whether `device` has any `buffers` row of an operation before `n` (rank `rank`): one
-    /// query that may scan the table, asked only when the bounded search stopped.
-    fn has_rows(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<bool> {
-        let filter = self.schema.rank_filter("buffers");
-        let sql =
-            format!("SELECT EXISTS(SELECT 1 FROM buffers WHERE device_id = ?2 AND operation_id < ?3 AND {filter})");
-        self.conn.query_row(&sql, params![rank, device, n], |r| r.get(0))
     }
 
     /// The post-operation picture of an operation (by index) for `place` (device, buffer
@@ -221,12 +253,7 @@ impl MemoryReport {
     ) -> Result<Option<OperationMemory>, ReportError> {
         let read = ReportError::read("the memory after the operation");
         let op = &self.operations[index];
-        let (snapshot, cut) = self.snapshot_rows(op.id, op.rank).map_err(&read)?;
-        let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
-        let graph = self.graph(index).unwrap_or_else(|e| {
-            notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
-            Vec::new()
-        });
+        let (snapshot, graph, mut notes) = self.own_records(index).map_err(&read)?;
         let mut inputs = OperationInputs {
             operation_id: op.id,
             input_tensor_ids: self.input_tensor_ids(&[index]).map_err(&read)?.remove(&index).unwrap_or_default(),
@@ -239,7 +266,7 @@ impl MemoryReport {
         let places: Vec<(u64, u64)> = first.live_buffers.iter().map(|b| (first.device_id, b.address)).collect();
         let mut ids = graph_tensors(&inputs.graph);
         ids.extend(inputs.input_tensor_ids.iter().copied());
-        inputs.tensors = self.tensor_facts(index, &places, &ids).map_err(&read)?;
+        inputs.tensors = self.tensors().facts(index, &places, &ids).map_err(&read)?;
         let mut memory = operation_memory(&inputs, Some((first.device_id, first.buffer_type)));
         if let Some(m) = &mut memory {
             self.describe(&mut m.live_buffers).map_err(&read)?;
@@ -252,7 +279,7 @@ impl MemoryReport {
     /// Fills in the shape and dtype of the tensors that hold buffers.
     fn describe(&self, buffers: &mut [LiveBuffer]) -> rusqlite::Result<()> {
         let ids: Vec<u64> = buffers.iter().filter_map(|b| b.tensor_id).collect::<BTreeSet<_>>().into_iter().collect();
-        let texts = self.describe_tensors(&ids)?;
+        let texts = self.tensors().describe(&ids)?;
         for b in buffers {
             if let Some((shape, dtype)) = b.tensor_id.and_then(|id| texts.get(&id)) {
                 (b.shape, b.dtype) = (shape.clone(), dtype.clone());

@@ -4,6 +4,7 @@
 pub mod database;
 pub mod details;
 pub mod devices;
+pub mod graphs;
 pub mod linked;
 pub mod locate;
 pub mod memory;
@@ -14,9 +15,11 @@ pub mod memory_tensors;
 pub mod memory_view;
 pub mod perf;
 pub mod perf_csv;
+pub(crate) mod tensor_index;
 pub mod tensors;
 pub mod usage;
 pub mod watch;
+mod watch_state;
 
 pub use locate::{ReportSource, resolve_report};
 pub use memory::{ErrorRecord, MemoryReport, Operation};

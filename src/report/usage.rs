@@ -5,9 +5,9 @@ use super::ReportError;
 use super::database::{rowid_range, signed, uint};
 use super::details::buffer_type;
 use super::memory::MemoryReport;
-use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind};
-use crate::analysis::graph::NodeType;
-use crate::analysis::usage::MemoryUsage;
+use super::memory_replay::GraphReplay;
+use crate::analysis::failure::BufferType;
+use crate::analysis::usage::{MemoryUsage, UsageKey};
 use crate::analysis::usage_series::{Ceiling, FailureMark, L1Layout, Peak, UsageSeries, peaks, region_ceiling};
 use rusqlite::params;
 use rusqlite::types::ValueRef;
@@ -77,16 +77,7 @@ impl MemoryReport {
                 return Err(ReportError::Cancelled);
             }
             let end = start.saturating_add(CHUNK).min(last.saturating_add(1));
-            let mut rows = stmt.query(params![self.rank, start, end]).map_err(&read)?;
-            while let Some(r) = rows.next().map_err(&read)? {
-                let ty = match r.get_ref(2).map_err(&read)? {
-                    ValueRef::Integer(code) => BufferType::from_code(code),
-                    other => buffer_type(other).ok(),
-                };
-                let value = |i| r.get_ref(i).map(uint).map_err(&read);
-                let raw = |i| r.get_ref(i).map(signed).map_err(&read);
-                usage.add(value(0)?, value(1)?, ty, (raw(4)?, raw(3)?));
-            }
+            self.add_chunk(&mut stmt, usage, start, end).map_err(&read)?;
             usage.next_rowid = end;
             start = end;
             progress(UsageProgress { done: u64::try_from(end - first).unwrap_or(0), total });
@@ -95,36 +86,45 @@ impl MemoryReport {
         Ok(())
     }
 
-    /// Every operation with an attached error, with the device and buffer type it failed on:
-    /// the type from an allocation failure's message (L1 for circular buffers), the device
-    /// from the last allocation node of its graph — the only device when that names none of
-    /// the `devices` rows (a mesh id) — else the only device; unknown ones stay none.
-    pub(crate) fn failure_marks(&self) -> Vec<FailureMark> {
-        self.marked_failures().into_iter().map(|(mark, _)| mark).collect()
+    /// Adds the rows of one chunk of rowids `[start, end)` (statement of `read_usage`).
+    fn add_chunk(
+        &self,
+        stmt: &mut rusqlite::Statement<'_>,
+        usage: &mut MemoryUsage,
+        start: i64,
+        end: i64,
+    ) -> rusqlite::Result<()> {
+        let mut rows = stmt.query(params![self.rank, start, end])?;
+        while let Some(r) = rows.next()? {
+            let ty = match r.get_ref(2)? {
+                ValueRef::Integer(code) => BufferType::from_code(code),
+                other => buffer_type(other).ok(),
+            };
+            let value = |i| r.get_ref(i).map(uint);
+            let raw = |i| r.get_ref(i).map(signed);
+            usage.add(value(0)?, value(1)?, ty, (raw(4)?, raw(3)?));
+        }
+        Ok(())
     }
 
-    /// The marks of `failure_marks`, each with its allocation failure when it is one.
-    fn marked_failures(&self) -> Vec<(FailureMark, Option<&AllocationFailure>)> {
-        let only_device = (self.devices.len() == 1).then(|| self.devices[0].device_id);
-        (0..self.operations.len())
-            .filter_map(|i| {
-                let failure = self.error_of(i)?.failure.as_ref();
-                let buffer_type = failure.and_then(|f| match f.kind {
-                    FailureKind::CircularBuffersBeyondL1
-                    | FailureKind::CircularBuffersClash
-                    | FailureKind::CircularBufferExceedsItsBuffer => Some(BufferType::L1),
-                    _ => f.figures.buffer_type,
-                });
-                let graph_device = self.error_graphs.get(&i).and_then(|g| g.as_ref().ok()).and_then(|nodes| {
-                    let allocations = [NodeType::BufferAllocate, NodeType::CircularBufferAllocate];
-                    nodes.iter().rev().filter(|n| allocations.iter().any(|t| n.is(*t))).find_map(|n| n.device_id)
-                });
-                // A graph's mesh id (no `devices` row, memory.md §2) is the only chip's.
-                let is_row = |d: &u64| self.devices.iter().any(|row| row.device_id == *d);
-                let device_id = graph_device.filter(is_row).or(only_device).or(graph_device);
-                Some((FailureMark { operation_id: self.operations[i].id, device_id, buffer_type }, failure))
+    /// Every operation with an attached error, with the device and buffer type it failed on:
+    /// the failure's place of memory.md §2 (mesh ids included), as the memory at the failure
+    /// names it (`analysis::memory::failure_mark_place`). Read once and kept; when the reads
+    /// fail, every error is marked on every line.
+    pub(crate) fn failure_marks(&self) -> Vec<FailureMark> {
+        self.marked_failures().iter().map(|(mark, _)| *mark).collect()
+    }
+
+    /// The places of `failure_marks`, each with its message's bank size.
+    fn marked_failures(&self) -> &[(FailureMark, Option<u64>)] {
+        self.failure_marks.get_or_init(|| {
+            self.failure_mark_places().unwrap_or_else(|_| {
+                let with_error = self.operations.iter().filter(|o| o.error.is_some());
+                with_error
+                    .map(|o| (FailureMark { operation_id: o.id, device_id: None, buffer_type: None }, None))
+                    .collect()
             })
-            .collect()
+        })
     }
 
     /// The chart line of one device and buffer type from `usage`, one point per operation of
@@ -133,6 +133,21 @@ impl MemoryReport {
         let ids: Vec<u64> = self.operations.iter().map(|o| o.id).collect();
         let ceiling = self.region_ceiling(device_id, buffer_type);
         UsageSeries::from_snapshots(usage, (device_id, buffer_type), &ids, &self.failure_marks(), ceiling)
+    }
+
+    /// The chart lines of every device and buffer type the replayed graphs held (a report
+    /// without `buffers` rows), one point per operation, with their failures and region sizes.
+    pub fn replay_series(&self, replay: &GraphReplay) -> Vec<UsageSeries> {
+        let after: Vec<(u64, UsageKey, u64)> =
+            replay.usage.iter().map(|u| (u.operation_id, (u.device_id, u.buffer_type), u.used_per_bank)).collect();
+        let mut keys: Vec<UsageKey> = after.iter().map(|a| a.1).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let ids: Vec<u64> = self.operations.iter().map(|o| o.id).collect();
+        let marks = self.failure_marks();
+        keys.into_iter()
+            .map(|key| UsageSeries::from_replay(&after, key, &ids, &marks, self.region_ceiling(key.0, key.1)))
+            .collect()
     }
 
     /// The peak of every device and buffer type in `usage`, over the report's operations.
@@ -150,11 +165,11 @@ impl MemoryReport {
             bank_size: d.l1_bank_size,
             worker_l1_size: d.worker_l1_size,
         });
-        let failures = self.marked_failures();
-        let mut bank_sizes = failures
+        let mut bank_sizes = self
+            .marked_failures()
             .iter()
             .filter(|(m, _)| m.buffer_type == Some(BufferType::Dram) && m.device_id.is_none_or(|d| d == device_id))
-            .filter_map(|(_, f)| (*f)?.figures.bank_size);
+            .filter_map(|(_, bank_size)| *bank_size);
         let dram_bank_size = bank_sizes.next().filter(|first| bank_sizes.all(|s| s == *first));
         region_ceiling(buffer_type, l1, dram_bank_size)
     }

@@ -6,24 +6,10 @@
 use super::ReportError;
 use super::database::{Schema, open_database, rowid_range, tables_indexed_by, wal_writer_files_exist};
 use super::locate::ReportSource;
-use super::memory::{ErrorRecord, MemoryReport};
+use super::memory::{MemoryReport, Operation};
+use super::watch_state::WatchState;
 use rusqlite::ErrorCode;
 use std::collections::HashSet;
-
-/// What a watched report has read so far.
-pub(crate) struct WatchState {
-    /// `PRAGMA data_version` when last read; none after a new connection.
-    data_version: Option<i64>,
-    /// The greatest rowid of `operations` read.
-    operations_rowid: i64,
-    /// The greatest rowid of `errors` read.
-    errors_rowid: i64,
-    /// Every error row of the rank (and of rank 0) read so far, in table order, unattached:
-    /// attachment is redone over all of them, so a watched report ends as a fresh open would.
-    table_errors: Vec<ErrorRecord>,
-    /// The connection is immutable: a WAL database whose writer was not connected at open.
-    immutable: bool,
-}
 
 /// What one poll found new.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -117,6 +103,8 @@ impl MemoryReport {
         self.schema = Schema::read(&self.conn)?;
         // Tensors and their links may have grown: the index of them is built again when asked.
         self.tensor_index = std::cell::OnceCell::new();
+        // So may the errors and the `buffers` rows that place them.
+        self.failure_marks = std::cell::OnceCell::new();
         self.indexed_by_operation = tables_indexed_by(&self.conn, "operation_id")?;
         let operations_rowid = rowid_range(&self.conn, "operations")?.map_or(operations_after, |(_, last)| last);
         let new_operations =
@@ -127,11 +115,32 @@ impl MemoryReport {
             false => errors_after,
         };
         let new_errors = if errors_rowid > errors_after { self.read_errors(errors_after)? } else { Vec::new() };
-        let devices = self.read_devices()?;
+        let devices = super::devices::read_devices(&self.conn, &self.schema, self.rank)?;
 
         // Everything is read: from here on nothing fails, and the report changes.
         let mut update = WatchUpdate::default();
         let had_error: HashSet<u64> = self.operations.iter().filter(|o| o.error.is_some()).map(|o| o.id).collect();
+        self.merge_operations(new_operations, &mut update);
+        let Some(watch) = self.watch.as_mut() else { return Ok(None) };
+        let first_new_error = watch.table_errors.len();
+        watch.table_errors.extend(new_errors);
+        let table_errors = watch.table_errors.clone();
+        (watch.data_version, watch.operations_rowid, watch.errors_rowid) =
+            (Some(version), operations_rowid, errors_rowid);
+        let kept = self.attach(table_errors);
+        update.new_unattached =
+            kept[first_new_error..].iter().flatten().copied().filter(|&k| !self.errors[k].attached).collect();
+        update.new_failures =
+            self.operations.iter().filter(|o| o.error.is_some() && !had_error.contains(&o.id)).map(|o| o.id).collect();
+        self.devices = devices;
+        self.refresh_error_graphs();
+        Ok(Some(update))
+    }
+
+    /// Adds operations read for the first time (an operation read again brings its new
+    /// duration); when one comes before the last known, sorts them again and forgets what relied
+    /// on the order (rowid searches, the error graphs by index).
+    fn merge_operations(&mut self, new_operations: Vec<Operation>, update: &mut WatchUpdate) {
         let last_id = self.operations.last().map(|o| o.id);
         for op in new_operations {
             match self.operation_index(op.id) {
@@ -148,20 +157,6 @@ impl MemoryReport {
             self.rows_in_operation_order = false;
             self.error_graphs.clear();
         }
-        let Some(watch) = self.watch.as_mut() else { return Ok(None) };
-        let first_new_error = watch.table_errors.len();
-        watch.table_errors.extend(new_errors);
-        let table_errors = watch.table_errors.clone();
-        (watch.data_version, watch.operations_rowid, watch.errors_rowid) =
-            (Some(version), operations_rowid, errors_rowid);
-        let kept = self.attach(table_errors);
-        update.new_unattached =
-            kept[first_new_error..].iter().flatten().copied().filter(|&k| !self.errors[k].attached).collect();
-        update.new_failures =
-            self.operations.iter().filter(|o| o.error.is_some() && !had_error.contains(&o.id)).map(|o| o.id).collect();
-        self.devices = devices;
-        self.refresh_error_graphs();
-        Ok(Some(update))
     }
 
     /// Reads the graphs of the operations with an error whose graph is not known yet, or was

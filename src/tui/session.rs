@@ -3,8 +3,7 @@
 //! data into the state's model.
 
 use crate::analysis::model::first_line;
-use crate::analysis::usage::{MemoryUsage, UsageKey};
-use crate::analysis::usage_series::UsageSeries;
+use crate::analysis::usage::MemoryUsage;
 use crate::app::{App, Job, Loaded, MemoryPicture, Model, NoPicture, PerfInput, PerfRows, Place, Read, ReadResult};
 use crate::report::linked::LinkedReports;
 use crate::report::memory_replay::GraphReplay;
@@ -135,27 +134,10 @@ impl Session {
                 app.set_usage(usage.keys().map(|(d, t)| report.usage_series(usage, d, t)).collect());
             }
             Ok(()) => match &self.replay {
-                Some(replay) => app.set_usage(self.series_from_replay(replay)),
+                Some(replay) => app.set_usage(self.report.replay_series(replay)),
                 None => app.usage_needs_replay(),
             },
         }
-    }
-
-    /// The series of every device and buffer type the replayed graphs held.
-    fn series_from_replay(&self, replay: &GraphReplay) -> Vec<UsageSeries> {
-        let after: Vec<(u64, UsageKey, u64)> =
-            replay.usage.iter().map(|u| (u.operation_id, (u.device_id, u.buffer_type), u.used_per_bank)).collect();
-        let mut keys: Vec<UsageKey> = after.iter().map(|a| a.1).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        let ids: Vec<u64> = self.report.operations.iter().map(|o| o.id).collect();
-        let marks = self.report.failure_marks();
-        keys.into_iter()
-            .map(|key| {
-                let ceiling = self.report.region_ceiling(key.0, key.1);
-                UsageSeries::from_replay(&after, key, &ids, &marks, ceiling)
-            })
-            .collect()
     }
 
     /// Looks for what a writer committed to a watched report and hands it to the state; true
@@ -199,7 +181,7 @@ impl Session {
         let result = match replayed {
             Ok(Some(replay)) => {
                 if app.usage_waits_for_replay() {
-                    app.set_usage(self.series_from_replay(&replay));
+                    app.set_usage(self.report.replay_series(&replay));
                 }
                 self.set_replay(replay);
                 Ok(())

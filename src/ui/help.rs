@@ -2,7 +2,8 @@
 
 use super::text::wrap_lines;
 use super::{Theme, clear};
-use crate::app::keys::{PANES, bindings, pane_title};
+use crate::app::bindings::{bindings, pane_title};
+use crate::app::keys::PANES;
 use crate::app::{App, Availability, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::Rect;

@@ -7,7 +7,7 @@ use super::Theme;
 use super::performance::link_status;
 use super::text::truncate_line;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
-use crate::app::keys::bindings;
+use crate::app::bindings::bindings;
 use crate::app::{Action, App, Availability, Binding, PerfState, Tab};
 use ratatui::Frame;
 use ratatui::layout::Rect;

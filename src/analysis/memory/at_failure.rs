@@ -8,21 +8,26 @@ use super::holders::Holders;
 use super::inputs::FailureInputs;
 use super::live::{live_at_failure, unwinds};
 use super::map::{build_map, check};
-use super::model::{MemoryAtFailure, MemoryMap, NoFit};
+use super::model::{Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, Region};
 use super::notes::MemoryNote;
 use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, region};
 use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind, Figures};
 use crate::analysis::reason::{Explanation, explain};
 use std::borrow::Cow;
 
-/// The device §2 finds for N's failure before the mesh-id rule, and its buffer type: from N's
-/// graph, its first input tensor (looked up in `inputs.tensors`) and the devices; none when the
-/// failure is not one of L1, DRAM or L1_SMALL. The report looks up which devices have rows.
-pub(crate) fn found_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
-    let failure = inputs.failure.as_ref()?;
-    let buffer_type = failure_buffer_type(failure)?;
+/// The device §2 finds for N's error before the mesh-id rule: from N's graph, its first input
+/// tensor (looked up in `inputs.tensors`) and the devices; none when nothing names one. The
+/// report looks up which devices have rows.
+pub(crate) fn found_device(inputs: &FailureInputs) -> Option<u64> {
     let first = inputs.input_tensor_ids.first().and_then(|id| inputs.tensors.iter().find(|t| t.tensor_id == *id));
-    Some((failure_device(&inputs.graph, first, &inputs.devices), buffer_type))
+    failure_device(&inputs.graph, first, &inputs.devices)
+}
+
+/// The device §2 finds for N's failure before the mesh-id rule (0 when nothing names one), and
+/// its buffer type; none when the failure is not one of L1, DRAM or L1_SMALL.
+pub(crate) fn found_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
+    let buffer_type = failure_buffer_type(inputs.failure.as_ref()?)?;
+    Some((found_device(inputs).unwrap_or(0), buffer_type))
 }
 
 /// The mesh-id rule (memory.md §2): when the device found has no `buffers` row up to N (N's own
@@ -45,8 +50,35 @@ pub(crate) fn failure_place(inputs: &FailureInputs) -> Option<(u64, BufferType)>
     Some((mesh_device(inputs, found).unwrap_or(found), buffer_type))
 }
 
-/// The inputs as the rules read them: under the mesh-id rule, the graph nodes and replayed
-/// buffers of the device found are taken as the chosen device's; with the note saying so.
+/// Where an operation's error is marked on the memory over the run: the failure's place when it
+/// has one (the same device and type as the memory at the failure); otherwise the device §2 finds
+/// (after the mesh-id rule) and the type the message names — L1 for a circular buffer larger than
+/// its L1 buffer; none where nothing names one (marked on every line).
+pub(crate) fn failure_mark_place(inputs: &FailureInputs) -> (Option<u64>, Option<BufferType>) {
+    if let Some((device, buffer_type)) = failure_place(inputs) {
+        return (Some(device), Some(buffer_type));
+    }
+    let device = found_device(inputs).map(|found| mesh_device(inputs, found).unwrap_or(found));
+    let buffer_type = inputs.failure.as_ref().and_then(|f| match f.kind {
+        FailureKind::CircularBufferExceedsItsBuffer => Some(BufferType::L1),
+        _ => f.figures.buffer_type,
+    });
+    (device, buffer_type)
+}
+
+/// The devices whose records are read as the failure's device (memory.md §2): the device of
+/// its place and, under the mesh-id rule, the device found as well; empty without a place.
+pub(crate) fn place_devices(inputs: &FailureInputs) -> Vec<u64> {
+    let Some((found, _)) = found_place(inputs) else { return Vec::new() };
+    match mesh_device(inputs, found) {
+        Some(chosen) => vec![chosen, found],
+        None => vec![found],
+    }
+}
+
+/// The inputs as the rules read them: under the mesh-id rule, the graph nodes, replayed buffers
+/// and tensor placements (`tensors` and `device_tensors` rows) of the device found are taken as
+/// the chosen device's; with the note saying so.
 fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNote>) {
     let Some((found, _)) = found_place(inputs) else { return (Cow::Borrowed(inputs), None) };
     let Some(chosen) = mesh_device(inputs, found) else { return (Cow::Borrowed(inputs), None) };
@@ -58,6 +90,14 @@ fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNo
     };
     placed.graph.iter_mut().for_each(|n| rename(&mut n.device_id));
     placed.replayed_before.iter_mut().flatten().for_each(|b| rename(&mut b.device_id));
+    for tensor in &mut placed.tensors {
+        rename(&mut tensor.device_id);
+        for (device, _) in &mut tensor.device_addresses {
+            if *device == found {
+                *device = chosen;
+            }
+        }
+    }
     (Cow::Owned(placed), Some(MemoryNote::MeshDevice { found, chosen }))
 }
 
@@ -106,18 +146,7 @@ pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
     let check = check(&map, &failure.figures, live_buffers.len());
     let circular = matches!(failure.kind, FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash);
     let needed_per_bank = if circular { None } else { failure.figures.per_bank };
-    let fit = if circular {
-        Err(NoFit::CircularBuffers)
-    } else {
-        match (region.bounds(), needed_per_bank) {
-            (None, _) => Err(NoFit::RegionUnknown),
-            (_, None) => Err(NoFit::NoRequest),
-            (Some(_), Some(need)) if failure.figures.bank_size.is_some_and(|bank| bank < need) => {
-                Err(NoFit::LargerThanRegion { size: failure.figures.bank_size.unwrap_or(0) })
-            }
-            (Some(bounds), Some(need)) => fit::fit(&live_buffers, bounds, need, buffer_type != BufferType::Dram),
-        }
-    };
+    let fit = fit_at_failure(failure, region, &live_buffers, buffer_type);
     let circular_buffers =
         if circular { cb::circular_buffer_clash(&inputs.graph, &failure.figures, &live_buffers) } else { None };
     let mut notes: Vec<MemoryNote> = mesh_note.into_iter().collect();
@@ -139,6 +168,29 @@ pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
         circular_buffers,
         notes,
     })
+}
+
+/// What would make N's request fit (memory.md §6): none for circular buffers, without a region
+/// or a request, or for a request larger than the whole bank; else the cheapest buffers to free
+/// (L1 and L1_SMALL allocate top-down, DRAM bottom-up).
+fn fit_at_failure(
+    failure: &AllocationFailure,
+    region: Region,
+    live_buffers: &[LiveBuffer],
+    buffer_type: BufferType,
+) -> Result<Fit, NoFit> {
+    if matches!(failure.kind, FailureKind::CircularBuffersBeyondL1 | FailureKind::CircularBuffersClash) {
+        return Err(NoFit::CircularBuffers);
+    }
+    let bank_size = failure.figures.bank_size;
+    match (region.bounds(), failure.figures.per_bank) {
+        (None, _) => Err(NoFit::RegionUnknown),
+        (_, None) => Err(NoFit::NoRequest),
+        (Some(_), Some(need)) if bank_size.is_some_and(|bank| bank < need) => {
+            Err(NoFit::LargerThanRegion { size: bank_size.unwrap_or(0) })
+        }
+        (Some(bounds), Some(need)) => fit::fit(live_buffers, bounds, need, buffer_type != BufferType::Dram),
+    }
 }
 
 /// The reason of behaviour.md §5.3 from the map's figures, for a message without free figures

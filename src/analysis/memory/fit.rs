@@ -84,10 +84,17 @@ pub(crate) fn fit(buffers: &[LiveBuffer], (start, end): (u64, u64), need: u64, t
         }
     }
     let (freed, _, s) = best.ok_or(NoFit::Pinned)?;
-    let window_end = s + need;
+    let (free, block) = freed_window(&spans, (start, end), s, s + need);
+    Ok(Fit { needed_per_bank: need, free, freed_per_bank: u64::try_from(freed).unwrap_or(u64::MAX), block })
+}
+
+/// The buffers to free for the window `[s, window_end)` (their addresses, ascending), and the
+/// free block they open: from the end of the nearest kept buffer below to the start of the
+/// nearest above, within `[start, end)`.
+fn freed_window(spans: &[Span], (start, end): (u64, u64), s: u64, window_end: u64) -> (Vec<u64>, Block) {
     let mut free: Vec<u64> = Vec::new();
     let (mut block_start, mut block_end) = (start, end);
-    for b in &spans {
+    for b in spans {
         if b.start < window_end && b.end > s {
             free.push(b.start);
         } else if b.end <= s {
@@ -98,12 +105,7 @@ pub(crate) fn fit(buffers: &[LiveBuffer], (start, end): (u64, u64), need: u64, t
     }
     free.sort_unstable();
     free.dedup();
-    Ok(Fit {
-        needed_per_bank: need,
-        free,
-        freed_per_bank: u64::try_from(freed).unwrap_or(u64::MAX),
-        block: Block { address: block_start, size: block_end - block_start },
-    })
+    (free, Block { address: block_start, size: block_end - block_start })
 }
 
 #[cfg(test)]

@@ -159,3 +159,12 @@ pub struct OperationInputs {
     /// The tensors that may hold a buffer of the snapshot.
     pub tensors: Vec<TensorFacts>,
 }
+
+/// How many banks a graph node's size is spread over when it does not say (memory.md §3): the
+/// message's bank count, else the device's L1 bank count (L1, L1_SMALL) or 12 (DRAM).
+pub(crate) fn default_banks(buffer_type: BufferType, message_banks: Option<u64>, device: Option<&DeviceFacts>) -> u64 {
+    message_banks.filter(|&b| b > 0).unwrap_or_else(|| match buffer_type {
+        BufferType::L1 | BufferType::L1Small => device.map_or(0, |d| d.l1_num_banks).max(1),
+        _ => 12,
+    })
+}

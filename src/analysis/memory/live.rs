@@ -178,7 +178,6 @@ fn after_failure(
     // What N allocated and still held at F: replayed from nothing.
     let mut own = Replay::default();
     own.run(graph, failure);
-    let own_at = |address: u64| own.live.find_of(address, device, buffer_type).and_then(|e| e.allocated_at);
     let mut buffers = snapshot_buffers(&inputs.own_snapshot, device, buffer_type, bad);
     let mut seen: IntSet<u64> = buffers.iter().map(|b| b.address).collect();
     let earlier = inputs.earlier_snapshot.as_ref().map(|e| e.rows.as_slice());
@@ -201,16 +200,45 @@ fn after_failure(
     }
     notes.extend(no_size.note(|count, _| MemoryNote::BadBuffers { count, source: "graph allocations" }));
     // A row or an unwound buffer at an address N allocated before F and still held is N's own.
-    for b in buffers.iter_mut().filter(|b| b.allocated_at.is_none()) {
-        b.allocated_at = own_at(b.address);
-    }
+    mark_own(&mut buffers, &own, device, buffer_type);
     (buffers, notes)
+}
+
+/// Where N allocated the buffers it still holds (`own`: N's graph replayed from nothing): each
+/// buffer not yet known as N's own, at an address `own` holds for (device, buffer type), gets the
+/// index of the node that allocated it. The one lookup of `allocated_at` for every view.
+pub(crate) fn mark_own(buffers: &mut [Placed], own: &Replay, device: u64, buffer_type: BufferType) {
+    for b in buffers.iter_mut().filter(|b| b.allocated_at.is_none()) {
+        b.allocated_at = own.live.find_of(b.address, device, buffer_type).and_then(|e| e.allocated_at);
+    }
 }
 
 /// True when N's graph frees buffers after its failure point (an unwinding to add).
 pub(crate) fn unwinds(graph: &[GraphNode]) -> bool {
     let start = failure_point(graph).map_or(0, |f| f + 1);
     graph[start..].iter().any(|n| n.is(NodeType::BufferDeallocate))
+}
+
+/// The indexes of a graph's `buffer_allocate` nodes, by address, ascending.
+fn allocations_by_address(graph: &[GraphNode]) -> IntMap<u64, Vec<usize>> {
+    let mut allocations: IntMap<u64, Vec<usize>> = IntMap::default();
+    for (i, n) in graph.iter().enumerate().filter(|(_, n)| n.is(NodeType::BufferAllocate)) {
+        if let Some(address) = n.address {
+            allocations.entry(address).or_default().push(i);
+        }
+    }
+    allocations
+}
+
+/// The size per bank of the first valid snapshot row at each address of (device, buffer type).
+fn row_sizes(rows: &[SnapshotRow], device: u64, buffer_type: BufferType) -> IntMap<u64, u64> {
+    let mut sizes: IntMap<u64, u64> = IntMap::default();
+    for r in rows.iter().filter(|r| r.device_id == device && r.buffer_type == Some(buffer_type)) {
+        if let Some((address, size)) = r.valid() {
+            sizes.entry(address).or_insert(size);
+        }
+    }
+    sizes
 }
 
 /// The buffers of (device, buffer type) freed after the failure point (the unwinding U), with
@@ -225,19 +253,8 @@ fn unwinding(
     let Place { device, buffer_type, banks } = place;
     let addresses = free_addresses(graph);
     let start = failure.map_or(0, |f| f + 1);
-    let mut allocations: IntMap<u64, Vec<usize>> = IntMap::default();
-    for (i, n) in graph.iter().enumerate().filter(|(_, n)| n.is(NodeType::BufferAllocate)) {
-        if let Some(address) = n.address {
-            allocations.entry(address).or_default().push(i);
-        }
-    }
-    let mut row_sizes: IntMap<u64, u64> = IntMap::default();
-    for r in earlier.unwrap_or_default().iter().filter(|r| r.device_id == device && r.buffer_type == Some(buffer_type))
-    {
-        if let Some((address, size)) = r.valid() {
-            row_sizes.entry(address).or_insert(size);
-        }
-    }
+    let allocations = allocations_by_address(graph);
+    let row_sizes = row_sizes(earlier.unwrap_or_default(), device, buffer_type);
     let mut out: Vec<Placed> = Vec::new();
     let mut seen: IntSet<u64> = IntSet::default();
     let (mut without_address, mut bad) = (Tally::default(), Tally::default());

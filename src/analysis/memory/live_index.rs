@@ -3,8 +3,7 @@
 //! and buffer type), not a pass over everything live. Buffers keep the order they became live
 //! in, which the outputs read them in.
 
-use super::inputs::{DeviceFacts, GraphBuffer};
-use super::place::default_banks;
+use super::inputs::{DeviceFacts, GraphBuffer, default_banks};
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::GraphNode;
 use std::collections::{BTreeMap, HashMap, HashSet};

@@ -40,24 +40,7 @@ pub(crate) fn build_map(buffers: &[(u64, u64)], region: Region) -> (MemoryMap, V
         }
     }
     let used_per_bank = merged.iter().map(|(s, e)| e - s).sum();
-    let (free_blocks, largest_free_block) = match bounds {
-        Some((lo, hi)) => {
-            let mut blocks = Vec::new();
-            let mut at = lo;
-            for &(s, e) in &merged {
-                if s > at {
-                    blocks.push(Block { address: at, size: s - at });
-                }
-                at = at.max(e);
-            }
-            if hi > at {
-                blocks.push(Block { address: at, size: hi - at });
-            }
-            let largest = blocks.iter().map(|b| b.size).max().unwrap_or(0);
-            (blocks, Some(largest))
-        }
-        None => (Vec::new(), None),
-    };
+    let (free_blocks, largest_free_block) = free_blocks(&merged, bounds);
     let mut notes: Vec<MemoryNote> =
         overlaps.note(|count, address| MemoryNote::Overlap { count, address }).into_iter().collect();
     if let Some((start, end)) = bounds {
@@ -65,6 +48,25 @@ pub(crate) fn build_map(buffers: &[(u64, u64)], region: Region) -> (MemoryMap, V
     }
     let map = MemoryMap { region, occupied: merged, used_per_bank, free_blocks, largest_free_block };
     (map, notes)
+}
+
+/// The free blocks between merged occupied ranges of a known region `[lo, hi)`, ascending, and
+/// the largest one's size (0 when full); nothing and none when the region is unknown.
+fn free_blocks(merged: &[(u64, u64)], bounds: Option<(u64, u64)>) -> (Vec<Block>, Option<u64>) {
+    let Some((lo, hi)) = bounds else { return (Vec::new(), None) };
+    let mut blocks = Vec::new();
+    let mut at = lo;
+    for &(s, e) in merged {
+        if s > at {
+            blocks.push(Block { address: at, size: s - at });
+        }
+        at = at.max(e);
+    }
+    if hi > at {
+        blocks.push(Block { address: at, size: hi - at });
+    }
+    let largest = blocks.iter().map(|b| b.size).max().unwrap_or(0);
+    (blocks, Some(largest))
 }
 
 /// The check of a map against a message's figures, with a tolerance of 64 B per live buffer

@@ -32,7 +32,9 @@ pub use text::{
     advice_sentence, basis_sentence, check_sentence, failure_lines, holders_sentence, operation_lines, reason_sentence,
 };
 
-pub(crate) use at_failure::{failure_place, found_place, needs_earlier_snapshot};
+pub(crate) use at_failure::{
+    failure_mark_place, failure_place, found_device, found_place, needs_earlier_snapshot, place_devices,
+};
 pub use at_failure::{live_addresses, memory_at_failure};
 
 use crate::analysis::failure::BufferType;
@@ -66,9 +68,7 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
     // What the operation allocated and still held at its end is its own.
     let mut own = Replay::default();
     own.run(&graph, None);
-    for p in &mut placed {
-        p.allocated_at = own.live.find_of(p.address, device, buffer_type).and_then(|e| e.allocated_at);
-    }
+    live::mark_own(&mut placed, &own, device, buffer_type);
     let mut holders = Holders::new(inputs.operation_id, chosen, &graph, &inputs.input_tensor_ids, &inputs.tensors);
     holders.own_by_address = true;
     let live_buffers = holders.hold_all(&placed);

@@ -1,6 +1,7 @@
 //! The failure's place (memory.md §2): its buffer type, its device and the region the
 //! allocator places that type in.
 
+pub(crate) use super::inputs::default_banks;
 use super::inputs::{DeviceFacts, FailureInputs, GraphBuffer, TensorFacts};
 use super::model::{Region, RegionSource};
 use super::replay::failure_point;
@@ -18,10 +19,14 @@ pub(crate) fn failure_buffer_type(failure: &AllocationFailure) -> Option<BufferT
     }
 }
 
-/// The failure's device: that of the last buffer or circular-buffer allocation at or before the
-/// failure point in N's graph; else that of N's first input tensor; else the only `devices`
-/// row's; else 0.
-pub(crate) fn failure_device(graph: &[GraphNode], first_input: Option<&TensorFacts>, devices: &[DeviceFacts]) -> u64 {
+/// The failure's device as §2 finds it before the mesh-id rule: that of the last buffer or
+/// circular-buffer allocation at or before the failure point in N's graph; else that of N's first
+/// input tensor; else the only `devices` row's; none when nothing names one (read as 0).
+pub(crate) fn failure_device(
+    graph: &[GraphNode],
+    first_input: Option<&TensorFacts>,
+    devices: &[DeviceFacts],
+) -> Option<u64> {
     let through = failure_point(graph).map_or(0, |f| f + 1);
     graph[..through]
         .iter()
@@ -30,7 +35,6 @@ pub(crate) fn failure_device(graph: &[GraphNode], first_input: Option<&TensorFac
         .find_map(|n| n.device_id)
         .or_else(|| first_input.and_then(|t| t.device_id))
         .or(if let [only] = devices { Some(only.device_id) } else { None })
-        .unwrap_or(0)
 }
 
 /// The region of a buffer type on a device (memory.md §2): L1 `[A, A+B)` and L1_SMALL
@@ -92,13 +96,4 @@ pub(crate) fn dram_base(inputs: &FailureInputs, device: u64) -> Option<u64> {
     });
     let replayed = inputs.replayed_before.iter().flatten().filter(|b| b.is_of(device, dram)).map(|b| b.address);
     rows.chain(graph).chain(replayed).chain(inputs.lowest_dram_address).min()
-}
-
-/// How many banks a graph node's size is spread over when it does not say (memory.md §3): the
-/// message's bank count, else the device's L1 bank count (L1, L1_SMALL) or 12 (DRAM).
-pub(crate) fn default_banks(buffer_type: BufferType, message_banks: Option<u64>, device: Option<&DeviceFacts>) -> u64 {
-    message_banks.filter(|&b| b > 0).unwrap_or_else(|| match buffer_type {
-        BufferType::L1 | BufferType::L1Small => device.map_or(0, |d| d.l1_num_banks).max(1),
-        _ => 12,
-    })
 }

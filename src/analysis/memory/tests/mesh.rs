@@ -94,3 +94,36 @@ fn an_operation_s_picture_reads_its_graph_on_the_mesh_as_the_snapshot_s_device()
     assert_eq!(own, [(8000, Some(77))]);
     assert_eq!(m.notes, [MemoryNote::MeshDevice { found: 1, chosen: 0 }]);
 }
+
+#[test]
+fn a_tensor_recorded_on_the_device_found_holds_the_chosen_device_s_buffer() {
+    // The earlier snapshot's buffer at 9600 is on device 0; the tensor at that address is
+    // recorded only in `device_tensors`, on the mesh id 1 the graph names.
+    let mut i = l1_on_the_mesh();
+    let mut t = tensor(55, 0, &[(3, "ttnn.relu", true)]);
+    (t.device_id, t.address, t.device_addresses) = (None, None, vec![(1, 9600)]);
+    i.tensors = vec![t];
+    assert_eq!(place_devices(&i), [0, 1], "the tensors of both devices are looked up");
+    let m = memory_at_failure(&i).unwrap();
+    let held = m.live_buffers.iter().find(|b| b.address == 9600).unwrap();
+    assert_eq!((held.tensor_id, held.producer_operation_id), (Some(55), Some(3)));
+}
+
+#[test]
+fn the_over_time_mark_is_the_failure_s_place_after_the_mesh_id_rule() {
+    let i = l1_on_the_mesh();
+    assert_eq!(failure_mark_place(&i), (Some(0), Some(BufferType::L1)));
+    // A circular buffer larger than its L1 buffer has no memory section: marked on L1 of the
+    // device the graph names, read as the device with rows.
+    let mut larger = i.clone();
+    larger.failure = parse_allocation_failure(crate::analysis::messages_r::G01);
+    assert_eq!(failure_place(&larger), None);
+    assert_eq!(failure_mark_place(&larger), (Some(0), Some(BufferType::L1)));
+    // An error that is no allocation failure: the device only.
+    let mut other = i;
+    other.failure = None;
+    assert_eq!(failure_mark_place(&other), (Some(0), None));
+    other.graph.clear();
+    other.devices = vec![device(0), device(1)];
+    assert_eq!(failure_mark_place(&other), (None, None), "nothing names a device");
+}
