@@ -3,7 +3,7 @@
 //! last use, and whether it is an input of the operation or stale.
 
 use super::graph_index::GraphIndex;
-use super::inputs::TensorFacts;
+use super::inputs::{TensorFacts, TensorUse};
 use super::live::Placed;
 use super::model::{LiveBuffer, Origin};
 use crate::analysis::failure::BufferType;
@@ -13,6 +13,20 @@ use std::collections::HashMap;
 /// True for the operation that frees a tensor: `ttnn.deallocate` or `ttnn::deallocate`.
 pub(crate) fn is_deallocate(name: &str) -> bool {
     name == "ttnn.deallocate" || name == "ttnn::deallocate"
+}
+
+/// A tensor's producer (memory.md §4): its `output_tensors` row of the smallest operation id.
+pub(crate) fn producer(uses: &[TensorUse]) -> Option<&TensorUse> {
+    uses.iter().filter(|u| u.output).min_by_key(|u| u.operation_id)
+}
+
+/// A tensor's last use before operation `n` (memory.md §4): the greatest operation id < `n` among
+/// its `input_tensors` rows whose operation is not a deallocation.
+pub(crate) fn last_use(uses: &[TensorUse], n: u64) -> Option<u64> {
+    uses.iter()
+        .filter(|u| !u.output && u.operation_id < n && !is_deallocate(&u.operation_name))
+        .map(|u| u.operation_id)
+        .max()
 }
 
 /// What the holder rules look at for operation N.
@@ -94,6 +108,11 @@ impl<'a> Holders<'a> {
             .map(|(_, id)| id)
     }
 
+    /// A tensor's facts, by id.
+    pub(crate) fn facts(&self, tensor_id: u64) -> Option<&'a TensorFacts> {
+        self.by_id.get(&tensor_id).copied()
+    }
+
     /// A live buffer with its holder.
     pub(crate) fn hold(&self, placed: &Placed) -> LiveBuffer {
         let n = self.operation_id;
@@ -108,12 +127,8 @@ impl<'a> Holders<'a> {
         };
         let facts = tensor_id.and_then(|id| self.by_id.get(&id).copied());
         let uses = facts.map(|t| t.uses.as_slice()).unwrap_or_default();
-        let producer = uses.iter().filter(|u| u.output).min_by_key(|u| u.operation_id);
-        let last_use = uses
-            .iter()
-            .filter(|u| !u.output && u.operation_id < n && !is_deallocate(&u.operation_name))
-            .map(|u| u.operation_id)
-            .max();
+        let producer = producer(uses);
+        let last_use = last_use(uses, n);
         let input = tensor_id.is_some_and(|id| self.inputs.contains(&id));
         LiveBuffer {
             address: placed.address,

@@ -7,7 +7,7 @@ mod at_failure;
 mod cb;
 mod fit;
 mod graph_index;
-mod holders;
+pub(crate) mod holders;
 mod inputs;
 mod live;
 mod live_index;
