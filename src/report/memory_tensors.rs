@@ -118,7 +118,7 @@ impl MemoryReport {
     }
 
     /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
-    fn build_tensor_index(&self) -> rusqlite::Result<TensorIndex> {
+    pub(super) fn build_tensor_index(&self) -> rusqlite::Result<TensorIndex> {
         let mut index = TensorIndex {
             rows: self.placements("1")?.into_iter().map(|p| (p.tensor_id, p)).collect(),
             ..TensorIndex::default()

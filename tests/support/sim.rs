@@ -17,11 +17,14 @@
 //! ```
 
 mod alloc;
+mod late;
 mod record;
 mod truth;
 mod write;
 
 pub use alloc::Allocator;
+#[allow(unused_imports)]
+pub use late::{LateTruth, SummaryTruth};
 #[allow(unused_imports)]
 pub use record::{Era, Mesh, Options};
 
@@ -98,6 +101,11 @@ pub struct SimTensor {
     pub producer: Option<u64>,
     pub consumers: Vec<u64>,
     pub live: bool,
+    /// The last operation that read it (not a deallocation).
+    pub last_use: Option<u64>,
+    /// The operation at whose start it was already freed: a `ttnn.deallocate`, the operation
+    /// that freed it on its way out, or the next one after a free outside any record.
+    pub freed_at: Option<u64>,
 }
 
 /// A buffer live at the failure, and who holds it, as the simulation knows it.
@@ -170,6 +178,9 @@ pub struct Sim {
     /// Buffers allocated outside any record: name → (device, buffer type, address).
     pub(crate) outside: HashMap<String, (u64, BufferType, u64)>,
     pub truth: Option<Truth>,
+    /// Bytes per bank held after each operation with a snapshot, per (table device, buffer type):
+    /// `(operation id, device, buffer type, bytes)`.
+    pub usage: Vec<(u64, u64, BufferType, u64)>,
 }
 
 impl Sim {
@@ -183,6 +194,7 @@ impl Sim {
             errors: Vec::new(),
             outside: HashMap::new(),
             truth: None,
+            usage: Vec::new(),
         }
     }
 
@@ -233,6 +245,8 @@ impl Sim {
             producer: None,
             consumers: Vec::new(),
             live: true,
+            last_use: None,
+            freed_at: None,
         });
         Some(self.tensors.len() - 1)
     }
@@ -257,8 +271,10 @@ impl Sim {
             return;
         }
         let i = self.tensors.iter().rposition(|t| t.name == name && t.live).expect("a live tensor");
+        let next = self.ops.len() as u64 + 1;
         let t = &mut self.tensors[i];
         t.live = false;
+        t.freed_at = Some(next);
         let (device, buffer_type, address) = (t.device, t.buffer_type, t.address);
         self.devices[device as usize].allocator(buffer_type).free(address);
     }

@@ -78,16 +78,17 @@ pub struct LateFindings {
 }
 
 /// Finds every tensor held past its last use from a pass's usage and runs (`usage` built
-/// [`with_runs`](MemoryUsage::with_runs)), the tensors at the runs' addresses, and the operations
-/// with an error (a run still open at the end is held until the first error after it).
-pub fn find_late(usage: &MemoryUsage, tensors: &[TensorFacts], errors: &[u64]) -> LateFindings {
+/// [`with_runs`](MemoryUsage::with_runs)), the tensors at the runs' addresses, the operations
+/// with an error and the run's last operation: a buffer still in its device's last snapshot is
+/// held until the first error after that snapshot, else to the end of the run.
+pub fn find_late(usage: &MemoryUsage, tensors: &[TensorFacts], errors: &[u64], last_operation: u64) -> LateFindings {
     let Some(runs) = usage.runs.as_ref() else { return LateFindings::default() };
     let mut holders: HashMap<UsageKey, Holders<'_>> = HashMap::new();
     let mut late = Vec::new();
     for run in runs.runs() {
         let key = (run.device_id, run.buffer_type);
         let holders = holders.entry(key).or_insert_with(|| Holders::new(0, key, &[], &[], tensors));
-        if let Some(found) = late_tensor(holders, &run, errors) {
+        if let Some(found) = late_tensor(holders, &run, (errors, last_operation)) {
             late.push(found);
         }
     }
@@ -128,13 +129,16 @@ pub fn find_late(usage: &MemoryUsage, tensors: &[TensorFacts], errors: &[u64]) -
 
 /// The tensor a run holds (memory.md §4, N = the run's last snapshot) when the run goes on past
 /// the tensor's last use.
-fn late_tensor(holders: &mut Holders<'_>, run: &BufferRun, errors: &[u64]) -> Option<LateTensor> {
+fn late_tensor(holders: &mut Holders<'_>, run: &BufferRun, (errors, end): (&[u64], u64)) -> Option<LateTensor> {
     holders.operation_id = run.last_operation_id;
     let tensor_id = holders.tenant(run.address)?;
     let facts = holders.facts(tensor_id)?;
     let last = last_use(&facts.uses, run.last_operation_id.saturating_add(1))?;
     let ended_by_error = errors.iter().copied().filter(|&e| e > run.last_operation_id).min();
-    let held_until = if run.open { ended_by_error.unwrap_or(run.last_operation_id) } else { run.last_operation_id };
+    let held_until = match run.open {
+        true => ended_by_error.unwrap_or(end).max(run.last_operation_id),
+        false => run.last_operation_id,
+    };
     // The snapshot of the last use shows the tensor's buffer: a run that began after it is
     // another buffer at the same place.
     if held_until <= last || run.first_operation_id > last {

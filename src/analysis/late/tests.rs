@@ -45,7 +45,7 @@ fn a_tensor_kept_after_its_last_reader_until_a_deallocate_is_late_over_that_span
         ),
         tensor(2, 2000, vec![used(2, "ttnn.matmul", true), used(3, "ttnn.relu", false)]),
     ];
-    let found = find_late(&usage, &tensors, &[]);
+    let found = find_late(&usage, &tensors, &[], 4);
     assert_eq!(found.late.len(), 1);
     let t = &found.late[0];
     assert_eq!((t.tensor_id, t.last_use_operation_id, t.held_until_operation_id), (1, 2, 4));
@@ -76,7 +76,7 @@ fn a_buffer_live_at_the_end_is_held_until_the_first_error_after_it() {
         tensor(1, 1000, vec![used(1, "ttnn.add", false)]),
         tensor(3, 3000, vec![used(2, "ttnn.relu", true), used(4, "ttnn.matmul", false)]),
     ];
-    let mut found = find_late(&usage, &tensors, &[4, 9]);
+    let mut found = find_late(&usage, &tensors, &[4, 9], 9);
     assert_eq!(found.late.len(), 1, "tensor 3 is read by the failed operation 4: not late");
     let t = &mut found.late[0];
     assert_eq!((t.tensor_id, t.last_use_operation_id, t.held_until_operation_id), (1, 1, 4));
@@ -94,7 +94,7 @@ fn a_buffer_live_at_the_end_is_held_until_the_first_error_after_it() {
 fn a_buffer_no_tensor_names_or_never_read_is_not_late() {
     let usage = pass(&[(1, &[(1000, 64), (2000, 64)]), (2, &[(1000, 64), (2000, 64)])]);
     let tensors = [tensor(5, 2000, vec![used(1, "ttnn.add", true)])];
-    let found = find_late(&usage, &tensors, &[]);
+    let found = find_late(&usage, &tensors, &[], 4);
     assert!(found.late.is_empty());
     assert_eq!(late_heading(&found.summary[0]), "no tensor is held past its last use");
 }
@@ -104,5 +104,5 @@ fn usage_without_runs_finds_nothing() {
     let mut usage = MemoryUsage::default();
     usage.add(1, 0, Some(L1), (Some(64), Some(64)));
     usage.flush();
-    assert_eq!(find_late(&usage, &[], &[]), LateFindings::default());
+    assert_eq!(find_late(&usage, &[], &[], 1), LateFindings::default());
 }

@@ -1,0 +1,91 @@
+//! `explain --late`: the tensors held past their last use, with the line to change (issue 16),
+//! as text and as the `late` / `late_summary` keys of the JSON document.
+
+use crate::analysis::late::{LateFindings, LateSummary, LateTensor, late_heading, suggestion};
+use crate::report::{MemoryReport, ReportError};
+use serde::Serialize;
+use std::fmt::Write;
+use std::sync::atomic::AtomicBool;
+
+/// Reads every `buffers` row of the report (one pass) and finds the tensors held past their
+/// last use.
+pub fn read_late(report: &MemoryReport) -> Result<LateFindings, ReportError> {
+    report.read_late(&AtomicBool::new(false), &mut |_| {}).map(|(_, findings)| findings)
+}
+
+/// One entry of `late`.
+#[derive(Serialize)]
+pub(super) struct LateJson<'a> {
+    device_id: u64,
+    buffer_type: &'static str,
+    address: u64,
+    size_per_bank: u64,
+    tensor_id: u64,
+    shape: Option<&'a str>,
+    producer_operation_id: Option<u64>,
+    last_use_operation_id: u64,
+    held_until_operation_id: u64,
+    source: Option<&'a str>,
+    peak_saving_per_bank: u64,
+}
+
+/// One entry of `late_summary`.
+#[derive(Serialize)]
+pub(super) struct LateSummaryJson {
+    device_id: u64,
+    buffer_type: &'static str,
+    peak_per_bank: u64,
+    peak_if_all_freed_per_bank: u64,
+}
+
+/// The `late` list, biggest peak saving first.
+pub(super) fn late_json(findings: &LateFindings) -> Vec<LateJson<'_>> {
+    findings
+        .late
+        .iter()
+        .map(|t: &LateTensor| LateJson {
+            device_id: t.device_id,
+            buffer_type: t.buffer_type.token(),
+            address: t.address,
+            size_per_bank: t.size_per_bank,
+            tensor_id: t.tensor_id,
+            shape: t.shape.as_deref(),
+            producer_operation_id: t.producer_operation_id,
+            last_use_operation_id: t.last_use_operation_id,
+            held_until_operation_id: t.held_until_operation_id,
+            source: t.source.as_deref(),
+            peak_saving_per_bank: t.peak_saving_per_bank,
+        })
+        .collect()
+}
+
+/// The `late_summary` list, in device then buffer type order.
+pub(super) fn late_summary_json(findings: &LateFindings) -> Vec<LateSummaryJson> {
+    findings
+        .summary
+        .iter()
+        .map(|s: &LateSummary| LateSummaryJson {
+            device_id: s.device_id,
+            buffer_type: s.buffer_type.token(),
+            peak_per_bank: s.peak_per_bank,
+            peak_if_all_freed_per_bank: s.peak_if_all_freed_per_bank,
+        })
+        .collect()
+}
+
+/// Per device and buffer type with a late tensor: a heading saying what freeing all of them does
+/// to the peak, then one suggestion per tensor, biggest saving first.
+pub(super) fn late_text(findings: &LateFindings) -> String {
+    let mut out = String::new();
+    for s in findings.summary.iter().filter(|s| s.count > 0) {
+        let kind = s.buffer_type.token();
+        let _ = writeln!(out, "Held past their last use, {kind} on device {}: {}", s.device_id, late_heading(s));
+        for t in findings.late.iter().filter(|t| (t.device_id, t.buffer_type) == (s.device_id, s.buffer_type)) {
+            let _ = writeln!(out, "  {}", suggestion(t));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("No tensor is held past its last use.\n");
+    }
+    out
+}

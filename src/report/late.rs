@@ -1,0 +1,61 @@
+//! Where to free memory (issue 16): the report's side of `analysis::late` — the one pass over
+//! `buffers` with each buffer's run, the tensors at the runs' addresses, and the shapes and
+//! source lines of what was found.
+
+use super::ReportError;
+use super::memory::MemoryReport;
+use super::usage::UsageProgress;
+use crate::analysis::late::{LateFindings, find_late};
+use crate::analysis::stack::source_label;
+use crate::analysis::usage::MemoryUsage;
+use std::collections::BTreeSet;
+use std::sync::atomic::AtomicBool;
+
+impl MemoryReport {
+    /// Reads every `buffers` row once (the usage pass, following each buffer's run) and finds
+    /// the tensors held past their last use; also returns the usage, for the chart or the peaks.
+    pub fn read_late(
+        &self,
+        cancel: &AtomicBool,
+        progress: &mut dyn FnMut(UsageProgress),
+    ) -> Result<(MemoryUsage, LateFindings), ReportError> {
+        let mut usage = MemoryUsage::with_runs();
+        self.read_usage(&mut usage, cancel, progress)?;
+        let findings = self.late_findings(&usage)?;
+        Ok((usage, findings))
+    }
+
+    /// The tensors held past their last use in a pass's runs (`usage` built
+    /// [`MemoryUsage::with_runs`]), with their shapes and the source lines of their last uses.
+    pub fn late_findings(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {
+        let Some(runs) = usage.runs.as_ref() else { return Ok(LateFindings::default()) };
+        let places: BTreeSet<(u64, u64)> = runs.runs().map(|r| (r.device_id, r.address)).collect();
+        if places.is_empty() || self.operations.is_empty() {
+            return Ok(LateFindings::default());
+        }
+        let read = ReportError::read("tensors");
+        // Every tenant of every place over the whole run: the index, not the recent tenants.
+        if self.tensor_index.get().is_none() {
+            let _ = self.tensor_index.set(self.build_tensor_index().map_err(&read)?);
+        }
+        let places: Vec<(u64, u64)> = places.into_iter().collect();
+        let facts = self.tensor_facts(self.operations.len() - 1, &places, &[]).map_err(&read)?;
+        let errors: Vec<u64> = self.failure_marks().iter().map(|m| m.operation_id).collect();
+        let last = self.operations.iter().map(|o| o.id).max().unwrap_or(0);
+        let mut findings = find_late(usage, &facts, &errors, last);
+        let ids: Vec<u64> = findings.late.iter().map(|t| t.tensor_id).collect();
+        let texts = self.describe_tensors(&ids).map_err(&read)?;
+        let mut indexes: Vec<usize> =
+            findings.late.iter().filter_map(|t| self.operation_index(t.last_use_operation_id)).collect();
+        indexes.sort_unstable();
+        indexes.dedup();
+        // Without stack traces the findings stand, without their source lines.
+        let traces = self.stack_traces(&indexes).unwrap_or_default();
+        for t in &mut findings.late {
+            t.shape = texts.get(&t.tensor_id).and_then(|(shape, _)| shape.clone());
+            let index = self.operation_index(t.last_use_operation_id);
+            t.source = index.and_then(|i| traces.get(&i)).and_then(|trace| source_label(trace));
+        }
+        Ok(findings)
+    }
+}
