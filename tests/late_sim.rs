@@ -168,3 +168,22 @@ fn a_chip_opened_as_a_mesh_reads_the_same() {
         assert_truth(&sim);
     }
 }
+
+#[test]
+fn the_fit_advice_names_the_same_source_line_as_the_late_list() {
+    let mut sim = Sim::new(Era::DecoratorWithErrors, traced(), 1);
+    model(&mut sim, 0);
+    sim.fail(SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").output("c", L1, 600_000));
+    let truth = sim.truth.clone().unwrap();
+    let relu_output = sim.tensor("h3");
+    assert_eq!(truth.to_free, Some(vec![relu_output.address]), "the simulation frees the relu's output");
+    assert_truth(&sim);
+    let dir = TempDir::new("late-sim-advice");
+    sim.report().write_to(dir.path());
+    let o = run(&["explain", "--late", dir.path().to_str().unwrap()], None);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let advice = "  Freeing tensor 5 (512 KiB per bank, produced by operation 3 ttnn.relu, last used at operation 5, block.py:105) before operation 8 opens a 709 KiB block at 101440: the 586 KiB request fits.";
+    assert!(text.lines().any(|l| l == advice), "{text}");
+    let suggestion = "  ttnn.deallocate(…) after block.py:105 — tensor 5 (512 KiB per bank, [524288]) is last used by operation 5 ttnn.to_memory_config and held until operation 8; freeing it there does not lower the L1 peak.";
+    assert!(text.lines().any(|l| l == suggestion), "{text}");
+}

@@ -6,6 +6,7 @@ use super::ReportError;
 use super::memory::MemoryReport;
 use super::usage::UsageProgress;
 use crate::analysis::late::{LateFindings, find_late};
+use crate::analysis::memory::LiveBuffer;
 use crate::analysis::stack::source_label;
 use crate::analysis::usage::MemoryUsage;
 use std::collections::BTreeSet;
@@ -57,5 +58,19 @@ impl MemoryReport {
             t.source = index.and_then(|i| traces.get(&i)).and_then(|trace| source_label(trace));
         }
         Ok(findings)
+    }
+
+    /// Names the source line of each live buffer's last use (`LiveBuffer::last_use_source`), the
+    /// same line `explain --late` gives; without stack traces the buffers stay as they are.
+    pub(crate) fn name_last_uses(&self, buffers: &mut [LiveBuffer]) {
+        let mut indexes: Vec<usize> =
+            buffers.iter().filter_map(|b| self.operation_index(b.last_use_operation_id?)).collect();
+        indexes.sort_unstable();
+        indexes.dedup();
+        let traces = self.stack_traces(&indexes).unwrap_or_default();
+        for b in buffers {
+            let index = b.last_use_operation_id.and_then(|id| self.operation_index(id));
+            b.last_use_source = index.and_then(|i| traces.get(&i)).and_then(|trace| source_label(trace));
+        }
     }
 }

@@ -142,6 +142,7 @@ impl<'a> Holders<'a> {
             producer_operation_id: producer.map(|u| u.operation_id),
             producer_operation_name: producer.map(|u| u.operation_name.to_string()),
             last_use_operation_id: last_use,
+            last_use_source: None,
             input_of_operation: input,
             stale: tensor_id.is_some() && !input && last_use.is_some_and(|k| k < n),
         }

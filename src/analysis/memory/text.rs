@@ -154,8 +154,10 @@ fn to_free(b: &LiveBuffer, hex: bool) -> String {
         _ if b.tensor_id.is_some() => evidence.push("not produced by a recorded operation".into()),
         _ => evidence.push("no tensor recorded".into()),
     }
-    if let Some(k) = b.last_use_operation_id {
-        evidence.push(format!("last used at operation {k}"));
+    match (b.last_use_operation_id, &b.last_use_source) {
+        (Some(k), Some(source)) => evidence.push(format!("last used at operation {k}, {source}")),
+        (Some(k), None) => evidence.push(format!("last used at operation {k}")),
+        _ => {}
     }
     match b.tensor_id {
         Some(id) => format!("tensor {id} ({})", evidence.join(", ")),
