@@ -66,7 +66,7 @@ fn loaded<T>(result: Result<T, ReportError>) -> Loaded<T> {
 impl Session {
     /// A session over a report, nothing replayed yet.
     pub fn new(report: MemoryReport) -> Self {
-        Self { report, replay: None, usage: MemoryUsage::default(), generation: 0 }
+        Self { report, replay: None, usage: MemoryUsage::with_runs(), generation: 0 }
     }
 
     /// The report's generation: it grows each time a watched report changes.
@@ -133,6 +133,8 @@ impl Session {
             Ok(()) if self.usage.rows > 0 => {
                 let (usage, report) = (&self.usage, &self.report);
                 app.set_usage(usage.keys().map(|(d, t)| report.usage_series(usage, d, t)).collect());
+                // Where to free memory, from the same pass; without it the chart still stands.
+                app.set_late(report.late_findings(usage).unwrap_or_default());
             }
             Ok(()) => match &self.replay {
                 Some(replay) => app.set_usage(self.series_from_replay(replay)),
