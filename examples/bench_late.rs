@@ -55,19 +55,28 @@ fn main() {
         findings.late.len(),
         peak_rss()
     );
-    let (mut alone, mut with_late) = (Vec::new(), Vec::new());
+    let runs_pass = || {
+        let mut usage = MemoryUsage::with_runs();
+        report.read_usage(&mut usage, &cancel, &mut |_| {}).expect("the pass reads");
+        usage
+    };
+    let (mut alone, mut with_runs, mut with_late) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..RUNS {
         let start = Instant::now();
         drop(usage_pass());
         alone.push(start.elapsed());
         let start = Instant::now();
+        drop(runs_pass());
+        with_runs.push(start.elapsed());
+        let start = Instant::now();
         drop(late_pass());
         with_late.push(start.elapsed());
     }
-    let (a, l) = (timing::median(alone), timing::median(with_late));
+    let (a, r, l) = (timing::median(alone), timing::median(with_runs), timing::median(with_late));
     println!("| | time (median of {RUNS}) | ratio |");
     println!("| --- | ---: | ---: |");
     println!("| read_usage alone | {} | 1.00× |", ms(a));
+    println!("| read_usage following each buffer's run | {} | {:.2}× |", ms(r), r.as_secs_f64() / a.as_secs_f64());
     println!(
         "| read_late (the same pass with runs, then the findings) | {} | {:.2}× |",
         ms(l),

@@ -29,15 +29,20 @@ pub struct BufferRun {
     pub open: bool,
 }
 
-/// The runs of one pass, fed valid rows in operation order.
+/// The runs of one pass, fed valid rows in operation order. A run that ended after a single
+/// snapshot is dropped at once: it cannot be held past a last use (that needs a snapshot after
+/// the one of the last use), and on a run of millions of short-lived buffers keeping them would
+/// cost more than the pass.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BufferRuns {
     /// Runs still in the last snapshot of their device, per device: buffer → (first, last).
     open: BTreeMap<u64, HashMap<BufferKey, (u64, u64)>>,
-    /// Runs that ended.
+    /// Runs that ended after more than one snapshot.
     closed: Vec<BufferRun>,
-    /// The operation whose rows are being read: its id, devices, and buffers per device.
-    current: Option<(u64, BTreeMap<u64, Vec<BufferKey>>)>,
+    /// The operation whose rows are being read.
+    current: Option<u64>,
+    /// Its rows: (device, buffer); a device with only rows set aside has `None`.
+    rows: Vec<(u64, Option<BufferKey>)>,
     /// The last operation flushed.
     last_flushed: Option<u64>,
     /// Rows of an operation older than one already read (a table out of operation order), left out.
@@ -48,52 +53,48 @@ impl BufferRuns {
     /// Notes that operation `operation_id` took a snapshot of `device_id` (any row, even one
     /// set aside) and, for a valid row, holds `buffer` there.
     pub(crate) fn add(&mut self, operation_id: u64, device_id: u64, buffer: Option<BufferKey>) {
-        if self.last_flushed.is_some_and(|last| operation_id < last)
-            || self.current.as_ref().is_some_and(|(id, _)| operation_id < *id)
-        {
+        let older = |id: u64| operation_id < id;
+        if self.last_flushed.is_some_and(older) || self.current.is_some_and(older) {
             self.out_of_order_rows += 1;
             return;
         }
-        if self.current.as_ref().is_none_or(|(id, _)| *id != operation_id) {
+        if self.current != Some(operation_id) {
             self.flush();
-            self.current = Some((operation_id, BTreeMap::new()));
+            self.current = Some(operation_id);
         }
-        let Some((_, devices)) = self.current.as_mut() else { return };
-        let held = devices.entry(device_id).or_default();
-        if let Some(buffer) = buffer {
-            held.push(buffer);
-        }
+        self.rows.push((device_id, buffer));
     }
 
     /// Ends the operation being read: each device it snapshot keeps the runs it shows and closes
     /// the others. A second flush of the same operation (a pass going on where the last stopped)
     /// only adds what it shows.
     pub(crate) fn flush(&mut self) {
-        let Some((id, devices)) = self.current.take() else { return };
-        let again = self.last_flushed == Some(id);
-        for (device, held) in devices {
-            let before = self.open.remove(&device).unwrap_or_default();
-            let mut now: HashMap<BufferKey, (u64, u64)> = HashMap::with_capacity(held.len());
-            for key in held {
-                let first = before.get(&key).map_or(id, |&(first, _)| first);
-                now.insert(key, (first, id));
+        let Some(id) = self.current.take() else { return };
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.sort_unstable_by_key(|r| r.0);
+        for chunk in rows.chunk_by(|a, b| a.0 == b.0) {
+            let device = chunk[0].0;
+            let held = self.open.entry(device).or_default();
+            for key in chunk.iter().filter_map(|r| r.1) {
+                held.entry(key).and_modify(|span| span.1 = id).or_insert((id, id));
             }
-            for (key, (first, last)) in before {
-                if now.contains_key(&key) {
-                    continue;
+            let closed = &mut self.closed;
+            held.retain(|&key, &mut (first, last)| {
+                if last == id {
+                    return true;
                 }
-                if again && last == id {
-                    now.insert(key, (first, last));
-                } else {
-                    self.closed.push(run(device, key, (first, last), false));
+                if first != last {
+                    closed.push(run(device, key, (first, last), false));
                 }
-            }
-            self.open.insert(device, now);
+                false
+            });
         }
+        rows.clear();
+        self.rows = rows;
         self.last_flushed = Some(id);
     }
 
-    /// Every run, ended or open, in no particular order.
+    /// Every run that may be held past a last use, ended or open, in no particular order.
     pub(crate) fn runs(&self) -> impl Iterator<Item = BufferRun> + '_ {
         let open = self
             .open
@@ -152,6 +153,14 @@ mod tests {
         let runs = runs_of(&[(1, 0, a), (2, 1, Some((L1, 9, 9))), (3, 0, a), (4, 0, None)]);
         let run = runs.iter().find(|r| r.device_id == 0).copied();
         assert_eq!(run.map(|r| (r.first_operation_id, r.last_operation_id, r.open)), Some((1, 3, false)));
+    }
+
+    #[test]
+    fn a_buffer_seen_in_one_snapshot_only_is_dropped_once_it_ends() {
+        let runs = runs_of(&[(1, 0, Some((L1, 64, 64))), (2, 0, Some((L1, 128, 64))), (3, 0, Some((L1, 128, 64)))]);
+        let spans: Vec<(u64, u64, u64)> =
+            runs.iter().map(|r| (r.address, r.first_operation_id, r.last_operation_id)).collect();
+        assert_eq!(spans, vec![(128, 2, 3)]);
     }
 
     #[test]
