@@ -92,6 +92,29 @@ fn assert_truth(sim: &Sim) {
         .collect();
     truth.sort();
     assert_eq!(summary, truth);
+    // At the failure: would the request have fit with every tensor held past its last use freed?
+    let at_failure: Vec<(u64, u64, bool)> = value["late_failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["operation_id"].as_u64().unwrap(),
+                f["held_past_last_use"].as_u64().unwrap(),
+                f["fits_if_all_freed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(u64, u64, bool)> = sim
+        .truth
+        .iter()
+        .filter(|t| sim.era != Era::DecoratorBeforeErrors { errors_table: false })
+        .filter_map(|t| {
+            let stale = t.live.iter().filter(|b| b.stale).count() as u64;
+            Some((t.operation_id, stale, t.fits_if_late_freed?))
+        })
+        .collect();
+    assert_eq!(at_failure, expected);
 }
 
 /// A small model on device `d`: a weight, a chain of operations, a `ttnn.deallocate` long after
@@ -186,4 +209,27 @@ fn the_fit_advice_names_the_same_source_line_as_the_late_list() {
     assert!(text.lines().any(|l| l == advice), "{text}");
     let suggestion = "  ttnn.deallocate(…) after block.py:105 — tensor 5 (512 KiB per bank, [524288]) is last used by operation 5 ttnn.to_memory_config and held until operation 8; freeing it there does not lower the L1 peak.";
     assert!(text.lines().any(|l| l == suggestion), "{text}");
+}
+
+#[test]
+fn freeing_them_at_a_failure_is_not_always_enough() {
+    let mut sim = Sim::new(Era::DecoratorWithErrors, traced(), 1);
+    model(&mut sim, 0);
+    // The inputs p (32 KiB) and the temporary (32 KiB) stay: 1.3 MiB cannot fit beside them.
+    sim.fail(
+        SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").temp(L1, 32_768).output("c", L1, 1_330_000),
+    );
+    assert_eq!(sim.truth.as_ref().unwrap().fits_if_late_freed, Some(false));
+    assert_truth(&sim);
+    let mut sim = Sim::new(Era::DecoratorWithErrors, traced(), 1);
+    model(&mut sim, 0);
+    sim.fail(SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").output("c", L1, 600_000));
+    assert_eq!(sim.truth.as_ref().unwrap().fits_if_late_freed, Some(true));
+    let dir = TempDir::new("late-sim-fits");
+    sim.report().write_to(dir.path());
+    let o = run(&["explain", "--late", dir.path().to_str().unwrap()], None);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let line =
+        "At operation 8 ttnn.conv2d: freeing the 5 held past their last use would have let the 586 KiB request fit.";
+    assert!(text.lines().any(|l| l == line), "{text}");
 }

@@ -29,6 +29,8 @@ struct Document<'r, 'a> {
     late: Option<Vec<super::late::LateJson<'r>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     late_summary: Option<Vec<super::late::LateSummaryJson>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    late_failures: Option<Vec<super::late::LateFailureJson>>,
 }
 
 #[derive(Serialize)]
@@ -171,6 +173,7 @@ pub fn write_json(
         unattached_errors: explanation.unattached.iter().map(|e| error_json(e, options.hex)).collect(),
         late: explanation.late.as_ref().map(super::late::late_json),
         late_summary: explanation.late.as_ref().map(super::late::late_summary_json),
+        late_failures: explanation.late.as_ref().map(super::late::late_failures_json),
     };
     let mut serializer = serde_json::Serializer::with_formatter(&mut *out, PrettyFormatter::new());
     document.serialize(&mut serializer)?;

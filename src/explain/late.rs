@@ -1,16 +1,54 @@
 //! `explain --late`: the tensors held past their last use, with the line to change (issue 16),
 //! as text and as the `late` / `late_summary` keys of the JSON document.
 
-use crate::analysis::late::{LateFindings, LateSummary, LateTensor, late_heading, suggestion};
-use crate::report::{MemoryReport, ReportError};
+use crate::analysis::late::{
+    LateAtFailure, LateFindings, LateSummary, LateTensor, late_at_failure, late_at_failure_sentence, late_heading,
+    suggestion,
+};
+use crate::report::{FailureMemory, MemoryReport, ReportError};
 use serde::Serialize;
 use std::fmt::Write;
 use std::sync::atomic::AtomicBool;
 
 /// Reads every `buffers` row of the report (one pass) and finds the tensors held past their
-/// last use.
+/// last use; then, at each allocation failure, whether freeing them would have let it fit.
 pub fn read_late(report: &MemoryReport) -> Result<LateFindings, ReportError> {
-    report.read_late(&AtomicBool::new(false), &mut |_| {}).map(|(_, findings)| findings)
+    let (_, mut findings) = report.read_late(&AtomicBool::new(false), &mut |_| {})?;
+    let failed: Vec<usize> =
+        (0..report.operations.len()).filter(|&i| report.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
+    for (_, memory) in report.memory_at_failures(&failed, None)? {
+        if let FailureMemory::Found(m) = memory {
+            findings.failures.extend(late_at_failure(&m));
+        }
+    }
+    Ok(findings)
+}
+
+/// One entry of `late_failures`.
+#[derive(Serialize)]
+pub(super) struct LateFailureJson {
+    operation_id: u64,
+    device_id: u64,
+    buffer_type: &'static str,
+    needed_per_bank: u64,
+    held_past_last_use: usize,
+    fits_if_all_freed: bool,
+}
+
+/// The `late_failures` list, in operation order.
+pub(super) fn late_failures_json(findings: &LateFindings) -> Vec<LateFailureJson> {
+    findings
+        .failures
+        .iter()
+        .map(|f: &LateAtFailure| LateFailureJson {
+            operation_id: f.operation_id,
+            device_id: f.device_id,
+            buffer_type: f.buffer_type.token(),
+            needed_per_bank: f.needed_per_bank,
+            held_past_last_use: f.held,
+            fits_if_all_freed: f.fits_if_all_freed,
+        })
+        .collect()
 }
 
 /// One entry of `late`.
@@ -75,7 +113,7 @@ pub(super) fn late_summary_json(findings: &LateFindings) -> Vec<LateSummaryJson>
 
 /// Per device and buffer type with a late tensor: a heading saying what freeing all of them does
 /// to the peak, then one suggestion per tensor, biggest saving first.
-pub(super) fn late_text(findings: &LateFindings) -> String {
+pub(super) fn late_text(report: &MemoryReport, findings: &LateFindings) -> String {
     let mut out = String::new();
     for s in findings.summary.iter().filter(|s| s.count > 0) {
         let kind = s.buffer_type.token();
@@ -86,6 +124,10 @@ pub(super) fn late_text(findings: &LateFindings) -> String {
     }
     if out.is_empty() {
         out.push_str("No tensor is held past its last use.\n");
+    }
+    for f in &findings.failures {
+        let name = report.operation_index(f.operation_id).map_or("", |i| report.operations[i].name.as_str());
+        let _ = writeln!(out, "{}", late_at_failure_sentence(f, name));
     }
     out
 }

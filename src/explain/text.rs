@@ -26,7 +26,7 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
         out.push_str(&super::peak::peak_text(report, peaks));
     }
     if let Some(late) = &explanation.late {
-        out.push_str(&super::late::late_text(late));
+        out.push_str(&super::late::late_text(report, late));
     }
     out
 }

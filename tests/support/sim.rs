@@ -138,6 +138,9 @@ pub struct Truth {
     /// The cheapest set of movable buffers (addresses) whose freeing lets the request fit; none
     /// when no such set of up to three buffers exists.
     pub to_free: Option<Vec<u64>>,
+    /// Whether the request would have fit with every stale buffer (held past its last use)
+    /// freed (bank failures).
+    pub fits_if_late_freed: Option<bool>,
     /// Circular-buffer clash: the region end and the live L1 buffers below it.
     pub region_end: Option<u64>,
     pub clashing: Vec<u64>,

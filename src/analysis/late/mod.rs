@@ -7,10 +7,12 @@
 //! runs' addresses, and fills each finding's source line from its last-use operation's stack
 //! trace. Attribution and last use are memory.md §4's (`memory::holders`).
 
+mod fit;
 mod peak;
 mod runs;
 mod text;
 
+pub use fit::{LateAtFailure, late_at_failure, late_at_failure_sentence};
 pub use runs::{BufferRun, BufferRuns};
 pub use text::{late_heading, suggestion};
 
@@ -75,6 +77,9 @@ pub struct LateFindings {
     pub late: Vec<LateTensor>,
     /// One per (device, buffer type) with usage, in device then type order.
     pub summary: Vec<LateSummary>,
+    /// At each allocation failure, whether freeing them would have let the request fit (the
+    /// report layer fills it from the memory at each failure).
+    pub failures: Vec<LateAtFailure>,
 }
 
 /// Finds every tensor held past its last use from a pass's usage and runs (`usage` built
@@ -124,7 +129,7 @@ pub fn find_late(usage: &MemoryUsage, tensors: &[TensorFacts], errors: &[u64], l
         })
         .collect::<Vec<_>>();
     summary.sort_by_key(|s| (s.device_id, s.buffer_type as u8));
-    LateFindings { late, summary }
+    LateFindings { late, summary, failures: Vec::new() }
 }
 
 /// The tensor a run holds (memory.md §4, N = the run's last snapshot) when the run goes on past
