@@ -108,7 +108,7 @@ fn assert_truth(sim: &Sim) {
     let expected: Vec<(u64, u64, bool)> = sim
         .truth
         .iter()
-        .filter(|t| sim.era != Era::DecoratorBeforeErrors { errors_table: false })
+        .filter(|_| sim.era != Era::DecoratorBeforeErrors { errors_table: false })
         .filter_map(|t| {
             let stale = t.live.iter().filter(|b| b.stale).count() as u64;
             Some((t.operation_id, stale, t.fits_if_late_freed?))
