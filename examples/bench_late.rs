@@ -46,20 +46,24 @@ fn main() {
         usage
     };
     let late_pass = || report.read_late(&cancel, &mut |_| {}).expect("the pass reads");
+    let runs_pass = || {
+        let mut usage = MemoryUsage::with_runs();
+        report.read_usage(&mut usage, &cancel, &mut |_| {}).expect("the pass reads");
+        usage
+    };
     let usage = usage_pass();
     println!("{} buffers rows, {} lines; peak RSS after the usage pass: {}", usage.rows, usage.sums.len(), peak_rss());
-    let (_, findings) = late_pass();
+    let usage = runs_pass();
+    let runs = usage.runs.as_ref().map_or(0, |r| r.runs().count());
+    let start = Instant::now();
+    let findings = report.late_findings(&usage).expect("the findings read");
+    println!("{runs} runs of more than one snapshot; the findings alone took {} ms", start.elapsed().as_millis());
     let saving: u64 = findings.late.iter().map(|t| t.peak_saving_per_bank).max().unwrap_or(0);
     println!(
         "{} tensors held past their last use (biggest peak saving {saving} B); peak RSS after the late pass: {}",
         findings.late.len(),
         peak_rss()
     );
-    let runs_pass = || {
-        let mut usage = MemoryUsage::with_runs();
-        report.read_usage(&mut usage, &cancel, &mut |_| {}).expect("the pass reads");
-        usage
-    };
     let (mut alone, mut with_runs, mut with_late) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..RUNS {
         let start = Instant::now();

@@ -30,7 +30,7 @@ pub struct MemoryUsage {
     current: Option<Current>,
     /// Each buffer's run of snapshots, when asked for ([`MemoryUsage::with_runs`]): the same
     /// rows, the same pass (where to free memory, issue 16).
-    pub(crate) runs: Option<BufferRuns>,
+    pub runs: Option<BufferRuns>,
 }
 
 /// The rows of the operation being read; moved into the sums when another operation starts.

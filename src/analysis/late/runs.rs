@@ -95,7 +95,7 @@ impl BufferRuns {
     }
 
     /// Every run that may be held past a last use, ended or open, in no particular order.
-    pub(crate) fn runs(&self) -> impl Iterator<Item = BufferRun> + '_ {
+    pub fn runs(&self) -> impl Iterator<Item = BufferRun> + '_ {
         let open = self
             .open
             .iter()
