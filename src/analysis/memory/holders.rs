@@ -89,15 +89,7 @@ impl<'a> Holders<'a> {
         for candidates in by_address.values_mut() {
             candidates.sort_unstable_by_key(|c| (c.first_seen, c.tensor_id));
         }
-        Self {
-            operation_id,
-            device,
-            graph: GraphIndex::new(graph),
-            inputs,
-            by_id,
-            by_address,
-            own_by_address: false,
-        }
+        Self { operation_id, device, graph: GraphIndex::new(graph), inputs, by_id, by_address, own_by_address: false }
     }
 
     /// The most recent tenant of `address` (memory.md §4): a candidate at that address on the
