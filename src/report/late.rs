@@ -103,28 +103,7 @@ impl MemoryReport {
         rows.extend(self.placements_by_id(&only_device)?.into_iter().map(|p| (p.tensor_id, p)));
         let ids: Vec<u64> =
             rows.keys().chain(device_places.keys()).copied().collect::<BTreeSet<u64>>().into_iter().collect();
-        let mut uses: HashMap<u64, Vec<TensorUse>> = HashMap::new();
-        for (table, output) in [("input_tensors", false), ("output_tensors", true)] {
-            if !self.schema.has_table(table) || ids.is_empty() {
-                continue;
-            }
-            let columns = self.schema.select_list(table, &[("tensor_id", "0"), ("operation_id", "0")]);
-            let ranked = self.schema.rank_filter(table);
-            for chunk in ids.chunks(500) {
-                let sql = format!(
-                    "SELECT {columns} FROM {table} WHERE tensor_id IN ({}) AND {ranked}",
-                    list(&mut chunk.iter().copied())
-                );
-                let mut stmt = self.conn.prepare(&sql)?;
-                let mut found = stmt.query(params![self.rank])?;
-                while let Some(r) = found.next()? {
-                    let operation_id = uint(r.get_ref(1)?);
-                    let name = self.operation_index(operation_id).map_or("", |i| self.operations[i].name.as_str());
-                    let used = TensorUse { operation_id, operation_name: Arc::from(name), output };
-                    uses.entry(uint(r.get_ref(0)?)).or_default().push(used);
-                }
-            }
-        }
+        let mut uses = self.links_of(&ids)?;
         Ok(ids
             .into_iter()
             .map(|id| {
@@ -143,5 +122,30 @@ impl MemoryReport {
                 }
             })
             .collect())
+    }
+
+    /// The `input_tensors` and `output_tensors` rows of some tensors, by tensor.
+    fn links_of(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<TensorUse>>> {
+        let list = |ids: &[u64]| ids.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+        let mut uses: HashMap<u64, Vec<TensorUse>> = HashMap::new();
+        for (table, output) in [("input_tensors", false), ("output_tensors", true)] {
+            if !self.schema.has_table(table) || ids.is_empty() {
+                continue;
+            }
+            let columns = self.schema.select_list(table, &[("tensor_id", "0"), ("operation_id", "0")]);
+            let ranked = self.schema.rank_filter(table);
+            for chunk in ids.chunks(500) {
+                let sql = format!("SELECT {columns} FROM {table} WHERE tensor_id IN ({}) AND {ranked}", list(chunk));
+                let mut stmt = self.conn.prepare(&sql)?;
+                let mut found = stmt.query(params![self.rank])?;
+                while let Some(r) = found.next()? {
+                    let operation_id = uint(r.get_ref(1)?);
+                    let name = self.operation_index(operation_id).map_or("", |i| self.operations[i].name.as_str());
+                    let used = TensorUse { operation_id, operation_name: Arc::from(name), output };
+                    uses.entry(uint(r.get_ref(0)?)).or_default().push(used);
+                }
+            }
+        }
+        Ok(uses)
     }
 }
