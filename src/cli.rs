@@ -101,6 +101,10 @@ pub struct ExplainArgs {
     /// Also give each device's peak memory use per buffer type (reads every buffers row).
     #[arg(long)]
     pub peak: bool,
+    /// Also list the tensors held past their last use, with the line to free each at and what
+    /// it would take off the peak (reads every buffers row).
+    #[arg(long, conflicts_with_all = ["follow", "log"])]
+    pub late: bool,
     /// Keep printing failures as a running model writes them, until interrupted (implies --watch).
     #[arg(long, conflicts_with_all = ["json", "peak", "operation", "perf"])]
     pub follow: bool,

@@ -3,7 +3,7 @@
 use std::io::{BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 use ttnn_tui::cli::{Cli, ColorChoice, Command, ExplainArgs, OpenArgs};
-use ttnn_tui::explain::{ExplainOptions, FollowEnd, collect, read_peaks, render_text, write_json};
+use ttnn_tui::explain::{ExplainOptions, FollowEnd, collect, read_late, read_peaks, render_text, write_json};
 use ttnn_tui::report::linked::LinkedReports;
 use ttnn_tui::report::perf::{PerfReport, PerfSource, default_perf_report};
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
@@ -83,6 +83,10 @@ fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>)
     if flag(|a| a.peak) {
         let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
         explanation.peaks = Some(read_peaks(&report).map_err(fail)?);
+    }
+    if flag(|a| a.late) {
+        let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
+        explanation.late = Some(read_late(&report).map_err(fail)?);
     }
     let mut stdout = BufWriter::new(std::io::stdout().lock());
     let written = if flag(|a| a.json) {

@@ -114,3 +114,33 @@ fn the_cursor_opens_on_the_selected_operation_and_stays_where_the_user_puts_it()
     h.press(&[GoToTab(0), Up, Up, GoToTab(4)]);
     assert!(h.screen().contains("operation 15 "), "{}", h.screen());
 }
+
+#[test]
+fn the_tensors_held_past_their_last_use_are_listed_under_the_chart() {
+    let mut h = demo(120, 40, false);
+    h.run_jobs();
+    let screen = h.screen();
+    let heading = "Held past their last use: freeing all 3 at their last use lowers the peak from 977 KiB to 849 KiB";
+    assert!(screen.contains(heading), "{screen}");
+    assert!(screen.contains("]/[ late tensor"), "the status bar shows the key: {screen}");
+    // `]` selects the biggest saving: its span is marked on the chart, and `y` copies it whole.
+    h.press(&[NextFailure]);
+    let screen = h.screen();
+    assert!(screen.contains("▶ ttnn.deallocate(…) after model.py:41 — tensor 2004 (128 KiB per bank"), "{screen}");
+    assert!(screen.contains("│held    │"), "the span's legend: {screen}");
+    assert_snapshot!("over_time_late_selected_120x40", h.terminal.backend());
+    h.press(&[Copy]);
+    assert_eq!(
+        h.app.take_clipboard().as_deref(),
+        Some(
+            "ttnn.deallocate(…) after model.py:41 — tensor 2004 (128 KiB per bank, [64, 4, 7, 7]) is last used by operation 4 ttnn.conv2d and held until operation 39; freeing it there lowers the L1 peak by 128 KiB.\n"
+        )
+    );
+    // `[` stays on the first; Enter opens its last-use operation.
+    h.press(&[NextFailure, PreviousFailure, PreviousFailure, Activate]);
+    assert_eq!(h.app.tab(), Tab::Operations);
+    assert!(h.screen().contains("Operation 4 ttnn.conv2d"), "{}", h.screen());
+    h.resize(60, 15);
+    h.press(&[GoToTab(4), NextFailure]);
+    assert_snapshot!("over_time_late_60x15", h.terminal.backend());
+}

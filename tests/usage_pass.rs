@@ -276,3 +276,15 @@ fn a_circular_buffer_larger_than_its_buffer_is_marked_on_the_l1_line_only() {
     assert_eq!(report.usage_series(&usage, 0, Type::L1).failures, vec![1]);
     assert_eq!(report.usage_series(&usage, 0, Type::Dram).failures, Vec::<usize>::new());
 }
+
+#[test]
+fn the_worker_finds_the_tensors_held_past_their_last_use_from_the_same_pass() {
+    let report = MemoryReport::open(&ttnn_tui::report::ReportSource::Demo, 0).unwrap();
+    let mut worker = usage_job(&report, 0, no_waker(), MemoryUsage::with_runs());
+    let ((usage, result), _) = finish(&mut worker);
+    assert_eq!(result, Ok(()));
+    let late = usage.late.clone().expect("found on the worker");
+    assert_eq!(late, report.late_findings(&usage).unwrap(), "what the loop would find itself");
+    let ids: Vec<u64> = late.late.iter().filter(|t| t.buffer_type == Type::L1).map(|t| t.tensor_id).collect();
+    assert_eq!(ids, vec![2004, 2007, 2008], "biggest peak saving first, as tab 5 lists them");
+}

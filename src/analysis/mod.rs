@@ -8,6 +8,7 @@ pub mod flags;
 pub mod format;
 pub mod graph;
 mod graph_json;
+pub mod late;
 pub mod link;
 pub mod link_reason;
 pub mod log;

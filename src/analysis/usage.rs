@@ -3,6 +3,7 @@
 //! of every buffer live after it on the devices it touched).
 
 use super::failure::BufferType;
+use super::late::BufferRuns;
 use super::memory::valid_buffer;
 use std::collections::BTreeMap;
 
@@ -27,6 +28,12 @@ pub struct MemoryUsage {
     pub(crate) next_rowid: i64,
     /// The operation whose rows are being added, and its sums so far.
     current: Option<Current>,
+    /// Each buffer's run of snapshots, when asked for ([`MemoryUsage::with_runs`]): the same
+    /// rows, the same pass (where to free memory, issue 16).
+    pub runs: Option<BufferRuns>,
+    /// The tensors held past their last use found from `runs` after the pass, when the pass's
+    /// worker found them (the loop then need not).
+    pub late: Option<super::late::LateFindings>,
 }
 
 /// The rows of the operation being read; moved into the sums when another operation starts.
@@ -38,6 +45,11 @@ struct Current {
 }
 
 impl MemoryUsage {
+    /// Sums that also follow each buffer from snapshot to snapshot (for `analysis::late`).
+    pub fn with_runs() -> Self {
+        Self { runs: Some(BufferRuns::default()), ..Self::default() }
+    }
+
     /// Adds one `buffers` row as stored; `buffer_type` is none for a type that is none of the
     /// five. A row the valid-row rule sets aside still marks a snapshot of its device.
     pub(crate) fn add(
@@ -56,6 +68,10 @@ impl MemoryUsage {
         if !current.devices.contains(&device_id) {
             current.devices.push(device_id);
         }
+        let valid = buffer_type.zip(valid_buffer(address, size_per_bank));
+        if let Some(runs) = self.runs.as_mut() {
+            runs.add(operation_id, device_id, valid.map(|(t, (a, s))| (t, a, s)));
+        }
         let Some(buffer_type) = buffer_type else {
             self.unknown_type_rows += 1;
             return;
@@ -73,6 +89,9 @@ impl MemoryUsage {
 
     /// Moves the operation being read into the sums; call at the end of a pass.
     pub(crate) fn flush(&mut self) {
+        if let Some(runs) = self.runs.as_mut() {
+            runs.flush();
+        }
         let Some(current) = self.current.take() else { return };
         let id = current.operation_id;
         for (key, sum) in current.sums {

@@ -53,6 +53,11 @@ impl App {
         self.over_time.set_series(series);
     }
 
+    /// The tensors held past their last use, found from the same pass as the run over time.
+    pub fn set_late(&mut self, late: crate::analysis::late::LateFindings) {
+        self.over_time.set_late(late);
+    }
+
     /// Whether the run over time waits for the graph replay.
     pub fn usage_waits_for_replay(&self) -> bool {
         self.over_time.source == UsageSource::GraphReplay && self.over_time.pass != JobState::Done

@@ -112,6 +112,8 @@ pub(crate) const OVER_TIME: &[Binding] = &[
     bind(&[ch('p')], "p", "peak", JumpToPeak),
     bind(&[ch('d')], "d", "device", NextDevice),
     bind(&[ch('t')], "t", "buffer type", NextBufferType),
+    pair(&[ch(']'), ch('[')], "]/[", "late tensor", (NextFailure, PreviousFailure)),
+    help_only(bind(&[ch('y')], "y", "copy the late tensor's suggestion", Copy)),
 ];
 
 /// The Performance tab's own keys.

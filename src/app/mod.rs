@@ -262,6 +262,9 @@ impl App {
     pub fn availability_in(&self, pane: Pane, action: Action) -> Availability {
         let has_error = |i: usize| self.model.error_of(i).is_some();
         match action {
+            Action::Copy if self.tab == Tab::OverTime => {
+                return Availability::from(self.over_time.selected_late().is_some());
+            }
             Action::ViewError | Action::Copy if self.tab != Tab::Performance => {
                 return Availability::from(self.focused_operation().is_some_and(has_error));
             }
@@ -314,6 +317,13 @@ impl App {
                 Outcome::Message(format!("Addresses in {}", if self.hex { "hexadecimal" } else { "decimal" }))
             }
             Action::ViewError => self.view_error(),
+            Action::Copy if self.tab == Tab::OverTime => match self.over_time.late_suggestion() {
+                Some(text) => {
+                    self.clipboard = Some(format!("{text}\n"));
+                    Outcome::Message("Copied the suggestion (OSC 52)".to_string())
+                }
+                None => Outcome::Message("Choose a tensor held past its last use first (]/[)".to_string()),
+            },
             Action::Copy => self.copy(),
             Action::ShowUnattached if self.tab == Tab::Operations => self.show_unattached(),
             _ if self.operations.is_searching() => self.operations.update(action, &self.model),

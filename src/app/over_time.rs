@@ -4,6 +4,7 @@
 
 use super::jobs::JobState;
 use super::{Action, Availability, Outcome};
+use crate::analysis::late::{LateFindings, LateSummary, LateTensor, suggestion};
 use crate::analysis::usage_series::UsageSeries;
 
 /// The Over time tab.
@@ -24,6 +25,10 @@ pub struct OverTimeTab {
     pub(crate) cursor: usize,
     /// The cursor was placed by the user: a new pass keeps it.
     moved: bool,
+    /// The tensors held past their last use (issue 16), found from the same pass.
+    pub(crate) late: LateFindings,
+    /// The late tensor selected in the shown line's list (`]` / `[`), an index into it.
+    pub(crate) late_selected: Option<usize>,
 }
 
 /// Where the run over time is read from.
@@ -69,6 +74,48 @@ impl OverTimeTab {
         self.cursor = self.cursor.min(last);
     }
 
+    /// Takes the tensors held past their last use found from the same pass.
+    pub(crate) fn set_late(&mut self, late: LateFindings) {
+        self.late = late;
+        self.late_selected = None;
+    }
+
+    /// The shown line's late tensors, biggest peak saving first.
+    pub(crate) fn late_of_shown(&self) -> Vec<&LateTensor> {
+        let Some(s) = self.series() else { return Vec::new() };
+        self.late.late.iter().filter(|t| (t.device_id, t.buffer_type) == (s.device_id, s.buffer_type)).collect()
+    }
+
+    /// The shown line's peak and what freeing every late tensor would make it.
+    pub(crate) fn late_summary_of_shown(&self) -> Option<&LateSummary> {
+        let s = self.series()?;
+        self.late.summary.iter().find(|l| (l.device_id, l.buffer_type) == (s.device_id, s.buffer_type))
+    }
+
+    /// The selected late tensor of the shown line.
+    pub(crate) fn selected_late(&self) -> Option<&LateTensor> {
+        self.late_of_shown().get(self.late_selected?).copied()
+    }
+
+    /// The suggestion of the selected late tensor, to copy (`y`).
+    pub(crate) fn late_suggestion(&self) -> Option<String> {
+        self.selected_late().map(suggestion)
+    }
+
+    /// Selects the next (or previous) late tensor of the shown line; from none, the first.
+    fn choose_late(&mut self, forward: bool) -> Outcome {
+        let count = self.late_of_shown().len();
+        if count == 0 {
+            return Outcome::Message("No tensor is held past its last use on this line".to_string());
+        }
+        self.late_selected = Some(match (self.late_selected, forward) {
+            (None, _) => 0,
+            (Some(k), true) => (k + 1).min(count - 1),
+            (Some(k), false) => k.saturating_sub(1),
+        });
+        Outcome::None
+    }
+
     /// Follows the selected operation (`None`: none selected): the cursor goes to it, unless the
     /// user has moved the cursor on this tab.
     pub(crate) fn follow(&mut self, operation_id: Option<u64>) {
@@ -109,6 +156,7 @@ impl OverTimeTab {
             Action::NextDevice => self.next_series(true).is_some(),
             Action::NextBufferType => self.next_series(false).is_some(),
             Action::JumpToPeak => self.series().is_some_and(|s| s.peak.is_some()),
+            Action::NextFailure | Action::PreviousFailure => !self.late_of_shown().is_empty(),
             _ => ready,
         })
     }
@@ -136,12 +184,17 @@ impl OverTimeTab {
                 None => return Outcome::Message("No figure on this line".to_string()),
             },
             Action::Activate => {
+                if let Some(late) = self.selected_late() {
+                    return Outcome::ShowOperation(late.last_use_operation_id);
+                }
                 return series.points.get(cursor).map_or(Outcome::None, |p| Outcome::ShowOperation(p.operation_id));
             }
+            Action::NextFailure | Action::PreviousFailure => return self.choose_late(action == Action::NextFailure),
             Action::NextDevice | Action::NextBufferType => {
                 return match self.next_series(action == Action::NextDevice) {
                     Some(k) => {
                         self.shown = k;
+                        self.late_selected = None;
                         let s = &self.series[k];
                         self.cursor = self.cursor.min(s.points.len().saturating_sub(1));
                         Outcome::Message(format!("Device {} · {}", s.device_id, s.buffer_type.label()))

@@ -24,6 +24,13 @@ struct Document<'r, 'a> {
     perf_report: Option<PerfReportJson>,
     operations: OperationEntries<'r, 'a>,
     unattached_errors: Vec<ErrorJson<'r>>,
+    /// Present with `--late` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    late: Option<Vec<super::late::LateJson<'r>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    late_summary: Option<Vec<super::late::LateSummaryJson>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    late_failures: Option<Vec<super::late::LateFailureJson>>,
 }
 
 #[derive(Serialize)]
@@ -164,6 +171,9 @@ pub fn write_json(
             hex: options.hex,
         },
         unattached_errors: explanation.unattached.iter().map(|e| error_json(e, options.hex)).collect(),
+        late: explanation.late.as_ref().map(super::late::late_json),
+        late_summary: explanation.late.as_ref().map(super::late::late_summary_json),
+        late_failures: explanation.late.as_ref().map(super::late::late_failures_json),
     };
     let mut serializer = serde_json::Serializer::with_formatter(&mut *out, PrettyFormatter::new());
     document.serialize(&mut serializer)?;

@@ -3,6 +3,7 @@
 
 mod follow;
 mod json;
+mod late;
 mod log;
 mod memory_json;
 mod peak;
@@ -18,6 +19,7 @@ use crate::report::{ErrorRecord, MemoryReport, ReportError};
 
 pub use follow::{FollowEnd, follow};
 pub use json::{render_json, write_json};
+pub use late::read_late;
 pub use log::{MAX_LINE_BYTES, RECORD_A_REPORT, render_log_json, render_log_text, scan_log};
 pub use memory_json::{MemoryJson, memory_json};
 pub use peak::{PeakLine, Peaks, read_peaks};
@@ -64,6 +66,8 @@ pub struct Explanation<'a> {
     pub(crate) unattached: Vec<ExplainedError<'a>>,
     /// Each device's peak use per buffer type (`--peak`), with the region sizes; none without.
     pub peaks: Option<Peaks>,
+    /// The tensors held past their last use (`--late`); none without.
+    pub late: Option<crate::analysis::late::LateFindings>,
 }
 
 /// Collects what to print; `Err` names an `--operation` id the report does not have. The memory
@@ -93,7 +97,7 @@ pub fn collect<'a>(
     } else {
         report.unattached_errors().map(explained_unattached).collect()
     };
-    Ok(Explanation { linked, operations, unattached, peaks: None })
+    Ok(Explanation { linked, operations, unattached, peaks: None, late: None })
 }
 
 /// The error of an operation (by index), when it has one.

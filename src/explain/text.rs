@@ -25,6 +25,9 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
     if let Some(peaks) = &explanation.peaks {
         out.push_str(&super::peak::peak_text(report, peaks));
     }
+    if let Some(late) = &explanation.late {
+        out.push_str(&super::late::late_text(report, late));
+    }
     out
 }
 

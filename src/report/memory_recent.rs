@@ -148,7 +148,7 @@ impl Tensors<'_> {
     }
 
     /// The `device_tensors` rows at `places`, by tensor (one pass, only when the table has rows).
-    fn device_tensors_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<HashMap<u64, Vec<(u64, u64)>>> {
+    pub(super) fn device_tensors_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<HashMap<u64, Vec<(u64, u64)>>> {
         let mut out: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
         if places.is_empty() || !self.report.schema.has_table("device_tensors") {
             return Ok(out);

@@ -65,7 +65,7 @@ impl Tensors<'_> {
     }
 
     /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
-    fn build_tensor_index(&self) -> rusqlite::Result<TensorIndex> {
+    pub(super) fn build_tensor_index(&self) -> rusqlite::Result<TensorIndex> {
         let mut device_places = Vec::new();
         if self.report.schema.has_table("device_tensors") {
             let columns = self

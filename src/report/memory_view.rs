@@ -74,6 +74,7 @@ impl MemoryReport {
             let memory = match memory_at_failure(&p.inputs) {
                 Some(mut m) => {
                     self.describe(&mut m.live_buffers).map_err(&read)?;
+                    self.name_last_uses(&mut m.live_buffers);
                     p.notes.append(&mut m.notes);
                     m.notes = p.notes;
                     FailureMemory::Found(Box::new(m))

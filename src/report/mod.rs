@@ -5,6 +5,7 @@ pub mod database;
 pub mod details;
 pub mod devices;
 pub mod graphs;
+pub mod late;
 pub mod linked;
 pub mod locate;
 pub mod memory;

@@ -65,7 +65,7 @@ fn loaded<T>(result: Result<T, ReportError>) -> Loaded<T> {
 impl Session {
     /// A session over a report, nothing replayed yet.
     pub fn new(report: MemoryReport) -> Self {
-        Self { report, replay: None, usage: MemoryUsage::default(), generation: 0 }
+        Self { report, replay: None, usage: MemoryUsage::with_runs(), generation: 0 }
     }
 
     /// The report's generation: it grows each time a watched report changes.
@@ -130,8 +130,12 @@ impl Session {
             Err(ReportError::Cancelled) => app.job_cancelled(Job::Usage),
             Err(e) => app.job_finished(Job::Usage, Err(e.to_string())),
             Ok(()) if self.usage.rows > 0 => {
+                // Where to free memory, from the same pass (found on its worker when it ran on
+                // one, taken so that a later pass finds its own); without it the chart still stands.
+                let found = self.usage.late.take();
                 let (usage, report) = (&self.usage, &self.report);
                 app.set_usage(usage.keys().map(|(d, t)| report.usage_series(usage, d, t)).collect());
+                app.set_late(found.unwrap_or_else(|| report.late_findings(usage).unwrap_or_default()));
             }
             Ok(()) => match &self.replay {
                 Some(replay) => app.set_usage(self.report.replay_series(replay)),

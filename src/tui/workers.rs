@@ -67,8 +67,12 @@ pub fn usage_job(report: &MemoryReport, generation: u64, waker: Waker, usage: Me
     let reopen = report.reopener();
     Worker::start(generation, waker, move |cancel, progress| {
         let mut usage = usage;
-        let read =
-            reopen.open().and_then(|report| report.read_usage(&mut usage, cancel, &mut |p| progress(p.done, p.total)));
+        let read = reopen.open().and_then(|report| {
+            report.read_usage(&mut usage, cancel, &mut |p| progress(p.done, p.total))?;
+            // Where to free memory, from the same pass, still on this thread.
+            usage.late = report.late_findings(&usage).ok();
+            Ok(())
+        });
         (usage, read)
     })
 }

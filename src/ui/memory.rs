@@ -8,7 +8,9 @@ use super::memory_map::{MapMarks, legend, map_lines};
 use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
 use crate::analysis::format::size;
-use crate::analysis::memory::{MemoryAtFailure, advice_sentence, basis_sentence, check_sentence, reason_sentence};
+use crate::analysis::memory::{
+    MemoryAtFailure, advice_sentence, basis_sentence, check_sentence, fullness_sentence, reason_sentence,
+};
 use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab, NoPicture, ordered_holders};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
@@ -57,6 +59,7 @@ pub fn sentences(view: &View, picture: &MemoryPicture) -> Vec<String> {
             let mut lines = vec![format!("{}. {}", basis_sentence(m, hex), check_sentence(m))];
             lines.extend(reason_sentence(m));
             lines.push(advice_sentence(m, hex));
+            lines.extend(fullness_sentence(&m.map));
             lines.extend(m.notes.iter().map(|n| format!("Note: {}", n.text(hex))));
             lines
         }
@@ -64,6 +67,7 @@ pub fn sentences(view: &View, picture: &MemoryPicture) -> Vec<String> {
             let mut lines = crate::analysis::memory::operation_lines(m, hex);
             // The table lists the holders.
             lines.retain(|l| !l.starts_with("Largest holders:"));
+            lines.extend(fullness_sentence(&m.map));
             lines
         }
         MemoryPicture::NeedsReplay | MemoryPicture::Nothing(_) => Vec::new(),

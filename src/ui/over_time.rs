@@ -1,12 +1,14 @@
 //! The Over time tab: the memory used per bank after every operation on one device and buffer
 //! type, as a chart — the line, the region's size as a ceiling, the failures and the peak marked,
 //! the cursor on the selected operation — with a line under it saying what the cursor shows, and
-//! a progress bar while the one pass over `buffers` runs.
+//! a progress bar while the one pass over `buffers` runs; below, the tensors held past their
+//! last use on that line (issue 16), the selected one's span marked on the chart.
 
 use super::View;
 use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
 use crate::analysis::format::size;
+use crate::analysis::late::{LateTensor, late_heading, suggestion};
 use crate::analysis::memory::MemoryNote;
 use crate::analysis::usage_series::{UsageBasis, UsageSeries};
 use crate::app::{JobState, OverTimeTab, UsageSource};
@@ -68,8 +70,18 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) {
             pass => draw_progress(frame, inner, view.theme, progress_text(tab), pass),
         };
     };
-    let [head, chart_area, foot] =
-        Layout::vertical([Constraint::Length(1), Constraint::Fill(1), Constraint::Length(2)]).areas(area);
+    let late = tab.late_of_shown();
+    let list_height = match tab.late_summary_of_shown() {
+        Some(_) => (late.len() as u16 + 1).min((area.height / 3).max(2)),
+        None => 0,
+    };
+    let [head, chart_area, foot, list] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(2),
+        Constraint::Length(list_height),
+    ])
+    .areas(area);
     let basis = match series.basis {
         UsageBasis::Snapshots => "from the buffers snapshots",
         UsageBasis::GraphReplay => "from the captured graphs (no buffers snapshots)",
@@ -80,9 +92,27 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) {
         series.buffer_type.label()
     );
     frame.render_widget(Paragraph::new(truncate_line(Line::styled(title, theme.bold), area.width as usize)), head);
-    draw_chart(frame, chart_area, view, series, tab.cursor);
+    draw_chart(frame, chart_area, view, series, (tab.cursor, tab.selected_late()));
     let text = wrap_lines([Line::from(cursor_line(view, series, tab.cursor))], foot.width as usize);
     frame.render_widget(Paragraph::new(text), foot);
+    frame.render_widget(Paragraph::new(late_lines(view, tab, &late, list)), list);
+}
+
+/// The list under the chart: its heading (what freeing all of them does to the peak), then one
+/// suggestion a line, biggest saving first, the selected one marked and kept in view.
+fn late_lines(view: &View, tab: &OverTimeTab, late: &[&LateTensor], area: Rect) -> Vec<Line<'static>> {
+    let Some(summary) = tab.late_summary_of_shown() else { return Vec::new() };
+    let width = area.width as usize;
+    let heading = format!("Held past their last use: {}", late_heading(summary));
+    let mut lines = vec![truncate_line(Line::styled(heading, view.theme.bold), width)];
+    let rows = (area.height as usize).saturating_sub(1);
+    let offset = tab.late_selected.map_or(0, |k| (k + 1).saturating_sub(rows));
+    for (k, t) in late.iter().enumerate().skip(offset).take(rows) {
+        let selected = tab.late_selected == Some(k);
+        let (mark, style) = if selected { ("▶ ", view.theme.selected) } else { ("  ", Style::default()) };
+        lines.push(truncate_line(Line::styled(format!("{mark}{}", suggestion(t)), style), width));
+    }
+    lines
 }
 
 /// What the tab says while its pass runs: the pass over `buffers`, with how to cancel it, or the
@@ -101,7 +131,8 @@ fn progress_text(tab: &OverTimeTab) -> String {
 }
 
 /// The chart: the line, the ceiling, the failures, the peak and the cursor.
-fn draw_chart(frame: &mut Frame, area: Rect, view: &View, series: &UsageSeries, cursor: usize) {
+fn draw_chart(frame: &mut Frame, area: Rect, view: &View, series: &UsageSeries, marks: (usize, Option<&LateTensor>)) {
+    let (cursor, late) = marks;
     let theme = view.theme;
     let points: Vec<(f64, f64)> =
         series.points.iter().enumerate().filter_map(|(x, p)| Some((x as f64, p.used_per_bank? as f64))).collect();
@@ -120,9 +151,21 @@ fn draw_chart(frame: &mut Frame, area: Rect, view: &View, series: &UsageSeries, 
     let ceiling: Vec<(f64, f64)> =
         series.ceiling.map(|c| vec![(0.0, c.size as f64), (last, c.size as f64)]).unwrap_or_default();
     let cursor_line = vec![(cursor as f64, 0.0), (cursor as f64, top)];
+    // The selected late tensor's span: the line over the operations it is held past its last use.
+    let held: Vec<(f64, f64)> = late.map_or_else(Vec::new, |t| {
+        let span = t.last_use_operation_id + 1..=t.held_until_operation_id;
+        series
+            .points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| span.contains(&p.operation_id))
+            .map(|(x, _)| (x as f64, y_at(x)))
+            .collect()
+    });
     // Each line: its name, marker, kind, style and points; empty ones are left out.
-    let lines: [ChartLine; 5] = [
+    let lines: [ChartLine; 6] = [
         ("used", Marker::Braille, GraphType::Line, theme.key, &points),
+        ("held", Marker::Dot, GraphType::Scatter, theme.warning, &held),
         ("cursor", Marker::Dot, GraphType::Line, theme.dim, &cursor_line),
         ("region", Marker::Dot, GraphType::Line, theme.warning, &ceiling),
         ("peak", Marker::Bar, GraphType::Scatter, theme.bold, &peak),
@@ -138,7 +181,10 @@ fn draw_chart(frame: &mut Frame, area: Rect, view: &View, series: &UsageSeries, 
     let id = |k: usize| series.points.get(k).map_or(String::new(), |p| format!("op {}", p.operation_id));
     let x_labels = vec![Span::raw(id(0)), Span::raw(id(series.points.len().saturating_sub(1)))];
     let y_labels = vec![Span::raw("0 B"), Span::raw(size(top as u64))];
+    // Room for every line of the legend once a late tensor's span is marked.
+    let legend = (Constraint::Ratio(1, 4), Constraint::Ratio(1, 2));
     let chart = Chart::new(datasets)
+        .hidden_legend_constraints(legend)
         .block(Block::new().borders(Borders::ALL))
         .x_axis(Axis::default().bounds([0.0, last]).labels(x_labels).style(theme.dim))
         .y_axis(Axis::default().bounds([0.0, top * 1.05]).labels(y_labels).style(theme.dim));

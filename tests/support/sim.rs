@@ -17,11 +17,14 @@
 //! ```
 
 mod alloc;
+mod late;
 mod record;
 mod truth;
 mod write;
 
 pub use alloc::Allocator;
+#[allow(unused_imports)]
+pub use late::{LateTruth, SummaryTruth};
 #[allow(unused_imports)]
 pub use record::{Era, Mesh, Options};
 
@@ -98,6 +101,11 @@ pub struct SimTensor {
     pub producer: Option<u64>,
     pub consumers: Vec<u64>,
     pub live: bool,
+    /// The last operation that read it (not a deallocation).
+    pub last_use: Option<u64>,
+    /// The operation at whose start it was already freed: a `ttnn.deallocate`, the operation
+    /// that freed it on its way out, or the next one after a free outside any record.
+    pub freed_at: Option<u64>,
 }
 
 /// A buffer live at the failure, and who holds it, as the simulation knows it.
@@ -130,6 +138,9 @@ pub struct Truth {
     /// The cheapest set of movable buffers (addresses) whose freeing lets the request fit; none
     /// when no such set of up to three buffers exists.
     pub to_free: Option<Vec<u64>>,
+    /// Whether the request would have fit with every stale buffer (held past its last use)
+    /// freed (bank failures).
+    pub fits_if_late_freed: Option<bool>,
     /// Circular-buffer clash: the region end and the live L1 buffers below it.
     pub region_end: Option<u64>,
     pub clashing: Vec<u64>,
@@ -170,6 +181,9 @@ pub struct Sim {
     /// Buffers allocated outside any record: name → (device, buffer type, address).
     pub(crate) outside: HashMap<String, (u64, BufferType, u64)>,
     pub truth: Option<Truth>,
+    /// Bytes per bank held after each operation with a snapshot, per (table device, buffer type):
+    /// `(operation id, device, buffer type, bytes)`.
+    pub usage: Vec<(u64, u64, BufferType, u64)>,
 }
 
 impl Sim {
@@ -183,6 +197,7 @@ impl Sim {
             errors: Vec::new(),
             outside: HashMap::new(),
             truth: None,
+            usage: Vec::new(),
         }
     }
 
@@ -233,6 +248,8 @@ impl Sim {
             producer: None,
             consumers: Vec::new(),
             live: true,
+            last_use: None,
+            freed_at: None,
         });
         Some(self.tensors.len() - 1)
     }
@@ -257,8 +274,10 @@ impl Sim {
             return;
         }
         let i = self.tensors.iter().rposition(|t| t.name == name && t.live).expect("a live tensor");
+        let next = self.ops.len() as u64 + 1;
         let t = &mut self.tensors[i];
         t.live = false;
+        t.freed_at = Some(next);
         let (device, buffer_type, address) = (t.device, t.buffer_type, t.address);
         self.devices[device as usize].allocator(buffer_type).free(address);
     }

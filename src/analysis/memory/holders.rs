@@ -3,7 +3,7 @@
 //! last use, and whether it is an input of the operation or stale.
 
 use super::graph_index::GraphIndex;
-use super::inputs::TensorFacts;
+use super::inputs::{TensorFacts, TensorUse};
 use super::live::Placed;
 use super::model::{LiveBuffer, Origin};
 use crate::analysis::failure::BufferType;
@@ -15,22 +15,45 @@ pub(crate) fn is_deallocate(name: &str) -> bool {
     name == "ttnn.deallocate" || name == "ttnn::deallocate"
 }
 
+/// A tensor's producer (memory.md §4): its `output_tensors` row of the smallest operation id.
+pub(crate) fn producer(uses: &[TensorUse]) -> Option<&TensorUse> {
+    uses.iter().filter(|u| u.output).min_by_key(|u| u.operation_id)
+}
+
+/// A tensor's last use before operation `n` (memory.md §4): the greatest operation id < `n` among
+/// its `input_tensors` rows whose operation is not a deallocation.
+pub(crate) fn last_use(uses: &[TensorUse], n: u64) -> Option<u64> {
+    uses.iter()
+        .filter(|u| !u.output && u.operation_id < n && !is_deallocate(&u.operation_name))
+        .map(|u| u.operation_id)
+        .max()
+}
+
+/// A tenant candidate of a place: its first sighting (the smallest operation id among its
+/// rows), the first deallocation that took it as input, its id. Both figures do not depend on
+/// N: "seen by an operation ≤ N" is `first_seen ≤ N`, "freed before N" is `freed < N`.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    first_seen: u64,
+    freed: Option<u64>,
+    tensor_id: u64,
+}
+
 /// What the holder rules look at for operation N.
 pub(crate) struct Holders<'a> {
     /// N's id.
     pub(crate) operation_id: u64,
     /// The map's device.
     pub(crate) device: u64,
-    /// The map's buffer type.
-    pub(crate) buffer_type: BufferType,
     /// N's graph, indexed.
     graph: GraphIndex<'a>,
     /// N's input tensor ids.
     pub(crate) inputs: &'a [u64],
     /// Tensors by id.
     by_id: HashMap<u64, &'a TensorFacts>,
-    /// Tensors by (device, address).
-    by_address: HashMap<(u64, u64), Vec<&'a TensorFacts>>,
+    /// The tenant candidates of each (device, address), of the map's buffer type when a
+    /// tensor's type is known, ascending by (first sighting, tensor id).
+    by_address: HashMap<(u64, u64), Vec<Candidate>>,
     /// Whether a buffer N allocated may also be named by address (its post-operation picture:
     /// N's outputs are recorded with their addresses).
     pub(crate) own_by_address: bool,
@@ -46,9 +69,13 @@ impl<'a> Holders<'a> {
         tensors: &'a [TensorFacts],
     ) -> Self {
         let mut by_id = HashMap::new();
-        let mut by_address: HashMap<(u64, u64), Vec<&TensorFacts>> = HashMap::new();
+        let mut by_address: HashMap<(u64, u64), Vec<Candidate>> = HashMap::new();
         for t in tensors {
             by_id.entry(t.tensor_id).or_insert(t);
+            let same_type = t.address.is_none() || t.buffer_type.is_none_or(|bt| bt == buffer_type);
+            let Some(first_seen) = t.uses.iter().map(|u| u.operation_id).min().filter(|_| same_type) else { continue };
+            let freed =
+                t.uses.iter().filter(|u| !u.output && is_deallocate(&u.operation_name)).map(|u| u.operation_id).min();
             let mut places: Vec<(u64, u64)> = t.device_addresses.clone();
             if let (Some(d), Some(a)) = (t.device_id, t.address) {
                 places.push((d, a));
@@ -56,42 +83,29 @@ impl<'a> Holders<'a> {
             places.sort_unstable();
             places.dedup();
             for place in places {
-                by_address.entry(place).or_default().push(t);
+                by_address.entry(place).or_default().push(Candidate { first_seen, freed, tensor_id: t.tensor_id });
             }
         }
-        Self {
-            operation_id,
-            device,
-            buffer_type,
-            graph: GraphIndex::new(graph),
-            inputs,
-            by_id,
-            by_address,
-            own_by_address: false,
+        for candidates in by_address.values_mut() {
+            candidates.sort_unstable_by_key(|c| (c.first_seen, c.tensor_id));
         }
-    }
-
-    /// The smallest operation id ≤ N among a tensor's rows.
-    fn first_seen(&self, t: &TensorFacts) -> Option<u64> {
-        t.uses.iter().map(|u| u.operation_id).filter(|&id| id <= self.operation_id).min()
+        Self { operation_id, device, graph: GraphIndex::new(graph), inputs, by_id, by_address, own_by_address: false }
     }
 
     /// The most recent tenant of `address` (memory.md §4): a candidate at that address on the
     /// device, of the same buffer type when its type is known, seen by an operation ≤ N and not
     /// freed by a deallocation before N; the greatest first sighting wins, then the greatest id.
+    /// (A binary search and, usually, one step: the late pass asks this for every buffer run.)
     pub(crate) fn tenant(&self, address: u64) -> Option<u64> {
         let candidates = self.by_address.get(&(self.device, address))?;
-        candidates
-            .iter()
-            .filter(|t| t.address.is_none() || t.buffer_type.is_none_or(|bt| bt == self.buffer_type))
-            .filter(|t| {
-                !t.uses
-                    .iter()
-                    .any(|u| !u.output && u.operation_id < self.operation_id && is_deallocate(&u.operation_name))
-            })
-            .filter_map(|t| Some((self.first_seen(t)?, t.tensor_id)))
-            .max()
-            .map(|(_, id)| id)
+        let n = self.operation_id;
+        let seen = candidates.partition_point(|c| c.first_seen <= n);
+        candidates[..seen].iter().rev().find(|c| c.freed.is_none_or(|f| f >= n)).map(|c| c.tensor_id)
+    }
+
+    /// A tensor's facts, by id.
+    pub(crate) fn facts(&self, tensor_id: u64) -> Option<&'a TensorFacts> {
+        self.by_id.get(&tensor_id).copied()
     }
 
     /// A live buffer with its holder.
@@ -108,12 +122,8 @@ impl<'a> Holders<'a> {
         };
         let facts = tensor_id.and_then(|id| self.by_id.get(&id).copied());
         let uses = facts.map(|t| t.uses.as_slice()).unwrap_or_default();
-        let producer = uses.iter().filter(|u| u.output).min_by_key(|u| u.operation_id);
-        let last_use = uses
-            .iter()
-            .filter(|u| !u.output && u.operation_id < n && !is_deallocate(&u.operation_name))
-            .map(|u| u.operation_id)
-            .max();
+        let producer = producer(uses);
+        let last_use = last_use(uses, n);
         let input = tensor_id.is_some_and(|id| self.inputs.contains(&id));
         LiveBuffer {
             address: placed.address,
@@ -127,6 +137,7 @@ impl<'a> Holders<'a> {
             producer_operation_id: producer.map(|u| u.operation_id),
             producer_operation_name: producer.map(|u| u.operation_name.to_string()),
             last_use_operation_id: last_use,
+            last_use_source: None,
             input_of_operation: input,
             stale: tensor_id.is_some() && !input && last_use.is_some_and(|k| k < n),
         }

@@ -7,7 +7,7 @@ mod at_failure;
 mod cb;
 mod fit;
 mod graph_index;
-mod holders;
+pub(crate) mod holders;
 mod inputs;
 mod live;
 mod live_index;
@@ -29,7 +29,8 @@ pub use model::{
 pub use notes::MemoryNote;
 pub use replay::GraphReplayer;
 pub use text::{
-    advice_sentence, basis_sentence, check_sentence, failure_lines, holders_sentence, operation_lines, reason_sentence,
+    advice_sentence, basis_sentence, check_sentence, failure_lines, fullness_sentence, holders_sentence,
+    operation_lines, reason_sentence,
 };
 
 pub(crate) use at_failure::{

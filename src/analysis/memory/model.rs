@@ -114,6 +114,9 @@ pub struct LiveBuffer {
     pub(crate) producer_operation_name: Option<String>,
     /// The last operation before N that read the tensor (deallocations excepted).
     pub last_use_operation_id: Option<u64>,
+    /// The `file.py:line` of that operation (behaviour.md §1.5), when its stack trace has one:
+    /// the line to free the tensor after (filled by the report layer).
+    pub last_use_source: Option<String>,
     /// The tensor is an input of the operation (JSON `input_of_failed_operation`).
     pub input_of_operation: bool,
     /// A known tensor, not an input of the operation, last used before it.

@@ -4,7 +4,7 @@
 
 use super::model::{Basis, CheckStatus, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, OperationMemory};
 use crate::analysis::failure::{BufferType, FailureKind};
-use crate::analysis::format::{counted, format_address, size};
+use crate::analysis::format::{counted, format_address, format_percent, size};
 
 fn address(a: u64, hex: bool) -> String {
     format_address(Some(a), hex)
@@ -154,8 +154,10 @@ fn to_free(b: &LiveBuffer, hex: bool) -> String {
         _ if b.tensor_id.is_some() => evidence.push("not produced by a recorded operation".into()),
         _ => evidence.push("no tensor recorded".into()),
     }
-    if let Some(k) = b.last_use_operation_id {
-        evidence.push(format!("last used at operation {k}"));
+    match (b.last_use_operation_id, &b.last_use_source) {
+        (Some(k), Some(source)) => evidence.push(format!("last used at operation {k}, {source}")),
+        (Some(k), None) => evidence.push(format!("last used at operation {k}")),
+        _ => {}
     }
     match b.tensor_id {
         Some(id) => format!("tensor {id} ({})", evidence.join(", ")),
@@ -286,4 +288,18 @@ pub fn operation_lines(m: &OperationMemory, hex: bool) -> Vec<String> {
     lines.extend(holders_sentence(&m.live_buffers, 3, hex));
     lines.extend(m.notes.iter().map(|n| format!("Note: {}", n.text(hex))));
     lines
+}
+
+/// How fragmented the region's free space is, as TT-NN Visualizer shows it (tab 4, any
+/// operation), e.g. `Free space: 3 blocks, the largest 510 KiB; 43.21% of the free space lies
+/// outside it.`; none when the region is unknown.
+pub fn fullness_sentence(map: &MemoryMap) -> Option<String> {
+    let largest = map.largest_free_block?;
+    let free: u64 = map.free_blocks.iter().map(|b| b.size).sum();
+    if free == 0 {
+        return Some("Free space: none.".to_string());
+    }
+    let outside = format_percent((free - largest) as f64 * 100.0 / free as f64);
+    let blocks = counted(map.free_blocks.len(), "block", "blocks");
+    Some(format!("Free space: {blocks}, the largest {}; {outside} of the free space lies outside it.", size(largest)))
 }

@@ -42,6 +42,8 @@ pub struct Options {
     pub no_failure_snapshot: bool,
     /// The failed operation's buffers are freed while unwinding with no record of the frees.
     pub silent_unwinding: bool,
+    /// Every operation has a Python stack trace: innermost `model/block.py`, line 100 + its id.
+    pub stack_traces: bool,
 }
 
 /// The ids of a single chip opened as a mesh.
@@ -98,6 +100,16 @@ impl Sim {
     }
 
     fn record(&mut self, op: Op, snapshot: bool) {
+        if snapshot && self.era != Era::GraphOnly {
+            self.record_usage(op.id as u64);
+        }
+        let op = match self.options.stack_traces {
+            true => {
+                let line = 100 + op.id;
+                op.stack_trace(&format!("  File \"/home/dev/model/block.py\", line {line}, in forward\n    y = ttnn.op(x)\n  File \"/home/dev/run.py\", line 7, in <module>\n    main()"))
+            }
+            false => op,
+        };
         let op = if snapshot && self.era != Era::GraphOnly { op.buffers(self.snapshot()) } else { op };
         self.ops.push(op);
     }
@@ -117,6 +129,7 @@ impl Sim {
         for name in &op.inputs {
             let i = self.tensors.iter().rposition(|t| &t.name == name && t.live).expect("a live input");
             self.tensors[i].consumers.push(id);
+            self.tensors[i].last_use = Some(id);
             ids.push(self.tensors[i].id as i64);
         }
         ids
@@ -153,6 +166,7 @@ impl Sim {
         for name in &op.frees {
             let i = self.tensors.iter().rposition(|t| &t.name == name && t.live).expect("a live tensor");
             self.tensors[i].live = false;
+            self.tensors[i].freed_at = Some(id);
             let t = self.tensors[i].clone();
             self.devices[t.device as usize].allocator(t.buffer_type).free(t.address);
             g = g.dealloc(self.node(t.device, t.buffer_type, t.address, t.per_bank));
@@ -179,6 +193,7 @@ impl Sim {
         let i = self.tensors.iter().rposition(|t| t.name == name && t.live).expect("a live tensor");
         self.tensors[i].consumers.push(id);
         self.tensors[i].live = false;
+        self.tensors[i].freed_at = Some(id);
         let t = self.tensors[i].clone();
         self.devices[t.device as usize].allocator(t.buffer_type).free(t.address);
         let g = self

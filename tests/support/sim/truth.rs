@@ -49,6 +49,13 @@ impl Sim {
             .collect();
         live.sort_by_key(|b| b.address);
         let to_free = need.and_then(|need| cheapest_to_free(allocator, &live, need));
+        let fits_if_late_freed = need.map(|need| {
+            let mut after = allocator.clone();
+            for b in live.iter().filter(|b| b.stale) {
+                after.free(b.address);
+            }
+            after.place(need).is_some()
+        });
         let clashing =
             region_end.map(|end| live.iter().map(|b| b.address).filter(|&a| a < end).collect()).unwrap_or_default();
         Truth {
@@ -61,6 +68,7 @@ impl Sim {
             largest_free: allocator.largest_free(),
             need,
             to_free,
+            fits_if_late_freed,
             region_end,
             clashing,
         }

@@ -81,3 +81,24 @@ fn notes_follow_the_advice() {
     m.notes.push(MemoryNote::Overlap { count: 1, address: 0x1F000 });
     assert_eq!(failure_lines(&m, true).last().unwrap(), "Note: 2 buffers overlap at 0x1F000; the map counts them once");
 }
+
+#[test]
+fn the_fullness_counts_free_blocks_the_largest_and_the_share_outside_it() {
+    use crate::analysis::memory::{Block, MemoryMap, fullness_sentence};
+    let blocks = |sizes: &[u64]| sizes.iter().map(|&size| Block { address: 64, size }).collect::<Vec<Block>>();
+    let map = |sizes: &[u64], largest: Option<u64>| MemoryMap {
+        free_blocks: blocks(sizes),
+        largest_free_block: largest,
+        ..MemoryMap::default()
+    };
+    assert_eq!(
+        fullness_sentence(&map(&[131_072, 65_536, 65_536], Some(131_072))).as_deref(),
+        Some("Free space: 3 blocks, the largest 128 KiB; 50% of the free space lies outside it.")
+    );
+    assert_eq!(
+        fullness_sentence(&map(&[1_024], Some(1_024))).as_deref(),
+        Some("Free space: 1 block, the largest 1 KiB; 0% of the free space lies outside it.")
+    );
+    assert_eq!(fullness_sentence(&map(&[], Some(0))).as_deref(), Some("Free space: none."));
+    assert_eq!(fullness_sentence(&map(&[], None)), None, "the region is unknown");
+}

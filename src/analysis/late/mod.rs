@@ -1,0 +1,170 @@
+//! Where to free memory (issue 16, beyond the reference): every tensor found live in the
+//! snapshots after its last use, the span over which it is held past that use, and what freeing
+//! it right after its last use would take off the peak of its device and buffer type.
+//!
+//! Pure: the report layer feeds the `buffers` rows to [`crate::analysis::usage::MemoryUsage`]
+//! built [`with_runs`](crate::analysis::usage::MemoryUsage::with_runs), reads the tensors at the
+//! runs' addresses, and fills each finding's source line from its last-use operation's stack
+//! trace. Attribution and last use are memory.md §4's (`memory::holders`).
+
+mod fit;
+mod peak;
+mod runs;
+mod text;
+
+pub use fit::{LateAtFailure, late_at_failure, late_at_failure_sentence};
+pub use runs::{BufferRun, BufferRuns};
+pub use text::{late_heading, suggestion};
+
+use crate::analysis::failure::BufferType;
+use crate::analysis::memory::TensorFacts;
+use crate::analysis::memory::holders::{Holders, last_use, producer};
+use crate::analysis::usage::{MemoryUsage, UsageKey};
+use peak::SeriesPeaks;
+use std::collections::HashMap;
+
+/// A tensor held past its last use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LateTensor {
+    /// Its device.
+    pub device_id: u64,
+    /// Its buffer type.
+    pub buffer_type: BufferType,
+    /// Its buffer's address.
+    pub address: u64,
+    /// Its buffer's bytes per bank.
+    pub size_per_bank: u64,
+    /// The tensor.
+    pub tensor_id: u64,
+    /// Its shape as recorded, when known (the report layer fills it).
+    pub shape: Option<String>,
+    /// The operation that produced it; none for a tensor created outside the report.
+    pub producer_operation_id: Option<u64>,
+    /// The last operation that read it (not a deallocation).
+    pub last_use_operation_id: u64,
+    /// That operation's name.
+    pub last_use_operation_name: String,
+    /// The last operation over which it is still held: the last snapshot that shows it, or the
+    /// failure when the run ends in one with the buffer still live.
+    pub held_until_operation_id: u64,
+    /// The `file.py:line` of the last-use operation (behaviour.md §1.5), when its stack trace
+    /// has one (the report layer fills it).
+    pub source: Option<String>,
+    /// How much lower the peak of its device and buffer type would be had it been freed right
+    /// after its last use.
+    pub peak_saving_per_bank: u64,
+}
+
+/// The peak of one device and buffer type, and what it would be with every late tensor freed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LateSummary {
+    /// The device.
+    pub device_id: u64,
+    /// The buffer type.
+    pub buffer_type: BufferType,
+    /// The peak of the usage series.
+    pub peak_per_bank: u64,
+    /// The peak with every late tensor of this line taken out over its span.
+    pub peak_if_all_freed_per_bank: u64,
+    /// How many late tensors the line has.
+    pub count: usize,
+}
+
+/// What the pass found: the late tensors, biggest peak saving first, and one summary per line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LateFindings {
+    /// Every tensor held past its last use.
+    pub late: Vec<LateTensor>,
+    /// One per (device, buffer type) with usage, in device then type order.
+    pub summary: Vec<LateSummary>,
+    /// At each allocation failure, whether freeing them would have let the request fit (the
+    /// report layer fills it from the memory at each failure).
+    pub failures: Vec<LateAtFailure>,
+}
+
+/// Finds every tensor held past its last use from a pass's usage and runs (`usage` built
+/// [`with_runs`](MemoryUsage::with_runs)), the tensors at the runs' addresses, the operations
+/// with an error and the run's last operation: a buffer still in its device's last snapshot is
+/// held until the first error after that snapshot, else to the end of the run.
+pub fn find_late(usage: &MemoryUsage, tensors: &[TensorFacts], errors: &[u64], last_operation: u64) -> LateFindings {
+    let Some(runs) = usage.runs.as_ref() else { return LateFindings::default() };
+    let mut holders: HashMap<UsageKey, Holders<'_>> = HashMap::new();
+    let mut late = Vec::new();
+    for run in runs.runs() {
+        let key = (run.device_id, run.buffer_type);
+        let holders = holders.entry(key).or_insert_with(|| Holders::new(0, key, &[], &[], tensors));
+        if let Some(found) = late_tensor(holders, &run, (errors, last_operation)) {
+            late.push(found);
+        }
+    }
+    let peaks: HashMap<UsageKey, SeriesPeaks> =
+        usage.sums.iter().map(|(key, series)| (*key, SeriesPeaks::new(series))).collect();
+    let span = |t: &LateTensor| (t.last_use_operation_id + 1, t.held_until_operation_id);
+    for t in &mut late {
+        if let Some(p) = peaks.get(&(t.device_id, t.buffer_type)) {
+            t.peak_saving_per_bank = p.saving(span(t), t.size_per_bank);
+        }
+    }
+    late.sort_by(|a, b| {
+        (b.peak_saving_per_bank, b.size_per_bank)
+            .cmp(&(a.peak_saving_per_bank, a.size_per_bank))
+            .then((a.device_id, a.buffer_type as u8, a.address).cmp(&(b.device_id, b.buffer_type as u8, b.address)))
+            .then(a.held_until_operation_id.cmp(&b.held_until_operation_id))
+    });
+    let mut summary = peaks
+        .iter()
+        .map(|(&(device_id, buffer_type), p)| {
+            let mine: Vec<((u64, u64), u64)> = late
+                .iter()
+                .filter(|t| (t.device_id, t.buffer_type) == (device_id, buffer_type))
+                .map(|t| (span(t), t.size_per_bank))
+                .collect();
+            LateSummary {
+                device_id,
+                buffer_type,
+                peak_per_bank: p.peak(),
+                peak_if_all_freed_per_bank: p.peak_without(&mine),
+                count: mine.len(),
+            }
+        })
+        .collect::<Vec<_>>();
+    summary.sort_by_key(|s| (s.device_id, s.buffer_type as u8));
+    LateFindings { late, summary, failures: Vec::new() }
+}
+
+/// The tensor a run holds (memory.md §4, N = the run's last snapshot) when the run goes on past
+/// the tensor's last use.
+fn late_tensor(holders: &mut Holders<'_>, run: &BufferRun, (errors, end): (&[u64], u64)) -> Option<LateTensor> {
+    holders.operation_id = run.last_operation_id;
+    let tensor_id = holders.tenant(run.address)?;
+    let facts = holders.facts(tensor_id)?;
+    let last = last_use(&facts.uses, run.last_operation_id.saturating_add(1))?;
+    let ended_by_error = errors.iter().copied().filter(|&e| e > run.last_operation_id).min();
+    let held_until = match run.open {
+        true => ended_by_error.unwrap_or(end).max(run.last_operation_id),
+        false => run.last_operation_id,
+    };
+    // The snapshot of the last use shows the tensor's buffer: a run that began after it is
+    // another buffer at the same place.
+    if held_until <= last || run.first_operation_id > last {
+        return None;
+    }
+    let name = facts.uses.iter().find(|u| !u.output && u.operation_id == last).map(|u| u.operation_name.to_string());
+    Some(LateTensor {
+        device_id: run.device_id,
+        buffer_type: run.buffer_type,
+        address: run.address,
+        size_per_bank: run.size_per_bank,
+        tensor_id,
+        shape: facts.shape.clone(),
+        producer_operation_id: producer(&facts.uses).map(|u| u.operation_id),
+        last_use_operation_id: last,
+        last_use_operation_name: name.unwrap_or_default(),
+        held_until_operation_id: held_until,
+        source: None,
+        peak_saving_per_bank: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,235 @@
+//! Where to free memory (issue 16) on simulated runs: `explain --late --json` against what the
+//! simulation knows — every tensor it kept past its last use, until when, and what freeing it
+//! there (or all of them) takes off the peak of its device and buffer type.
+
+mod cli;
+mod support;
+
+use cli::run;
+use serde_json::Value;
+use support::sim::{Era, Mesh, Options, Sim, SimOp};
+use support::{BufferType, TempDir};
+
+const L1: BufferType = BufferType::L1;
+const DRAM: BufferType = BufferType::Dram;
+
+/// `explain --late --json` on the report the run left.
+fn late_json(sim: &Sim) -> Value {
+    let dir = TempDir::new("late-sim");
+    sim.report().write_to(dir.path());
+    let o = run(&["explain", "--late", "--json", dir.path().to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// One `late` entry as a row, to compare without caring for the order of equal savings.
+type Row = (u64, String, u64, u64, u64, Option<u64>, u64, u64, u64);
+
+fn rows(value: &Value) -> Vec<Row> {
+    let u = |v: &Value| v.as_u64().unwrap();
+    let mut out: Vec<Row> = value["late"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                u(&e["device_id"]),
+                e["buffer_type"].as_str().unwrap().to_string(),
+                u(&e["address"]),
+                u(&e["size_per_bank"]),
+                u(&e["tensor_id"]),
+                e["producer_operation_id"].as_u64(),
+                u(&e["last_use_operation_id"]),
+                u(&e["held_until_operation_id"]),
+                u(&e["peak_saving_per_bank"]),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The JSON of a run equals the simulation's truth: the late list (and its order, biggest saving
+/// first), each entry's shape and source line, and the summary of every line.
+fn assert_truth(sim: &Sim) {
+    let value = late_json(sim);
+    let mut expected: Vec<Row> = sim
+        .late_truth()
+        .iter()
+        .map(|t| {
+            let kind = t.buffer_type.token().to_string();
+            (t.device, kind, t.address, t.size, t.tensor, t.producer, t.last_use, t.held_until, t.peak_saving)
+        })
+        .collect();
+    expected.sort();
+    assert!(!expected.is_empty(), "a scenario with nothing held past its last use checks little");
+    assert_eq!(rows(&value), expected);
+    let late = value["late"].as_array().unwrap();
+    let savings: Vec<u64> = late.iter().map(|e| e["peak_saving_per_bank"].as_u64().unwrap()).collect();
+    assert!(savings.windows(2).all(|w| w[0] >= w[1]), "biggest peak saving first: {savings:?}");
+    for e in late {
+        let size = e["size_per_bank"].as_u64().unwrap();
+        assert_eq!(e["shape"], format!("Shape([{size}])"));
+        let line = 100 + e["last_use_operation_id"].as_u64().unwrap();
+        let source = sim.options.stack_traces.then(|| format!("block.py:{line}"));
+        assert_eq!(e["source"].as_str(), source.as_deref());
+    }
+    let mut summary: Vec<(u64, String, u64, u64)> = value["late_summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let u = |k: &str| s[k].as_u64().unwrap();
+            let kind = s["buffer_type"].as_str().unwrap().to_string();
+            (u("device_id"), kind, u("peak_per_bank"), u("peak_if_all_freed_per_bank"))
+        })
+        .collect();
+    summary.sort();
+    let mut truth: Vec<(u64, String, u64, u64)> = sim
+        .late_summary_truth()
+        .into_iter()
+        .map(|s| (s.device, s.buffer_type.token().to_string(), s.peak, s.peak_if_all_freed))
+        .collect();
+    truth.sort();
+    assert_eq!(summary, truth);
+    // At the failure: would the request have fit with every tensor held past its last use freed?
+    let at_failure: Vec<(u64, u64, bool)> = value["late_failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["operation_id"].as_u64().unwrap(),
+                f["held_past_last_use"].as_u64().unwrap(),
+                f["fits_if_all_freed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(u64, u64, bool)> = sim
+        .truth
+        .iter()
+        .filter(|_| sim.era != Era::DecoratorBeforeErrors { errors_table: false })
+        .filter_map(|t| {
+            let stale = t.live.iter().filter(|b| b.stale).count() as u64;
+            Some((t.operation_id, stale, t.fits_if_late_freed?))
+        })
+        .collect();
+    assert_eq!(at_failure, expected);
+}
+
+/// A small model on device `d`: a weight, a chain of operations, a `ttnn.deallocate` long after
+/// a tensor's last use, a buffer allocated and freed outside any record, a DRAM tensor.
+fn model(sim: &mut Sim, d: u64) {
+    sim.weight("w", d, L1, 65_536);
+    sim.weight("a", d, L1, 32_768);
+    sim.run(SimOp::new("ttnn.matmul", "MatmulDeviceOperation").on(d).input("a").input("w").output("h", L1, 262_144));
+    let add = SimOp::new("ttnn.add", "BinaryNgDeviceOperation").on(d).input("h").input("w");
+    sim.run(add.temp(L1, 16_384).output("h2", L1, 262_144));
+    sim.run(SimOp::new("ttnn.relu", "UnaryDeviceOperation").on(d).input("h2").output("h3", L1, 524_288));
+    sim.deallocate("h");
+    sim.outside_alloc("cache", d, L1, 16_384);
+    sim.run(SimOp::new("ttnn.to_memory_config", "CopyDeviceOperation").on(d).input("h3").output("s", DRAM, 1 << 20));
+    sim.outside_free("cache");
+    sim.run(SimOp::new("ttnn.softmax", "SoftmaxDeviceOperation").on(d).input("s").output("o", L1, 65_536).free("s"));
+    sim.run(SimOp::new("ttnn.add", "BinaryNgDeviceOperation").on(d).input("o").input("w").output("p", L1, 32_768));
+}
+
+fn failing(d: u64) -> SimOp {
+    SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(d).input("p").temp(L1, 32_768).output("c", L1, 1_200_000)
+}
+
+fn traced() -> Options {
+    Options { stack_traces: true, ..Options::default() }
+}
+
+#[test]
+fn every_writer_era_gives_the_simulation_s_truth() {
+    for era in [
+        Era::DecoratorWithErrors,
+        Era::Importer,
+        Era::DecoratorBeforeErrors { errors_table: true },
+        Era::DecoratorBeforeErrors { errors_table: false },
+    ] {
+        let mut sim = Sim::new(era, traced(), 1);
+        model(&mut sim, 0);
+        sim.fail(failing(0));
+        assert_truth(&sim);
+    }
+}
+
+#[test]
+fn a_run_that_ends_without_a_failure_holds_them_to_its_last_operation() {
+    let mut sim = Sim::new(Era::DecoratorWithErrors, traced(), 1);
+    model(&mut sim, 0);
+    assert_truth(&sim);
+}
+
+#[test]
+fn two_devices_keep_their_own_lists_and_peaks() {
+    let mut sim = Sim::new(Era::Importer, traced(), 2);
+    model(&mut sim, 0);
+    model(&mut sim, 1);
+    sim.fail(failing(1));
+    assert_truth(&sim);
+}
+
+#[test]
+fn without_stack_traces_there_is_no_source_line() {
+    let mut sim = Sim::new(Era::DecoratorWithErrors, Options::default(), 1);
+    model(&mut sim, 0);
+    sim.fail(failing(0));
+    assert_truth(&sim);
+}
+
+#[test]
+fn a_chip_opened_as_a_mesh_reads_the_same() {
+    for tables in [0, 1] {
+        let options = Options { mesh: Some(Mesh { tables }), ..traced() };
+        let mut sim = Sim::new(Era::Importer, options, 1);
+        model(&mut sim, 0);
+        sim.fail(failing(0));
+        assert_truth(&sim);
+    }
+}
+
+#[test]
+fn the_fit_advice_names_the_same_source_line_as_the_late_list() {
+    let mut sim = Sim::new(Era::DecoratorWithErrors, traced(), 1);
+    model(&mut sim, 0);
+    sim.fail(SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").output("c", L1, 600_000));
+    let truth = sim.truth.clone().unwrap();
+    let relu_output = sim.tensor("h3");
+    assert_eq!(truth.to_free, Some(vec![relu_output.address]), "the simulation frees the relu's output");
+    assert_truth(&sim);
+    let dir = TempDir::new("late-sim-advice");
+    sim.report().write_to(dir.path());
+    let o = run(&["explain", "--late", dir.path().to_str().unwrap()], None);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let advice = "  Freeing tensor 5 (512 KiB per bank, produced by operation 3 ttnn.relu, last used at operation 5, block.py:105) before operation 8 opens a 709 KiB block at 101440: the 586 KiB request fits.";
+    assert!(text.lines().any(|l| l == advice), "{text}");
+    let suggestion = "  ttnn.deallocate(…) after block.py:105 — tensor 5 (512 KiB per bank, [524288]) is last used by operation 5 ttnn.to_memory_config and held until operation 8; freeing it there does not lower the L1 peak.";
+    assert!(text.lines().any(|l| l == suggestion), "{text}");
+}
+
+#[test]
+fn freeing_them_at_a_failure_is_not_always_enough() {
+    let mut sim = Sim::new(Era::DecoratorWithErrors, traced(), 1);
+    model(&mut sim, 0);
+    // The inputs p (32 KiB) and the temporary (32 KiB) stay: 1.3 MiB cannot fit beside them.
+    sim.fail(
+        SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").temp(L1, 32_768).output("c", L1, 1_330_000),
+    );
+    assert_eq!(sim.truth.as_ref().unwrap().fits_if_late_freed, Some(false));
+    assert_truth(&sim);
+    let mut sim = Sim::new(Era::DecoratorWithErrors, traced(), 1);
+    model(&mut sim, 0);
+    sim.fail(SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").output("c", L1, 600_000));
+    assert_eq!(sim.truth.as_ref().unwrap().fits_if_late_freed, Some(true));
+    let dir = TempDir::new("late-sim-fits");
+    sim.report().write_to(dir.path());
+    let o = run(&["explain", "--late", dir.path().to_str().unwrap()], None);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let line =
+        "At operation 8 ttnn.conv2d: freeing the 5 held past their last use would have let the 586 KiB request fit.";
+    assert!(text.lines().any(|l| l == line), "{text}");
+}
