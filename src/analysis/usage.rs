@@ -3,7 +3,8 @@
 //! of every buffer live after it on the devices it touched).
 
 use super::failure::BufferType;
-use super::late::BufferRuns;
+use super::late::findings::LateFindings;
+use super::late::runs::BufferRuns;
 use super::memory::valid_buffer;
 use std::collections::BTreeMap;
 
@@ -33,7 +34,7 @@ pub struct MemoryUsage {
     pub runs: Option<BufferRuns>,
     /// The tensors held past their last use found from `runs` after the pass, when the pass's
     /// worker found them (the loop then need not).
-    pub late: Option<super::late::LateFindings>,
+    pub late: Option<LateFindings>,
 }
 
 /// The rows of the operation being read; moved into the sums when another operation starts.

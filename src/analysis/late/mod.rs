@@ -7,80 +7,22 @@
 //! runs' addresses, and fills each finding's source line from its last-use operation's stack
 //! trace. Attribution and last use are memory.md §4's (`memory::holders`).
 
+pub(crate) mod findings;
 mod fit;
 mod peak;
-mod runs;
+pub(crate) mod runs;
 mod text;
 
+pub use findings::{LateFindings, LateSummary, LateTensor};
 pub use fit::{LateAtFailure, late_at_failure, late_at_failure_sentence};
 pub use runs::{BufferRun, BufferRuns};
 pub use text::{late_heading, suggestion};
 
-use crate::analysis::failure::BufferType;
 use crate::analysis::memory::TensorFacts;
 use crate::analysis::memory::holders::{Holders, last_use, producer};
 use crate::analysis::usage::{MemoryUsage, UsageKey};
 use peak::SeriesPeaks;
 use std::collections::HashMap;
-
-/// A tensor held past its last use.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LateTensor {
-    /// Its device.
-    pub device_id: u64,
-    /// Its buffer type.
-    pub buffer_type: BufferType,
-    /// Its buffer's address.
-    pub address: u64,
-    /// Its buffer's bytes per bank.
-    pub size_per_bank: u64,
-    /// The tensor.
-    pub tensor_id: u64,
-    /// Its shape as recorded, when known (the report layer fills it).
-    pub shape: Option<String>,
-    /// The operation that produced it; none for a tensor created outside the report.
-    pub producer_operation_id: Option<u64>,
-    /// The last operation that read it (not a deallocation).
-    pub last_use_operation_id: u64,
-    /// That operation's name.
-    pub last_use_operation_name: String,
-    /// The last operation over which it is still held: the last snapshot that shows it, or the
-    /// failure when the run ends in one with the buffer still live.
-    pub held_until_operation_id: u64,
-    /// The `file.py:line` of the last-use operation (behaviour.md §1.5), when its stack trace
-    /// has one (the report layer fills it).
-    pub source: Option<String>,
-    /// How much lower the peak of its device and buffer type would be had it been freed right
-    /// after its last use.
-    pub peak_saving_per_bank: u64,
-}
-
-/// The peak of one device and buffer type, and what it would be with every late tensor freed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LateSummary {
-    /// The device.
-    pub device_id: u64,
-    /// The buffer type.
-    pub buffer_type: BufferType,
-    /// The peak of the usage series.
-    pub peak_per_bank: u64,
-    /// The peak with every late tensor of this line taken out over its span.
-    pub peak_if_all_freed_per_bank: u64,
-    /// How many late tensors the line has.
-    pub count: usize,
-}
-
-/// What the pass found: the late tensors, biggest peak saving first, and one summary per line.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LateFindings {
-    /// Every tensor held past its last use.
-    pub late: Vec<LateTensor>,
-    /// One per (device, buffer type) with usage, in device then type order.
-    pub summary: Vec<LateSummary>,
-    /// At each allocation failure, whether freeing them would have let the request fit (the
-    /// report layer fills it from the memory at each failure).
-    pub failures: Vec<LateAtFailure>,
-}
 
 /// Finds every tensor held past its last use from a pass's usage and runs (`usage` built
 /// [`with_runs`](MemoryUsage::with_runs)), the tensors at the runs' addresses, the operations

@@ -1,6 +1,7 @@
 //! The late-tensor rules on small hand-built passes (the simulation checks them end to end).
 
 use super::*;
+use crate::analysis::failure::BufferType;
 use crate::analysis::memory::TensorUse;
 use BufferType::L1;
 
