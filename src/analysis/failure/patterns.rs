@@ -2,6 +2,7 @@
 //! each searched anywhere in a text, first occurrence first.
 
 use super::{BufferType, FailureKind, Figures};
+use crate::analysis::sanitize::sanitize_line;
 use regex::{Captures, Regex};
 use std::sync::LazyLock;
 
@@ -130,7 +131,7 @@ pub(super) fn beyond(text: &str, which: Text) -> Found {
     if let Some(c) = search("Circular buffers on service-core range ", &SERVICE_CORE_CLASH, text) {
         return read(|| {
             let figures = Figures {
-                core_range: Some(c[1].to_string()),
+                core_range: Some(sanitize_line(&c[1])),
                 l1_buffer_address: Some(number(&c, 2)?),
                 region_end: Some(number(&c, 3)?),
                 ..Figures::default()
@@ -168,7 +169,7 @@ fn circular_buffers(opening: &str, beyond: &LazyLock<Regex>, clash: &LazyLock<Re
     if let Some(c) = search(opening, beyond, text) {
         return read(|| {
             let figures = Figures {
-                core_range: Some(c[1].to_string()),
+                core_range: Some(sanitize_line(&c[1])),
                 region_end: Some(number(&c, 2)?),
                 max_l1: Some(number(&c, 3)?),
                 ..Figures::default()
@@ -179,7 +180,7 @@ fn circular_buffers(opening: &str, beyond: &LazyLock<Regex>, clash: &LazyLock<Re
     if let Some(c) = search(opening, clash, text) {
         return read(|| {
             let figures = Figures {
-                core_range: Some(c[1].to_string()),
+                core_range: Some(sanitize_line(&c[1])),
                 l1_buffer_address: Some(number(&c, 2)?),
                 region_end: Some(number(&c, 3)?),
                 ..Figures::default()

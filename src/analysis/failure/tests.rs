@@ -186,3 +186,13 @@ proptest! {
         prop_assert!(found.beyond_reference, "{:?}", broken);
     }
 }
+
+#[test]
+fn a_core_range_is_sanitised_text_from_the_message() {
+    // Found by the `log` fuzz target: the core range is copied from the message, which is
+    // untrusted; a NUL or an escape in it must not reach the summary.
+    let message = "Statically allocated circular buffers on core range [0-0 -\u{0}7-7\u{1b}[2J] grow to 5576032 B which is beyond max L1 size of 1499136 B";
+    let (summary, _) = texts(message);
+    assert!(summary.starts_with("Circular buffers on [0-0 -"), "{summary}");
+    assert!(!summary.chars().any(|c| c.is_control()), "{summary:?}");
+}
