@@ -2,7 +2,7 @@
 //! the failure's (device, buffer type) it gives, and which of them the failed operation allocated.
 
 use super::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
-use super::live_index::{IntMap, IntSet};
+use super::live_index::{Entry, IntMap, IntSet};
 use super::model::Basis;
 use super::notes::{MemoryNote, Tally};
 use super::replay::{Replay, failure_point, free_addresses};
@@ -91,17 +91,18 @@ fn replayed(replay: &Replay, graph: &[GraphNode], place: Place, bad: &mut Tally)
     let Place { device, buffer_type, banks } = place;
     let mut out = Vec::new();
     for e in replay.live.iter().filter(|e| e.buffer.is_of(device, buffer_type)) {
-        match e.buffer.per_bank(banks) {
-            Some(size) => out.push(Placed {
-                address: e.buffer.address,
-                size,
-                layout: e.layout(graph),
-                allocated_at: e.allocated_at,
-            }),
+        match placed(e, banks, graph) {
+            Some(buffer) => out.push(buffer),
             None => bad.bump(),
         }
     }
     out
+}
+
+/// A live buffer of a replay as placed in the map; none when its graph node gives no size.
+fn placed(e: &Entry, banks: u64, graph: &[GraphNode]) -> Option<Placed> {
+    let size = e.buffer.per_bank(banks)?;
+    Some(Placed { address: e.buffer.address, size, layout: e.layout(graph), allocated_at: e.allocated_at })
 }
 
 /// The live buffers of (device, buffer type) at N's failure point, by the first basis of
@@ -188,13 +189,8 @@ fn after_failure(
         if !seen.insert(e.buffer.address) {
             continue;
         }
-        match e.buffer.per_bank(banks) {
-            Some(size) => buffers.push(Placed {
-                address: e.buffer.address,
-                size,
-                layout: e.layout(graph),
-                allocated_at: e.allocated_at,
-            }),
+        match placed(e, banks, graph) {
+            Some(buffer) => buffers.push(buffer),
             None => no_size.add(e.buffer.address),
         }
     }

@@ -89,16 +89,7 @@ fn types_match(a: Option<BufferType>, a_exact: bool, b: Option<BufferType>, b_ex
 impl GraphBuffer {
     /// The buffer of a `buffer_allocate` or `buffer_deallocate` node at `address`.
     pub(crate) fn of_node(node: &GraphNode, address: u64) -> Self {
-        Self {
-            device_id: node.device_id,
-            buffer_type: node.buffer_type,
-            exact_type: node.buffer_type_code,
-            address,
-            max_size_per_bank: node.max_size_per_bank,
-            size: node.size,
-            num_cores: node.num_cores,
-            layout: node.layout.clone(),
-        }
+        Self { layout: node.layout.clone(), ..Self::key_of(node, address) }
     }
 
     /// What a free or a lookup compares: the buffer of a node without its layout (no copy).
