@@ -118,15 +118,18 @@ fn late_lines(view: &View, tab: &OverTimeTab, late: &[&LateTensor], area: Rect) 
 /// What the tab says while its pass runs: the pass over `buffers`, with how to cancel it, or the
 /// replay.
 fn progress_text(tab: &OverTimeTab) -> String {
-    match (tab.source, &tab.pass) {
-        (UsageSource::GraphReplay, _) => {
+    let (done, total) = match tab.pass {
+        JobState::Running { done, total } => (done, total),
+        _ => (0, 0),
+    };
+    match tab.source {
+        UsageSource::GraphReplay => {
             "This report has no buffers snapshots: replaying every captured graph to follow the memory over the run…"
                 .to_string()
         }
-        (UsageSource::Snapshots, JobState::Running { done, total }) => format!(
+        UsageSource::Snapshots => format!(
             "Reading every buffers row once for the session: {done} of {total} rows (leave the tab to cancel; coming back goes on from there)…"
         ),
-        (UsageSource::Snapshots, _) => "Reading every buffers row once for the session: 0 of 0 rows (leave the tab to cancel; coming back goes on from there)…".to_string(),
     }
 }
 
