@@ -5,12 +5,13 @@
 use super::ReportError;
 use super::database::uint;
 use super::memory::MemoryReport;
+use super::memory_replay::GraphReplay;
 use super::tensor_index::Placement;
 use super::usage::UsageProgress;
-use crate::analysis::late::{LateFindings, find_late};
+use crate::analysis::late::{BufferRun, BufferRuns, LateFindings, find_late};
 use crate::analysis::memory::LiveBuffer;
 use crate::analysis::memory::{TensorFacts, TensorUse};
-use crate::analysis::stack::source_label;
+use crate::analysis::stack::model_source_label;
 use crate::analysis::usage::MemoryUsage;
 use rusqlite::params;
 use std::collections::{BTreeSet, HashMap};
@@ -60,9 +61,40 @@ impl MemoryReport {
         for t in &mut findings.late {
             t.shape = texts.get(&t.tensor_id).and_then(|(shape, _)| shape.clone());
             let index = self.operation_index(t.last_use_operation_id);
-            t.source = index.and_then(|i| traces.get(&i)).and_then(|trace| source_label(trace));
+            t.source = index.and_then(|i| traces.get(&i)).and_then(|trace| model_source_label(trace));
         }
         Ok(findings)
+    }
+
+    /// The tensors held past their last use on a report without `buffers` rows: the graph
+    /// replay's buffer stays read as the snapshots' runs, and its bytes per bank after each
+    /// operation as the usage (memory.md §3.4, the basis tab 5 charts for such a report).
+    /// Graph device ids are read as the tables': a single chip opened as a mesh (ttnn 0.81) has
+    /// graph buffer nodes on the mesh id 1 while `devices` has the one row 0 (memory.md §1–§2).
+    pub fn replay_late(&self, replay: &GraphReplay) -> Result<LateFindings, ReportError> {
+        let chip = |device: u64| match self.devices.as_slice() {
+            [only] => only.device_id,
+            _ => device,
+        };
+        let mut usage = MemoryUsage::default();
+        for u in &replay.usage {
+            let key = (chip(u.device_id), u.buffer_type);
+            usage.sums.entry(key).or_default().push((u.operation_id, u.used_per_bank));
+        }
+        for series in usage.sums.values_mut() {
+            series.sort_by_key(|p| p.0);
+            // Two graph ids read as one chip: their bytes after an operation add up.
+            series.dedup_by(|later, kept| {
+                let same = later.0 == kept.0;
+                if same {
+                    kept.1 = kept.1.saturating_add(later.1);
+                }
+                same
+            });
+        }
+        let runs = replay.runs.iter().map(|r| BufferRun { device_id: chip(r.device_id), ..*r }).collect();
+        usage.runs = Some(BufferRuns::from_runs(runs));
+        self.late_findings(&usage)
     }
 
     /// Names the source line of each live buffer's last use (`LiveBuffer::last_use_source`), the
@@ -75,7 +107,7 @@ impl MemoryReport {
         let traces = self.stack_traces(&indexes).unwrap_or_default();
         for b in buffers {
             let index = b.last_use_operation_id.and_then(|id| self.operation_index(id));
-            b.last_use_source = index.and_then(|i| traces.get(&i)).and_then(|trace| source_label(trace));
+            b.last_use_source = index.and_then(|i| traces.get(&i)).and_then(|trace| model_source_label(trace));
         }
     }
 

@@ -1,6 +1,7 @@
 //! Where a failure came from, as the log says it: the innermost traceback frame in the user's
 //! code (and the TT-NN operation it calls), the pytest test, and the last other error.
 
+use crate::analysis::stack::is_library_path;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -224,11 +225,9 @@ fn operation_called(code: &str) -> Option<String> {
 }
 
 /// False for frames inside the ttnn package, site-packages, pytest or pluggy (and Python's own
-/// `<frozen …>` frames).
+/// `<frozen …>` frames): [`is_library_path`], the rule operation stack traces follow too.
 fn is_user_code(path: &str) -> bool {
-    let inside = ["site-packages/", "dist-packages/", "/ttnn/ttnn/", "/_pytest/", "/pluggy/"];
-    let starts = ["ttnn/", "_pytest/", "pluggy/", "<"];
-    !inside.iter().any(|p| path.contains(p)) && !starts.iter().any(|p| path.starts_with(p))
+    !is_library_path(path)
 }
 
 #[cfg(test)]
