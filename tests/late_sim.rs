@@ -51,7 +51,7 @@ fn rows(value: &Value) -> Vec<Row> {
 
 /// The JSON of a run equals the simulation's truth: the late list (and its order, biggest saving
 /// first), each entry's shape and source line, and the summary of every line.
-fn assert_truth(sim: &Sim) {
+fn assert_late_truth(sim: &Sim) -> Value {
     let value = late_json(sim);
     let mut expected: Vec<Row> = sim
         .late_truth()
@@ -92,6 +92,13 @@ fn assert_truth(sim: &Sim) {
         .collect();
     truth.sort();
     assert_eq!(summary, truth);
+    value
+}
+
+/// The JSON of a run equals the simulation's truth, the late list and summary
+/// ([`assert_late_truth`]) and, at the failure, whether freeing them all would have let it fit.
+fn assert_truth(sim: &Sim) {
+    let value = assert_late_truth(sim);
     // At the failure: would the request have fit with every tensor held past its last use freed?
     let at_failure: Vec<(u64, u64, bool)> = value["late_failures"]
         .as_array()
@@ -232,4 +239,40 @@ fn freeing_them_at_a_failure_is_not_always_enough() {
     let line =
         "At operation 8 ttnn.conv2d: freeing the 5 held past their last use would have let the 586 KiB request fit.";
     assert!(text.lines().any(|l| l == line), "{text}");
+}
+
+#[test]
+fn a_report_without_buffers_rows_is_read_from_its_replayed_graphs() {
+    // No `buffers` rows: what the graphs allocated and freed is all there is (the weights were
+    // placed before any graph, so they are not in the list, nor in the peaks).
+    let mut sim = Sim::new(Era::GraphOnly, traced(), 1);
+    model(&mut sim, 0);
+    sim.fail(failing(0));
+    let value = assert_late_truth(&sim);
+    let weight = sim.tensor_id("a");
+    assert!(value["late"].as_array().unwrap().iter().all(|e| e["tensor_id"] != weight));
+    // At the failure, the graph-only picture counts the buffers the graphs held past their use.
+    let truth = sim.truth.clone().unwrap();
+    let held = truth.live.iter().filter(|b| b.stale && b.producer.is_some()).count() as u64;
+    assert_eq!(value["late_failures"][0]["operation_id"], truth.operation_id);
+    assert_eq!(value["late_failures"][0]["held_past_last_use"], held);
+    // Two devices, no failure: each keeps its own list, to the end of the run.
+    let mut sim = Sim::new(Era::GraphOnly, traced(), 2);
+    model(&mut sim, 0);
+    model(&mut sim, 1);
+    assert_late_truth(&sim);
+}
+
+#[test]
+fn a_chip_opened_as_a_mesh_without_buffers_rows_names_the_chip_the_tables_name() {
+    // ttnn 0.81: graph buffer nodes on the mesh id 1; `devices` has the one row 0 (tables 0), or
+    // rows 0 and 1 once a program compiled (tables 1).
+    for tables in [0, 1] {
+        let options = Options { mesh: Some(Mesh { tables }), ..traced() };
+        let mut sim = Sim::new(Era::GraphOnly, options, 1);
+        model(&mut sim, 0);
+        sim.fail(failing(0));
+        let value = assert_late_truth(&sim);
+        assert!(value["late"].as_array().unwrap().iter().all(|e| e["device_id"] == tables));
+    }
 }

@@ -95,6 +95,12 @@ fn a_report_without_snapshots_is_followed_through_its_graphs() {
     // After the relu, x and y are both live: 576 KiB per bank.
     h.press(&[First, NextPoint]);
     assert!(h.screen().contains("576 KiB per bank after it"), "{}", h.screen());
+    // The graphs say where to free memory too: x, last used by the relu, held to the failure.
+    let screen = h.screen();
+    let heading = "Held past their last use: freeing the one at its last use leaves the peak at 576 KiB";
+    assert!(screen.contains(heading), "{screen}");
+    let suggestion = "ttnn.deallocate(…) after operation 2 — tensor 1 (256 KiB per bank, [262144]) is last used by operation 2 ttnn.relu";
+    assert!(screen.contains(suggestion), "{screen}");
 }
 
 #[test]

@@ -8,6 +8,7 @@ use super::ReportError;
 use super::memory::MemoryReport;
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::parse_buffers;
+use crate::analysis::late::{BufferRun, LateFindings};
 use crate::analysis::memory::{DeviceFacts, GraphBuffer, GraphReplayer, MemoryNote};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +45,12 @@ pub struct GraphReplay {
     pub(crate) notes: Vec<MemoryNote>,
     /// How many graphs were replayed.
     pub graphs: usize,
+    /// Each buffer's stay: from the operation that allocated it to the last one after which it
+    /// was live (issue 16, where to free memory, on a report without `buffers` rows).
+    pub(crate) runs: Vec<BufferRun>,
+    /// The tensors held past their last use, when the replay's worker found them too
+    /// ([`MemoryReport::replay_late`]).
+    pub late: Option<LateFindings>,
 }
 
 impl GraphReplay {
@@ -168,7 +175,7 @@ impl Pass {
         self.last_index = self.last_index.max(i);
         self.record_failed(|failed| failed <= id);
         match parse_buffers(text) {
-            Ok(nodes) => self.replayer.apply(&nodes),
+            Ok(nodes) => self.replayer.apply(id, &nodes),
             Err(_) => self.invalid += 1,
         }
         self.result.graphs += 1;
@@ -195,6 +202,7 @@ impl Pass {
     fn finish(mut self) -> GraphReplay {
         self.record_failed(|_| true);
         self.result.notes = self.replayer.notes();
+        self.result.runs = self.replayer.runs();
         if self.invalid > 0 {
             self.result.notes.push(MemoryNote::InvalidGraphs { count: self.invalid });
         }

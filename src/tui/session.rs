@@ -137,8 +137,8 @@ impl Session {
                 app.set_usage(usage.keys().map(|(d, t)| report.usage_series(usage, d, t)).collect());
                 app.set_late(found.unwrap_or_else(|| report.late_findings(usage).unwrap_or_default()));
             }
-            Ok(()) => match &self.replay {
-                Some(replay) => app.set_usage(self.report.replay_series(replay)),
+            Ok(()) => match &mut self.replay {
+                Some(replay) => show_replayed_run(&self.report, app, replay),
                 None => app.usage_needs_replay(),
             },
         }
@@ -183,9 +183,9 @@ impl Session {
     /// Keeps the replay's result and tells the state.
     pub(crate) fn finish_replay(&mut self, app: &mut App, replayed: Result<Option<GraphReplay>, ReportError>) {
         let result = match replayed {
-            Ok(Some(replay)) => {
+            Ok(Some(mut replay)) => {
                 if app.usage_waits_for_replay() {
-                    app.set_usage(self.report.replay_series(&replay));
+                    show_replayed_run(&self.report, app, &mut replay);
                 }
                 self.set_replay(replay);
                 Ok(())
@@ -195,4 +195,13 @@ impl Session {
         };
         app.job_finished(Job::ReplayGraphs, result);
     }
+}
+
+/// Hands the state the run over time of a report without `buffers` rows — the replayed graphs'
+/// series and the tensors held past their last use there (found on the replay's worker when it
+/// knew they were wanted, else here, once).
+fn show_replayed_run(report: &MemoryReport, app: &mut App, replay: &mut GraphReplay) {
+    app.set_usage(report.replay_series(replay));
+    let late = replay.late.take().unwrap_or_else(|| report.replay_late(replay).unwrap_or_default());
+    app.set_late(late);
 }

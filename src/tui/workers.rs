@@ -55,10 +55,18 @@ fn link(perf: &PerfSource, reopen: &Reopener, cancel: &AtomicBool) -> LinkResult
 /// Why a cancelled link gave nothing.
 const CANCELLED: &str = "cancelled";
 
-/// Replays every captured graph on a worker.
-pub fn replay_job(report: &MemoryReport, generation: u64, waker: Waker) -> Worker<ReplayResult> {
+/// Replays every captured graph on a worker; `with_late` (a report without `buffers` rows, whose
+/// run over time is the replay's) also finds the tensors held past their last use there.
+pub fn replay_job(report: &MemoryReport, generation: u64, waker: Waker, with_late: bool) -> Worker<ReplayResult> {
     let reopen = report.reopener();
-    Worker::start(generation, waker, move |cancel, progress| reopen.open()?.replay_graphs(progress, cancel))
+    Worker::start(generation, waker, move |cancel, progress| {
+        let report = reopen.open()?;
+        let mut replayed = report.replay_graphs(progress, cancel)?;
+        if let Some(replay) = replayed.as_mut().filter(|_| with_late) {
+            replay.late = report.replay_late(replay).ok();
+        }
+        Ok(replayed)
+    })
 }
 
 /// Goes on with the pass over `buffers` from `usage` (`MemoryUsage::default()` for a whole pass)
@@ -101,7 +109,8 @@ impl Workers {
         for job in app.wanted_jobs() {
             match job {
                 Job::ReplayGraphs if self.replay.is_none() => {
-                    self.replay = Some(replay_job(&session.report, generation, self.waker.clone()));
+                    let with_late = app.usage_waits_for_replay();
+                    self.replay = Some(replay_job(&session.report, generation, self.waker.clone(), with_late));
                     app.job_progress(Job::ReplayGraphs, 0, 0);
                 }
                 Job::Usage if self.usage.is_none() => {

@@ -94,6 +94,11 @@ impl BufferRuns {
         self.last_flushed = Some(id);
     }
 
+    /// Runs found another way (the graph replay's buffer stays), as they are.
+    pub(crate) fn from_runs(runs: Vec<BufferRun>) -> Self {
+        Self { closed: runs, ..Self::default() }
+    }
+
     /// Every run that may be held past a last use, ended or open, in no particular order.
     pub fn runs(&self) -> impl Iterator<Item = BufferRun> + '_ {
         let open = self

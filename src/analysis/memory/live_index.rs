@@ -50,6 +50,8 @@ pub(crate) struct Entry {
     pub(crate) allocated_at: Option<usize>,
     /// The bytes per bank it adds to the running sums (when they are kept).
     counted: u64,
+    /// The operation being replayed when it became live ([`LiveIndex::operation`]).
+    pub(crate) since: u64,
 }
 
 impl Entry {
@@ -57,6 +59,11 @@ impl Entry {
     /// replayed, whose allocations are kept without their layout).
     pub(crate) fn layout(&self, graph: &[GraphNode]) -> Option<String> {
         self.buffer.layout.clone().or_else(|| graph.get(self.allocated_at?)?.layout.clone())
+    }
+
+    /// The bytes per bank it counts for in the running sums (0 when they are not kept).
+    pub(crate) fn per_bank(&self) -> u64 {
+        self.counted
     }
 }
 
@@ -113,6 +120,10 @@ pub(crate) struct LiveIndex {
     len: usize,
     /// Running sums, when asked for.
     sums: Option<Sums>,
+    /// The operation being replayed, stamped on each buffer that becomes live.
+    pub(crate) operation: u64,
+    /// The entries removed since they were last taken ([`LiveIndex::take_removed`]), when kept.
+    removed: Option<Vec<Entry>>,
 }
 
 impl LiveIndex {
@@ -120,6 +131,16 @@ impl LiveIndex {
     /// devices' banks where a buffer gives no per-bank figure.
     pub(crate) fn with_sums(devices: Vec<DeviceFacts>) -> Self {
         Self { sums: Some(Sums { devices, by_place: BTreeMap::new() }), ..Self::default() }
+    }
+
+    /// Keeps every entry removed from now on, for [`LiveIndex::take_removed`].
+    pub(crate) fn keep_removed(&mut self) {
+        self.removed.get_or_insert_with(Vec::new);
+    }
+
+    /// The entries removed (freed or replaced) since the last call, when they are kept.
+    pub(crate) fn take_removed(&mut self) -> Vec<Entry> {
+        self.removed.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// The live entries in the order they became live.
@@ -178,7 +199,7 @@ impl LiveIndex {
                 self.by_address.insert(buffer.address, Slots::One(slot));
             }
         }
-        self.slots.push(Some(Entry { buffer, allocated_at, counted }));
+        self.slots.push(Some(Entry { buffer, allocated_at, counted, since: self.operation }));
         self.len += 1;
     }
 
@@ -192,6 +213,9 @@ impl LiveIndex {
         self.count(&entry.buffer, false, entry.counted);
         if self.by_address.get_mut(&entry.buffer.address).is_some_and(|slots| slots.remove(slot)) {
             self.by_address.remove(&entry.buffer.address);
+        }
+        if let Some(removed) = &mut self.removed {
+            removed.push(entry);
         }
     }
 

@@ -16,6 +16,7 @@ mod model;
 mod notes;
 mod place;
 mod replay;
+mod replayer;
 mod text;
 
 pub(crate) use inputs::valid_buffer;
@@ -27,7 +28,7 @@ pub use model::{
     NoFit, OperationMemory, Origin, Region, RegionSource,
 };
 pub use notes::MemoryNote;
-pub use replay::GraphReplayer;
+pub use replayer::GraphReplayer;
 pub use text::{
     advice_sentence, basis_sentence, check_sentence, failure_lines, fullness_sentence, holders_sentence,
     operation_lines, reason_sentence,

@@ -2,7 +2,7 @@
 //! frees remove, keyed by (device, buffer type, address); the failure point of a failed
 //! operation's graph and the unwinding after it.
 
-use super::inputs::{DeviceFacts, GraphBuffer};
+use super::inputs::GraphBuffer;
 use super::live_index::LiveIndex;
 use super::notes::{MemoryNote, Tally};
 use crate::analysis::failure::BufferType;
@@ -180,6 +180,11 @@ impl Replay {
         Self { live: set, ..Self::default() }
     }
 
+    /// Starts from `live` for a replay across graphs: allocations keep their layouts.
+    pub(crate) fn across_graphs(live: LiveIndex) -> Self {
+        Self { live, keep_layouts: true, ..Self::default() }
+    }
+
     /// Replays the nodes of one graph up to and including position `through` (all when none):
     /// one hash lookup per allocation and per free.
     pub(crate) fn run(&mut self, nodes: &[GraphNode], through: Option<usize>) {
@@ -221,60 +226,5 @@ impl Replay {
         .into_iter()
         .flatten()
         .collect()
-    }
-}
-
-/// Replays every captured graph of a report in operation order from empty (the `graph_only`
-/// basis, memory.md §3.4), one graph at a time, so that the buffers live before any operation
-/// and the bytes used after each can be read on the way.
-#[derive(Debug, Clone)]
-pub struct GraphReplayer {
-    replay: Replay,
-    /// The lowest DRAM address allocated so far per device (none: a node without a device),
-    /// for the DRAM base of memory.md §2.
-    lowest_dram: Vec<(Option<u64>, u64)>,
-}
-
-impl GraphReplayer {
-    /// An empty replay: nothing live. `devices` spread graph sizes that give no per-bank figure
-    /// over the device's L1 banks (L1, L1_SMALL) or 12 (DRAM).
-    pub fn new(devices: &[DeviceFacts]) -> Self {
-        let live = LiveIndex::with_sums(devices.to_vec());
-        Self { replay: Replay { live, keep_layouts: true, ..Replay::default() }, lowest_dram: Vec::new() }
-    }
-
-    /// Replays one operation's whole graph.
-    pub(crate) fn apply(&mut self, nodes: &[GraphNode]) {
-        self.replay.run(nodes, None);
-        let dram = nodes.iter().filter(|n| n.is(NodeType::BufferAllocate) && n.buffer_type == Some(BufferType::Dram));
-        for n in dram {
-            let Some(address) = n.address.filter(|&a| a > 0) else { continue };
-            match self.lowest_dram.iter_mut().find(|(d, _)| *d == n.device_id) {
-                Some(entry) => entry.1 = entry.1.min(address),
-                None => self.lowest_dram.push((n.device_id, address)),
-            }
-        }
-    }
-
-    /// The lowest DRAM address allocated so far per device (none: nodes without a device),
-    /// freed since or not.
-    pub(crate) fn lowest_dram(&self) -> Vec<(Option<u64>, u64)> {
-        self.lowest_dram.clone()
-    }
-
-    /// The buffers live now, in the order they became live.
-    pub(crate) fn live(&self) -> Vec<GraphBuffer> {
-        self.replay.live.iter().map(|e| e.buffer.clone()).collect()
-    }
-
-    /// Bytes per bank live now, per (device, buffer type) holding any buffer, ascending: kept
-    /// as the graphs are replayed. A node without a device counts for device 0.
-    pub(crate) fn used_per_bank(&self) -> Vec<(u64, BufferType, u64)> {
-        self.replay.live.sums()
-    }
-
-    /// What was set aside so far (frees of addresses never allocated, …).
-    pub(crate) fn notes(&self) -> Vec<MemoryNote> {
-        self.replay.notes()
     }
 }

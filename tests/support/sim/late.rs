@@ -42,6 +42,29 @@ impl Sim {
         }
     }
 
+    /// Records the bytes the captured graphs show held on every device after operation `id`, for
+    /// a run without `buffers` rows: only buffers some recorded operation allocated — a weight
+    /// placed before the first operation is in no graph. Devices by the tables' ids, as the
+    /// report names them.
+    pub(super) fn record_graph_usage(&mut self, id: u64) {
+        let mut held: Vec<(u64, BufferType, u64)> = Vec::new();
+        for t in self.tensors.iter().filter(|t| t.live && t.producer.is_some()) {
+            let device = self.table_device(t.device);
+            match held.iter_mut().find(|h| (h.0, h.1) == (device, t.buffer_type)) {
+                Some(h) => h.2 += t.per_bank,
+                None => held.push((device, t.buffer_type, t.per_bank)),
+            }
+        }
+        held.sort_by_key(|h| (h.0, h.1 as u8));
+        self.usage.extend(held.into_iter().map(|(device, bt, bytes)| (id, device, bt, bytes)));
+    }
+
+    /// Whether the report shows tensor `t`'s buffer: a run without `buffers` rows shows only what
+    /// the graphs allocated.
+    fn shown(&self, t: &super::SimTensor) -> bool {
+        self.era != super::Era::GraphOnly || t.producer.is_some()
+    }
+
     /// The last operation of the run: the failure's, else the last one.
     fn end(&self) -> u64 {
         self.truth.as_ref().map_or(self.ops.len() as u64, |t| t.operation_id)
@@ -57,6 +80,7 @@ impl Sim {
         let mut out: Vec<LateTruth> = self
             .tensors
             .iter()
+            .filter(|t| self.shown(t))
             .filter_map(|t| {
                 let last_use = t.last_use?;
                 let held_until = t.freed_at.map_or(self.end(), |f| f - 1);

@@ -103,6 +103,9 @@ impl Sim {
         if snapshot && self.era != Era::GraphOnly {
             self.record_usage(op.id as u64);
         }
+        if self.era == Era::GraphOnly {
+            self.record_graph_usage(op.id as u64);
+        }
         let op = match self.options.stack_traces {
             true => {
                 let line = 100 + op.id;

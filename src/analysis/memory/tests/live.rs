@@ -164,8 +164,8 @@ fn graph_only_replays_the_earlier_graphs_then_n_s() {
     // Without the pass, there is no picture to give.
     assert_eq!(memory_at_failure(&i), None);
     let mut replayer = GraphReplayer::new(&[device(0)]);
-    replayer.apply(&G::default().alloc(0, BufferType::L1, 9000, 1000).alloc(0, BufferType::L1, 8000, 500).0);
-    replayer.apply(&G::default().free(0, BufferType::L1, 8000, 500).free(0, BufferType::L1, 1234, 5).0);
+    replayer.apply(1, &G::default().alloc(0, BufferType::L1, 9000, 1000).alloc(0, BufferType::L1, 8000, 500).0);
+    replayer.apply(2, &G::default().free(0, BufferType::L1, 8000, 500).free(0, BufferType::L1, 1234, 5).0);
     i.replayed_before = Some(replayer.live());
     let m = memory_at_failure(&i).unwrap();
     assert_eq!((m.basis, m.snapshot_operation_id), (Basis::GraphOnly, None));
