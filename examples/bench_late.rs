@@ -8,7 +8,7 @@
 //! ```
 //!
 //! In one run, on the same file, alternating the two so both see the same load, it times
-//! (median of `RUNS`, after one warm-up of each) `MemoryReport::read_usage` from a fresh
+//! (median of `RUNS`, after one warm-up of each) `Usage::read` from a fresh
 //! `MemoryUsage` and `MemoryReport::read_late`, and prints the ratio (target ≤ 1.5×) and what
 //! was found.
 
@@ -42,13 +42,13 @@ fn main() {
     let cancel = AtomicBool::new(false);
     let usage_pass = || {
         let mut usage = MemoryUsage::default();
-        report.read_usage(&mut usage, &cancel, &mut |_| {}).expect("the pass reads");
+        report.usage().read(&mut usage, &cancel, &mut |_| {}).expect("the pass reads");
         usage
     };
     let late_pass = || report.read_late(&cancel, &mut |_| {}).expect("the pass reads");
     let runs_pass = || {
         let mut usage = MemoryUsage::with_runs();
-        report.read_usage(&mut usage, &cancel, &mut |_| {}).expect("the pass reads");
+        report.usage().read(&mut usage, &cancel, &mut |_| {}).expect("the pass reads");
         usage
     };
     let usage = usage_pass();

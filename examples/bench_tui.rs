@@ -68,7 +68,8 @@ fn linking_csv(report: &MemoryReport) -> PathBuf {
     use ttnn_tui::analysis::graph::parse_scopes;
     use ttnn_tui::analysis::link::MemoryOperation;
     let names = report
-        .map_graphs(parse_scopes, |i, graph| {
+        .graphs()
+        .map(parse_scopes, |i, graph| {
             let op = &report.operations[i];
             let side = MemoryOperation::from_graph(op.id, op.name.clone(), graph.as_deref().unwrap_or(&[]));
             side.starts.into_iter().map(|d| d.name).collect::<Vec<_>>()
@@ -162,10 +163,10 @@ fn main() {
     let _ = std::fs::remove_dir_all(csv.parent().expect("its folder"));
     for k in [0usize, 50_000, 99_000] {
         let t = Instant::now();
-        let _ = report.stack_traces(&(k..k + 36).collect::<Vec<_>>());
+        let _ = report.details().stack_traces(&(k..k + 36).collect::<Vec<_>>());
         let traces = t.elapsed();
         let t = Instant::now();
-        let _ = report.arguments(k);
+        let _ = report.details().arguments(k);
         println!("at operation {k}: 36 stack traces {}, arguments {}", ms(traces), ms(t.elapsed()));
     }
 

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! In one run, on the same file, it times (median of `RUNS`, after one warm-up of each):
-//! `MemoryReport::read_usage` from a fresh `MemoryUsage`; the same sums as SQLite computes them,
+//! `Usage::read` from a fresh `MemoryUsage`; the same sums as SQLite computes them,
 //! `SELECT operation_id, device_id, buffer_type, SUM(max_size_per_bank) FROM buffers GROUP BY
 //! operation_id, device_id, buffer_type`, through rusqlite (the SQLite library ttnn-tui links,
 //! read-only) and through the `sqlite3` command-line tool when it is installed (its own SQLite
@@ -41,7 +41,7 @@ fn time(f: impl FnMut()) -> Duration {
 fn pass(report: &MemoryReport) -> (MemoryUsage, usize) {
     let mut usage = MemoryUsage::default();
     let mut calls = 0;
-    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| calls += 1).expect("the pass reads");
+    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| calls += 1).expect("the pass reads");
     (usage, calls)
 }
 

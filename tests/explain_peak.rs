@@ -120,8 +120,8 @@ fn a_row_at_address_0_is_set_aside_by_every_view() {
     assert_eq!((picture.operation_id, picture.live_buffers.len()), (2, 2));
     assert_eq!(picture.map.used_per_bank, 12_288);
     let mut usage = MemoryUsage::default();
-    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
-    let series = report.usage_series(&usage, 0, BufferType::L1);
+    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let series = report.usage().series(&usage, 0, BufferType::L1);
     let after: Vec<_> = series.points.iter().map(|p| (p.operation_id, p.used_per_bank)).collect();
     assert_eq!(after, [(1, Some(4_096)), (2, Some(12_288))]);
     assert_eq!(series.set_aside_rows, 1);

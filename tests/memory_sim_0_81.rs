@@ -137,7 +137,7 @@ fn without_snapshots_the_dram_base_comes_from_the_replayed_graphs() {
     let report = open(&sim);
     let index = report.operation_index(truth.operation_id).unwrap();
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let replay = report.replay_graphs(&mut |_, _| {}, &cancel).unwrap().unwrap();
+    let replay = report.graphs().replay(&mut |_, _| {}, &cancel).unwrap().unwrap();
     let FailureMemory::Found(m) = report.memory_at_failure(index, Some(&replay)).unwrap() else { panic!() };
     assert_eq!(m.basis.as_str(), "graph_only");
     // The first buffer, at the base, was freed before the failure: only the graphs show it.
@@ -151,8 +151,8 @@ fn the_chart_marks_a_failure_on_the_mesh_on_the_chip_s_line() {
     let truth = sim.truth.clone().unwrap();
     let report = open(&sim);
     let mut usage = ttnn_tui::analysis::usage::MemoryUsage::default();
-    report.read_usage(&mut usage, &std::sync::atomic::AtomicBool::new(false), &mut |_| {}).unwrap();
-    let series = report.usage_series(&usage, 0, ttnn_tui::analysis::failure::BufferType::L1);
+    report.usage().read(&mut usage, &std::sync::atomic::AtomicBool::new(false), &mut |_| {}).unwrap();
+    let series = report.usage().series(&usage, 0, ttnn_tui::analysis::failure::BufferType::L1);
     let marked: Vec<u64> = series.failures.iter().map(|&i| series.points[i].operation_id).collect();
     assert_eq!(marked, [truth.operation_id]);
 }

@@ -53,9 +53,9 @@ fn every_era_loads_and_read_only_opening_writes_nothing() {
         } else {
             let error = report.error_of(1).expect("attached to ttnn.conv2d");
             assert_eq!(error.failure.as_ref().map(|f| f.kind), Some(FailureKind::BankOutOfMemory));
-            assert_eq!(report.failed_device_operations(1), Ok(vec!["Conv2dDeviceOperation".to_string()]));
+            assert_eq!(report.graphs().failed_device_operations(1), Ok(vec!["Conv2dDeviceOperation".to_string()]));
         }
-        assert_eq!(report.stack_traces(&[0]).unwrap()[&0], "  File \"/m/model.py\", line 10, in f");
+        assert_eq!(report.details().stack_traces(&[0]).unwrap()[&0], "  File \"/m/model.py\", line 10, in f");
         drop(report);
         assert_eq!(support::folder_bytes(dir.path()), before, "{schema:?}: the folder must be byte-identical");
     }
@@ -81,8 +81,8 @@ fn missing_optional_tables_mean_no_data() {
         basic(Schema::V2).without_table(table).write_to(dir.path());
         let report = open(dir.path(), 0).unwrap_or_else(|e| panic!("without {table}: {e}"));
         assert_eq!(report.operations.len(), 2, "without {table}");
-        assert!(report.arguments(0).is_ok());
-        assert!(report.graph(1).is_ok());
+        assert!(report.details().arguments(0).is_ok());
+        assert!(report.graphs().graph(1).is_ok());
     }
 }
 
@@ -209,8 +209,10 @@ fn an_invalid_graph_spoils_only_its_operation() {
         .error(ErrorRow::new(2, "ttnn.conv2d", "RuntimeError", OOM))
         .write_to(dir.path());
     let report = open(dir.path(), 0).unwrap();
-    assert!(report.failed_device_operations(0).unwrap_err().to_string().starts_with("invalid captured graph JSON"));
-    assert_eq!(report.failed_device_operations(1), Ok(vec!["Conv2dDeviceOperation".to_string()]));
+    assert!(
+        report.graphs().failed_device_operations(0).unwrap_err().to_string().starts_with("invalid captured graph JSON")
+    );
+    assert_eq!(report.graphs().failed_device_operations(1), Ok(vec!["Conv2dDeviceOperation".to_string()]));
 }
 
 #[test]
@@ -227,7 +229,7 @@ fn report_text_is_sanitised_at_load() {
     assert_eq!(error.message, "TT_FATAL red evil\nnext line\\x07");
     // ESC E is a whole two-character escape (NEL): removed, not shown.
     assert_eq!(error.error_type, "Runtimerror");
-    assert!(!report.stack_traces(&[0]).unwrap()[&0].contains('\x1b'));
+    assert!(!report.details().stack_traces(&[0]).unwrap()[&0].contains('\x1b'));
 }
 
 #[test]
@@ -263,7 +265,7 @@ fn a_wal_mode_database_opens_without_creating_files() {
     assert!(!before.iter().any(|(name, _)| name.ends_with("-wal") || name.ends_with("-shm")));
     let report = open(dir.path(), 0).unwrap();
     assert_eq!(report.operations.len(), 2);
-    assert!(report.graph(1).is_ok());
+    assert!(report.graphs().graph(1).is_ok());
     drop(report);
     assert_eq!(support::folder_bytes(dir.path()), before);
 }
@@ -290,7 +292,7 @@ fn buffers_are_read_on_demand_with_text_or_integer_types() {
             ]))
             .write_to(dir.path());
         let report = open(dir.path(), 0).unwrap();
-        let rows = report.buffers(0).unwrap();
+        let rows = report.snapshots().buffers(&report.operations[0]).unwrap();
         let types: Vec<_> = rows.iter().map(|b| b.buffer_type.clone()).collect();
         assert_eq!(types, vec![Ok(BufferType::Dram), Ok(BufferType::L1), Ok(BufferType::L1Small)], "{schema:?}");
         assert_eq!((rows[1].address, rows[1].max_size_per_bank), (1_433_600, 65_536));
@@ -321,7 +323,7 @@ fn lookups_by_operation_agree_with_a_scan_in_every_table_order() {
         builder.write_to(dir.path());
         let report = open(dir.path(), 0).unwrap();
         let all: Vec<usize> = (0..ops.len()).collect();
-        let traces = report.stack_traces(&all).unwrap();
+        let traces = report.details().stack_traces(&all).unwrap();
         for (i, &id) in ops.iter().enumerate() {
             let expected = if id % 5 == 0 { String::new() } else { trace(id) };
             assert_eq!(traces[&i], expected, "{label}: operation {id}");
@@ -335,7 +337,7 @@ fn lookups_by_operation_agree_with_a_scan_in_every_table_order() {
     }
     builder.write_to(dir.path());
     let report = open(dir.path(), 0).unwrap();
-    let traces = report.stack_traces(&(0..60).collect::<Vec<_>>()).unwrap();
+    let traces = report.details().stack_traces(&(0..60).collect::<Vec<_>>()).unwrap();
     for i in 0..60 {
         assert_eq!(traces[&i], trace(report.operations[i].id), "disorder: index {i}");
     }
@@ -360,7 +362,7 @@ fn rows_of_every_operation_are_found_with_gaps_and_repeats() {
     for (i, &id) in ids.iter().enumerate() {
         let expected: Vec<(String, String)> =
             (0..(id % 4)).map(|k| (format!("arg{k}"), format!("value {id}.{k}"))).collect();
-        assert_eq!(report.arguments(i).unwrap(), expected, "operation {id}");
+        assert_eq!(report.details().arguments(i).unwrap(), expected, "operation {id}");
     }
 }
 
@@ -378,7 +380,11 @@ fn rows_written_out_of_order_are_still_found() {
     let report = open(dir.path(), 0).unwrap();
     for &id in &ids {
         let index = report.operation_index(id as u64).unwrap();
-        assert_eq!(report.arguments(index).unwrap(), vec![("value".to_string(), id.to_string())], "operation {id}");
+        assert_eq!(
+            report.details().arguments(index).unwrap(),
+            vec![("value".to_string(), id.to_string())],
+            "operation {id}"
+        );
     }
 }
 

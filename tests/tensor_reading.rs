@@ -35,7 +35,7 @@ fn placement(buffer_type: Option<Type>, shape: &str, addresses: &[(u64, u64)]) -
 
 fn tensors_of(report: &MemoryReport, id: u64) -> OperationTensors {
     let i = report.operation_index(id).unwrap();
-    report.operation_tensors(&[i]).unwrap().remove(&i).unwrap()
+    report.tensors().operation_tensors(&[i]).unwrap().remove(&i).unwrap()
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn missing_tables_read_as_no_tensors() {
         };
         assert_eq!(tensors.outputs, [expected_outputs], "without {table}");
         assert_eq!(tensors.inputs.is_empty(), table == "input_tensors", "without {table}");
-        assert!(report.fallback_operations().is_ok(), "without {table}");
+        assert!(report.tensors().fallback_operations(&report.errors).is_ok(), "without {table}");
     }
 }
 
@@ -262,6 +262,6 @@ fn no_fallback_without_a_link() {
     assert!(linked.fallbacks.is_empty());
     assert!(linked.flags().iter().flatten().all(|f| f.kind != FlagKind::DramFallback));
     // The memory side alone still sees both signals.
-    let operations = report.fallback_operations().unwrap();
+    let operations = report.tensors().fallback_operations(&report.errors).unwrap();
     assert_eq!(ttnn_tui::analysis::dram_fallback::detect_dram_fallbacks(&operations).len(), 2);
 }

@@ -93,7 +93,7 @@ fn opened_run(tag: &str) -> (TempDir, MemoryReport, Sums) {
 /// One whole pass, never cancelled.
 fn whole_pass(report: &MemoryReport) -> MemoryUsage {
     let mut usage = MemoryUsage::default();
-    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
     usage
 }
 
@@ -114,7 +114,7 @@ fn the_sums_are_what_was_written_and_progress_covers_the_rowid_range() {
     let (_dir, report, expected) = opened_run("usage-sums");
     let mut usage = MemoryUsage::default();
     let mut seen = Vec::new();
-    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |p| seen.push(p)).unwrap();
+    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |p| seen.push(p)).unwrap();
     assert_eq!(sums_of(&usage), expected);
     let rows = ROWS;
     assert_eq!((usage.rows, usage.unknown_type_rows), (rows, 0));
@@ -132,7 +132,7 @@ fn a_cancelled_pass_stops_at_a_chunk_and_resumes_without_counting_twice() {
     let (_dir, report, expected) = opened_run("usage-cancel");
     let cancel = AtomicBool::new(false);
     let mut usage = MemoryUsage::default();
-    let result = report.read_usage(&mut usage, &cancel, &mut |p| {
+    let result = report.usage().read(&mut usage, &cancel, &mut |p| {
         if p.done > 0 {
             cancel.store(true, Ordering::Relaxed);
         }
@@ -142,7 +142,7 @@ fn a_cancelled_pass_stops_at_a_chunk_and_resumes_without_counting_twice() {
     assert_ne!(sums_of(&usage), expected);
     cancel.store(false, Ordering::Relaxed);
     let mut resumed = Vec::new();
-    report.read_usage(&mut usage, &cancel, &mut |p| resumed.push(p)).unwrap();
+    report.usage().read(&mut usage, &cancel, &mut |p| resumed.push(p)).unwrap();
     assert_eq!(sums_of(&usage), expected);
     assert_eq!(usage.rows, ROWS);
     let rest = ROWS - 16_384;
@@ -150,7 +150,7 @@ fn a_cancelled_pass_stops_at_a_chunk_and_resumes_without_counting_twice() {
     assert_eq!(resumed.last(), Some(&UsageProgress { done: rest, total: rest }));
     // Nothing new: a third call reads nothing.
     let before = usage.clone();
-    report.read_usage(&mut usage, &cancel, &mut |_| {}).unwrap();
+    report.usage().read(&mut usage, &cancel, &mut |_| {}).unwrap();
     assert_eq!(usage, before);
 }
 
@@ -158,7 +158,7 @@ fn a_cancelled_pass_stops_at_a_chunk_and_resumes_without_counting_twice() {
 fn a_pass_cancelled_before_it_starts_reads_nothing() {
     let (_dir, report, _) = opened_run("usage-cancel-first");
     let mut usage = MemoryUsage::default();
-    let result = report.read_usage(&mut usage, &AtomicBool::new(true), &mut |_| {});
+    let result = report.usage().read(&mut usage, &AtomicBool::new(true), &mut |_| {});
     assert_eq!(result, Err(ReportError::Cancelled));
     assert_eq!(usage, MemoryUsage::default());
 }
@@ -205,7 +205,7 @@ fn the_worker_thread_reads_the_same_sums_and_can_be_cancelled_and_resumed() {
 fn the_chart_line_of_a_device_and_type() {
     let (_dir, report, expected) = opened_run("usage-series");
     let usage = whole_pass(&report);
-    let series = report.usage_series(&usage, 1, Type::L1);
+    let series = report.usage().series(&usage, 1, Type::L1);
     assert_eq!((series.basis, series.points.len()), (UsageBasis::Snapshots, OPS as usize + 1));
     let l1 = |op: i64| expected[&(op as u64, 1, BufferType::L1.code())];
     let point = |op: i64| series.points[op as usize - 1];
@@ -215,16 +215,16 @@ fn the_chart_line_of_a_device_and_type() {
     assert_eq!((point(OPS + 1).used_per_bank, point(OPS + 1).recorded), (Some(l1(OPS)), false));
     // The failure is on device 1 (its graph's allocation) and L1 (its message) only.
     assert_eq!(series.failures, vec![OPS as usize]);
-    assert_eq!(report.usage_series(&usage, 0, Type::L1).failures, Vec::<usize>::new());
-    assert_eq!(report.usage_series(&usage, 1, Type::Dram).failures, Vec::<usize>::new());
+    assert_eq!(report.usage().series(&usage, 0, Type::L1).failures, Vec::<usize>::new());
+    assert_eq!(report.usage().series(&usage, 1, Type::Dram).failures, Vec::<usize>::new());
     let peak = (1..=OPS).filter(|&op| op != DEVICE_0_ONLY).max_by_key(|&op| (l1(op), -op)).unwrap();
     assert_eq!(series.peak_point().map(|p| (p.operation_id, p.used_per_bank)), Some((peak as u64, Some(l1(peak)))));
     // Wormhole: B = 1 364 928; L1_SMALL is [A+B, W) = [101 440 + 1 364 928, 1 499 136).
     assert_eq!(series.ceiling, Some(Ceiling { size: 1_364_928, source: CeilingSource::Devices }));
-    let small = report.usage_series(&usage, 0, Type::L1Small).ceiling;
+    let small = report.usage().series(&usage, 0, Type::L1Small).ceiling;
     assert_eq!(small, Some(Ceiling { size: 32_768, source: CeilingSource::Devices }));
-    assert_eq!(report.usage_series(&usage, 0, Type::Dram).ceiling, None);
-    let peaks = report.usage_peaks(&usage);
+    assert_eq!(report.usage().series(&usage, 0, Type::Dram).ceiling, None);
+    let peaks = report.usage().peaks(&usage);
     assert_eq!(peaks.len(), 6);
     assert_eq!(
         peaks.iter().find(|p| (p.device_id, p.buffer_type) == (1, Type::L1)).map(|p| p.operation_id),
@@ -249,7 +249,7 @@ fn a_report_without_buffers_gives_no_figures() {
     let report = open(dir.path());
     let mut usage = MemoryUsage::default();
     let mut seen = Vec::new();
-    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |p| seen.push(p)).unwrap();
+    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |p| seen.push(p)).unwrap();
     assert_eq!((usage, seen), (MemoryUsage::default(), vec![UsageProgress { done: 0, total: 0 }]));
 }
 
@@ -273,8 +273,8 @@ fn a_circular_buffer_larger_than_its_buffer_is_marked_on_the_l1_line_only() {
         .write_to(dir.path());
     let report = open(dir.path());
     let usage = whole_pass(&report);
-    assert_eq!(report.usage_series(&usage, 0, Type::L1).failures, vec![1]);
-    assert_eq!(report.usage_series(&usage, 0, Type::Dram).failures, Vec::<usize>::new());
+    assert_eq!(report.usage().series(&usage, 0, Type::L1).failures, vec![1]);
+    assert_eq!(report.usage().series(&usage, 0, Type::Dram).failures, Vec::<usize>::new());
 }
 
 #[test]

@@ -28,7 +28,7 @@ fn open(dir: &Path) -> MemoryReport {
 /// Every `buffers` row of a report, summed as tab 5 and `--peak` read them.
 fn whole_pass(report: &MemoryReport) -> MemoryUsage {
     let mut usage = MemoryUsage::default();
-    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).expect("reads buffers");
+    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {}).expect("reads buffers");
     usage
 }
 
@@ -101,7 +101,7 @@ fn tab_4_tab_5_peak_and_explain_name_the_same_place_for_every_failure() {
     let usage = whole_pass(&report);
     let position = |id: u64| report.operations.iter().position(|o| o.id == id).unwrap();
     for (device, buffer_type) in usage.sums.keys().copied() {
-        let marked = report.usage_series(&usage, device, buffer_type).failures;
+        let marked = report.usage().series(&usage, device, buffer_type).failures;
         let expected: Vec<usize> =
             failures.iter().filter(|f| device == 1 && f.2 == buffer_type).map(|f| position(f.0)).collect();
         assert_eq!(marked, expected, "failures on device {device} {}", buffer_type.token());
@@ -150,18 +150,18 @@ fn tab_4_tab_5_and_peak_agree_on_every_operation_of_every_fixture() {
             }
             // Tab 5's line: the recorded points are the sums (0 after a snapshot of the device
             // without rows of this type).
-            let series = report.usage_series(&usage, device, buffer_type);
+            let series = report.usage().series(&usage, device, buffer_type);
             for point in series.points.iter().filter(|p| p.recorded) {
                 let sum = at((device, buffer_type), point.operation_id).unwrap_or(0);
                 assert_eq!(point.used_per_bank, Some(sum), "{}: {point:?}", folder.display());
             }
         }
         // `--peak`: the greatest of each line, after the operation tab 5 marks as the line's peak.
-        for peak in report.usage_peaks(&usage) {
+        for peak in report.usage().peaks(&usage) {
             let key = (peak.device_id, peak.buffer_type);
             let greatest = usage.sums[&key].iter().map(|(_, used)| *used).max();
             assert_eq!(at(key, peak.operation_id), greatest, "{}", folder.display());
-            let series = report.usage_series(&usage, key.0, key.1);
+            let series = report.usage().series(&usage, key.0, key.1);
             let point = series.peak_point().map(|p| (p.operation_id, p.used_per_bank));
             assert_eq!(point, Some((peak.operation_id, greatest)), "{}", folder.display());
         }
@@ -169,7 +169,7 @@ fn tab_4_tab_5_and_peak_agree_on_every_operation_of_every_fixture() {
         for (index, op) in report.operations.iter().enumerate() {
             let Ok(FailureMemory::Found(m)) = report.memory_at_failure(index, None) else { continue };
             for &(device, buffer_type) in usage.sums.keys() {
-                let marked = report.usage_series(&usage, device, buffer_type).failures.contains(&index);
+                let marked = report.usage().series(&usage, device, buffer_type).failures.contains(&index);
                 let place = (device, buffer_type) == (m.device_id, m.buffer_type);
                 assert_eq!(marked, place, "{}: operation {} on {device} {buffer_type:?}", folder.display(), op.id);
             }

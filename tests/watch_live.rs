@@ -53,7 +53,7 @@ fn watch_a_live_writer(journal_mode: &str) {
         report.error_of(failed).and_then(|e| e.failure.as_ref()).map(|f| f.kind),
         Some(FailureKind::BankOutOfMemory)
     );
-    assert_eq!(report.failed_device_operations(failed).unwrap(), vec![FAILED_DEVICE_OPERATION.to_string()]);
+    assert_eq!(report.graphs().failed_device_operations(failed).unwrap(), vec![FAILED_DEVICE_OPERATION.to_string()]);
 
     // An error for an operation read two polls ago attaches to it; one whose name matches no
     // operation stays unattached.
@@ -68,12 +68,12 @@ fn watch_a_live_writer(journal_mode: &str) {
     // The memory over the run read so far goes on with the snapshots written since (the
     // writer's: L1 4 096 × (1 + id mod 3) and DRAM 65 536 per bank after each operation).
     let mut usage = MemoryUsage::default();
-    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
     let l1: Vec<(u64, u64)> = (4..=7).map(|id| (id, 4_096 * (1 + id % 3))).collect();
     assert_eq!(usage.sums.get(&(0, BufferType::L1)), Some(&l1));
     writer.send("op 8 ttnn.add");
     assert_eq!(report.poll_changes().unwrap(), new_operations(1));
-    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {}).unwrap();
     let dram: Vec<(u64, u64)> = (4..=8).map(|id| (id, 65_536)).collect();
     assert_eq!(usage.sums.get(&(0, BufferType::Dram)), Some(&dram));
     assert_eq!(usage.rows, 10);

@@ -17,7 +17,7 @@ pub fn read_late(report: &MemoryReport) -> Result<LateFindings, ReportError> {
     let cancel = AtomicBool::new(false);
     let (usage, mut findings) = report.read_late(&cancel, &mut |_| {})?;
     let replay = match usage.rows {
-        0 => report.replay_graphs(&mut |_, _| {}, &cancel)?,
+        0 => report.graphs().replay(&mut |_, _| {}, &cancel)?,
         _ => None,
     };
     if let Some(replay) = &replay {

@@ -83,7 +83,7 @@ pub fn collect<'a>(
     };
     let with_error: Vec<usize> = indexes.into_iter().filter(|&i| report.error_of(i).is_some()).collect();
     // Without its stack traces the blocks are still printed, without their source locations.
-    let traces = report.stack_traces(&with_error).unwrap_or_default();
+    let traces = report.details().stack_traces(&with_error).unwrap_or_default();
     let operations = with_error
         .into_iter()
         .filter_map(|i| {
@@ -115,7 +115,7 @@ fn explained_operation<'a>(
         source: None,
         error,
         failure: error.failure.as_ref(),
-        failed_device_operations: report.failed_device_operations(index),
+        failed_device_operations: report.graphs().failed_device_operations(index),
         perf: linked.and_then(|l| l.status_of(report, index)),
     })
 }

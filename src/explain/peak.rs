@@ -29,11 +29,12 @@ pub struct Peaks {
 /// Reads every `buffers` row of the report (one pass) and finds the peaks.
 pub fn read_peaks(report: &MemoryReport) -> Result<Peaks, ReportError> {
     let mut usage = MemoryUsage::default();
-    report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
+    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
     let lines = report
-        .usage_peaks(&usage)
+        .usage()
+        .peaks(&usage)
         .into_iter()
-        .map(|peak| PeakLine { peak, ceiling: report.region_ceiling(peak.device_id, peak.buffer_type) })
+        .map(|peak| PeakLine { peak, ceiling: report.usage().region_ceiling(peak.device_id, peak.buffer_type) })
         .collect();
     Ok(Peaks { lines, set_aside_rows: usage.set_aside_rows })
 }

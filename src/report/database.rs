@@ -2,6 +2,8 @@
 //! tables whose columns vary by era (behaviour.md §1.3).
 
 use super::ReportError;
+use crate::analysis::failure::BufferType;
+use crate::analysis::sanitize::sanitize_line;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::collections::{HashMap, HashSet};
@@ -207,6 +209,19 @@ pub(crate) fn text(value: ValueRef<'_>) -> String {
         ValueRef::Integer(i) => i.to_string(),
         ValueRef::Real(f) => f.to_string(),
         _ => String::new(),
+    }
+}
+
+/// A buffer type stored as an integer code `0..4` or as a name (`'L1'`); other values pass
+/// through unchanged (behaviour.md §1.3.3).
+pub(crate) fn buffer_type(value: ValueRef<'_>) -> Result<BufferType, String> {
+    match value {
+        ValueRef::Integer(code) => BufferType::from_code(code).ok_or_else(|| code.to_string()),
+        ValueRef::Text(t) => {
+            let name = String::from_utf8_lossy(t);
+            BufferType::from_token(name.trim()).ok_or_else(|| sanitize_line(&name))
+        }
+        other => Err(text(other)),
     }
 }
 

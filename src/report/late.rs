@@ -3,24 +3,15 @@
 //! source lines of what was found.
 
 use super::ReportError;
-use super::database::uint;
 use super::memory::MemoryReport;
 use super::memory_replay::GraphReplay;
-use super::tensor_index::Placement;
 use super::usage::UsageProgress;
 use crate::analysis::late::{BufferRun, BufferRuns, LateFindings, find_late};
 use crate::analysis::memory::LiveBuffer;
-use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::stack::model_source_label;
 use crate::analysis::usage::MemoryUsage;
-use rusqlite::params;
-use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
+use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;
-
-/// Past this many places of runs to attribute, the report's index of every tensor answers
-/// (one pass over the tensor tables) rather than lists of addresses and ids.
-const MAX_PLACES: usize = 2000;
 
 impl MemoryReport {
     /// Reads every `buffers` row once (the usage pass, following each buffer's run) and finds
@@ -31,7 +22,7 @@ impl MemoryReport {
         progress: &mut dyn FnMut(UsageProgress),
     ) -> Result<(MemoryUsage, LateFindings), ReportError> {
         let mut usage = MemoryUsage::with_runs();
-        self.read_usage(&mut usage, cancel, progress)?;
+        self.usage().read(&mut usage, cancel, progress)?;
         let findings = self.late_findings(&usage)?;
         Ok((usage, findings))
     }
@@ -46,8 +37,8 @@ impl MemoryReport {
         }
         let read = ReportError::read("tensors");
         let places: Vec<(u64, u64)> = places.into_iter().collect();
-        let facts = self.tensors_at(&places).map_err(&read)?;
-        let errors: Vec<u64> = self.failure_marks().iter().map(|m| m.operation_id).collect();
+        let facts = self.tensors().every_tenant_at(&places).map_err(&read)?;
+        let errors: Vec<u64> = self.usage().failure_marks().iter().map(|m| m.operation_id).collect();
         let last = self.operations.iter().map(|o| o.id).max().unwrap_or(0);
         let mut findings = find_late(usage, &facts, &errors, last);
         let ids: Vec<u64> = findings.late.iter().map(|t| t.tensor_id).collect();
@@ -57,7 +48,7 @@ impl MemoryReport {
         indexes.sort_unstable();
         indexes.dedup();
         // Without stack traces the findings stand, without their source lines.
-        let traces = self.stack_traces(&indexes).unwrap_or_default();
+        let traces = self.details().stack_traces(&indexes).unwrap_or_default();
         for t in &mut findings.late {
             t.shape = texts.get(&t.tensor_id).and_then(|(shape, _)| shape.clone());
             let index = self.operation_index(t.last_use_operation_id);
@@ -104,80 +95,10 @@ impl MemoryReport {
             buffers.iter().filter_map(|b| self.operation_index(b.last_use_operation_id?)).collect();
         indexes.sort_unstable();
         indexes.dedup();
-        let traces = self.stack_traces(&indexes).unwrap_or_default();
+        let traces = self.details().stack_traces(&indexes).unwrap_or_default();
         for b in buffers {
             let index = b.last_use_operation_id.and_then(|id| self.operation_index(id));
             b.last_use_source = index.and_then(|i| traces.get(&i)).and_then(|trace| model_source_label(trace));
         }
-    }
-
-    /// Every tensor ever recorded at `places` (every tenant over the whole run, not the recent
-    /// ones), with its links: read by address and by id when the places are few, else from the
-    /// report's index of every tensor (built once).
-    fn tensors_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<Vec<TensorFacts>> {
-        if places.len() > MAX_PLACES || self.tensor_index.get().is_some() {
-            if self.tensor_index.get().is_none() {
-                let _ = self.tensor_index.set(self.tensors().build_tensor_index()?);
-            }
-            return self.tensors().facts(self.operations.len().saturating_sub(1), places, &[]);
-        }
-        let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
-        let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();
-        let list = |ids: &mut dyn Iterator<Item = u64>| ids.map(|v| v.to_string()).collect::<Vec<_>>().join(",");
-        let mut device_places = self.tensors().device_tensors_at(places)?;
-        let mut rows: HashMap<u64, Placement> = HashMap::new();
-        for p in self.tensors().placements(&format!("address IN ({})", list(&mut addresses.iter().copied())))? {
-            if p.device_id.zip(p.address).is_some_and(|place| wanted.contains(&place)) {
-                rows.insert(p.tensor_id, p);
-            }
-        }
-        let only_device: Vec<u64> = device_places.keys().filter(|id| !rows.contains_key(id)).copied().collect();
-        rows.extend(self.tensors().placements_by_id(&only_device)?.into_iter().map(|p| (p.tensor_id, p)));
-        let ids: Vec<u64> =
-            rows.keys().chain(device_places.keys()).copied().collect::<BTreeSet<u64>>().into_iter().collect();
-        let mut uses = self.links_of(&ids)?;
-        Ok(ids
-            .into_iter()
-            .map(|id| {
-                let row = rows.get(&id);
-                let mut uses = uses.remove(&id).unwrap_or_default();
-                uses.sort_by_key(|u| (u.operation_id, u.output));
-                uses.dedup();
-                TensorFacts {
-                    tensor_id: id,
-                    device_id: row.and_then(|r| r.device_id),
-                    address: row.and_then(|r| r.address),
-                    buffer_type: row.and_then(|r| r.buffer_type),
-                    device_addresses: device_places.remove(&id).unwrap_or_default(),
-                    uses,
-                    ..TensorFacts::default()
-                }
-            })
-            .collect())
-    }
-
-    /// The `input_tensors` and `output_tensors` rows of some tensors, by tensor.
-    fn links_of(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<TensorUse>>> {
-        let list = |ids: &[u64]| ids.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
-        let mut uses: HashMap<u64, Vec<TensorUse>> = HashMap::new();
-        for (table, output) in [("input_tensors", false), ("output_tensors", true)] {
-            if !self.schema.has_table(table) || ids.is_empty() {
-                continue;
-            }
-            let columns = self.schema.select_list(table, &[("tensor_id", "0"), ("operation_id", "0")]);
-            let ranked = self.schema.rank_filter(table);
-            for chunk in ids.chunks(500) {
-                let sql = format!("SELECT {columns} FROM {table} WHERE tensor_id IN ({}) AND {ranked}", list(chunk));
-                let mut stmt = self.conn.prepare(&sql)?;
-                let mut found = stmt.query(params![self.rank])?;
-                while let Some(r) = found.next()? {
-                    let operation_id = uint(r.get_ref(1)?);
-                    let name = self.operation_index(operation_id).map_or("", |i| self.operations[i].name.as_str());
-                    let used = TensorUse { operation_id, operation_name: Arc::from(name), output };
-                    uses.entry(uint(r.get_ref(0)?)).or_default().push(used);
-                }
-            }
-        }
-        Ok(uses)
     }
 }

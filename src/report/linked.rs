@@ -34,7 +34,7 @@ impl LinkedReports {
     /// Links a performance report to a memory report; reads every captured graph of the memory
     /// report once. An operation whose graph cannot be read takes part with no device operation.
     pub fn new(memory: &MemoryReport, perf: PerfReport) -> Result<Self, ReportError> {
-        let memory_side: Vec<MemoryOperation> = memory.map_graphs(parse_scopes, |i, graph| {
+        let memory_side: Vec<MemoryOperation> = memory.graphs().map(parse_scopes, |i, graph| {
             let op = &memory.operations[i];
             MemoryOperation::from_graph(op.id, op.name.clone(), graph.as_deref().unwrap_or(&[]))
         })?;
@@ -44,14 +44,17 @@ impl LinkedReports {
             .filter_map(|i| {
                 let op = &memory.operations[i];
                 let failure = memory.error_of(i)?.failure.clone()?;
-                let failed_device_operations = memory.failed_device_operations(i).unwrap_or_default();
+                let failed_device_operations = memory.graphs().failed_device_operations(i).unwrap_or_default();
                 Some(FailedOperation { id: op.id, name: op.name.clone(), failure, failed_device_operations })
             })
             .collect();
         // The flag needs the link, and reading every operation's arguments costs a pass over
         // the table: skip it when nothing is linked.
-        let fallbacks =
-            if link.is_linked() { detect_dram_fallbacks(&memory.fallback_operations()?) } else { HashMap::new() };
+        let fallbacks = if link.is_linked() {
+            detect_dram_fallbacks(&memory.tensors().fallback_operations(&memory.errors)?)
+        } else {
+            HashMap::new()
+        };
         Ok(Self { perf, rows, link, failed, fallbacks })
     }
 
@@ -73,7 +76,7 @@ impl LinkedReports {
         }
         let op = &memory.operations[index];
         let error = memory.error_of(index)?;
-        let failed = memory.failed_device_operations(index).unwrap_or_default();
+        let failed = memory.graphs().failed_device_operations(index).unwrap_or_default();
         Some(perf_status_for_operation(op.id, &failed, error.failure.is_some(), &self.link.map, &self.link.map))
     }
 

@@ -2,28 +2,26 @@
 //! and arguments read when an operation is shown (behaviour.md §1–§2).
 
 use super::ReportError;
-use super::database::{
-    RowSpan, Schema, float, int, open_database, open_error, operation_row_span, opt_uint, tables_indexed_by, text, uint,
-};
+use super::database::{float, int, open_database, open_error, opt_uint, text, uint};
+use super::details::Details;
 use super::devices::Device;
+use super::graphs::{ErrorGraphs, Graphs};
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
+use super::memory_rows::Snapshots;
+use super::memory_tensors::{TensorCache, Tensors};
+use super::store::Store;
+use super::usage::{MarkCache, Usage};
 use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors, rows_of_rank};
 use crate::analysis::failure::parse_allocation_failure;
-use crate::analysis::graph::GraphNode;
 pub use crate::analysis::model::{ErrorRecord, Operation};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
-use crate::analysis::usage_series::FailureMark;
 use rusqlite::{Connection, MAIN_DB, params};
-use std::collections::HashMap;
 use std::path::Path;
 
 /// The embedded demo report (`fixtures/demo/`).
 static DEMO_DATABASE: &[u8] = include_bytes!("../../fixtures/demo/db.sqlite");
 /// The embedded demo report's config file.
 static DEMO_CONFIG: &str = include_str!("../../fixtures/demo/config.json");
-
-/// Operation ids at most this far apart are looked up as one run of rows.
-const RUN_GAP: u64 = 16;
 
 /// Why a non-zero `--rank` is refused on a report without per-rank data (behaviour.md §1.4, in
 /// the CLI's terms rather than the reference's web wording).
@@ -48,19 +46,15 @@ pub struct MemoryReport {
     /// Devices of the rank.
     pub devices: Vec<Device>,
     /// Captured graphs of the operations with an error, by operation index.
-    pub(super) error_graphs: HashMap<usize, Result<Vec<GraphNode>, ReportError>>,
-    pub(super) conn: Connection,
-    pub(super) schema: Schema,
-    /// Tables with an index starting with `operation_id`.
-    pub(super) indexed_by_operation: Vec<String>,
-    /// Whether `operations` is stored in id order, so rowid searches may be trusted.
-    pub(super) rows_in_operation_order: bool,
+    pub(super) error_graphs: ErrorGraphs,
+    /// The database every question reads.
+    pub(super) store: Store,
     /// What a watched report has read so far (`open_watched`); none otherwise.
     pub(super) watch: Option<super::watch_state::WatchState>,
-    /// Every tensor's placement and links, read on the first question about memory.
-    pub(super) tensor_index: std::cell::OnceCell<super::tensor_index::TensorIndex>,
-    /// Where each error is marked on the memory over the run, read on the first question.
-    pub(super) failure_marks: std::cell::OnceCell<Vec<(FailureMark, Option<u64>)>>,
+    /// The tensors' index, built by [`Tensors`] on the first question that needs it.
+    pub(super) tensor_cache: TensorCache,
+    /// Where each error is marked on the memory over the run, found on the first question.
+    pub(super) marks: MarkCache,
 }
 
 impl MemoryReport {
@@ -116,12 +110,12 @@ impl MemoryReport {
         // One read transaction for everything read at start: each statement outside one takes
         // and drops the file lock and revalidates the page cache. Reading writes nothing.
         conn.execute_batch("BEGIN").map_err(fail)?;
-        let schema = Schema::read(&conn).map_err(fail)?;
-        if !schema.has_table("operations") {
+        let store = Store::new(conn, rank).map_err(fail)?;
+        if !store.schema.has_table("operations") {
             return Err(ReportError::new("no operations table: not a TT-NN memory report", path)
                 .hint("point at the db.sqlite of a TT-NN report folder"));
         }
-        if rank > 0 && !schema.has_column("operations", "rank") {
+        if rank > 0 && !store.schema.has_column("operations", "rank") {
             let what = format!("{NO_RANKS}, so --rank {rank} cannot be read");
             return Err(ReportError::new(what, path).hint("omit --rank, or use --rank 0"));
         }
@@ -134,25 +128,21 @@ impl MemoryReport {
             operations: Vec::new(),
             errors: Vec::new(),
             devices: Vec::new(),
-            error_graphs: HashMap::new(),
-            indexed_by_operation: Vec::new(),
-            rows_in_operation_order: false,
+            error_graphs: ErrorGraphs::new(),
+            store,
             watch: None,
-            tensor_index: std::cell::OnceCell::new(),
-            failure_marks: std::cell::OnceCell::new(),
-            conn,
-            schema,
+            tensor_cache: TensorCache::default(),
+            marks: MarkCache::default(),
         };
         report.load().map_err(fail)?;
         if let Some(immutable) = watch {
             report.start_watch(immutable).map_err(fail)?;
         }
-        report.conn.execute_batch("COMMIT").map_err(fail)?;
+        report.store.conn.execute_batch("COMMIT").map_err(fail)?;
         Ok(report)
     }
 
     fn load(&mut self) -> rusqlite::Result<()> {
-        self.indexed_by_operation = tables_indexed_by(&self.conn, "operation_id")?;
         self.schema_version = self.read_schema_version()?;
         if let Some(major) =
             self.schema_version.as_deref().and_then(|v| v.split('.').next()?.trim().parse::<u64>().ok())
@@ -160,19 +150,21 @@ impl MemoryReport {
         {
             self.warnings.push("Incompatible report version".to_string());
         }
-        (self.operations, self.rows_in_operation_order) = self.read_operations(i64::MIN)?;
+        (self.operations, self.store.rows_in_operation_order) = self.read_operations(i64::MIN)?;
         let errors = self.read_errors(i64::MIN)?;
         self.attach(errors);
-        self.devices = super::devices::read_devices(&self.conn, &self.schema, self.rank)?;
-        self.error_graphs = self.read_error_graphs()?;
+        self.devices = super::devices::read_devices(&self.store.conn, &self.store.schema, self.rank)?;
+        self.error_graphs = self.graphs().read_with_errors()?;
         Ok(())
     }
 
     fn read_schema_version(&self) -> rusqlite::Result<Option<String>> {
-        if !self.schema.has_column("report_metadata", "key") || !self.schema.has_column("report_metadata", "value") {
+        if !self.store.schema.has_column("report_metadata", "key")
+            || !self.store.schema.has_column("report_metadata", "value")
+        {
             return Ok(None);
         }
-        let mut stmt = self.conn.prepare("SELECT value FROM report_metadata WHERE key = 'schema_version'")?;
+        let mut stmt = self.store.conn.prepare("SELECT value FROM report_metadata WHERE key = 'schema_version'")?;
         let mut rows = stmt.query([])?;
         Ok(rows.next()?.map(|r| sanitize_line(&text(r.get_ref_unwrap(0)))))
     }
@@ -180,12 +172,13 @@ impl MemoryReport {
     /// Operations stored past a rowid, in id order, and whether the table already stored them so.
     pub(super) fn read_operations(&self, after_rowid: i64) -> rusqlite::Result<(Vec<Operation>, bool)> {
         let columns = self
+            .store
             .schema
             .select_list("operations", &[("operation_id", "0"), ("name", "''"), ("duration", "NULL"), ("rank", "0")]);
-        let filter = self.schema.rank_filter("operations");
+        let filter = self.store.schema.rank_filter("operations");
         // Table order, then a stable sort by id: cheap when the table is already in id order.
         let sql = format!("SELECT {columns} FROM operations WHERE {filter} AND rowid > ?2");
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.store.conn.prepare(&sql)?;
         let rows = stmt.query_map(params![self.rank, after_rowid], |r| {
             Ok(Operation {
                 id: uint(r.get_ref(0)?),
@@ -205,10 +198,10 @@ impl MemoryReport {
 
     /// Error rows of the rank, and of rank 0 for the fallback, stored past a rowid, in table order.
     pub(super) fn read_errors(&self, after_rowid: i64) -> rusqlite::Result<Vec<ErrorRecord>> {
-        if !self.schema.has_table("errors") {
+        if !self.store.schema.has_table("errors") {
             return Ok(Vec::new());
         }
-        let columns = self.schema.select_list(
+        let columns = self.store.schema.select_list(
             "errors",
             &[
                 ("operation_id", "0"),
@@ -220,9 +213,9 @@ impl MemoryReport {
                 ("rank", "0"),
             ],
         );
-        let filter = if self.schema.has_column("errors", "rank") { "rank = ?1 OR rank = 0" } else { "(1 OR ?1)" };
+        let filter = if self.store.schema.has_column("errors", "rank") { "rank = ?1 OR rank = 0" } else { "(1 OR ?1)" };
         let sql = format!("SELECT {columns} FROM errors WHERE ({filter}) AND rowid > ?2 ORDER BY rowid");
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.store.conn.prepare(&sql)?;
         let rows = stmt.query_map(params![self.rank, after_rowid], |r| {
             // The raw message is parsed before sanitising; only sanitised text is kept.
             let raw = match r.get_ref(3)? {
@@ -258,7 +251,7 @@ impl MemoryReport {
             .map(|e| ErrorKey { operation_id: e.operation_id, operation_name: &e.operation_name, rank: e.rank })
             .collect();
         let attachment = attach_errors(&op_keys, &error_keys);
-        let listed = rows_of_rank(&error_keys, &attachment, self.rank, self.schema.has_column("errors", "rank"));
+        let listed = rows_of_rank(&error_keys, &attachment, self.rank, self.store.schema.has_column("errors", "rank"));
         for (e, attached) in errors.iter_mut().zip(&attachment.attached) {
             e.attached = *attached;
         }
@@ -277,37 +270,6 @@ impl MemoryReport {
         new_index
     }
 
-    /// `WHERE` conditions that together select the rows of some operations in `table`, as cheaply
-    /// as the table allows: by index, by rowid span (tables in operation order), or by a scan.
-    pub(super) fn operation_rows(&self, table: &str, ids: &[u64]) -> rusqlite::Result<Vec<String>> {
-        let list = |ids: &[u64]| ids.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let indexed = self.indexed_by_operation.iter().any(|t| t == table);
-        if indexed || self.schema.has_column(table, "rank") || !self.rows_in_operation_order {
-            return Ok(ids.chunks(500).map(|chunk| format!("operation_id IN ({})", list(chunk))).collect());
-        }
-        // Ids close together (the visible rows of a list) share one span: two searches a run.
-        let mut sorted = ids.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        let mut conditions = Vec::new();
-        for run in sorted.chunk_by(|a, b| b - a <= RUN_GAP) {
-            let (first, last) = (run[0], run[run.len() - 1]);
-            match operation_row_span(&self.conn, table, first..=last)? {
-                RowSpan::Rowids(start, end) => {
-                    conditions.push(format!("rowid >= {start} AND rowid < {end} AND operation_id IN ({})", list(run)))
-                }
-                RowSpan::Empty => {}
-                RowSpan::Unknown => {
-                    return Ok(ids.chunks(500).map(|chunk| format!("operation_id IN ({})", list(chunk))).collect());
-                }
-            }
-        }
-        Ok(conditions)
-    }
-
     /// The error attached to an operation (by index).
     pub fn error_of(&self, index: usize) -> Option<&ErrorRecord> {
         self.operations[index].error.map(|e| &self.errors[e])
@@ -315,7 +277,7 @@ impl MemoryReport {
 
     /// Whether the report can record errors: reports older than the `errors` table cannot.
     pub fn records_errors(&self) -> bool {
-        self.schema.has_table("errors")
+        self.store.schema.has_table("errors")
     }
 
     /// Error rows no operation picked, in table order.
@@ -326,5 +288,32 @@ impl MemoryReport {
     /// Index of the operation with this id, when there is one.
     pub fn operation_index(&self, id: u64) -> Option<usize> {
         crate::analysis::model::operation_index(&self.operations, id)
+    }
+
+    /// Stack traces and arguments of shown operations.
+    pub fn details(&self) -> Details<'_> {
+        Details { store: &self.store, operations: &self.operations }
+    }
+
+    /// The `buffers` snapshots.
+    pub fn snapshots(&self) -> Snapshots<'_> {
+        Snapshots { store: &self.store }
+    }
+
+    /// Captured graphs: read, mapped in one pass, replayed from nothing.
+    pub fn graphs(&self) -> Graphs<'_> {
+        let Self { store, operations, errors, devices, error_graphs, .. } = self;
+        Graphs { store, operations, errors, devices, error_graphs }
+    }
+
+    /// Tensors and their links.
+    pub fn tensors(&self) -> Tensors<'_> {
+        Tensors { store: &self.store, operations: &self.operations, cache: &self.tensor_cache }
+    }
+
+    /// The memory over the run: the pass over `buffers`, its series and peaks, region ceilings.
+    pub fn usage(&self) -> Usage<'_> {
+        let (store, operations, devices) = (&self.store, self.operations.as_slice(), self.devices.as_slice());
+        Usage { store, operations, devices, marks: Box::new(move || self.marked_failures()) }
     }
 }

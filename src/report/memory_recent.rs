@@ -14,6 +14,7 @@
 use super::database::{RowSpan, operation_row_span, uint};
 use super::tensor_index::Placement;
 use crate::analysis::memory::{TensorFacts, TensorUse};
+use crate::analysis::model::operation_index;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -44,8 +45,8 @@ impl Tensors<'_> {
         places: &[(u64, u64)],
         ids: &[u64],
     ) -> rusqlite::Result<Option<Vec<TensorFacts>>> {
-        let ranked = LINK_TABLES.iter().any(|(t, _)| self.report.schema.has_column(t, "rank"));
-        if !self.report.rows_in_operation_order || ranked || n >= self.report.operations.len() {
+        let ranked = LINK_TABLES.iter().any(|(t, _)| self.store.schema.has_column(t, "rank"));
+        if !self.store.rows_in_operation_order || ranked || n >= self.operations.len() {
             return Ok(None);
         }
         let device_places = self.device_tensors_at(places)?;
@@ -78,19 +79,19 @@ impl Tensors<'_> {
     /// Reads the link rows of the operations `lo..=hi` (by index) into `seen.uses`; gives the
     /// tensors named for the first time, or none when a table's rows cannot be found by span.
     fn window_links(&self, lo: usize, hi: usize, seen: &mut Seen) -> rusqlite::Result<Option<Vec<u64>>> {
-        let span = self.report.operations[lo].id..=self.report.operations[hi].id;
+        let span = self.operations[lo].id..=self.operations[hi].id;
         let mut new_ids: BTreeSet<u64> = BTreeSet::new();
         for (table, output) in LINK_TABLES {
-            if !self.report.schema.has_table(table) {
+            if !self.store.schema.has_table(table) {
                 continue;
             }
-            let (start, end) = match operation_row_span(&self.report.conn, table, span.clone())? {
+            let (start, end) = match operation_row_span(&self.store.conn, table, span.clone())? {
                 RowSpan::Unknown => return Ok(None),
                 RowSpan::Empty => continue,
                 RowSpan::Rowids(start, end) => (start, end),
             };
             let sql = format!("SELECT operation_id, tensor_id FROM {table} WHERE rowid >= ?1 AND rowid < ?2");
-            let mut stmt = self.report.conn.prepare_cached(&sql)?;
+            let mut stmt = self.store.conn.prepare_cached(&sql)?;
             let mut rows = stmt.query([start, end])?;
             while let Some(r) = rows.next()? {
                 let (operation, tensor) = (uint(r.get_ref(0)?), uint(r.get_ref(1)?));
@@ -107,9 +108,8 @@ impl Tensors<'_> {
     fn seen_facts(&self, id: u64, seen: &Seen, device_places: &HashMap<u64, Vec<(u64, u64)>>) -> TensorFacts {
         let p = seen.placed.get(&id).copied().unwrap_or(Placement { tensor_id: id, ..Placement::default() });
         let name = |operation: u64| -> Arc<str> {
-            self.report
-                .operation_index(operation)
-                .map_or_else(|| "".into(), |i| self.report.operations[i].name.as_str().into())
+            operation_index(self.operations, operation)
+                .map_or_else(|| "".into(), |i| self.operations[i].name.as_str().into())
         };
         let uses = seen.uses.get(&id).into_iter().flatten();
         TensorFacts {
@@ -150,18 +150,18 @@ impl Tensors<'_> {
     /// The `device_tensors` rows at `places`, by tensor (one pass, only when the table has rows).
     pub(super) fn device_tensors_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<HashMap<u64, Vec<(u64, u64)>>> {
         let mut out: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
-        if places.is_empty() || !self.report.schema.has_table("device_tensors") {
+        if places.is_empty() || !self.store.schema.has_table("device_tensors") {
             return Ok(out);
         }
         let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
         let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();
         let list = addresses.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
         let columns = self
-            .report
+            .store
             .schema
             .select_list("device_tensors", &[("tensor_id", "0"), ("device_id", "0"), ("address", "NULL")]);
         let mut stmt =
-            self.report.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IN ({list})"))?;
+            self.store.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IN ({list})"))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let place = (uint(r.get_ref(1)?), uint(r.get_ref(2)?));

@@ -5,7 +5,7 @@
 //! used after each operation for charting memory over the run.
 
 use super::ReportError;
-use super::memory::MemoryReport;
+use super::graphs::Graphs;
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::parse_buffers;
 use crate::analysis::late::{BufferRun, LateFindings};
@@ -67,18 +67,18 @@ impl GraphReplay {
     }
 }
 
-impl MemoryReport {
+impl Graphs<'_> {
     /// Replays every captured graph from nothing (the `graph_only` basis). `progress` is called
     /// with (rows done, rows in all) every few hundred rows and at the end; the pass stops and
     /// gives `None` as soon as `cancel` is set. For each operation the first row of its rank is
     /// replayed (a table without ranks: the first row); rows of another rank are skipped.
-    pub fn replay_graphs(
+    pub fn replay(
         &self,
         progress: &mut dyn FnMut(u64, u64),
         cancel: &AtomicBool,
     ) -> Result<Option<GraphReplay>, ReportError> {
         let failed: Vec<u64> = (0..self.operations.len())
-            .filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some()))
+            .filter(|&i| self.operations[i].error.is_some_and(|e| self.errors[e].failure.is_some()))
             .map(|i| self.operations[i].id)
             .collect();
         let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
@@ -86,7 +86,7 @@ impl MemoryReport {
         let total = u64::try_from(last - first + 1).unwrap_or(0).max(1);
         let mut pass = Pass::new(&devices, failed, self.operations.len());
         let (mut cancelled, mut rows) = (false, 0u64);
-        self.for_each_graph(|rowid, id, rank, text| {
+        self.for_each(|rowid, id, rank, text| {
             if cancel.load(Ordering::Relaxed) {
                 cancelled = true;
                 return false;
@@ -111,7 +111,7 @@ impl MemoryReport {
     /// The operation (by index) a `captured_graph` row of `id` and `rank` is replayed for: that
     /// of its rank (a table without ranks: the first of the id); none for another rank's row.
     fn graph_operation(&self, id: u64, rank: u32) -> Option<usize> {
-        let ranked = self.schema.has_column("captured_graph", "rank");
+        let ranked = self.store.schema.has_column("captured_graph", "rank");
         let start = self.operations.partition_point(|o| o.id < id);
         (start..self.operations.len())
             .take_while(|&i| self.operations[i].id == id)
@@ -120,10 +120,10 @@ impl MemoryReport {
 
     /// The first and last rowid of `captured_graph` (two seeks); (1, 0) when empty.
     fn graph_rowids(&self) -> rusqlite::Result<(i64, i64)> {
-        if !self.schema.has_table("captured_graph") {
+        if !self.store.schema.has_table("captured_graph") {
             return Ok((1, 0));
         }
-        let (first, last): (Option<i64>, Option<i64>) = self.conn.query_row(
+        let (first, last): (Option<i64>, Option<i64>) = self.store.conn.query_row(
             "SELECT (SELECT min(rowid) FROM captured_graph), (SELECT max(rowid) FROM captured_graph)",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),

@@ -14,16 +14,22 @@
 //!
 //! Shapes and dtypes are read by `tensor_id` only for the tensors that hold a buffer.
 
+use super::database::buffer_type;
 use super::database::{int, text, uint};
-use super::details::buffer_type;
-use super::memory::MemoryReport;
+use super::store::Store;
 use super::tensor_index::{Placement, TensorIndex};
-use crate::analysis::memory::TensorFacts;
+use crate::analysis::memory::{TensorFacts, TensorUse};
+use crate::analysis::model::{Operation, operation_index};
 use crate::analysis::sanitize::sanitize_line;
 use rusqlite::params;
 use rusqlite::types::ValueRef;
-use std::collections::HashMap;
+use std::cell::OnceCell;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
+
+/// Past this many places to attribute over the whole run, the index of every tensor answers
+/// (one pass over the tensor tables) rather than lists of addresses and ids.
+const MAX_PLACES: usize = 2000;
 
 /// How many values go into one `IN (…)` list.
 const CHUNK: usize = 500;
@@ -35,18 +41,18 @@ fn list(values: &[u64]) -> String {
 /// A tensor's shape and dtype, as printed.
 pub(crate) type TensorTexts = (Option<String>, Option<String>);
 
-/// Tensors and their links (memory.md §4): the tensors at the live addresses and those named,
-/// each with its link rows; their shapes and dtypes. A question asked of the report's core,
-/// borrowed; the index it builds once is kept in the core.
-pub(crate) struct Tensors<'a> {
-    pub(super) report: &'a MemoryReport,
-}
+/// The index of every tensor's placement and links, built by [`Tensors`] on the first question
+/// that needs it and kept with the report (a watched report drops it when tensors are added).
+pub(crate) type TensorCache = OnceCell<TensorIndex>;
 
-impl MemoryReport {
-    /// The questions about tensors and their links.
-    pub(crate) fn tensors(&self) -> Tensors<'_> {
-        Tensors { report: self }
-    }
+/// Tensors and their links (memory.md §4): the tensors at the live addresses and those named,
+/// each with its link rows; their shapes and dtypes; the tensors of shown operations and the
+/// DRAM-fallback records (`tensors.rs`). A question asked of the report's store for its
+/// operations, with the index it builds once.
+pub struct Tensors<'a> {
+    pub(super) store: &'a Store,
+    pub(super) operations: &'a [Operation],
+    pub(super) cache: &'a TensorCache,
 }
 
 impl Tensors<'_> {
@@ -54,26 +60,26 @@ impl Tensors<'_> {
     /// their rows in the link tables; without shape and dtype (see [`Self::describe`]).
     /// The recent tenants of operation `n` (by index) are tried first.
     pub(crate) fn facts(&self, n: usize, places: &[(u64, u64)], ids: &[u64]) -> rusqlite::Result<Vec<TensorFacts>> {
-        if self.report.tensor_index.get().is_none() {
+        if self.cache.get().is_none() {
             if let Some(facts) = self.recent_tensor_facts(n, places, ids)? {
                 return Ok(facts);
             }
             let built = self.build_tensor_index()?;
-            let _ = self.report.tensor_index.set(built);
+            let _ = self.cache.set(built);
         }
-        Ok(self.report.tensor_index.get().expect("built above").facts(places, ids))
+        Ok(self.cache.get().expect("built above").facts(places, ids))
     }
 
     /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
     pub(super) fn build_tensor_index(&self) -> rusqlite::Result<TensorIndex> {
         let mut device_places = Vec::new();
-        if self.report.schema.has_table("device_tensors") {
+        if self.store.schema.has_table("device_tensors") {
             let columns = self
-                .report
+                .store
                 .schema
                 .select_list("device_tensors", &[("tensor_id", "0"), ("device_id", "0"), ("address", "NULL")]);
             let mut stmt =
-                self.report.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IS NOT NULL"))?;
+                self.store.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IS NOT NULL"))?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
                 device_places.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), uint(r.get_ref(2)?)));
@@ -81,37 +87,37 @@ impl Tensors<'_> {
         }
         let mut uses = Vec::new();
         for (table, output) in [("input_tensors", false), ("output_tensors", true)] {
-            if !self.report.schema.has_table(table) {
+            if !self.store.schema.has_table(table) {
                 continue;
             }
-            let columns = self.report.schema.select_list(table, &[("tensor_id", "0"), ("operation_id", "0")]);
-            let ranked = self.report.schema.rank_filter(table);
-            let mut stmt = self.report.conn.prepare(&format!("SELECT {columns} FROM {table} WHERE {ranked}"))?;
-            let mut rows = stmt.query(params![self.report.rank])?;
+            let columns = self.store.schema.select_list(table, &[("tensor_id", "0"), ("operation_id", "0")]);
+            let ranked = self.store.schema.rank_filter(table);
+            let mut stmt = self.store.conn.prepare(&format!("SELECT {columns} FROM {table} WHERE {ranked}"))?;
+            let mut rows = stmt.query(params![self.store.rank])?;
             while let Some(r) = rows.next()? {
                 uses.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), output));
             }
         }
         let name_of = |operation| {
-            Arc::from(self.report.operation_index(operation).map_or("", |i| self.report.operations[i].name.as_str()))
+            Arc::from(operation_index(self.operations, operation).map_or("", |i| self.operations[i].name.as_str()))
         };
         Ok(TensorIndex::new(self.placements("1")?, device_places, uses, name_of))
     }
 
     /// The `tensors` rows matching `condition` as placements, the report's rank before rank 0.
     pub(super) fn placements(&self, condition: &str) -> rusqlite::Result<Vec<Placement>> {
-        if !self.report.schema.has_table("tensors") {
+        if !self.store.schema.has_table("tensors") {
             return Ok(Vec::new());
         }
-        let columns = self.report.schema.select_list(
+        let columns = self.store.schema.select_list(
             "tensors",
             &[("tensor_id", "0"), ("device_id", "NULL"), ("address", "NULL"), ("buffer_type", "NULL"), ("rank", "0")],
         );
         let ranks =
-            if self.report.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
+            if self.store.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
         let sql = format!("SELECT {columns} FROM tensors WHERE ({condition}) AND {ranks} ORDER BY rowid");
-        let mut stmt = self.report.conn.prepare(&sql)?;
-        let mut rows = stmt.query(params![self.report.rank])?;
+        let mut stmt = self.store.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params![self.store.rank])?;
         let mut ranked: Vec<(u64, bool, usize, Placement)> = Vec::new();
         while let Some(r) = rows.next()? {
             let optional = |v: ValueRef<'_>| (!matches!(v, ValueRef::Null)).then(|| uint(v));
@@ -123,7 +129,7 @@ impl Tensors<'_> {
                 buffer_type: address.and_then(|_| buffer_type(r.get_ref(3).ok()?).ok()),
             };
             // Rows of the report's rank come before rank 0's; then table order.
-            let own_rank = int(r.get_ref(4)?) as u32 == self.report.rank;
+            let own_rank = int(r.get_ref(4)?) as u32 == self.store.rank;
             ranked.push((placement.tensor_id, !own_rank, ranked.len(), placement));
         }
         ranked.sort_unstable_by_key(|r| (r.0, r.1, r.2));
@@ -153,24 +159,24 @@ impl Tensors<'_> {
     /// rank 0, by tensor id.
     fn tensor_texts(&self, condition: &str) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
         let mut by_id: HashMap<u64, (bool, TensorTexts)> = HashMap::new();
-        if !self.report.schema.has_table("tensors") {
+        if !self.store.schema.has_table("tensors") {
             return Ok(HashMap::new());
         }
         let columns = self
-            .report
+            .store
             .schema
             .select_list("tensors", &[("tensor_id", "0"), ("shape", "''"), ("dtype", "''"), ("rank", "0")]);
         let ranks =
-            if self.report.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
+            if self.store.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
         let sql = format!("SELECT {columns} FROM tensors WHERE {condition} AND {ranks} ORDER BY rowid");
-        let mut stmt = self.report.conn.prepare(&sql)?;
-        let mut rows = stmt.query(params![self.report.rank])?;
+        let mut stmt = self.store.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params![self.store.rank])?;
         while let Some(r) = rows.next()? {
             let texts = |i: usize| -> rusqlite::Result<Option<String>> {
                 let t = sanitize_line(&text(r.get_ref(i)?));
                 Ok((!t.is_empty()).then_some(t))
             };
-            let own_rank = int(r.get_ref(3)?) as u32 == self.report.rank;
+            let own_rank = int(r.get_ref(3)?) as u32 == self.store.rank;
             let entry = (own_rank, (texts(1)?, texts(2)?));
             // The first row of the report's rank wins, else the first of rank 0.
             match by_id.get(&uint(r.get_ref(0)?)) {
@@ -181,5 +187,76 @@ impl Tensors<'_> {
             }
         }
         Ok(by_id.into_iter().map(|(id, (_, t))| (id, t)).collect())
+    }
+
+    /// Every tensor ever recorded at `places` (every tenant over the whole run, not the recent
+    /// ones), with its links: read by address and by id when the places are few, else from the
+    /// report's index of every tensor (built once).
+    pub(crate) fn every_tenant_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<Vec<TensorFacts>> {
+        if places.len() > MAX_PLACES || self.cache.get().is_some() {
+            if self.cache.get().is_none() {
+                let _ = self.cache.set(self.build_tensor_index()?);
+            }
+            return self.facts(self.operations.len().saturating_sub(1), places, &[]);
+        }
+        let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
+        let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();
+        let list = |ids: &mut dyn Iterator<Item = u64>| ids.map(|v| v.to_string()).collect::<Vec<_>>().join(",");
+        let mut device_places = self.device_tensors_at(places)?;
+        let mut rows: HashMap<u64, Placement> = HashMap::new();
+        for p in self.placements(&format!("address IN ({})", list(&mut addresses.iter().copied())))? {
+            if p.device_id.zip(p.address).is_some_and(|place| wanted.contains(&place)) {
+                rows.insert(p.tensor_id, p);
+            }
+        }
+        let only_device: Vec<u64> = device_places.keys().filter(|id| !rows.contains_key(id)).copied().collect();
+        rows.extend(self.placements_by_id(&only_device)?.into_iter().map(|p| (p.tensor_id, p)));
+        let ids: Vec<u64> =
+            rows.keys().chain(device_places.keys()).copied().collect::<BTreeSet<u64>>().into_iter().collect();
+        let mut uses = self.links_of(&ids)?;
+        Ok(ids
+            .into_iter()
+            .map(|id| {
+                let row = rows.get(&id);
+                let mut uses = uses.remove(&id).unwrap_or_default();
+                uses.sort_by_key(|u| (u.operation_id, u.output));
+                uses.dedup();
+                TensorFacts {
+                    tensor_id: id,
+                    device_id: row.and_then(|r| r.device_id),
+                    address: row.and_then(|r| r.address),
+                    buffer_type: row.and_then(|r| r.buffer_type),
+                    device_addresses: device_places.remove(&id).unwrap_or_default(),
+                    uses,
+                    ..TensorFacts::default()
+                }
+            })
+            .collect())
+    }
+
+    /// The `input_tensors` and `output_tensors` rows of some tensors, by tensor.
+    fn links_of(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<TensorUse>>> {
+        let list = |ids: &[u64]| ids.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+        let mut uses: HashMap<u64, Vec<TensorUse>> = HashMap::new();
+        for (table, output) in [("input_tensors", false), ("output_tensors", true)] {
+            if !self.store.schema.has_table(table) || ids.is_empty() {
+                continue;
+            }
+            let columns = self.store.schema.select_list(table, &[("tensor_id", "0"), ("operation_id", "0")]);
+            let ranked = self.store.schema.rank_filter(table);
+            for chunk in ids.chunks(500) {
+                let sql = format!("SELECT {columns} FROM {table} WHERE tensor_id IN ({}) AND {ranked}", list(chunk));
+                let mut stmt = self.store.conn.prepare(&sql)?;
+                let mut found = stmt.query(params![self.store.rank])?;
+                while let Some(r) = found.next()? {
+                    let operation_id = uint(r.get_ref(1)?);
+                    let name =
+                        operation_index(self.operations, operation_id).map_or("", |i| self.operations[i].name.as_str());
+                    let used = TensorUse { operation_id, operation_name: Arc::from(name), output };
+                    uses.entry(uint(r.get_ref(0)?)).or_default().push(used);
+                }
+            }
+        }
+        Ok(uses)
     }
 }

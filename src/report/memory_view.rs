@@ -24,7 +24,7 @@ pub enum FailureMemory {
     /// §3.4).
     Absent,
     /// The basis is `graph_only` and the graphs of the earlier operations have not been replayed:
-    /// run [`MemoryReport::replay_graphs`] once, then ask again with its result.
+    /// run [`Graphs::replay`](super::graphs::Graphs::replay) once, then ask again with its result.
     NeedsReplay,
     /// The memory at the failure.
     Found(Box<MemoryAtFailure>),
@@ -133,11 +133,25 @@ impl MemoryReport {
         let op = &self.operations[index];
         let (snapshot, cut) = self.snapshots().rows(op.id, op.rank)?;
         let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
-        let graph = self.graph(index).unwrap_or_else(|e| {
+        let graph = self.graphs().graph(index).unwrap_or_else(|e| {
             notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
             Vec::new()
         });
         Ok((snapshot, graph, notes))
+    }
+
+    /// Every operation with an attached error, with the device and buffer type it failed on and
+    /// its message's bank size (see [`Self::failure_mark_places`]): found once and kept; when
+    /// the reads fail, every error is marked on every line.
+    pub(super) fn marked_failures(&self) -> &[(FailureMark, Option<u64>)] {
+        self.marks.get_or_init(|| {
+            self.failure_mark_places().unwrap_or_else(|_| {
+                let with_error = self.operations.iter().filter(|o| o.error.is_some());
+                with_error
+                    .map(|o| (FailureMark { operation_id: o.id, device_id: None, buffer_type: None }, None))
+                    .collect()
+            })
+        })
     }
 
     /// Where the error of each operation with one is marked on the memory over the run
@@ -293,7 +307,7 @@ impl MemoryReport {
     /// operation's rank, else of rank 0.
     fn input_tensor_ids(&self, indexes: &[usize]) -> rusqlite::Result<HashMap<usize, Vec<u64>>> {
         let ids: Vec<u64> = indexes.iter().map(|&i| self.operations[i].id).collect();
-        let links = self.tensor_links("input_tensors", "input_index", &ids)?;
+        let links = self.tensors().tensor_links("input_tensors", "input_index", &ids)?;
         let mut out = HashMap::new();
         for &i in indexes {
             let op = &self.operations[i];

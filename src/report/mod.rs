@@ -16,6 +16,7 @@ pub mod memory_tensors;
 pub mod memory_view;
 pub mod perf;
 pub mod perf_csv;
+mod store;
 pub(crate) mod tensor_index;
 pub mod tensors;
 pub mod usage;

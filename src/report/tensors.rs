@@ -6,11 +6,12 @@
 //! as their defaults (behaviour.md §1.3).
 
 use super::ReportError;
+use super::database::buffer_type;
 use super::database::{int, text, uint};
-use super::details::buffer_type;
-use super::memory::MemoryReport;
+use super::memory_tensors::Tensors;
 use crate::analysis::dram_fallback::{FallbackOperation, TensorPlacement, requested_l1};
 use crate::analysis::failure::BufferType;
+use crate::analysis::model::ErrorRecord;
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use rusqlite::params;
 use rusqlite::types::ValueRef;
@@ -54,7 +55,7 @@ pub(crate) fn tensor_buffer_type(
     }
 }
 
-impl MemoryReport {
+impl Tensors<'_> {
     /// The input and output tensors of some operations (by index). An operation without rows in
     /// `input_tensors`/`output_tensors` has none; a tensor id without a `tensors` row reads as a
     /// tensor with no type, shape or address.
@@ -87,17 +88,19 @@ impl MemoryReport {
     /// The rows of `input_tensors` or `output_tensors` for some operation ids, of the report's
     /// rank and of rank 0, in table order.
     pub(super) fn tensor_links(&self, table: &str, index: &str, ids: &[u64]) -> rusqlite::Result<Vec<TensorLink>> {
-        if !self.schema.has_table(table) {
+        if !self.store.schema.has_table(table) {
             return Ok(Vec::new());
         }
-        let columns =
-            self.schema.select_list(table, &[("operation_id", "0"), (index, "0"), ("tensor_id", "0"), ("rank", "0")]);
-        let ranks = if self.schema.has_column(table, "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
+        let columns = self
+            .store
+            .schema
+            .select_list(table, &[("operation_id", "0"), (index, "0"), ("tensor_id", "0"), ("rank", "0")]);
+        let ranks = if self.store.schema.has_column(table, "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
         let mut links = Vec::new();
-        for condition in self.operation_rows(table, ids)? {
+        for condition in self.store.operation_rows(table, ids)? {
             let sql = format!("SELECT {columns} FROM {table} WHERE ({condition}) AND {ranks} ORDER BY rowid");
-            let mut stmt = self.conn.prepare(&sql)?;
-            let mut rows = stmt.query(params![self.rank])?;
+            let mut stmt = self.store.conn.prepare(&sql)?;
+            let mut rows = stmt.query(params![self.store.rank])?;
             while let Some(r) = rows.next()? {
                 let rank = int(r.get_ref(3)?) as u32;
                 links.push((uint(r.get_ref(0)?), int(r.get_ref(1)?), uint(r.get_ref(2)?), rank));
@@ -110,10 +113,10 @@ impl MemoryReport {
     /// addresses from `device_tensors` when that table exists.
     fn tensor_rows(&self, wanted: &HashSet<u64>) -> rusqlite::Result<HashMap<(u64, u32), TensorPlacement>> {
         let mut out = HashMap::new();
-        if wanted.is_empty() || !self.schema.has_table("tensors") {
+        if wanted.is_empty() || !self.store.schema.has_table("tensors") {
             return Ok(out);
         }
-        let columns = self.schema.select_list(
+        let columns = self.store.schema.select_list(
             "tensors",
             &[
                 ("tensor_id", "0"),
@@ -125,14 +128,15 @@ impl MemoryReport {
                 ("rank", "0"),
             ],
         );
-        let ranks = if self.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
+        let ranks =
+            if self.store.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
         let mut ids: Vec<u64> = wanted.iter().copied().collect();
         ids.sort_unstable();
         for chunk in ids.chunks(CHUNK) {
             let list = chunk.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
             let sql = format!("SELECT {columns} FROM tensors WHERE tensor_id IN ({list}) AND {ranks} ORDER BY rowid");
-            let mut stmt = self.conn.prepare(&sql)?;
-            let mut rows = stmt.query(params![self.rank])?;
+            let mut stmt = self.store.conn.prepare(&sql)?;
+            let mut rows = stmt.query(params![self.store.rank])?;
             while let Some(r) = rows.next()? {
                 let address = match r.get_ref(4)? {
                     ValueRef::Null => None,
@@ -160,15 +164,15 @@ impl MemoryReport {
         wanted: &HashSet<u64>,
         tensors: &mut HashMap<(u64, u32), TensorPlacement>,
     ) -> rusqlite::Result<()> {
-        if !self.schema.has_table("device_tensors") {
+        if !self.store.schema.has_table("device_tensors") {
             return Ok(());
         }
-        let has_rank = self.schema.has_column("device_tensors", "rank");
-        let columns = self.schema.select_list(
+        let has_rank = self.store.schema.has_column("device_tensors", "rank");
+        let columns = self.store.schema.select_list(
             "device_tensors",
             &[("tensor_id", "0"), ("device_id", "0"), ("address", "NULL"), ("rank", "0")],
         );
-        let mut stmt = self.conn.prepare(&format!("SELECT {columns} FROM device_tensors ORDER BY rowid"))?;
+        let mut stmt = self.store.conn.prepare(&format!("SELECT {columns} FROM device_tensors ORDER BY rowid"))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let id = uint(r.get_ref(0)?);
@@ -177,7 +181,7 @@ impl MemoryReport {
                 continue;
             }
             let entry = (device, uint(address));
-            let ranks = if self.rank == 0 { vec![0] } else { vec![self.rank, 0] };
+            let ranks = if self.store.rank == 0 { vec![0] } else { vec![self.store.rank, 0] };
             for tensor_rank in ranks.into_iter().filter(|&r| !has_rank || r == rank) {
                 if let Some(placement) = tensors.get_mut(&(id, tensor_rank))
                     && !placement.addresses.contains(&entry)
@@ -193,20 +197,22 @@ impl MemoryReport {
     /// order. Other arguments cannot change the detection, so they are not read.
     fn memory_config_arguments(&self) -> rusqlite::Result<HashMap<u64, Vec<(String, String)>>> {
         let mut out: HashMap<u64, Vec<(String, String)>> = HashMap::new();
-        if !self.schema.has_table("operation_arguments") {
+        if !self.store.schema.has_table("operation_arguments") {
             return Ok(out);
         }
-        let columns =
-            self.schema.select_list("operation_arguments", &[("operation_id", "0"), ("name", "''"), ("value", "''")]);
-        let filter = self.schema.rank_filter("operation_arguments");
-        if !self.schema.has_column("operation_arguments", "value") {
+        let columns = self
+            .store
+            .schema
+            .select_list("operation_arguments", &[("operation_id", "0"), ("name", "''"), ("value", "''")]);
+        let filter = self.store.schema.rank_filter("operation_arguments");
+        if !self.store.schema.has_column("operation_arguments", "value") {
             return Ok(out);
         }
         let sql = format!(
             "SELECT {columns} FROM operation_arguments WHERE {filter} AND value LIKE '%MemoryConfig(%' ORDER BY rowid"
         );
-        let mut stmt = self.conn.prepare(&sql)?;
-        let mut rows = stmt.query(params![self.rank])?;
+        let mut stmt = self.store.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params![self.store.rank])?;
         while let Some(r) = rows.next()? {
             let argument = (sanitize_line(&text(r.get_ref(1)?)), sanitize_text(&text(r.get_ref(2)?)));
             out.entry(uint(r.get_ref(0)?)).or_default().push(argument);
@@ -216,18 +222,17 @@ impl MemoryReport {
 
     /// What the DRAM-fallback detection needs of every operation, in id order. Tensors are read
     /// only for the operations the detection can flag: those whose memory configs all ask for
-    /// L1, and the few operations after an allocation failure.
-    pub fn fallback_operations(&self) -> Result<Vec<FallbackOperation>, ReportError> {
+    /// L1, and the few operations after an allocation failure (`errors`: the report's).
+    pub fn fallback_operations(&self, errors: &[ErrorRecord]) -> Result<Vec<FallbackOperation>, ReportError> {
         let arguments = self.memory_config_arguments().map_err(ReportError::read("arguments"))?;
         let mut operations: Vec<FallbackOperation> = self
             .operations
             .iter()
-            .enumerate()
-            .map(|(i, op)| FallbackOperation {
+            .map(|op| FallbackOperation {
                 id: op.id,
                 name: op.name.clone(),
                 arguments: arguments.get(&op.id).cloned().unwrap_or_default(),
-                failure: self.error_of(i).and_then(|e| e.failure.clone()),
+                failure: op.error.and_then(|e| errors.get(e)?.failure.clone()),
                 ..FallbackOperation::default()
             })
             .collect();

@@ -2,15 +2,17 @@
 //! rowid order, with progress and cancellation, meant for a worker thread (`tui::worker`).
 
 use super::ReportError;
-use super::database::{rowid_range, signed, uint};
-use super::details::buffer_type;
-use super::memory::MemoryReport;
+use super::database::{buffer_type, rowid_range, signed, uint};
+use super::devices::Device;
 use super::memory_replay::GraphReplay;
+use super::store::Store;
 use crate::analysis::failure::BufferType;
+use crate::analysis::model::Operation;
 use crate::analysis::usage::{MemoryUsage, UsageKey};
 use crate::analysis::usage_series::{Ceiling, FailureMark, L1Layout, Peak, UsageSeries, peaks, region_ceiling};
 use rusqlite::params;
 use rusqlite::types::ValueRef;
+use std::cell::OnceCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Rowids read per statement (about 5 ms of reading). The cancel flag is looked at between
@@ -34,21 +36,42 @@ impl UsageProgress {
     }
 }
 
-impl MemoryReport {
+/// Where each error is marked on the memory over the run, each with its message's bank size:
+/// found once (by the report, from every failure's place) and kept.
+pub(crate) type MarkCache = OnceCell<Vec<MarkedFailure>>;
+
+/// An error's mark on the memory over the run, with its allocation failure's bank size.
+pub(crate) type MarkedFailure = (FailureMark, Option<u64>);
+
+/// Finds the marks of every error when first asked (the report's `marked_failures`).
+pub(crate) type FindMarks<'a> = Box<dyn Fn() -> &'a [MarkedFailure] + 'a>;
+
+/// The memory over the run: the one pass over `buffers`, the chart lines (from its sums or from a
+/// graph replay), peaks and region ceilings. A question asked of the report's store for its
+/// operations and devices; where the errors are marked is found by the report when first needed.
+pub struct Usage<'a> {
+    pub(super) store: &'a Store,
+    pub(super) operations: &'a [Operation],
+    pub(super) devices: &'a [Device],
+    /// The marks of every error with their bank sizes (see [`MarkCache`]).
+    pub(super) marks: FindMarks<'a>,
+}
+
+impl Usage<'_> {
     /// Adds the `buffers` rows stored after `usage.next_rowid` to `usage`: one pass in rowid
     /// order, reporting progress after each chunk of rowids and stopping at the end of the
     /// chunk once `cancel` is set (`Err(ReportError::Cancelled)`; `usage` then holds what was
     /// read, and a later call goes on from there). Rows of other ranks are skipped. After any
     /// other error `usage` may hold part of a chunk: start again from `MemoryUsage::default()`.
-    pub fn read_usage(
+    pub fn read(
         &self,
         usage: &mut MemoryUsage,
         cancel: &AtomicBool,
         progress: &mut dyn FnMut(UsageProgress),
     ) -> Result<(), ReportError> {
         let read = ReportError::read("buffers");
-        let range = match self.schema.has_table("buffers") {
-            true => rowid_range(&self.conn, "buffers").map_err(&read)?,
+        let range = match self.store.schema.has_table("buffers") {
+            true => rowid_range(&self.store.conn, "buffers").map_err(&read)?,
             false => None,
         };
         let Some((first, last)) = range.map(|(first, last)| (first.max(usage.next_rowid), last)) else {
@@ -56,7 +79,7 @@ impl MemoryReport {
             return Ok(());
         };
         let total = u64::try_from(last - first + 1).unwrap_or(0);
-        let columns = self.schema.select_list(
+        let columns = self.store.schema.select_list(
             "buffers",
             &[
                 ("operation_id", "0"),
@@ -66,9 +89,9 @@ impl MemoryReport {
                 ("address", "NULL"),
             ],
         );
-        let filter = self.schema.rank_filter("buffers");
+        let filter = self.store.schema.rank_filter("buffers");
         let sql = format!("SELECT {columns} FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND {filter}");
-        let mut stmt = self.conn.prepare(&sql).map_err(&read)?;
+        let mut stmt = self.store.conn.prepare(&sql).map_err(&read)?;
         let mut start = first;
         progress(UsageProgress { done: 0, total });
         while start <= last {
@@ -86,7 +109,7 @@ impl MemoryReport {
         Ok(())
     }
 
-    /// Adds the rows of one chunk of rowids `[start, end)` (statement of `read_usage`).
+    /// Adds the rows of one chunk of rowids `[start, end)` (statement of `read`).
     fn add_chunk(
         &self,
         stmt: &mut rusqlite::Statement<'_>,
@@ -94,7 +117,7 @@ impl MemoryReport {
         start: i64,
         end: i64,
     ) -> rusqlite::Result<()> {
-        let mut rows = stmt.query(params![self.rank, start, end])?;
+        let mut rows = stmt.query(params![self.store.rank, start, end])?;
         while let Some(r) = rows.next()? {
             let ty = match r.get_ref(2)? {
                 ValueRef::Integer(code) => BufferType::from_code(code),
@@ -116,20 +139,13 @@ impl MemoryReport {
     }
 
     /// The places of `failure_marks`, each with its message's bank size.
-    fn marked_failures(&self) -> &[(FailureMark, Option<u64>)] {
-        self.failure_marks.get_or_init(|| {
-            self.failure_mark_places().unwrap_or_else(|_| {
-                let with_error = self.operations.iter().filter(|o| o.error.is_some());
-                with_error
-                    .map(|o| (FailureMark { operation_id: o.id, device_id: None, buffer_type: None }, None))
-                    .collect()
-            })
-        })
+    fn marked_failures(&self) -> &[MarkedFailure] {
+        (self.marks)()
     }
 
     /// The chart line of one device and buffer type from `usage`, one point per operation of
     /// the report (in `operations` order), with its failures and its region size.
-    pub fn usage_series(&self, usage: &MemoryUsage, device_id: u64, buffer_type: BufferType) -> UsageSeries {
+    pub fn series(&self, usage: &MemoryUsage, device_id: u64, buffer_type: BufferType) -> UsageSeries {
         let ids: Vec<u64> = self.operations.iter().map(|o| o.id).collect();
         let ceiling = self.region_ceiling(device_id, buffer_type);
         UsageSeries::from_snapshots(usage, (device_id, buffer_type), &ids, &self.failure_marks(), ceiling)
@@ -151,7 +167,7 @@ impl MemoryReport {
     }
 
     /// The peak of every device and buffer type in `usage`, over the report's operations.
-    pub fn usage_peaks(&self, usage: &MemoryUsage) -> Vec<Peak> {
+    pub fn peaks(&self, usage: &MemoryUsage) -> Vec<Peak> {
         let ids: Vec<u64> = self.operations.iter().map(|o| o.id).collect();
         peaks(usage, &ids)
     }

@@ -4,9 +4,11 @@
 //! operations that gained an error — and the report is updated in place.
 
 use super::ReportError;
-use super::database::{Schema, open_database, rowid_range, tables_indexed_by, wal_writer_files_exist};
+use super::database::{open_database, rowid_range, wal_writer_files_exist};
 use super::locate::ReportSource;
 use super::memory::{MemoryReport, Operation};
+use super::memory_tensors::TensorCache;
+use super::usage::MarkCache;
 use super::watch_state::WatchState;
 use rusqlite::ErrorCode;
 use std::collections::HashSet;
@@ -26,6 +28,15 @@ pub struct WatchUpdate {
     pub reordered: bool,
 }
 
+/// Opens a report again as it was opened (same source, rank, watched or not): worker threads
+/// need their own read-only connection.
+#[derive(Debug, Clone)]
+pub struct Reopener {
+    source: ReportSource,
+    rank: u32,
+    watched: bool,
+}
+
 impl MemoryReport {
     /// Opens a report that may still be written, for [`MemoryReport::poll_changes`] (`--watch`);
     /// as read-only as [`MemoryReport::open`]: nothing is created beside the database.
@@ -38,17 +49,22 @@ impl MemoryReport {
         self.watch.is_some()
     }
 
+    /// How to open this report again, for a second connection on a worker thread.
+    pub fn reopener(&self) -> Reopener {
+        Reopener { source: self.source.clone(), rank: self.rank, watched: self.is_watched() }
+    }
+
     /// Records what the opening transaction read, so polls read only what comes after.
     pub(super) fn start_watch(&mut self, immutable: bool) -> rusqlite::Result<()> {
         let mut state = WatchState {
-            data_version: Some(self.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?),
-            operations_rowid: rowid_range(&self.conn, "operations")?.map_or(i64::MIN, |(_, last)| last),
+            data_version: Some(self.store.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?),
+            operations_rowid: rowid_range(&self.store.conn, "operations")?.map_or(i64::MIN, |(_, last)| last),
             errors_rowid: i64::MIN,
             table_errors: Vec::new(),
             immutable,
         };
-        if self.schema.has_table("errors") {
-            state.errors_rowid = rowid_range(&self.conn, "errors")?.map_or(i64::MIN, |(_, last)| last);
+        if self.store.schema.has_table("errors") {
+            state.errors_rowid = rowid_range(&self.store.conn, "errors")?.map_or(i64::MIN, |(_, last)| last);
             state.table_errors = self.read_errors(i64::MIN)?;
         }
         self.watch = Some(state);
@@ -73,16 +89,16 @@ impl MemoryReport {
                 return Ok(None);
             }
             let (conn, immutable) = open_database(database)?;
-            (self.conn, watch.immutable, watch.data_version) = (conn, immutable, None);
+            (self.store.conn, watch.immutable, watch.data_version) = (conn, immutable, None);
         }
         let read = ReportError::read("the changes of a watched report");
-        self.conn.execute_batch("BEGIN").map_err(&read)?;
+        self.store.conn.execute_batch("BEGIN").map_err(&read)?;
         let result = self.read_changes();
         if result.is_ok() {
-            self.conn.execute_batch("COMMIT").map_err(&read)?;
-        } else if !self.conn.is_autocommit() {
+            self.store.conn.execute_batch("COMMIT").map_err(&read)?;
+        } else if !self.store.conn.is_autocommit() {
             // An error may have ended the transaction already; the error to give is the first.
-            let _ = self.conn.execute_batch("ROLLBACK");
+            let _ = self.store.conn.execute_batch("ROLLBACK");
         }
         match result {
             Err(e) if matches!(e.sqlite_error_code(), Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)) => {
@@ -94,28 +110,27 @@ impl MemoryReport {
 
     /// Reads what is new, inside the poll's read transaction.
     fn read_changes(&mut self) -> rusqlite::Result<Option<WatchUpdate>> {
-        let version: i64 = self.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+        let version: i64 = self.store.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
         let Some(watch) = self.watch.as_ref() else { return Ok(None) };
         if watch.data_version == Some(version) {
             return Ok(None);
         }
         let (operations_after, errors_after) = (watch.operations_rowid, watch.errors_rowid);
-        self.schema = Schema::read(&self.conn)?;
+        self.store.refresh()?;
         // Tensors and their links may have grown: the index of them is built again when asked.
-        self.tensor_index = std::cell::OnceCell::new();
+        self.tensor_cache = TensorCache::default();
         // So may the errors and the `buffers` rows that place them.
-        self.failure_marks = std::cell::OnceCell::new();
-        self.indexed_by_operation = tables_indexed_by(&self.conn, "operation_id")?;
-        let operations_rowid = rowid_range(&self.conn, "operations")?.map_or(operations_after, |(_, last)| last);
+        self.marks = MarkCache::default();
+        let operations_rowid = rowid_range(&self.store.conn, "operations")?.map_or(operations_after, |(_, last)| last);
         let new_operations =
             if operations_rowid > operations_after { self.read_operations(operations_after)?.0 } else { Vec::new() };
-        let has_errors = self.schema.has_table("errors");
+        let has_errors = self.store.schema.has_table("errors");
         let errors_rowid = match has_errors {
-            true => rowid_range(&self.conn, "errors")?.map_or(errors_after, |(_, last)| last),
+            true => rowid_range(&self.store.conn, "errors")?.map_or(errors_after, |(_, last)| last),
             false => errors_after,
         };
         let new_errors = if errors_rowid > errors_after { self.read_errors(errors_after)? } else { Vec::new() };
-        let devices = super::devices::read_devices(&self.conn, &self.schema, self.rank)?;
+        let devices = super::devices::read_devices(&self.store.conn, &self.store.schema, self.rank)?;
 
         // Everything is read: from here on nothing fails, and the report changes.
         let mut update = WatchUpdate::default();
@@ -154,7 +169,7 @@ impl MemoryReport {
         }
         if update.reordered {
             self.operations.sort_by_key(|o| o.id);
-            self.rows_in_operation_order = false;
+            self.store.rows_in_operation_order = false;
             self.error_graphs.clear();
         }
     }
@@ -169,27 +184,11 @@ impl MemoryReport {
         if wanted.is_empty() {
             return;
         }
-        match self.read_graphs(wanted.clone()) {
+        match self.graphs().read(wanted.clone()) {
             Ok(graphs) => self.error_graphs.extend(graphs),
             // Unreadable now: the graphs are read when shown, and the next poll tries again.
             Err(_) => wanted.iter().for_each(|i| drop(self.error_graphs.remove(i))),
         }
-    }
-}
-
-/// Opens a report again as it was opened (same source, rank, watched or not): worker threads
-/// need their own read-only connection.
-#[derive(Debug, Clone)]
-pub struct Reopener {
-    source: ReportSource,
-    rank: u32,
-    watched: bool,
-}
-
-impl MemoryReport {
-    /// How to open this report again, for a second connection on a worker thread.
-    pub fn reopener(&self) -> Reopener {
-        Reopener { source: self.source.clone(), rank: self.rank, watched: self.is_watched() }
     }
 }
 

@@ -37,7 +37,7 @@ pub fn app_for(report: &MemoryReport, hex: bool, operation: Option<u64>) -> App 
 fn failed_in(report: &MemoryReport) -> HashMap<usize, Vec<String>> {
     (0..report.operations.len())
         .filter(|&i| report.operations[i].error.is_some())
-        .map(|i| (i, report.failed_device_operations(i).unwrap_or_default()))
+        .map(|i| (i, report.graphs().failed_device_operations(i).unwrap_or_default()))
         .collect()
 }
 
@@ -84,9 +84,9 @@ impl Session {
         reads
             .into_iter()
             .map(|read| match read {
-                Read::StackTraces(indexes) => ReadResult::StackTraces(loaded(report.stack_traces(&indexes))),
-                Read::Arguments(i) => ReadResult::Arguments(i, loaded(report.arguments(i))),
-                Read::Graph(i) => ReadResult::Graph(i, loaded(report.graph(i))),
+                Read::StackTraces(indexes) => ReadResult::StackTraces(loaded(report.details().stack_traces(&indexes))),
+                Read::Arguments(i) => ReadResult::Arguments(i, loaded(report.details().arguments(i))),
+                Read::Graph(i) => ReadResult::Graph(i, loaded(report.graphs().graph(i))),
                 Read::Memory { operation, place, failure } => {
                     ReadResult::Memory(operation, place, loaded(self.memory(operation, place, failure)))
                 }
@@ -134,7 +134,7 @@ impl Session {
                 // one, taken so that a later pass finds its own); without it the chart still stands.
                 let found = self.usage.late.take();
                 let (usage, report) = (&self.usage, &self.report);
-                app.set_usage(usage.keys().map(|(d, t)| report.usage_series(usage, d, t)).collect());
+                app.set_usage(usage.keys().map(|(d, t)| report.usage().series(usage, d, t)).collect());
                 app.set_late(found.unwrap_or_else(|| report.late_findings(usage).unwrap_or_default()));
             }
             Ok(()) => match &mut self.replay {
@@ -169,12 +169,12 @@ impl Session {
     pub fn run_job(&mut self, job: Job, app: &mut App) {
         match job {
             Job::ReplayGraphs => {
-                let replayed = self.report.replay_graphs(&mut |_, _| {}, &AtomicBool::new(false));
+                let replayed = self.report.graphs().replay(&mut |_, _| {}, &AtomicBool::new(false));
                 self.finish_replay(app, replayed);
             }
             Job::Usage => {
                 let mut usage = std::mem::take(&mut self.usage);
-                let read = self.report.read_usage(&mut usage, &AtomicBool::new(false), &mut |_| {});
+                let read = self.report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {});
                 self.finish_usage(app, usage, read);
             }
         }
@@ -201,7 +201,7 @@ impl Session {
 /// series and the tensors held past their last use there (found on the replay's worker when it
 /// knew they were wanted, else here, once).
 fn show_replayed_run(report: &MemoryReport, app: &mut App, replay: &mut GraphReplay) {
-    app.set_usage(report.replay_series(replay));
+    app.set_usage(report.usage().replay_series(replay));
     let late = replay.late.take().unwrap_or_else(|| report.replay_late(replay).unwrap_or_default());
     app.set_late(late);
 }

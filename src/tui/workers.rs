@@ -61,7 +61,7 @@ pub fn replay_job(report: &MemoryReport, generation: u64, waker: Waker, with_lat
     let reopen = report.reopener();
     Worker::start(generation, waker, move |cancel, progress| {
         let report = reopen.open()?;
-        let mut replayed = report.replay_graphs(progress, cancel)?;
+        let mut replayed = report.graphs().replay(progress, cancel)?;
         if let Some(replay) = replayed.as_mut().filter(|_| with_late) {
             replay.late = report.replay_late(replay).ok();
         }
@@ -76,7 +76,7 @@ pub fn usage_job(report: &MemoryReport, generation: u64, waker: Waker, usage: Me
     Worker::start(generation, waker, move |cancel, progress| {
         let mut usage = usage;
         let read = reopen.open().and_then(|report| {
-            report.read_usage(&mut usage, cancel, &mut |p| progress(p.done, p.total))?;
+            report.usage().read(&mut usage, cancel, &mut |p| progress(p.done, p.total))?;
             // Where to free memory, from the same pass, still on this thread.
             usage.late = report.late_findings(&usage).ok();
             Ok(())

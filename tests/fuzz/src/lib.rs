@@ -201,14 +201,14 @@ pub fn report(data: &[u8]) {
             let _ = linked.flags();
         }
         let indexes: Vec<usize> = (0..report.operations.len().min(64)).collect();
-        let _ = report.stack_traces(&indexes);
+        let _ = report.details().stack_traces(&indexes);
         for &i in &indexes {
-            if let Ok(nodes) = report.graph(i) {
+            if let Ok(nodes) = report.graphs().graph(i) {
                 scope_rules(&nodes);
             }
-            let _ = report.arguments(i);
-            let _ = report.buffers(i);
-            let _ = report.failed_device_operations(i);
+            let _ = report.details().arguments(i);
+            let _ = report.snapshots().buffers(&report.operations[i]);
+            let _ = report.graphs().failed_device_operations(i);
             let _ = report.operation_memory(i, None);
         }
     }

@@ -1,0 +1,80 @@
+//! The open report's database as every question reads it: the read-only connection, the
+//! schema as found, the rank read, and the cheapest way to select the rows of some operations
+//! (by index, by rowid span, or by a scan) — never a scan of a big table on a user's key when
+//! an index or the table's order allows better.
+
+use super::database::{RowSpan, Schema, operation_row_span, tables_indexed_by};
+use rusqlite::Connection;
+
+/// Operation ids at most this far apart are looked up as one run of rows.
+const RUN_GAP: u64 = 16;
+
+/// The read-only connection of a memory report and what queries of it need to know.
+pub(crate) struct Store {
+    /// The read-only connection.
+    pub(crate) conn: Connection,
+    /// Tables and columns as found (columns vary by era).
+    pub(crate) schema: Schema,
+    /// The rank read.
+    pub(crate) rank: u32,
+    /// Tables with an index starting with `operation_id`.
+    indexed_by_operation: Vec<String>,
+    /// Whether `operations` is stored in id order, so rowid searches may be trusted.
+    pub(crate) rows_in_operation_order: bool,
+}
+
+impl Store {
+    /// A store over a connection: reads the schema and which tables are indexed by operation.
+    pub(crate) fn new(conn: Connection, rank: u32) -> rusqlite::Result<Self> {
+        let schema = Schema::read(&conn)?;
+        let indexed_by_operation = tables_indexed_by(&conn, "operation_id")?;
+        Ok(Self { conn, schema, rank, indexed_by_operation, rows_in_operation_order: false })
+    }
+
+    /// Whether `table` has an index starting with `operation_id`.
+    pub(crate) fn is_indexed(&self, table: &str) -> bool {
+        self.indexed_by_operation.iter().any(|t| t == table)
+    }
+
+    /// Reads the schema and the indexes again (a watched report's writer may have added tables).
+    pub(crate) fn refresh(&mut self) -> rusqlite::Result<()> {
+        self.schema = Schema::read(&self.conn)?;
+        self.indexed_by_operation = tables_indexed_by(&self.conn, "operation_id")?;
+        Ok(())
+    }
+
+    /// `WHERE` conditions that together select the rows of some operations in `table`, as cheaply
+    /// as the table allows: by index, by rowid span (tables in operation order), or by a scan.
+    pub(crate) fn operation_rows(&self, table: &str, ids: &[u64]) -> rusqlite::Result<Vec<String>> {
+        let list = |ids: &[u64]| ids.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+        let by_list = |ids: &[u64]| ids.chunks(500).map(|chunk| format!("operation_id IN ({})", list(chunk))).collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        if self.is_indexed(table) || self.schema.has_column(table, "rank") || !self.rows_in_operation_order {
+            return Ok(by_list(ids));
+        }
+        // Ids close together (the visible rows of a list) share one span: two searches a run.
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let mut conditions = Vec::new();
+        for run in sorted.chunk_by(|a, b| b - a <= RUN_GAP) {
+            let (first, last) = (run[0], run[run.len() - 1]);
+            match operation_row_span(&self.conn, table, first..=last)? {
+                RowSpan::Rowids(start, end) => {
+                    conditions.push(format!("rowid >= {start} AND rowid < {end} AND operation_id IN ({})", list(run)))
+                }
+                RowSpan::Empty => {}
+                RowSpan::Unknown => return Ok(by_list(ids)),
+            }
+        }
+        Ok(conditions)
+    }
+
+    /// One `WHERE` condition selecting an operation's rows of `table` (`0` when it has none).
+    pub(crate) fn rows_condition(&self, table: &str, id: u64) -> rusqlite::Result<String> {
+        let conditions = self.operation_rows(table, &[id])?;
+        Ok(if conditions.is_empty() { "0".to_string() } else { conditions.join(" OR ") })
+    }
+}
