@@ -262,6 +262,8 @@ fn loose(value: &Value) -> Loose<'_> {
     }
 }
 
+/// A node as the project reads it, from either reader's fields: loose values typed, texts
+/// sanitised, the id falling back to the counter and then to the position.
 fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
     let empty = RawParams::default();
     let params = node.params.as_ref().unwrap_or(&empty);
@@ -270,28 +272,14 @@ fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
     let text = |value: &Option<Loose<'_>>| value.as_ref().and_then(Loose::as_str).map(sanitize_line);
     let number = |value: &Option<Loose<'_>>| value.as_ref().and_then(Loose::as_u64);
     let numbers = |list: &Option<Vec<Loose<'_>>>| list.iter().flatten().filter_map(Loose::as_u64).collect();
-    let aborted = node_type == NodeType::FunctionEnd
-        && match &params.aborted {
-            Some(Loose::Bool(flag)) => *flag,
-            Some(Loose::Str(flag)) => flag == "true",
-            _ => false,
-        };
-    let coded = number(&params.buffer_type).and_then(|code| BufferType::from_code(i64::try_from(code).ok()?));
-    let buffer_type =
-        coded.or_else(|| params.type_name.as_ref().and_then(Loose::as_str).and_then(BufferType::from_token));
-    let globally_allocated = match &params.globally_allocated {
-        Some(Loose::Bool(flag)) => *flag,
-        Some(Loose::U64(1)) => true,
-        Some(Loose::Str(flag)) => flag == "1" || flag == "true",
-        _ => false,
-    };
+    let (buffer_type, buffer_type_code) = buffer_type(params);
     GraphNode {
         id: number(&node.id).or_else(|| number(&node.counter)).unwrap_or(position as u64),
         node_type: Some(node_type),
         type_name: if node_type == NodeType::Other { sanitize_line(type_name) } else { String::new() },
         name: text(&params.name).unwrap_or_default(),
         stacking_level: node.stacking_level.as_ref().and_then(Loose::as_i64),
-        aborted,
+        aborted: node_type == NodeType::FunctionEnd && is_aborted(params),
         abort_reason: params
             .abort_reason
             .as_ref()
@@ -301,10 +289,10 @@ fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
         size: number(&params.size),
         address: number(&params.address),
         buffer_type,
-        buffer_type_code: coded.is_some(),
+        buffer_type_code,
         max_size_per_bank: number(&params.max_size_per_bank),
         num_cores: number(&params.num_cores),
-        globally_allocated,
+        globally_allocated: is_globally_allocated(params),
         layout: text(&params.layout),
         core_range_set: text(&params.core_range_set),
         device_id: number(&params.device_id),
@@ -312,6 +300,37 @@ fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
         shape: text(&params.shape),
         input_tensors: numbers(&node.input_tensors),
         connections: numbers(&node.connections),
+    }
+}
+
+/// Whether a node's `aborted` parameter is `true` or `"true"`.
+fn is_aborted(params: &RawParams<'_>) -> bool {
+    match &params.aborted {
+        Some(Loose::Bool(flag)) => *flag,
+        Some(Loose::Str(flag)) => flag == "true",
+        _ => false,
+    }
+}
+
+/// The buffer type, from its numeric code (the second value says it was one), else from the
+/// `type` token.
+fn buffer_type(params: &RawParams<'_>) -> (Option<BufferType>, bool) {
+    let coded = params
+        .buffer_type
+        .as_ref()
+        .and_then(Loose::as_u64)
+        .and_then(|code| BufferType::from_code(i64::try_from(code).ok()?));
+    let token = || params.type_name.as_ref().and_then(Loose::as_str).and_then(BufferType::from_token);
+    (coded.or_else(token), coded.is_some())
+}
+
+/// Whether a node's `globally_allocated` parameter is `true`, `1`, `"1"` or `"true"`.
+fn is_globally_allocated(params: &RawParams<'_>) -> bool {
+    match &params.globally_allocated {
+        Some(Loose::Bool(flag)) => *flag,
+        Some(Loose::U64(1)) => true,
+        Some(Loose::Str(flag)) => flag == "1" || flag == "true",
+        _ => false,
     }
 }
 

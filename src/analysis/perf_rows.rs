@@ -168,36 +168,40 @@ pub(crate) fn build_rows(records: &[PerfRecord], options: RowOptions) -> Vec<Per
     let mut rows = Vec::with_capacity(order.len());
     let mut previous_non_signpost = false;
     for m in order {
-        let r = m.record;
-        let signpost = has(&r.op_type, SIGNPOST_OP_TYPE);
-        let op_to_op_gap_us = if previous_non_signpost { r.op_to_op_latency_ns.map(|ns| ns / 1000.0) } else { None };
-        let device_time_us = if signpost { None } else { Some(m.duration.map_or(0.0, |ns| ns / 1000.0)) };
-        if !signpost {
-            previous_non_signpost = true;
-        }
-        let op_code = if signpost { format!("{} (signpost)", r.op_code).into() } else { r.op_code.clone() };
-        rows.push(PerfRow {
-            id: r.id,
-            raw_op_code: r.op_code.clone(),
-            op_code,
-            op_type: r.op_type.clone(),
-            device: r.device_id,
-            device_time_us,
-            op_to_op_gap_us,
-            cores: r.core_count,
-            available_cores: r.available_cores,
-            total_percent: None,
-            math_fidelity: r.math_fidelity.clone(),
-            program_hash: r.program_hash.clone(),
-            cache_hit: r.cache_hit,
-            pm_ideal_ns: r.pm_ideal_ns,
-            global_call_count: r.global_call_count.clone(),
-            analytics: None,
-        });
+        let signpost = has(&m.record.op_type, SIGNPOST_OP_TYPE);
+        rows.push(perf_row(m, signpost, previous_non_signpost));
+        previous_non_signpost |= !signpost;
     }
     rows.retain(|row| !row.is_host_op());
     add_total_percent(&mut rows);
     rows
+}
+
+/// The row of a (merged) record: a signpost is marked and has no device time; the op-to-op gap
+/// counts only after a row that is not a signpost. `Total %` and analytics are added later.
+fn perf_row(m: Merged<'_>, signpost: bool, previous_non_signpost: bool) -> PerfRow {
+    let r = m.record;
+    let op_to_op_gap_us = if previous_non_signpost { r.op_to_op_latency_ns.map(|ns| ns / 1000.0) } else { None };
+    let device_time_us = if signpost { None } else { Some(m.duration.map_or(0.0, |ns| ns / 1000.0)) };
+    let op_code = if signpost { format!("{} (signpost)", r.op_code).into() } else { r.op_code.clone() };
+    PerfRow {
+        id: r.id,
+        raw_op_code: r.op_code.clone(),
+        op_code,
+        op_type: r.op_type.clone(),
+        device: r.device_id,
+        device_time_us,
+        op_to_op_gap_us,
+        cores: r.core_count,
+        available_cores: r.available_cores,
+        total_percent: None,
+        math_fidelity: r.math_fidelity.clone(),
+        program_hash: r.program_hash.clone(),
+        cache_hit: r.cache_hit,
+        pm_ideal_ns: r.pm_ideal_ns,
+        global_call_count: r.global_call_count.clone(),
+        analytics: None,
+    }
 }
 
 /// `Total %` as tt-perf-report derives it: (device time + op-to-op gap) over the sum of both for

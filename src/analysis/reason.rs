@@ -170,20 +170,7 @@ fn bank_reason(failure: &AllocationFailure) -> Option<Explanation> {
     let (free, largest) = (f.free?, f.largest_free_block?);
     let is_l1 = f.buffer_type == Some(BufferType::L1);
     if largest >= need {
-        let fits = format!("The largest free block, {}, could hold the {} per bank", size(largest), size(need));
-        let detail = match (failure.kind, f.largest_placeable) {
-            (FailureKind::BankOutOfMemory, _) => {
-                format!("{fits}, but the allocator could not use it; the message does not say why.")
-            }
-            (_, None) => format!("{fits}, but space reserved by other allocators overlaps it."),
-            (_, Some(window)) => format!(
-                "{fits}, but other allocators' reservations leave a placeable window of at most {}.",
-                size(window)
-            ),
-        };
-        let caveat =
-            if failure.kind == FailureKind::BankOutOfMemoryWithDependencies && is_l1 { L1_REGION_CAVEAT } else { "" };
-        return Some(Explanation { reason: Reason::FreeBlockCouldHoldIt, detail: detail + caveat });
+        return Some(free_block_could_hold_it(failure, need, largest));
     }
     if free >= need {
         return Some(Explanation {
@@ -207,6 +194,25 @@ fn bank_reason(failure: &AllocationFailure) -> Option<Explanation> {
             if is_l1 { L1_SHORT_CAVEAT } else { "" }
         ),
     })
+}
+
+/// Rule 3 of behaviour.md §5.3: the largest free block holds `need` per bank, yet the allocation
+/// failed; why, as far as the kind and the placeable window tell.
+fn free_block_could_hold_it(failure: &AllocationFailure, need: u64, largest: u64) -> Explanation {
+    let fits = format!("The largest free block, {}, could hold the {} per bank", size(largest), size(need));
+    let detail = match (failure.kind, failure.figures.largest_placeable) {
+        (FailureKind::BankOutOfMemory, _) => {
+            format!("{fits}, but the allocator could not use it; the message does not say why.")
+        }
+        (_, None) => format!("{fits}, but space reserved by other allocators overlaps it."),
+        (_, Some(window)) => {
+            format!("{fits}, but other allocators' reservations leave a placeable window of at most {}.", size(window))
+        }
+    };
+    let is_l1 = failure.figures.buffer_type == Some(BufferType::L1);
+    let caveat =
+        if failure.kind == FailureKind::BankOutOfMemoryWithDependencies && is_l1 { L1_REGION_CAVEAT } else { "" };
+    Explanation { reason: Reason::FreeBlockCouldHoldIt, detail: detail + caveat }
 }
 
 /// The callout body of behaviour.md §5.4, as plain lines (bold parts are marked by the fields).

@@ -59,54 +59,71 @@ pub fn pair_scopes(nodes: &[GraphNode]) -> Vec<Option<usize>> {
 pub fn scope_closes(nodes: &[GraphNode], has_recorded_error: bool) -> Vec<Close> {
     let implicit = if has_recorded_error { Outcome::Failed } else { Outcome::Unclosed };
     let paired = pair_scopes(nodes);
-    let mut stack: Vec<usize> = Vec::new();
-    let mut closes = Vec::new();
-    let close = |start: usize, before: Option<usize>, outcome: Outcome| Close {
-        start,
-        before,
-        outcome,
-        end: None,
-        abort_reason: None,
-    };
+    let mut walk = ScopeWalk { nodes, implicit, open: Vec::new(), closes: Vec::new() };
     for (i, node) in nodes.iter().enumerate() {
         if node.is(NodeType::FunctionStart) {
-            if let Some(level) = node.stacking_level {
-                while let Some(&top) = stack.last() {
-                    match nodes[top].stacking_level {
-                        Some(top_level) if top_level >= level => {
-                            stack.pop();
-                            closes.push(close(top, Some(i), implicit));
-                        }
-                        _ => break,
-                    }
-                }
-            }
-            stack.push(i);
-        } else if node.is(NodeType::FunctionEnd) {
-            let Some(start) = paired[i] else { continue };
-            if !stack.contains(&start) {
-                continue;
-            }
-            while let Some(top) = stack.pop() {
-                if top == start {
-                    let outcome = if node.aborted { Outcome::Failed } else { Outcome::Completed };
-                    closes.push(Close {
-                        start,
-                        before: Some(i),
-                        outcome,
-                        end: Some(i),
-                        abort_reason: node.abort_reason.clone(),
-                    });
-                    break;
-                }
-                closes.push(close(top, Some(i), implicit));
-            }
+            walk.start(i);
+        } else if node.is(NodeType::FunctionEnd)
+            && let Some(start) = paired[i]
+        {
+            walk.end(i, start);
         }
     }
-    while let Some(top) = stack.pop() {
-        closes.push(close(top, None, implicit));
+    while let Some(top) = walk.open.pop() {
+        walk.close_implicitly(top, None);
     }
-    closes
+    walk.closes
+}
+
+/// The scopes open while a graph is walked in order, innermost last, and the closes so far.
+struct ScopeWalk<'a> {
+    nodes: &'a [GraphNode],
+    /// What a scope closed without its own end becomes.
+    implicit: Outcome,
+    open: Vec<usize>,
+    closes: Vec<Close>,
+}
+
+impl ScopeWalk<'_> {
+    /// A `function_start` at `i`: open scopes at its stacking level or deeper close before it.
+    fn start(&mut self, i: usize) {
+        if let Some(level) = self.nodes[i].stacking_level {
+            while let Some(&top) = self.open.last() {
+                match self.nodes[top].stacking_level {
+                    Some(top_level) if top_level >= level => {
+                        self.open.pop();
+                        self.close_implicitly(top, Some(i));
+                    }
+                    _ => break,
+                }
+            }
+        }
+        self.open.push(i);
+    }
+
+    /// A `function_end` at `i` paired with the start at `start`: if that scope is open, the
+    /// scopes opened inside it close before it, then it closes, completed or failed.
+    fn end(&mut self, i: usize, start: usize) {
+        if !self.open.contains(&start) {
+            return;
+        }
+        while let Some(top) = self.open.pop() {
+            if top == start {
+                let node = &self.nodes[i];
+                let outcome = if node.aborted { Outcome::Failed } else { Outcome::Completed };
+                let abort_reason = node.abort_reason.clone();
+                self.closes.push(Close { start, before: Some(i), outcome, end: Some(i), abort_reason });
+                return;
+            }
+            self.close_implicitly(top, Some(i));
+        }
+    }
+
+    /// Closes the scope starting at `start` without an end node, before node `before` (none: at
+    /// the end of the graph).
+    fn close_implicitly(&mut self, start: usize, before: Option<usize>) {
+        self.closes.push(Close { start, before, outcome: self.implicit, end: None, abort_reason: None });
+    }
 }
 
 /// The failed device operations of an operation, in captured order (§3.5).

@@ -77,33 +77,58 @@ pub fn device_ops_tree(nodes: &[GraphNode], has_recorded_error: bool) -> Vec<Tre
             None => closes_at_end.push(close),
         }
     }
-    let mut top: Vec<TreeEntry> = Vec::new();
-    let mut open: Vec<(usize, Vec<TreeEntry>)> = Vec::new();
-    let finish = |open: &mut Vec<(usize, Vec<TreeEntry>)>, top: &mut Vec<TreeEntry>, close: &Close| {
-        // Closes come innermost first, so the scope closed is the innermost open container.
-        let Some(position) = open.iter().rposition(|(start, _)| *start == close.start) else { return };
-        let (start, children) = open.remove(position);
-        let block = scope_block(nodes, start, close, children);
-        match open.last_mut() {
-            Some((_, parent)) => parent.push(TreeEntry::Scope(block)),
-            None => top.push(TreeEntry::Scope(block)),
-        }
-    };
+    let mut tree = TreeBuilder { nodes, top: Vec::new(), open: Vec::new() };
     for &i in &order {
         let node = &nodes[i];
         if node.is(NodeType::FunctionStart) || node.is(NodeType::FunctionEnd) {
             for close in closes_before.remove(&i).unwrap_or_default() {
-                finish(&mut open, &mut top, close);
+                tree.close(close);
             }
         }
         if node.is(NodeType::FunctionStart) {
-            open.push((i, Vec::new()));
-            continue;
+            tree.open.push((i, Vec::new()));
+        } else {
+            tree.push_buffer(i);
         }
-        let container = match open.last_mut() {
+    }
+    for close in closes_at_end {
+        tree.close(close);
+    }
+    tree.top
+}
+
+/// The tree while it is built: the top level, and the scopes still open (start, children),
+/// innermost last.
+struct TreeBuilder<'a> {
+    nodes: &'a [GraphNode],
+    top: Vec<TreeEntry>,
+    open: Vec<(usize, Vec<TreeEntry>)>,
+}
+
+impl TreeBuilder<'_> {
+    /// Ends the scope `close` closes, into the scope holding it or the top level.
+    fn close(&mut self, close: &Close) {
+        // Closes come innermost first, so the scope closed is the innermost open container.
+        let Some(position) = self.open.iter().rposition(|(start, _)| *start == close.start) else { return };
+        let (start, children) = self.open.remove(position);
+        let block = scope_block(self.nodes, start, close, children);
+        self.container().push(TreeEntry::Scope(block));
+    }
+
+    /// The innermost open scope's children, else the top level.
+    fn container(&mut self) -> &mut Vec<TreeEntry> {
+        match self.open.last_mut() {
             Some((_, children)) => children,
-            None => &mut top,
-        };
+            None => &mut self.top,
+        }
+    }
+
+    /// Adds node `i`'s buffer row, if it is one; a circular buffer allocated by several devices
+    /// in a row is one row counting them.
+    fn push_buffer(&mut self, i: usize) {
+        let nodes = self.nodes;
+        let node = &nodes[i];
+        let container = self.container();
         match node.node_type {
             Some(NodeType::CircularBufferAllocate) => {
                 let row = buffer_row(i, node);
@@ -121,10 +146,6 @@ pub fn device_ops_tree(nodes: &[GraphNode], has_recorded_error: bool) -> Vec<Tre
             _ => {}
         }
     }
-    for close in closes_at_end {
-        finish(&mut open, &mut top, close);
-    }
-    top
 }
 
 /// The path (child indexes from the top) to the first failed device-operation scope, else to

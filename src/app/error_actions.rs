@@ -1,7 +1,8 @@
 //! What acts on the focused operation's error (`v` opens it, `y` copies its callout), the list of
-//! every unattached error (`U`), and the keys the loop could not act on.
+//! every unattached error (`U`), the keys inside an open popup, and the keys the loop could not
+//! act on.
 
-use super::{App, Outcome, Popup, Scroll, UNATTACHED_SHOWN};
+use super::{Action, App, Outcome, Popup, Scroll, UNATTACHED_SHOWN};
 use crate::analysis::format::counted;
 use crate::analysis::raw_message::raw_message;
 use crate::analysis::reason::CalloutBody;
@@ -13,6 +14,21 @@ impl App {
         self.ignored_keys += 1;
         let keys = counted(self.ignored_keys, "key", "keys");
         self.message = Some(format!("{keys} ignored while the terminal was too small"));
+    }
+
+    /// Applies an action to the open popup: Esc closes it, `q` quits, the rest scroll it.
+    pub(super) fn update_popup(&mut self, action: Action) {
+        let Some(popup) = &mut self.popup else { return };
+        let scroll = match popup {
+            Popup::Help(scroll) | Popup::Error(_, scroll) | Popup::Unattached(scroll) => scroll,
+        };
+        match action {
+            Action::Back => self.popup = None,
+            Action::Quit => self.quit = true,
+            other => {
+                scroll.apply(other, 10);
+            }
+        }
     }
 
     pub(super) fn view_error(&mut self) -> Outcome {

@@ -290,17 +290,8 @@ impl App {
         if action != Action::Copy {
             self.message = None;
         }
-        if let Some(popup) = &mut self.popup {
-            let scroll = match popup {
-                Popup::Help(scroll) | Popup::Error(_, scroll) | Popup::Unattached(scroll) => scroll,
-            };
-            match action {
-                Action::Back => self.popup = None,
-                Action::Quit => self.quit = true,
-                other => {
-                    scroll.apply(other, 10);
-                }
-            }
+        if self.popup.is_some() {
+            self.update_popup(action);
             return;
         }
         let outcome = match action {
@@ -327,18 +318,23 @@ impl App {
             Action::Copy => self.copy(),
             Action::ShowUnattached if self.tab == Tab::Operations => self.show_unattached(),
             _ if self.operations.is_searching() => self.operations.update(action, &self.model),
-            _ => match (self.tab, &mut self.perf) {
-                (Tab::Operations, _) => self.operations.update(action, &self.model),
-                (Tab::DeviceOps, _) if action == Action::ShowMemory => self.show_tab(Tab::Memory),
-                (Tab::DeviceOps, _) => self.device_ops.update(action, self.operations.selected_operation()),
-                (Tab::Memory, _) => self.memory.update(action, self.operations.selected_operation()),
-                (Tab::OverTime, _) => self.over_time.update(action),
-                (Tab::Performance, PerfState::Ready(perf)) => perf.update(action),
-                (Tab::Performance, PerfState::Linking(_)) => Outcome::Message("Linking the reports…".to_string()),
-                (Tab::Performance, PerfState::None | PerfState::Failed(_)) => Outcome::None,
-            },
+            _ => self.update_tab(action),
         };
         self.apply(outcome);
+    }
+
+    /// Applies an action no global key took to the current tab's own state.
+    fn update_tab(&mut self, action: Action) -> Outcome {
+        match (self.tab, &mut self.perf) {
+            (Tab::Operations, _) => self.operations.update(action, &self.model),
+            (Tab::DeviceOps, _) if action == Action::ShowMemory => self.show_tab(Tab::Memory),
+            (Tab::DeviceOps, _) => self.device_ops.update(action, self.operations.selected_operation()),
+            (Tab::Memory, _) => self.memory.update(action, self.operations.selected_operation()),
+            (Tab::OverTime, _) => self.over_time.update(action),
+            (Tab::Performance, PerfState::Ready(perf)) => perf.update(action),
+            (Tab::Performance, PerfState::Linking(_)) => Outcome::Message("Linking the reports…".to_string()),
+            (Tab::Performance, PerfState::None | PerfState::Failed(_)) => Outcome::None,
+        }
     }
 
     fn apply(&mut self, outcome: Outcome) {

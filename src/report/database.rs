@@ -248,32 +248,60 @@ pub(crate) fn operation_row_span(
     table: &str,
     ids: std::ops::RangeInclusive<u64>,
 ) -> rusqlite::Result<RowSpan> {
-    let t = quote(table);
-    let Some((first, last)) = rowid_range(conn, table)? else { return Ok(RowSpan::Empty) };
-    let mut probe =
-        conn.prepare_cached(&format!("SELECT rowid, operation_id FROM {t} WHERE rowid >= ?1 ORDER BY rowid LIMIT 1"))?;
-    let mut seen: Vec<(i64, u64)> = Vec::new();
-    let mut at = |rowid: i64, seen: &mut Vec<(i64, u64)>| -> rusqlite::Result<Option<(i64, u64)>> {
-        let row = probe.query_row([rowid], |r| Ok((r.get(0)?, uint(r.get_ref(1)?)))).optional()?;
-        seen.extend(row);
-        Ok(row)
-    };
-    let (Some(first_row), Some(last_row)) = (at(first, &mut seen)?, at(last, &mut seen)?) else {
+    let Some(rowids) = rowid_range(conn, table)? else { return Ok(RowSpan::Empty) };
+    let Some(mut probes) = Probes::new(conn, table, rowids)? else { return Ok(RowSpan::Unknown) };
+    let start = probes.lower_bound(*ids.start())?;
+    let end = probes.lower_bound(ids.end().saturating_add(1))?;
+    if !probes.in_order() {
         return Ok(RowSpan::Unknown);
-    };
-    // The smallest rowid whose operation id is at least `target` (or last + 1). Rowids usually
-    // follow operation ids closely, so steps interpolate between the ids known around the
-    // range, alternating with halving so the worst case stays logarithmic.
-    let mut lower_bound = |target: u64, seen: &mut Vec<(i64, u64)>| -> rusqlite::Result<i64> {
-        if first_row.1 >= target {
+    }
+    Ok(if start >= end { RowSpan::Empty } else { RowSpan::Rowids(start, end) })
+}
+
+/// The rows read while searching one table by rowid: each probe reads the first row at or after
+/// a rowid, and every row read is kept to check at the end that the table was in order.
+struct Probes<'conn> {
+    statement: rusqlite::CachedStatement<'conn>,
+    seen: Vec<(i64, u64)>,
+    /// The first rowid and its operation id.
+    first: (i64, u64),
+    /// The last rowid and its operation id.
+    last: (i64, u64),
+}
+
+impl<'conn> Probes<'conn> {
+    /// Probes `table` between its first and last rowid; none when either end cannot be read.
+    fn new(conn: &'conn Connection, table: &str, (first, last): (i64, i64)) -> rusqlite::Result<Option<Self>> {
+        let t = quote(table);
+        let statement = conn
+            .prepare_cached(&format!("SELECT rowid, operation_id FROM {t} WHERE rowid >= ?1 ORDER BY rowid LIMIT 1"))?;
+        let mut probes = Probes { statement, seen: Vec::new(), first: (first, 0), last: (last, 0) };
+        let (Some(first_row), Some(last_row)) = (probes.at(first)?, probes.at(last)?) else { return Ok(None) };
+        (probes.first.1, probes.last.1) = (first_row.1, last_row.1);
+        Ok(Some(probes))
+    }
+
+    /// The rowid and operation id of the first row at or after `rowid`.
+    fn at(&mut self, rowid: i64) -> rusqlite::Result<Option<(i64, u64)>> {
+        let row = self.statement.query_row([rowid], |r| Ok((r.get(0)?, uint(r.get_ref(1)?)))).optional()?;
+        self.seen.extend(row);
+        Ok(row)
+    }
+
+    /// The smallest rowid whose operation id is at least `target` (or last + 1). Rowids usually
+    /// follow operation ids closely, so steps interpolate between the ids known around the
+    /// range, alternating with halving so the worst case stays logarithmic.
+    fn lower_bound(&mut self, target: u64) -> rusqlite::Result<i64> {
+        let ((first, first_id), (last, last_id)) = (self.first, self.last);
+        if first_id >= target {
             return Ok(first);
         }
-        if last_row.1 < target {
+        if last_id < target {
             return Ok(last + 1);
         }
         // Invariant: the row before `lo` has an id below target (`below`), the row at `hi` one at
         // least target (`above`).
-        let (mut lo, mut hi, mut below, mut above) = (first + 1, last, first_row.1, last_row.1);
+        let (mut lo, mut hi, mut below, mut above) = (first + 1, last, first_id, last_id);
         let mut interpolate = true;
         while lo < hi {
             let mid = if interpolate && above > below {
@@ -283,21 +311,20 @@ pub(crate) fn operation_row_span(
                 lo + (hi - lo) / 2
             };
             interpolate = !interpolate;
-            match at(mid, seen)? {
+            match self.at(mid)? {
                 Some((rowid, id)) if id < target => (lo, below) = (rowid + 1, id),
                 Some((_, id)) => (hi, above) = (mid, id),
                 None => hi = mid,
             }
         }
         Ok(lo)
-    };
-    let start = lower_bound(*ids.start(), &mut seen)?;
-    let end = lower_bound(ids.end().saturating_add(1), &mut seen)?;
-    seen.sort();
-    if seen.windows(2).any(|w| w[0].1 > w[1].1) {
-        return Ok(RowSpan::Unknown);
     }
-    Ok(if start >= end { RowSpan::Empty } else { RowSpan::Rowids(start, end) })
+
+    /// Whether every row read had an operation id no lower than the rows before it.
+    fn in_order(&mut self) -> bool {
+        self.seen.sort();
+        !self.seen.windows(2).any(|w| w[0].1 > w[1].1)
+    }
 }
 
 /// The first and last rowid of a table, found with two seeks; none when the table is empty.

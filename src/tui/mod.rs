@@ -79,6 +79,7 @@ pub fn run(session: &mut Session, mut app: App, theme: Theme, perf: Option<PerfS
     })
 }
 
+/// The loop: draw, start the jobs the state wants, wait for news, apply the keys; until a quit.
 fn event_loop(
     terminal: &mut DefaultTerminal,
     session: &mut Session,
@@ -106,38 +107,56 @@ fn event_loop(
             terminal.backend_mut().clear_region(ClearType::All)?;
             return Ok(());
         }
-        // Block until a terminal event or a worker's message (or, for a watched report, the next
-        // poll); a worker's news alone is worth a redraw.
-        let mut keys = Vec::new();
-        loop {
-            let wait = watched.then(|| WATCH_POLL.saturating_sub(last_poll.elapsed()));
-            for wake in events.wait(wait) {
-                match wake {
-                    Wake::Terminal(event) => keys.push(event),
-                    Wake::TerminalFailed(e) => return Err(e),
-                    Wake::Worker => {}
-                }
-            }
-            let mut changed = false;
-            if watched && last_poll.elapsed() >= WATCH_POLL {
-                last_poll = std::time::Instant::now();
-                changed |= session.poll_changes(app);
-            }
-            changed |= workers.collect(session, app);
-            // A resize has no key, but the screen must be drawn at the new size.
-            if changed || !keys.is_empty() {
-                break;
+        let keys = wait_for_news(session, app, workers, events, watched.then_some(&mut last_poll))?;
+        // A resize needs no handling: the next frame is drawn at the terminal's size.
+        apply_keys(app, keys, size, panic_for_test);
+    }
+}
+
+/// Blocks until a terminal event or a worker's message (or, for a watched report, whose last
+/// poll is `last_poll`, the next poll) and returns the terminal events; a worker's news alone, or
+/// a watched report's change, is worth a redraw and returns none.
+fn wait_for_news(
+    session: &mut Session,
+    app: &mut App,
+    workers: &mut Workers,
+    events: &Events,
+    mut last_poll: Option<&mut std::time::Instant>,
+) -> std::io::Result<Vec<Event>> {
+    let mut keys = Vec::new();
+    loop {
+        let wait = last_poll.as_deref().map(|last| WATCH_POLL.saturating_sub(last.elapsed()));
+        for wake in events.wait(wait) {
+            match wake {
+                Wake::Terminal(event) => keys.push(event),
+                Wake::TerminalFailed(e) => return Err(e),
+                Wake::Worker => {}
             }
         }
-        // A resize needs no handling: the next frame is drawn at the terminal's size.
-        for event in keys {
-            let Event::Key(key) = event else { continue };
-            let Some(action) = keymap(key, app.pane()) else { continue };
-            assert!(!panic_for_test, "panic requested by {PANIC_FOR_TEST}");
-            act(app, action, size);
-            if app.should_quit() {
-                break;
-            }
+        let mut changed = false;
+        if let Some(last) = last_poll.as_deref_mut()
+            && last.elapsed() >= WATCH_POLL
+        {
+            *last = std::time::Instant::now();
+            changed |= session.poll_changes(app);
+        }
+        changed |= workers.collect(session, app);
+        // A resize has no key, but the screen must be drawn at the new size.
+        if changed || !keys.is_empty() {
+            return Ok(keys);
+        }
+    }
+}
+
+/// Applies the keys of `events` in order on a screen drawn at `size`, stopping at a quit.
+fn apply_keys(app: &mut App, events: Vec<Event>, size: Size, panic_for_test: bool) {
+    for event in events {
+        let Event::Key(key) = event else { continue };
+        let Some(action) = keymap(key, app.pane()) else { continue };
+        assert!(!panic_for_test, "panic requested by {PANIC_FOR_TEST}");
+        act(app, action, size);
+        if app.should_quit() {
+            break;
         }
     }
 }

@@ -29,38 +29,48 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option
         Span::styled("Device operations of ", theme.dim),
         Span::styled(truncate(&format!("{} {}", op.id, op.name), area.width.saturating_sub(21) as usize), theme.bold),
     ]);
-    let message = |text: String| Paragraph::new(wrap_lines([Line::from(text)], area.width as usize)).style(theme.dim);
     let [head, body, footer] =
         Layout::vertical([Constraint::Length(1), Constraint::Fill(1), Constraint::Length(3)]).areas(area);
     frame.render_widget(Paragraph::new(heading), head);
-    let id = op.id;
-    let Some(tree) = tab.trees.get_mut(&i) else {
-        frame.render_widget(message("Loading the captured graph…".into()), body);
+    let tree = tab.trees.get_mut(&i);
+    if let Some(text) = tree_message(tree.as_deref(), op.id) {
+        let message = Paragraph::new(wrap_lines([Line::from(text)], area.width as usize)).style(theme.dim);
+        frame.render_widget(message, body);
         return;
-    };
-    let entries = match &tree.entries {
-        Loaded::Unavailable(reason) => {
-            frame.render_widget(
-                message(format!("The captured graph of operation {id} cannot be shown: {reason}")),
-                body,
-            );
-            return;
-        }
-        Loaded::Ready(entries) if entries.is_empty() => {
-            frame.render_widget(message(format!("Operation {id} has no captured graph")), body);
-            return;
-        }
-        Loaded::Ready(entries) => entries,
-    };
+    }
+    let Some(tree) = tree else { return };
+    draw_tree(frame, body, view, tree);
+    let text = selected_entry_text(tree, view.hex).unwrap_or_default();
+    let footer_block = Block::new().borders(Borders::TOP).border_style(theme.dim);
+    let lines = wrap_lines([Line::from(text)], footer.width as usize);
+    frame.render_widget(Paragraph::new(lines).block(footer_block), footer);
+}
+
+/// What the body says in place of operation `id`'s tree: loading, why its graph cannot be shown,
+/// or that it has none; nothing when there is a tree to draw.
+fn tree_message(tree: Option<&DeviceTree>, id: u64) -> Option<String> {
+    let Some(tree) = tree else { return Some("Loading the captured graph…".to_string()) };
+    match &tree.entries {
+        Loaded::Unavailable(reason) => Some(format!("The captured graph of operation {id} cannot be shown: {reason}")),
+        Loaded::Ready(entries) if entries.is_empty() => Some(format!("Operation {id} has no captured graph")),
+        Loaded::Ready(_) => None,
+    }
+}
+
+/// Draws the tree in its box, building its items again when the address base or width changed.
+fn draw_tree(frame: &mut Frame, area: Rect, view: &View, tree: &mut DeviceTree) {
+    let theme = view.theme;
     let block = Block::new().borders(Borders::ALL).title(Span::styled(" Device ops ", theme.bold));
-    let width = block.inner(body).width;
-    if tree.items.as_ref().is_none_or(|items| items.hex != view.hex || items.width != width) {
+    let width = block.inner(area).width;
+    if let Loaded::Ready(entries) = &tree.entries
+        && tree.items.as_ref().is_none_or(|items| items.hex != view.hex || items.width != width)
+    {
         // The highlight symbol and the node symbol come before a top-level name.
         let room = (width as usize).saturating_sub(SELECTION_SYMBOL.width() + 2);
         let items = tree_items(entries, &tree.annotations, view.hex, theme, room);
         tree.items = Some(TreeItems { hex: view.hex, width, items });
     }
-    tree.height = block.inner(body).height as usize;
+    tree.height = block.inner(area).height as usize;
     let items = tree.items.as_ref().map(|t| t.items.as_slice()).unwrap_or_default();
     if let Ok(widget) = Tree::new(items) {
         let widget = widget
@@ -70,12 +80,8 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option
             .node_closed_symbol("▸ ")
             .node_open_symbol("▾ ")
             .node_no_children_symbol("  ");
-        frame.render_stateful_widget(widget, body, &mut tree.state);
+        frame.render_stateful_widget(widget, area, &mut tree.state);
     }
-    let text = selected_entry_text(tree, view.hex).unwrap_or_default();
-    let footer_block = Block::new().borders(Borders::TOP).border_style(theme.dim);
-    let lines = wrap_lines([Line::from(text)], footer.width as usize);
-    frame.render_widget(Paragraph::new(lines).block(footer_block), footer);
 }
 
 /// The widget items of a tree; identifiers are child indexes, so paths match `entry_at`. A scope
@@ -165,4 +171,22 @@ pub fn selected_entry_text(tree: &DeviceTree, hex: bool) -> Option<String> {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_body_says_why_there_is_no_tree() {
+        let tree = |graph| DeviceTree::new(graph, false, TreeAnnotations::default());
+        assert_eq!(tree_message(None, 7).as_deref(), Some("Loading the captured graph…"));
+        let unavailable = tree(Loaded::Unavailable("no such table: captured_graph".to_string()));
+        assert_eq!(
+            tree_message(Some(&unavailable), 7).as_deref(),
+            Some("The captured graph of operation 7 cannot be shown: no such table: captured_graph")
+        );
+        let empty = tree(Loaded::Ready(Vec::new()));
+        assert_eq!(tree_message(Some(&empty), 7).as_deref(), Some("Operation 7 has no captured graph"));
+    }
 }

@@ -53,6 +53,31 @@ fn extent(map: &MemoryMap, live: &[LiveBuffer]) -> (u64, u64) {
     (start, end.max(start + 1))
 }
 
+/// How addresses map to the map's columns: the range shown and the bytes one cell stands for.
+struct Scale {
+    start: u64,
+    end: u64,
+    cell: u64,
+    width: usize,
+}
+
+impl Scale {
+    /// The address range `[start, end)` of column `c`.
+    fn range(&self, c: usize) -> (u64, u64) {
+        (self.start + c as u64 * self.cell, self.start + (c as u64 + 1) * self.cell)
+    }
+
+    /// The column of an address, clamped into the range shown.
+    fn column(&self, address: u64) -> usize {
+        ((address.clamp(self.start, self.end) - self.start) / self.cell) as usize
+    }
+}
+
+/// The bytes two ranges `[lo, hi)` and `[a, b)` share.
+fn overlap((lo, hi): (u64, u64), (a, b): (u64, u64)) -> u64 {
+    hi.min(b).saturating_sub(lo.max(a))
+}
+
 /// The map's lines at `width` columns: the buffers, the marks, the ticks; and the size one cell
 /// stands for.
 pub fn map_lines(
@@ -65,67 +90,89 @@ pub fn map_lines(
 ) -> (Vec<Line<'static>>, u64) {
     let width = width.max(1);
     let (start, end) = extent(map, live);
-    let cell = (end - start).div_ceil(width as u64).max(1);
-    let range = |c: usize| (start + c as u64 * cell, start + (c as u64 + 1) * cell);
-    let overlap = |(lo, hi): (u64, u64), (a, b): (u64, u64)| hi.min(b).saturating_sub(lo.max(a));
+    let scale = Scale { start, end, cell: (end - start).div_ceil(width as u64).max(1), width };
     let largest = map.free_blocks.iter().filter(|b| Some(b.size) == map.largest_free_block).max_by_key(|b| b.size);
-    // Each cell shows the buffer covering most of it (the later one on a tie): every buffer is
-    // visited once, over the cells it covers, so a snapshot of many buffers stays cheap.
-    let mut best: Vec<Option<(u64, &LiveBuffer)>> = vec![None; width];
+    let largest = largest.map(|l| (l.address, l.address + l.size));
+    let mut lines = vec![buffers_line(&scale, live, largest, marks.selected, theme)];
+    if let Some(need) = marks.request {
+        lines.push(request_line(&scale, need, largest.map(|(address, _)| address), theme));
+    } else if let Some(band) = marks.circular_buffers {
+        lines.push(band_line(&scale, band, hex, theme));
+    }
+    let (left, right) = (format_address(Some(start), hex), format_address(Some(end), hex));
+    let gap = width.saturating_sub(left.width() + right.width());
+    lines.push(Line::styled(format!("{left}{}{right}", " ".repeat(gap)), theme.dim));
+    (lines, scale.cell)
+}
+
+/// The buffer each column shows: the one covering most of it (the later one on a tie). Every
+/// buffer is visited once, over the cells it covers, so a snapshot of many buffers stays cheap.
+fn column_holders<'a>(scale: &Scale, live: &'a [LiveBuffer]) -> Vec<Option<&'a LiveBuffer>> {
+    let mut best: Vec<Option<(u64, &LiveBuffer)>> = vec![None; scale.width];
     for b in live {
-        let (from, to) = (b.address.max(start), b.end().min(end));
+        let (from, to) = (b.address.max(scale.start), b.end().min(scale.end));
         if from >= to {
             continue;
         }
-        let (first, last) = (((from - start) / cell) as usize, ((to - 1 - start) / cell) as usize);
-        for (c, slot) in best.iter_mut().enumerate().take(last.min(width - 1) + 1).skip(first) {
-            let covered = overlap(range(c), (b.address, b.end()));
+        let (first, last) = (scale.column(from), scale.column(to - 1));
+        for (c, slot) in best.iter_mut().enumerate().take(last.min(scale.width - 1) + 1).skip(first) {
+            let covered = overlap(scale.range(c), (b.address, b.end()));
             if covered > 0 && slot.is_none_or(|(most, _)| covered >= most) {
                 *slot = Some((covered, b));
             }
         }
     }
-    let mut cells = Vec::with_capacity(width);
-    for (c, holder) in best.into_iter().enumerate() {
-        let span = range(c);
-        cells.push(match holder.map(|(_, b)| b) {
-            Some(b) => {
-                let (fill, style) = tensor_fill(b.tensor_id, theme);
-                let style = if marks.selected == Some(b.address) { style.patch(theme.selected) } else { style };
-                Span::styled(fill.to_string(), style)
-            }
-            None if largest.is_some_and(|l| overlap(span, (l.address, l.address + l.size)) > 0) => {
-                Span::styled(LARGEST.to_string(), theme.warning)
-            }
-            None => Span::raw(" "),
-        });
-    }
-    let mut lines = vec![Line::from(cells)];
-    if let Some(need) = marks.request {
-        let from = largest.map_or(start, |l| l.address).clamp(start, end);
-        let first = ((from - start) / cell) as usize;
-        let cells = (need.div_ceil(cell) as usize).max(1);
-        let mut second =
-            " ".repeat(first.min(width)) + &REQUEST.to_string().repeat(cells.min(width.saturating_sub(first)));
-        let label = format!(" request {}", size(need));
-        if second.width() + label.width() <= width {
-            second.push_str(&label);
+    best.into_iter().map(|holder| holder.map(|(_, b)| b)).collect()
+}
+
+/// The first line: each column's buffer in its tensor's fill (the selected one in reverse
+/// video), else the largest free block's mark, else blank.
+fn buffers_line(
+    scale: &Scale,
+    live: &[LiveBuffer],
+    largest: Option<(u64, u64)>,
+    selected: Option<u64>,
+    theme: &Theme,
+) -> Line<'static> {
+    let cells = column_holders(scale, live).into_iter().enumerate().map(|(c, holder)| match holder {
+        Some(b) => {
+            let (fill, style) = tensor_fill(b.tensor_id, theme);
+            let style = if selected == Some(b.address) { style.patch(theme.selected) } else { style };
+            Span::styled(fill.to_string(), style)
         }
-        lines.push(Line::styled(second, theme.danger));
-    } else if let Some((a, b)) = marks.circular_buffers {
-        let first = ((a.clamp(start, end) - start) / cell) as usize;
-        let last = ((b.clamp(start, end) - start).div_ceil(cell) as usize).min(width);
-        let mut second = " ".repeat(first.min(width)) + &BAND.to_string().repeat(last.saturating_sub(first).max(1));
-        let label = format!(" circular buffers up to {}", format_address(Some(b), hex));
-        if second.width() + label.width() <= width {
-            second.push_str(&label);
+        None if largest.is_some_and(|l| overlap(scale.range(c), l) > 0) => {
+            Span::styled(LARGEST.to_string(), theme.warning)
         }
-        lines.push(Line::styled(second, theme.warning));
+        None => Span::raw(" "),
+    });
+    Line::from(cells.collect::<Vec<_>>())
+}
+
+/// The request per bank drawn at the same scale from the largest free block's start (else the
+/// map's start), labelled when the label fits.
+fn request_line(scale: &Scale, need: u64, largest_start: Option<u64>, theme: &Theme) -> Line<'static> {
+    let width = scale.width;
+    let first = scale.column(largest_start.unwrap_or(scale.start));
+    let cells = (need.div_ceil(scale.cell) as usize).max(1);
+    let mut line = " ".repeat(first.min(width)) + &REQUEST.to_string().repeat(cells.min(width.saturating_sub(first)));
+    let label = format!(" request {}", size(need));
+    if line.width() + label.width() <= width {
+        line.push_str(&label);
     }
-    let (left, right) = (format_address(Some(start), hex), format_address(Some(end), hex));
-    let gap = width.saturating_sub(left.width() + right.width());
-    lines.push(Line::styled(format!("{left}{}{right}", " ".repeat(gap)), theme.dim));
-    (lines, cell)
+    Line::styled(line, theme.danger)
+}
+
+/// The circular-buffer region `[a, b)` as a band, labelled with its end when the label fits.
+fn band_line(scale: &Scale, (a, b): (u64, u64), hex: bool, theme: &Theme) -> Line<'static> {
+    let width = scale.width;
+    let first = scale.column(a);
+    let last = ((b.clamp(scale.start, scale.end) - scale.start).div_ceil(scale.cell) as usize).min(width);
+    let mut line = " ".repeat(first.min(width)) + &BAND.to_string().repeat(last.saturating_sub(first).max(1));
+    let label = format!(" circular buffers up to {}", format_address(Some(b), hex));
+    if line.width() + label.width() <= width {
+        line.push_str(&label);
+    }
+    Line::styled(line, theme.warning)
 }
 
 /// The legend under the map.

@@ -133,43 +133,68 @@ fn progress_text(tab: &OverTimeTab) -> String {
     }
 }
 
+/// The chart's points, one set per line, and the ends of its axes.
+struct ChartPoints {
+    used: Vec<(f64, f64)>,
+    held: Vec<(f64, f64)>,
+    cursor: Vec<(f64, f64)>,
+    ceiling: Vec<(f64, f64)>,
+    peak: Vec<(f64, f64)>,
+    failures: Vec<(f64, f64)>,
+    /// The higher of the ceiling and the peak (at least 1 byte): the y axis's top before margin.
+    top: f64,
+    /// The x of the last operation (at least 1).
+    last: f64,
+}
+
+impl ChartPoints {
+    /// The points of `series`, the cursor's line at `cursor`, and the span `late` is held for.
+    fn new(series: &UsageSeries, cursor: usize, late: Option<&LateTensor>) -> Self {
+        let used = series.points.iter().enumerate().filter_map(|(x, p)| Some((x as f64, p.used_per_bank? as f64)));
+        let top = series
+            .ceiling
+            .map(|c| c.size)
+            .into_iter()
+            .chain(series.peak_point().and_then(|p| p.used_per_bank))
+            .max()
+            .unwrap_or(1)
+            .max(1) as f64;
+        let last = series.points.len().saturating_sub(1).max(1) as f64;
+        let y_at = |k: usize| series.points.get(k).and_then(|p| p.used_per_bank).unwrap_or(0) as f64;
+        // The selected late tensor's span: the line over the operations it is held past its last use.
+        let held = late.map_or_else(Vec::new, |t| {
+            let span = t.last_use_operation_id + 1..=t.held_until_operation_id;
+            series
+                .points
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| span.contains(&p.operation_id))
+                .map(|(x, _)| (x as f64, y_at(x)))
+                .collect()
+        });
+        ChartPoints {
+            used: used.collect(),
+            held,
+            cursor: vec![(cursor as f64, 0.0), (cursor as f64, top)],
+            ceiling: series.ceiling.map(|c| vec![(0.0, c.size as f64), (last, c.size as f64)]).unwrap_or_default(),
+            peak: series.peak.map(|k| (k as f64, y_at(k))).into_iter().collect(),
+            failures: series.failures.iter().map(|&k| (k as f64, y_at(k))).collect(),
+            top,
+            last,
+        }
+    }
+}
+
 /// The chart: the line, the ceiling, the failures, the peak and the cursor.
 fn draw_chart(frame: &mut Frame, area: Rect, view: &View, series: &UsageSeries, marks: (usize, Option<&LateTensor>)) {
-    let (cursor, late) = marks;
     let theme = view.theme;
-    let points: Vec<(f64, f64)> =
-        series.points.iter().enumerate().filter_map(|(x, p)| Some((x as f64, p.used_per_bank? as f64))).collect();
-    let top = series
-        .ceiling
-        .map(|c| c.size)
-        .into_iter()
-        .chain(series.peak_point().and_then(|p| p.used_per_bank))
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
-    let last = series.points.len().saturating_sub(1).max(1) as f64;
-    let y_at = |k: usize| series.points.get(k).and_then(|p| p.used_per_bank).unwrap_or(0) as f64;
-    let failures: Vec<(f64, f64)> = series.failures.iter().map(|&k| (k as f64, y_at(k))).collect();
-    let peak: Vec<(f64, f64)> = series.peak.map(|k| (k as f64, y_at(k))).into_iter().collect();
-    let ceiling: Vec<(f64, f64)> =
-        series.ceiling.map(|c| vec![(0.0, c.size as f64), (last, c.size as f64)]).unwrap_or_default();
-    let cursor_line = vec![(cursor as f64, 0.0), (cursor as f64, top)];
-    // The selected late tensor's span: the line over the operations it is held past its last use.
-    let held: Vec<(f64, f64)> = late.map_or_else(Vec::new, |t| {
-        let span = t.last_use_operation_id + 1..=t.held_until_operation_id;
-        series
-            .points
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| span.contains(&p.operation_id))
-            .map(|(x, _)| (x as f64, y_at(x)))
-            .collect()
-    });
+    let ChartPoints { used, held, cursor, ceiling, peak, failures, top, last } =
+        ChartPoints::new(series, marks.0, marks.1);
     // Each line: its name, marker, kind, style and points; empty ones are left out.
     let lines: [ChartLine; 6] = [
-        ("used", Marker::Braille, GraphType::Line, theme.key, &points),
+        ("used", Marker::Braille, GraphType::Line, theme.key, &used),
         ("held", Marker::Dot, GraphType::Scatter, theme.warning, &held),
-        ("cursor", Marker::Dot, GraphType::Line, theme.dim, &cursor_line),
+        ("cursor", Marker::Dot, GraphType::Line, theme.dim, &cursor),
         ("region", Marker::Dot, GraphType::Line, theme.warning, &ceiling),
         ("peak", Marker::Bar, GraphType::Scatter, theme.bold, &peak),
         ("✖ failed", Marker::Block, GraphType::Scatter, theme.danger, &failures),

@@ -61,13 +61,7 @@ const NARROW: [(&str, Option<u16>); 4] =
 /// Draws the table: header and the visible rows only.
 pub(crate) fn draw_table(frame: &mut Frame, area: Rect, view: &View, tab: &mut PerfTab) {
     let theme = view.theme;
-    let mut title = vec![Span::styled(format!(" {} ", tab.input.file_name), theme.bold)];
-    if tab.input.per_device.is_some() {
-        let shown = if tab.per_device { "per device" } else { "devices merged" };
-        title.push(Span::styled(format!("· {shown} "), theme.dim));
-    }
-    title.push(Span::styled(format!("· {} ", counter(tab)), theme.dim));
-    let block = Block::new().borders(Borders::ALL).title(Line::from(title));
+    let block = Block::new().borders(Borders::ALL).title(title_line(tab, theme));
     // The inner height less the header row.
     tab.table.fit((area.height as usize).saturating_sub(3), |_| 1);
     if tab.shown.is_empty() {
@@ -77,27 +71,7 @@ pub(crate) fn draw_table(frame: &mut Frame, area: Rect, view: &View, tab: &mut P
     }
     let columns: &[(&str, Option<u16>)] = if area.width >= ALL_COLUMNS_WIDTH { &ALL } else { &NARROW };
     let window = &tab.shown[tab.table.visible()];
-    // Flags and figures as wide as the visible rows need (a figure is never cut); OP Code takes
-    // the rest.
-    let flags_width = window.iter().map(|&r| flags_line(&tab.flags[r], theme).width()).max().unwrap_or(0).max(5) as u16;
-    let fitted: Vec<u16> = columns
-        .iter()
-        .map(|&(h, w)| match (h, w) {
-            ("Flags", _) => flags_width,
-            (_, Some(w)) if is_figure(h) => {
-                let widest = window.iter().map(|&r| figure(tab, r, h).chars().count()).max().unwrap_or(0);
-                w.max(widest as u16)
-            }
-            (_, w) => w.unwrap_or(0),
-        })
-        .collect();
-    let spacing = columns.len() as u16 - 1;
-    let op_code_width = area.width.saturating_sub(2 + 2 + spacing + fitted.iter().sum::<u16>()).max(7);
-    let widths: Vec<Constraint> = columns
-        .iter()
-        .zip(&fitted)
-        .map(|(&(_, w), &fitted)| Constraint::Length(if w.is_some() { fitted } else { op_code_width }))
-        .collect();
+    let (widths, op_code_width) = column_widths(tab, window, columns, area.width, theme);
     let header = Row::new(columns.iter().map(|&(h, _)| {
         let line = Line::from(h);
         Cell::from(if is_figure(h) { line.right_aligned() } else { line })
@@ -121,6 +95,48 @@ pub(crate) fn draw_table(frame: &mut Frame, area: Rect, view: &View, tab: &mut P
             &mut state,
         );
     }
+}
+
+/// The table's title: the file name, whether devices are shown apart or merged, the counter.
+fn title_line(tab: &PerfTab, theme: &Theme) -> Line<'static> {
+    let mut title = vec![Span::styled(format!(" {} ", tab.input.file_name), theme.bold)];
+    if tab.input.per_device.is_some() {
+        let shown = if tab.per_device { "per device" } else { "devices merged" };
+        title.push(Span::styled(format!("· {shown} "), theme.dim));
+    }
+    title.push(Span::styled(format!("· {} ", counter(tab)), theme.dim));
+    Line::from(title)
+}
+
+/// The columns' widths for the visible rows `window`, and OP Code's: Flags and figures as wide as
+/// those rows need (a figure is never cut); OP Code takes the rest of `area_width`.
+fn column_widths(
+    tab: &PerfTab,
+    window: &[usize],
+    columns: &[(&str, Option<u16>)],
+    area_width: u16,
+    theme: &Theme,
+) -> (Vec<Constraint>, u16) {
+    let flags_width = window.iter().map(|&r| flags_line(&tab.flags[r], theme).width()).max().unwrap_or(0).max(5) as u16;
+    let fitted: Vec<u16> = columns
+        .iter()
+        .map(|&(h, w)| match (h, w) {
+            ("Flags", _) => flags_width,
+            (_, Some(w)) if is_figure(h) => {
+                let widest = window.iter().map(|&r| figure(tab, r, h).chars().count()).max().unwrap_or(0);
+                w.max(widest as u16)
+            }
+            (_, w) => w.unwrap_or(0),
+        })
+        .collect();
+    let spacing = columns.len() as u16 - 1;
+    let op_code_width = area_width.saturating_sub(2 + 2 + spacing + fitted.iter().sum::<u16>()).max(7);
+    let widths = columns
+        .iter()
+        .zip(&fitted)
+        .map(|(&(_, w), &fitted)| Constraint::Length(if w.is_some() { fitted } else { op_code_width }))
+        .collect();
+    (widths, op_code_width)
 }
 
 /// True for the columns holding figures, right-aligned and never cut.

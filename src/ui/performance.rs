@@ -13,6 +13,7 @@ use crate::app::{Focus, PerfState, PerfTab, WindowedRows};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, StatefulWidget, Widget};
 
@@ -47,22 +48,13 @@ pub(crate) fn link_line(tab: &PerfTab) -> String {
 pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, perf: &mut PerfState) {
     let theme = view.theme;
     let tab = match perf {
-        PerfState::None => {
-            let text = wrap_lines([Line::from(NO_PERF_REPORT)], area.width.saturating_sub(2) as usize);
-            frame.render_widget(Paragraph::new(text).style(theme.dim), area.inner(Margin::new(1, 1)));
-            return;
-        }
+        PerfState::None => return draw_message(frame, area, NO_PERF_REPORT.to_string(), theme.dim),
         PerfState::Linking(file) => {
             let text = format!("Linking {file} with the memory report… (keys work meanwhile)");
-            let lines = wrap_lines([Line::from(text)], area.width.saturating_sub(2) as usize);
-            frame.render_widget(Paragraph::new(lines).style(theme.dim), area.inner(Margin::new(1, 1)));
-            return;
+            return draw_message(frame, area, text, theme.dim);
         }
         PerfState::Failed(reason) => {
-            let text = format!("{UNLINKED_TEXT}: {reason}");
-            let lines = wrap_lines([Line::from(text)], area.width.saturating_sub(2) as usize);
-            frame.render_widget(Paragraph::new(lines).style(theme.warning), area.inner(Margin::new(1, 1)));
-            return;
+            return draw_message(frame, area, format!("{UNLINKED_TEXT}: {reason}"), theme.warning);
         }
         PerfState::Ready(tab) => tab,
     };
@@ -78,11 +70,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, perf: &mut PerfSt
     let callout_room = body.saturating_sub(footer_height + link_height + table_min).max(3);
     // Built once a draw: every item's height and lines come from it.
     let callout = perf_callout(&tab.listings, tab.is_linked(), view.hex);
-    let callout_height = match (&callout, tab.callout_folded) {
-        (None, _) => 0,
-        (Some(_), true) => 1,
-        (Some(callout), false) => callout_room.min(callout_wanted(view, callout, width)),
-    };
+    let callout_height = callout_height(view, callout.as_ref(), tab.callout_folded, callout_room, width);
     let [callout_area, link_area, table_area, footer_area] = Layout::vertical([
         Constraint::Length(callout_height as u16),
         Constraint::Length(link_height as u16),
@@ -102,6 +90,21 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, perf: &mut PerfSt
     draw_table(frame, table_area, view, tab);
     let block = Block::new().borders(Borders::TOP).border_style(theme.dim);
     frame.render_widget(Paragraph::new(footer).block(block), footer_area);
+}
+
+/// Draws a message wrapped inside the tab's margin, in place of the tab.
+fn draw_message(frame: &mut Frame, area: Rect, text: String, style: Style) {
+    let lines = wrap_lines([Line::from(text)], area.width.saturating_sub(2) as usize);
+    frame.render_widget(Paragraph::new(lines).style(style), area.inner(Margin::new(1, 1)));
+}
+
+/// The callout's height: none without a callout, one line folded, else what it wants up to `room`.
+fn callout_height(view: &View, callout: Option<&PerfCallout>, folded: bool, room: usize, width: usize) -> usize {
+    match (callout, folded) {
+        (None, _) => 0,
+        (Some(_), true) => 1,
+        (Some(callout), false) => room.min(callout_wanted(view, callout, width)),
+    }
 }
 
 /// Lines the open callout would take at this width, borders included.

@@ -8,7 +8,7 @@ use super::performance::link_status;
 use super::text::truncate_line;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
 use crate::app::bindings::bindings;
-use crate::app::{Action, App, Availability, Binding, PerfState, Tab};
+use crate::app::{Action, App, Availability, Binding, OperationsTab, PerfState, PerfTab, Tab};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -23,44 +23,8 @@ pub(crate) fn state_texts(app: &App) -> Vec<String> {
         parts.push(format!("live · {} operations{added}", spaced(operations)));
     }
     match (&app.perf, app.tab) {
-        (PerfState::Ready(perf), Tab::Performance) => {
-            let shown = perf.shown.len();
-            let position = perf.table.selected().map_or(0, |s| s + 1);
-            parts.push(format!("row {position}/{shown}"));
-            if perf.flagged_only {
-                parts.push("flagged only".to_string());
-            }
-            if perf.per_device {
-                parts.push("per device".to_string());
-            }
-        }
-        _ => {
-            let tab = &app.operations;
-            match tab.selected_operation() {
-                Some(i) => {
-                    let position = tab.rows.selected().map_or(0, |s| s + 1);
-                    parts.push(format!("op {} · {position}/{}", app.model.operations[i].id, tab.shown.len()));
-                }
-                None => parts.push(format!("0/{}", tab.shown.len())),
-            }
-            if tab.errors_only {
-                parts.push("errors only".to_string());
-            }
-            let search = &tab.search;
-            if search.editing || !search.query.is_empty() {
-                let cursor = if search.editing { "█" } else { "" };
-                let count = match search.matches.len() {
-                    _ if search.query.is_empty() => String::new(),
-                    0 => " no matches".to_string(),
-                    n => {
-                        let selected = tab.rows.selected().unwrap_or(0);
-                        let current = search.matches.binary_search(&selected).map_or(0, |k| k + 1);
-                        format!(" {current}/{n} matches")
-                    }
-                };
-                parts.push(format!("/{}{cursor}{count}", search.query));
-            }
-        }
+        (PerfState::Ready(perf), Tab::Performance) => parts.extend(perf_texts(perf)),
+        _ => parts.extend(operations_texts(app)),
     }
     if !app.model.errors_recorded {
         parts.push(ERRORS_NOT_RECORDED.to_lowercase());
@@ -72,6 +36,57 @@ pub(crate) fn state_texts(app: &App) -> Vec<String> {
         parts.push(e.clone());
     }
     parts
+}
+
+/// The Performance tab's texts: the row's position, and the view's filters.
+fn perf_texts(perf: &PerfTab) -> Vec<String> {
+    let position = perf.table.selected().map_or(0, |s| s + 1);
+    let mut parts = vec![format!("row {position}/{}", perf.shown.len())];
+    if perf.flagged_only {
+        parts.push("flagged only".to_string());
+    }
+    if perf.per_device {
+        parts.push("per device".to_string());
+    }
+    parts
+}
+
+/// The operations list's texts, on every other tab: the selected operation and its position,
+/// the errors-only filter, the search.
+fn operations_texts(app: &App) -> Vec<String> {
+    let tab = &app.operations;
+    let mut parts = vec![match tab.selected_operation() {
+        Some(i) => {
+            let position = tab.rows.selected().map_or(0, |s| s + 1);
+            format!("op {} · {position}/{}", app.model.operations[i].id, tab.shown.len())
+        }
+        None => format!("0/{}", tab.shown.len()),
+    }];
+    if tab.errors_only {
+        parts.push("errors only".to_string());
+    }
+    parts.extend(search_text(tab));
+    parts
+}
+
+/// The search while it is edited or has a query: `/query`, the cursor while editing, and which
+/// match is selected.
+fn search_text(tab: &OperationsTab) -> Option<String> {
+    let search = &tab.search;
+    if !search.editing && search.query.is_empty() {
+        return None;
+    }
+    let cursor = if search.editing { "█" } else { "" };
+    let count = match search.matches.len() {
+        _ if search.query.is_empty() => String::new(),
+        0 => " no matches".to_string(),
+        n => {
+            let selected = tab.rows.selected().unwrap_or(0);
+            let current = search.matches.binary_search(&selected).map_or(0, |k| k + 1);
+            format!(" {current}/{n} matches")
+        }
+    };
+    Some(format!("/{}{cursor}{count}", search.query))
 }
 
 /// A count with its thousands separated by spaces, as `1 234`.

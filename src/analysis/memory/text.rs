@@ -2,7 +2,7 @@
 //! the basis and the check, the largest holders, the fit advice (or why there is none), the
 //! circular buffers in the way, and the notes. `hex` selects hexadecimal addresses.
 
-use super::model::{Basis, CheckStatus, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, OperationMemory};
+use super::model::{Basis, CheckStatus, Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, OperationMemory};
 use crate::analysis::failure::{BufferType, FailureKind};
 use crate::analysis::format::{counted, format_address, format_percent, size};
 
@@ -192,23 +192,7 @@ pub fn advice_sentence(m: &MemoryAtFailure, hex: bool) -> String {
                 address(fit.block.address, hex)
             ),
         },
-        Ok(fit) => {
-            let buffers: Vec<String> = fit
-                .free
-                .iter()
-                .filter_map(|a| m.live_buffers.iter().find(|b| b.address == *a))
-                .map(|b| to_free(b, hex))
-                .collect();
-            let caveat = missing.map_or_else(String::new, |missing| {
-                format!(", as far as the picture shows (it misses {missing} the allocator held)")
-            });
-            format!(
-                "Freeing {} before operation {n} opens a {} block at {}: the {need} request fits{caveat}.",
-                join_and(buffers),
-                size(fit.block.size),
-                address(fit.block.address, hex)
-            )
-        }
+        Ok(fit) => freeing_sentence(m, fit, missing.as_deref(), hex),
         Err(NoFit::CircularBuffers) => clash_sentence(m, hex),
         Err(NoFit::Pinned) => format!(
             "No buffer can be freed to make room: every {need} window overlaps an input of operation {n} or a buffer it allocated."
@@ -223,6 +207,28 @@ pub fn advice_sentence(m: &MemoryAtFailure, hex: bool) -> String {
         Err(NoFit::RegionUnknown) => "No advice on what to free: the region is unknown.".into(),
         Err(NoFit::NoRequest) => "No advice on what to free: the message gives no per-bank request.".into(),
     }
+}
+
+/// The buffers to free before the operation and the block that opens; `missing`, what the
+/// picture misses of what the allocator held, makes it a caveat.
+fn freeing_sentence(m: &MemoryAtFailure, fit: &Fit, missing: Option<&str>, hex: bool) -> String {
+    let buffers: Vec<String> = fit
+        .free
+        .iter()
+        .filter_map(|a| m.live_buffers.iter().find(|b| b.address == *a))
+        .map(|b| to_free(b, hex))
+        .collect();
+    let caveat = missing.map_or_else(String::new, |missing| {
+        format!(", as far as the picture shows (it misses {missing} the allocator held)")
+    });
+    format!(
+        "Freeing {} before operation {} opens a {} block at {}: the {} request fits{caveat}.",
+        join_and(buffers),
+        m.operation_id,
+        size(fit.block.size),
+        address(fit.block.address, hex),
+        size(m.needed_per_bank.unwrap_or(0))
+    )
 }
 
 /// The circular buffers' end and the L1 buffers below it.
