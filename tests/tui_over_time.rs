@@ -104,6 +104,45 @@ fn a_report_without_snapshots_is_followed_through_its_graphs() {
 }
 
 #[test]
+fn the_loop_s_replay_job_brings_where_to_free_memory_to_a_report_without_snapshots() {
+    use std::time::{Duration, Instant};
+    use ttnn_tui::tui::worker::no_waker;
+    use ttnn_tui::tui::{Session, Workers, app_for};
+    use tui_support::support::sim::{Era, Options, Sim, SimOp};
+    use tui_support::support::{BufferType, TempDir};
+    let l1 = BufferType::L1;
+    let mut sim = Sim::new(Era::GraphOnly, Options { stack_traces: true, ..Options::default() }, 1);
+    sim.run(SimOp::new("ttnn.to_layout", "TilizeDeviceOperation").output("x", l1, 262_144));
+    sim.run(SimOp::new("ttnn.relu", "UnaryDeviceOperation").input("x").output("y", l1, 327_680));
+    sim.run(SimOp::new("ttnn.exp", "UnaryDeviceOperation").input("y").output("z", l1, 65_536));
+    let dir = TempDir::new("tui-over-time-graph-only-worker");
+    sim.report().write_to(dir.path());
+    let report = MemoryReport::open(&ttnn_tui::report::resolve_report(Some(dir.path())).unwrap(), 0).unwrap();
+    let mut session = Session::new(report);
+    let mut app = app_for(&session.report, false, None);
+    let mut workers = Workers::new(no_waker());
+    app.update(GoToTab(4));
+    session.run_job(Job::Usage, &mut app);
+    assert_eq!(app.wanted_jobs(), [Job::ReplayGraphs]);
+    workers.start_wanted(&mut session, &mut app);
+    let start = Instant::now();
+    while workers.busy() {
+        workers.collect(&mut session, &mut app);
+        assert!(start.elapsed() < Duration::from_secs(30), "the replay never finished");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // x is last used by the relu (operation 2) and held to the end of the run.
+    app.update(NextFailure);
+    app.update(Copy);
+    assert_eq!(
+        app.take_clipboard().as_deref(),
+        Some(
+            "ttnn.deallocate(…) after block.py:102 — tensor 1 (256 KiB per bank, [262144]) is last used by operation 2 ttnn.relu and held until operation 3; freeing it there lowers the L1 peak by 64 KiB.\n"
+        )
+    );
+}
+
+#[test]
 fn the_cursor_opens_on_the_selected_operation_and_stays_where_the_user_puts_it() {
     let report = MemoryReport::open(&ReportSource::Demo, 0).unwrap();
     // The demo's first failure is operation 7; the user is on operation 13.
