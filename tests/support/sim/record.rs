@@ -42,7 +42,8 @@ pub struct Options {
     pub no_failure_snapshot: bool,
     /// The failed operation's buffers are freed while unwinding with no record of the frees.
     pub silent_unwinding: bool,
-    /// Every operation has a Python stack trace: innermost `model/block.py`, line 100 + its id.
+    /// Every operation has a Python stack trace: innermost ttnn's wrapper (`core.py`), then the
+    /// model's `model/block.py`, line 100 + its id, then torch and `run.py`.
     pub stack_traces: bool,
 }
 
@@ -109,7 +110,9 @@ impl Sim {
         let op = match self.options.stack_traces {
             true => {
                 let line = 100 + op.id;
-                op.stack_trace(&format!("  File \"/home/dev/model/block.py\", line {line}, in forward\n    y = ttnn.op(x)\n  File \"/home/dev/run.py\", line 7, in <module>\n    main()"))
+                // As ttnn's graph capture stores it: innermost call first, the operation's own
+                // Python wrapper inside the ttnn package before the model's line.
+                op.stack_trace(&format!("  File \"/home/dev/tt-metal/ttnn/ttnn/operations/core.py\", line 9, in op\n    return _op(x)\n  File \"/home/dev/model/block.py\", line {line}, in forward\n    y = ttnn.op(x)\n  File \"/venv/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 1501, in _call_impl\n    return forward_call(*args)\n  File \"/home/dev/run.py\", line 7, in <module>\n    main()"))
             }
             false => op,
         };
