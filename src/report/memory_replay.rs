@@ -49,7 +49,7 @@ pub struct GraphReplay {
     /// was live (issue 16, where to free memory, on a report without `buffers` rows).
     pub(crate) runs: Vec<BufferRun>,
     /// The tensors held past their last use, when the replay's worker found them too
-    /// ([`MemoryReport::replay_late`]).
+    /// (`MemoryReport::replay_late`).
     pub late: Option<LateFindings>,
 }
 
