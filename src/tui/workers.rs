@@ -62,7 +62,8 @@ pub fn replay_job(report: &MemoryReport, generation: u64, waker: Waker, with_lat
     Worker::start(generation, waker, move |cancel, progress| {
         let report = reopen.open()?;
         let mut replayed = report.graphs().replay(progress, cancel)?;
-        if let Some(replay) = replayed.as_mut().filter(|_| with_late) {
+        // A replay cancelled as it ended gives nothing more: the late list is not looked for.
+        if let Some(replay) = replayed.as_mut().filter(|_| with_late && !cancel.load(Ordering::Relaxed)) {
             replay.late = report.replay_late(replay).ok();
         }
         Ok(replayed)
