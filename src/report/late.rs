@@ -10,7 +10,7 @@ use crate::analysis::late::{BufferRun, BufferRuns, LateFindings, find_late};
 use crate::analysis::memory::LiveBuffer;
 use crate::analysis::stack::model_source_label;
 use crate::analysis::usage::MemoryUsage;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::AtomicBool;
 
 impl MemoryReport {
@@ -43,16 +43,10 @@ impl MemoryReport {
         let mut findings = find_late(usage, &facts, &errors, last);
         let ids: Vec<u64> = findings.late.iter().map(|t| t.tensor_id).collect();
         let texts = self.tensors().describe(&ids).map_err(&read)?;
-        let mut indexes: Vec<usize> =
-            findings.late.iter().filter_map(|t| self.operation_index(t.last_use_operation_id)).collect();
-        indexes.sort_unstable();
-        indexes.dedup();
-        // Without stack traces the findings stand, without their source lines.
-        let traces = self.details().stack_traces(&indexes).unwrap_or_default();
+        let sources = self.model_sources(findings.late.iter().map(|t| t.last_use_operation_id));
         for t in &mut findings.late {
             t.shape = texts.get(&t.tensor_id).and_then(|(shape, _)| shape.clone());
-            let index = self.operation_index(t.last_use_operation_id);
-            t.source = index.and_then(|i| traces.get(&i)).and_then(|trace| model_source_label(trace));
+            t.source = sources.get(&t.last_use_operation_id).cloned();
         }
         Ok(findings)
     }
@@ -91,14 +85,20 @@ impl MemoryReport {
     /// Names the source line of each live buffer's last use (`LiveBuffer::last_use_source`), the
     /// same line `explain --late` gives; without stack traces the buffers stay as they are.
     pub(crate) fn name_last_uses(&self, buffers: &mut [LiveBuffer]) {
-        let mut indexes: Vec<usize> =
-            buffers.iter().filter_map(|b| self.operation_index(b.last_use_operation_id?)).collect();
+        let sources = self.model_sources(buffers.iter().filter_map(|b| b.last_use_operation_id));
+        for b in buffers {
+            b.last_use_source = b.last_use_operation_id.and_then(|id| sources.get(&id).cloned());
+        }
+    }
+
+    /// The model's line (`analysis::stack::model_source_label`) of some operations, by id, read
+    /// in one query; an operation without a stack trace, or without a line of the model in it, has
+    /// none — and so have all when the stack traces cannot be read.
+    fn model_sources(&self, ids: impl Iterator<Item = u64>) -> HashMap<u64, String> {
+        let mut indexes: Vec<usize> = ids.filter_map(|id| self.operation_index(id)).collect();
         indexes.sort_unstable();
         indexes.dedup();
         let traces = self.details().stack_traces(&indexes).unwrap_or_default();
-        for b in buffers {
-            let index = b.last_use_operation_id.and_then(|id| self.operation_index(id));
-            b.last_use_source = index.and_then(|i| traces.get(&i)).and_then(|trace| model_source_label(trace));
-        }
+        traces.iter().filter_map(|(&i, trace)| Some((self.operations[i].id, model_source_label(trace)?))).collect()
     }
 }
