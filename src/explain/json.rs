@@ -153,7 +153,7 @@ pub fn write_json(
     let document = Document {
         memory_report: MemoryReportJson {
             path: sanitize_line(&report.source.display_path()),
-            rank: report.rank,
+            rank: report.rank(),
             operations: report.operations.len(),
             errors: report.errors.len(),
             schema_version: report.schema_version.as_deref(),

@@ -33,8 +33,6 @@ pub struct MemoryReport {
     pub source: ReportSource,
     /// Display name: `report_name` of its config, else the folder name.
     pub name: String,
-    /// The rank read.
-    pub(crate) rank: u32,
     /// `report_metadata.schema_version`, when recorded.
     pub schema_version: Option<String>,
     /// Warnings about the report as a whole (e.g. `Incompatible report version`).
@@ -122,7 +120,6 @@ impl MemoryReport {
         let mut report = Self {
             source: source.clone(),
             name,
-            rank,
             schema_version: None,
             warnings: Vec::new(),
             operations: Vec::new(),
@@ -153,7 +150,7 @@ impl MemoryReport {
         (self.operations, self.store.rows_in_operation_order) = self.read_operations(i64::MIN)?;
         let errors = self.read_errors(i64::MIN)?;
         self.attach(errors);
-        self.devices = super::devices::read_devices(&self.store.conn, &self.store.schema, self.rank)?;
+        self.devices = super::devices::read_devices(&self.store.conn, &self.store.schema, self.store.rank)?;
         self.error_graphs = self.graphs().read_with_errors()?;
         Ok(())
     }
@@ -179,7 +176,7 @@ impl MemoryReport {
         // Table order, then a stable sort by id: cheap when the table is already in id order.
         let sql = format!("SELECT {columns} FROM operations WHERE {filter} AND rowid > ?2");
         let mut stmt = self.store.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params![self.rank, after_rowid], |r| {
+        let rows = stmt.query_map(params![self.store.rank, after_rowid], |r| {
             Ok(Operation {
                 id: uint(r.get_ref(0)?),
                 name: sanitize_line(&text(r.get_ref(1)?)),
@@ -216,7 +213,7 @@ impl MemoryReport {
         let filter = if self.store.schema.has_column("errors", "rank") { "rank = ?1 OR rank = 0" } else { "(1 OR ?1)" };
         let sql = format!("SELECT {columns} FROM errors WHERE ({filter}) AND rowid > ?2 ORDER BY rowid");
         let mut stmt = self.store.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params![self.rank, after_rowid], |r| {
+        let rows = stmt.query_map(params![self.store.rank, after_rowid], |r| {
             // The raw message is parsed before sanitising; only sanitised text is kept.
             let raw = match r.get_ref(3)? {
                 rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
@@ -251,7 +248,8 @@ impl MemoryReport {
             .map(|e| ErrorKey { operation_id: e.operation_id, operation_name: &e.operation_name, rank: e.rank })
             .collect();
         let attachment = attach_errors(&op_keys, &error_keys);
-        let listed = rows_of_rank(&error_keys, &attachment, self.rank, self.store.schema.has_column("errors", "rank"));
+        let listed =
+            rows_of_rank(&error_keys, &attachment, self.store.rank, self.store.schema.has_column("errors", "rank"));
         for (e, attached) in errors.iter_mut().zip(&attachment.attached) {
             e.attached = *attached;
         }
@@ -283,6 +281,11 @@ impl MemoryReport {
     /// Error rows no operation picked, in table order.
     pub fn unattached_errors(&self) -> impl Iterator<Item = &ErrorRecord> {
         self.errors.iter().filter(|e| !e.attached)
+    }
+
+    /// The rank read.
+    pub fn rank(&self) -> u32 {
+        self.store.rank
     }
 
     /// Index of the operation with this id, when there is one.

@@ -51,7 +51,7 @@ impl MemoryReport {
 
     /// How to open this report again, for a second connection on a worker thread.
     pub fn reopener(&self) -> Reopener {
-        Reopener { source: self.source.clone(), rank: self.rank, watched: self.is_watched() }
+        Reopener { source: self.source.clone(), rank: self.store.rank, watched: self.is_watched() }
     }
 
     /// Records what the opening transaction read, so polls read only what comes after.
@@ -130,7 +130,7 @@ impl MemoryReport {
             false => errors_after,
         };
         let new_errors = if errors_rowid > errors_after { self.read_errors(errors_after)? } else { Vec::new() };
-        let devices = super::devices::read_devices(&self.store.conn, &self.store.schema, self.rank)?;
+        let devices = super::devices::read_devices(&self.store.conn, &self.store.schema, self.store.rank)?;
 
         // Everything is read: from here on nothing fails, and the report changes.
         let mut update = WatchUpdate::default();
