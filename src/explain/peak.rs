@@ -29,12 +29,12 @@ pub struct Peaks {
 /// Reads every `buffers` row of the report (one pass) and finds the peaks.
 pub fn read_peaks(report: &MemoryReport) -> Result<Peaks, ReportError> {
     let mut usage = MemoryUsage::default();
-    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
-    let lines = report
-        .usage()
+    let questions = report.usage();
+    questions.read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
+    let lines = questions
         .peaks(&usage)
         .into_iter()
-        .map(|peak| PeakLine { peak, ceiling: report.usage().region_ceiling(peak.device_id, peak.buffer_type) })
+        .map(|peak| PeakLine { peak, ceiling: questions.region_ceiling(peak.device_id, peak.buffer_type) })
         .collect();
     Ok(Peaks { lines, set_aside_rows: usage.set_aside_rows })
 }

@@ -7,6 +7,7 @@ use super::ReportError;
 use super::memory::MemoryReport;
 use super::memory_replay::GraphReplay;
 use super::memory_rows::Earlier;
+use super::usage::MarkedFailure;
 use crate::analysis::failure::BufferType;
 use crate::analysis::graph::{GraphNode, NodeType};
 use crate::analysis::memory::{
@@ -143,7 +144,7 @@ impl MemoryReport {
     /// Every operation with an attached error, with the device and buffer type it failed on and
     /// its message's bank size (see [`Self::failure_mark_places`]): found once and kept; when
     /// the reads fail, every error is marked on every line.
-    pub(super) fn marked_failures(&self) -> &[(FailureMark, Option<u64>)] {
+    pub(super) fn marked_failures(&self) -> &[MarkedFailure] {
         self.marks.get_or_init(|| {
             self.failure_mark_places().unwrap_or_else(|_| {
                 let with_error = self.operations.iter().filter(|o| o.error.is_some());
@@ -157,7 +158,7 @@ impl MemoryReport {
     /// Where the error of each operation with one is marked on the memory over the run
     /// (`analysis::memory::failure_mark_place`: the failure's place of memory.md §2, the mesh-id
     /// rule included), with its allocation failure's bank size; in `operations` order.
-    pub(super) fn failure_mark_places(&self) -> rusqlite::Result<Vec<(FailureMark, Option<u64>)>> {
+    pub(super) fn failure_mark_places(&self) -> rusqlite::Result<Vec<MarkedFailure>> {
         let indexes: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
         let mut out = Vec::new();
         for mut p in self.failure_inputs(&indexes)? {

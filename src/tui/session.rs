@@ -134,7 +134,8 @@ impl Session {
                 // one, taken so that a later pass finds its own); without it the chart still stands.
                 let found = self.usage.late.take();
                 let (usage, report) = (&self.usage, &self.report);
-                app.set_usage(usage.keys().map(|(d, t)| report.usage().series(usage, d, t)).collect());
+                let questions = report.usage();
+                app.set_usage(usage.keys().map(|(d, t)| questions.series(usage, d, t)).collect());
                 app.set_late(found.unwrap_or_else(|| report.late_findings(usage).unwrap_or_default()));
             }
             Ok(()) => match &mut self.replay {
