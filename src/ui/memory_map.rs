@@ -151,28 +151,29 @@ fn buffers_line(
 /// The request per bank drawn at the same scale from the largest free block's start (else the
 /// map's start), labelled when the label fits.
 fn request_line(scale: &Scale, need: u64, largest_start: Option<u64>, theme: &Theme) -> Line<'static> {
-    let width = scale.width;
     let first = scale.column(largest_start.unwrap_or(scale.start));
-    let cells = (need.div_ceil(scale.cell) as usize).max(1);
-    let mut line = " ".repeat(first.min(width)) + &REQUEST.to_string().repeat(cells.min(width.saturating_sub(first)));
+    let cells = (need.div_ceil(scale.cell) as usize).max(1).min(scale.width.saturating_sub(first));
     let label = format!(" request {}", size(need));
-    if line.width() + label.width() <= width {
-        line.push_str(&label);
-    }
-    Line::styled(line, theme.danger)
+    Line::styled(labelled_run(scale.width, first, REQUEST.to_string().repeat(cells), &label), theme.danger)
 }
 
 /// The circular-buffer region `[a, b)` as a band, labelled with its end when the label fits.
 fn band_line(scale: &Scale, (a, b): (u64, u64), hex: bool, theme: &Theme) -> Line<'static> {
-    let width = scale.width;
     let first = scale.column(a);
-    let last = ((b.clamp(scale.start, scale.end) - scale.start).div_ceil(scale.cell) as usize).min(width);
-    let mut line = " ".repeat(first.min(width)) + &BAND.to_string().repeat(last.saturating_sub(first).max(1));
+    let last = ((b.clamp(scale.start, scale.end) - scale.start).div_ceil(scale.cell) as usize).min(scale.width);
     let label = format!(" circular buffers up to {}", format_address(Some(b), hex));
+    let run = BAND.to_string().repeat(last.saturating_sub(first).max(1));
+    Line::styled(labelled_run(scale.width, first, run, &label), theme.warning)
+}
+
+/// A run of cells starting at column `first` of a line `width` columns wide, followed by
+/// `label` when it fits.
+fn labelled_run(width: usize, first: usize, run: String, label: &str) -> String {
+    let mut line = " ".repeat(first.min(width)) + &run;
     if line.width() + label.width() <= width {
-        line.push_str(&label);
+        line.push_str(label);
     }
-    Line::styled(line, theme.warning)
+    line
 }
 
 /// The legend under the map.
