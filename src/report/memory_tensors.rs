@@ -60,14 +60,21 @@ impl Tensors<'_> {
     /// their rows in the link tables; without shape and dtype (see [`Self::describe`]).
     /// The recent tenants of operation `n` (by index) are tried first.
     pub(crate) fn facts(&self, n: usize, places: &[(u64, u64)], ids: &[u64]) -> rusqlite::Result<Vec<TensorFacts>> {
-        if self.cache.get().is_none() {
-            if let Some(facts) = self.recent_tensor_facts(n, places, ids)? {
-                return Ok(facts);
-            }
-            let built = self.build_tensor_index()?;
-            let _ = self.cache.set(built);
+        if self.cache.get().is_none()
+            && let Some(facts) = self.recent_tensor_facts(n, places, ids)?
+        {
+            return Ok(facts);
         }
-        Ok(self.cache.get().expect("built above").facts(places, ids))
+        Ok(self.index()?.facts(places, ids))
+    }
+
+    /// The index of every tensor's placement and links: built on the first call, then kept.
+    fn index(&self) -> rusqlite::Result<&TensorIndex> {
+        if let Some(index) = self.cache.get() {
+            return Ok(index);
+        }
+        let built = self.build_tensor_index()?;
+        Ok(self.cache.get_or_init(|| built))
     }
 
     /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
@@ -194,10 +201,7 @@ impl Tensors<'_> {
     /// report's index of every tensor (built once).
     pub(crate) fn every_tenant_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<Vec<TensorFacts>> {
         if places.len() > MAX_PLACES || self.cache.get().is_some() {
-            if self.cache.get().is_none() {
-                let _ = self.cache.set(self.build_tensor_index()?);
-            }
-            return self.facts(self.operations.len().saturating_sub(1), places, &[]);
+            return Ok(self.index()?.facts(places, &[]));
         }
         let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
         let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();
