@@ -1,7 +1,7 @@
 //! Per-operation details read only when an operation is shown: stack traces and arguments.
 
 use super::ReportError;
-use super::database::{int, text, uint};
+use super::database::text;
 use super::store::Store;
 use crate::analysis::model::Operation;
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
@@ -22,25 +22,11 @@ impl Details<'_> {
         if !self.store.schema.has_table("stack_traces") || indexes.is_empty() {
             return Ok(out);
         }
-        let columns = self
-            .store
-            .schema
-            .select_list("stack_traces", &[("operation_id", "0"), ("stack_trace", "''"), ("rank", "0")]);
         let ids: Vec<u64> = indexes.iter().map(|&i| self.operations[i].id).collect();
-        let read = || -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
-            let mut by_id: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
-            for condition in self.store.operation_rows("stack_traces", &ids)? {
-                let sql = format!("SELECT {columns} FROM stack_traces WHERE {condition} ORDER BY rowid");
-                let mut stmt = self.store.conn.prepare(&sql)?;
-                let mut rows = stmt.query([])?;
-                while let Some(r) = rows.next()? {
-                    let id = uint(r.get_ref(0)?);
-                    by_id.entry(id).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
-                }
-            }
-            Ok(by_id)
-        };
-        let by_id = read().map_err(ReportError::read("stack traces"))?;
+        let by_id = self
+            .store
+            .texts_by_operation("stack_traces", "stack_trace", &ids)
+            .map_err(ReportError::read("stack traces"))?;
         for &i in indexes {
             let op = &self.operations[i];
             let rows = by_id.get(&op.id).map(Vec::as_slice).unwrap_or_default();

@@ -54,24 +54,7 @@ impl Graphs<'_> {
 
     /// Raw `captured_graph` texts of some operation ids, with their ranks, in table order.
     fn graph_texts(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
-        let mut out: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
-        if !self.store.schema.has_table("captured_graph") {
-            return Ok(out);
-        }
-        let columns = self
-            .store
-            .schema
-            .select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")]);
-        for condition in self.store.operation_rows("captured_graph", ids)? {
-            let sql = format!("SELECT {columns} FROM captured_graph WHERE {condition} ORDER BY rowid");
-            let mut stmt = self.store.conn.prepare(&sql)?;
-            let mut rows = stmt.query([])?;
-            while let Some(r) = rows.next()? {
-                let id = uint(r.get_ref(0)?);
-                out.entry(id).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
-            }
-        }
-        Ok(out)
+        self.store.texts_by_operation("captured_graph", "captured_graph", ids)
     }
 
     /// The captured graph of an operation (by index): nodes, or why they are unavailable.

@@ -3,8 +3,9 @@
 //! (by index, by rowid span, or by a scan) — never a scan of a big table on a user's key when
 //! an index or the table's order allows better.
 
-use super::database::{RowSpan, Schema, operation_row_span, tables_indexed_by};
+use super::database::{RowSpan, Schema, int, operation_row_span, tables_indexed_by, text, uint};
 use rusqlite::Connection;
+use std::collections::HashMap;
 
 /// Operation ids at most this far apart are looked up as one run of rows.
 const RUN_GAP: u64 = 16;
@@ -70,6 +71,30 @@ impl Store {
             }
         }
         Ok(conditions)
+    }
+
+    /// The text column `column` of the rows of some operations in `table`, with each row's rank
+    /// (0 without a `rank` column), by operation id, in table order; empty without the table.
+    pub(crate) fn texts_by_operation(
+        &self,
+        table: &str,
+        column: &str,
+        ids: &[u64],
+    ) -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
+        let mut out: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
+        if !self.schema.has_table(table) {
+            return Ok(out);
+        }
+        let columns = self.schema.select_list(table, &[("operation_id", "0"), (column, "''"), ("rank", "0")]);
+        for condition in self.operation_rows(table, ids)? {
+            let sql = format!("SELECT {columns} FROM {table} WHERE {condition} ORDER BY rowid");
+            let mut stmt = self.conn.prepare(&sql)?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                out.entry(uint(r.get_ref(0)?)).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
+            }
+        }
+        Ok(out)
     }
 
     /// One `WHERE` condition selecting an operation's rows of `table` (`0` when it has none).
