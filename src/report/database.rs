@@ -212,6 +212,11 @@ pub(crate) fn text(value: ValueRef<'_>) -> String {
     }
 }
 
+/// Integers written as an SQL `IN (…)` list body: `1,2,3`.
+pub(crate) fn id_list(values: impl IntoIterator<Item = u64>) -> String {
+    values.into_iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")
+}
+
 /// A buffer type stored as an integer code `0..4` or as a name (`'L1'`); other values pass
 /// through unchanged (behaviour.md §1.3.3).
 pub(crate) fn buffer_type(value: ValueRef<'_>) -> Result<BufferType, String> {

@@ -11,7 +11,7 @@
 //! produced before the report, a buffer no tensor holds), it gives up and the report's tensor
 //! index answers instead.
 
-use super::database::{RowSpan, operation_row_span, uint};
+use super::database::{RowSpan, id_list, operation_row_span, uint};
 use super::tensor_index::Placement;
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::model::operation_index;
@@ -155,7 +155,7 @@ impl Tensors<'_> {
         }
         let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
         let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();
-        let list = addresses.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+        let list = id_list(addresses.iter().copied());
         let columns = self
             .store
             .schema

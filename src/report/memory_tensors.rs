@@ -14,8 +14,7 @@
 //!
 //! Shapes and dtypes are read by `tensor_id` only for the tensors that hold a buffer.
 
-use super::database::buffer_type;
-use super::database::{int, text, uint};
+use super::database::{buffer_type, id_list, int, text, uint};
 use super::store::Store;
 use super::tensor_index::{Placement, TensorIndex};
 use crate::analysis::memory::{TensorFacts, TensorUse};
@@ -33,10 +32,6 @@ const MAX_PLACES: usize = 2000;
 
 /// How many values go into one `IN (…)` list.
 const CHUNK: usize = 500;
-
-fn list(values: &[u64]) -> String {
-    values.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
-}
 
 /// A tensor's shape and dtype, as printed.
 pub(crate) type TensorTexts = (Option<String>, Option<String>);
@@ -148,7 +143,7 @@ impl Tensors<'_> {
     pub(super) fn placements_by_id(&self, ids: &[u64]) -> rusqlite::Result<Vec<Placement>> {
         let mut out = Vec::new();
         for chunk in ids.chunks(CHUNK) {
-            out.extend(self.placements(&format!("tensor_id IN ({})", list(chunk)))?);
+            out.extend(self.placements(&format!("tensor_id IN ({})", id_list(chunk.iter().copied())))?);
         }
         Ok(out)
     }
@@ -157,7 +152,7 @@ impl Tensors<'_> {
     pub(crate) fn describe(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
         let mut out = HashMap::new();
         for chunk in ids.chunks(CHUNK) {
-            out.extend(self.tensor_texts(&format!("tensor_id IN ({})", list(chunk)))?);
+            out.extend(self.tensor_texts(&format!("tensor_id IN ({})", id_list(chunk.iter().copied())))?);
         }
         Ok(out)
     }
@@ -205,10 +200,9 @@ impl Tensors<'_> {
         }
         let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
         let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();
-        let list = |ids: &mut dyn Iterator<Item = u64>| ids.map(|v| v.to_string()).collect::<Vec<_>>().join(",");
         let mut device_places = self.device_tensors_at(places)?;
         let mut rows: HashMap<u64, Placement> = HashMap::new();
-        for p in self.placements(&format!("address IN ({})", list(&mut addresses.iter().copied())))? {
+        for p in self.placements(&format!("address IN ({})", id_list(addresses.iter().copied())))? {
             if p.device_id.zip(p.address).is_some_and(|place| wanted.contains(&place)) {
                 rows.insert(p.tensor_id, p);
             }
@@ -240,7 +234,6 @@ impl Tensors<'_> {
 
     /// The `input_tensors` and `output_tensors` rows of some tensors, by tensor.
     fn links_of(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<TensorUse>>> {
-        let list = |ids: &[u64]| ids.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
         let mut uses: HashMap<u64, Vec<TensorUse>> = HashMap::new();
         for (table, output) in [("input_tensors", false), ("output_tensors", true)] {
             if !self.store.schema.has_table(table) || ids.is_empty() {
@@ -249,7 +242,10 @@ impl Tensors<'_> {
             let columns = self.store.schema.select_list(table, &[("tensor_id", "0"), ("operation_id", "0")]);
             let ranked = self.store.schema.rank_filter(table);
             for chunk in ids.chunks(500) {
-                let sql = format!("SELECT {columns} FROM {table} WHERE tensor_id IN ({}) AND {ranked}", list(chunk));
+                let sql = format!(
+                    "SELECT {columns} FROM {table} WHERE tensor_id IN ({}) AND {ranked}",
+                    id_list(chunk.iter().copied())
+                );
                 let mut stmt = self.store.conn.prepare(&sql)?;
                 let mut found = stmt.query(params![self.store.rank])?;
                 while let Some(r) = found.next()? {

@@ -6,8 +6,7 @@
 //! as their defaults (behaviour.md §1.3).
 
 use super::ReportError;
-use super::database::buffer_type;
-use super::database::{int, text, uint};
+use super::database::{buffer_type, id_list, int, text, uint};
 use super::memory_tensors::Tensors;
 use crate::analysis::dram_fallback::{FallbackOperation, TensorPlacement, requested_l1};
 use crate::analysis::failure::BufferType;
@@ -133,7 +132,7 @@ impl Tensors<'_> {
         let mut ids: Vec<u64> = wanted.iter().copied().collect();
         ids.sort_unstable();
         for chunk in ids.chunks(CHUNK) {
-            let list = chunk.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+            let list = id_list(chunk.iter().copied());
             let sql = format!("SELECT {columns} FROM tensors WHERE tensor_id IN ({list}) AND {ranks} ORDER BY rowid");
             let mut stmt = self.store.conn.prepare(&sql)?;
             let mut rows = stmt.query(params![self.store.rank])?;
