@@ -212,6 +212,9 @@ pub(crate) fn text(value: ValueRef<'_>) -> String {
     }
 }
 
+/// How many values go into one `IN (…)` list.
+pub(crate) const IN_LIST_CHUNK: usize = 500;
+
 /// Integers written as an SQL `IN (…)` list body: `1,2,3`.
 pub(crate) fn id_list(values: impl IntoIterator<Item = u64>) -> String {
     values.into_iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")

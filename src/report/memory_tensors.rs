@@ -14,7 +14,7 @@
 //!
 //! Shapes and dtypes are read by `tensor_id` only for the tensors that hold a buffer.
 
-use super::database::{buffer_type, id_list, int, text, uint};
+use super::database::{IN_LIST_CHUNK, buffer_type, id_list, int, text, uint};
 use super::store::Store;
 use super::tensor_index::{Placement, TensorIndex};
 use crate::analysis::memory::{TensorFacts, TensorUse};
@@ -29,9 +29,6 @@ use std::sync::Arc;
 /// Past this many places to attribute over the whole run, the index of every tensor answers
 /// (one pass over the tensor tables) rather than lists of addresses and ids.
 const MAX_PLACES: usize = 2000;
-
-/// How many values go into one `IN (…)` list.
-const CHUNK: usize = 500;
 
 /// A tensor's shape and dtype, as printed.
 pub(crate) type TensorTexts = (Option<String>, Option<String>);
@@ -142,7 +139,7 @@ impl Tensors<'_> {
     /// The `tensors` rows of some ids, by the UNIQUE index on `tensor_id`.
     pub(super) fn placements_by_id(&self, ids: &[u64]) -> rusqlite::Result<Vec<Placement>> {
         let mut out = Vec::new();
-        for chunk in ids.chunks(CHUNK) {
+        for chunk in ids.chunks(IN_LIST_CHUNK) {
             out.extend(self.placements(&format!("tensor_id IN ({})", id_list(chunk.iter().copied())))?);
         }
         Ok(out)
@@ -151,7 +148,7 @@ impl Tensors<'_> {
     /// The shape and dtype of some tensors, by id (their `tensors` rows, by the UNIQUE index).
     pub(crate) fn describe(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
         let mut out = HashMap::new();
-        for chunk in ids.chunks(CHUNK) {
+        for chunk in ids.chunks(IN_LIST_CHUNK) {
             out.extend(self.tensor_texts(&format!("tensor_id IN ({})", id_list(chunk.iter().copied())))?);
         }
         Ok(out)
@@ -241,7 +238,7 @@ impl Tensors<'_> {
             }
             let columns = self.store.schema.select_list(table, &[("tensor_id", "0"), ("operation_id", "0")]);
             let ranked = self.store.schema.rank_filter(table);
-            for chunk in ids.chunks(500) {
+            for chunk in ids.chunks(IN_LIST_CHUNK) {
                 let sql = format!(
                     "SELECT {columns} FROM {table} WHERE tensor_id IN ({}) AND {ranked}",
                     id_list(chunk.iter().copied())

@@ -3,7 +3,9 @@
 //! (by index, by rowid span, or by a scan) — never a scan of a big table on a user's key when
 //! an index or the table's order allows better.
 
-use super::database::{RowSpan, Schema, id_list, int, operation_row_span, tables_indexed_by, text, uint};
+use super::database::{
+    IN_LIST_CHUNK, RowSpan, Schema, id_list, int, operation_row_span, tables_indexed_by, text, uint,
+};
 use rusqlite::Connection;
 use std::collections::HashMap;
 
@@ -48,7 +50,8 @@ impl Store {
     /// as the table allows: by index, by rowid span (tables in operation order), or by a scan.
     pub(crate) fn operation_rows(&self, table: &str, ids: &[u64]) -> rusqlite::Result<Vec<String>> {
         let list = |ids: &[u64]| id_list(ids.iter().copied());
-        let by_list = |ids: &[u64]| ids.chunks(500).map(|chunk| format!("operation_id IN ({})", list(chunk))).collect();
+        let by_list =
+            |ids: &[u64]| ids.chunks(IN_LIST_CHUNK).map(|chunk| format!("operation_id IN ({})", list(chunk))).collect();
         if ids.is_empty() {
             return Ok(Vec::new());
         }

@@ -6,7 +6,7 @@
 //! as their defaults (behaviour.md §1.3).
 
 use super::ReportError;
-use super::database::{buffer_type, id_list, int, text, uint};
+use super::database::{IN_LIST_CHUNK, buffer_type, id_list, int, text, uint};
 use super::memory_tensors::Tensors;
 use crate::analysis::dram_fallback::{FallbackOperation, TensorPlacement, requested_l1};
 use crate::analysis::failure::BufferType;
@@ -15,9 +15,6 @@ use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use rusqlite::params;
 use rusqlite::types::ValueRef;
 use std::collections::{HashMap, HashSet};
-
-/// How many ids go into one `IN (…)` list.
-const CHUNK: usize = 500;
 
 /// How many operations after an allocation failure a retry may come (behaviour.md §11.3).
 const RETRY_WINDOW: usize = 3;
@@ -131,7 +128,7 @@ impl Tensors<'_> {
             if self.store.schema.has_column("tensors", "rank") { "(rank = ?1 OR rank = 0)" } else { "(1 OR ?1)" };
         let mut ids: Vec<u64> = wanted.iter().copied().collect();
         ids.sort_unstable();
-        for chunk in ids.chunks(CHUNK) {
+        for chunk in ids.chunks(IN_LIST_CHUNK) {
             let list = id_list(chunk.iter().copied());
             let sql = format!("SELECT {columns} FROM tensors WHERE tensor_id IN ({list}) AND {ranks} ORDER BY rowid");
             let mut stmt = self.store.conn.prepare(&sql)?;
