@@ -191,19 +191,17 @@ fn snapshots(scenario: &str) {
 }
 
 macro_rules! real_fixture {
-    ($scenario:ident $(, memory: $mem:literal)? $(, snapshots: $snap:literal)?) => {
+    ($scenario:ident) => {
         mod $scenario {
             #[test]
             fn failure_is_what_the_script_caught() {
                 super::check_failure(stringify!($scenario));
             }
             #[test]
-            $(#[ignore = $mem])?
             fn memory_at_the_failure_is_what_the_allocator_held() {
                 super::check_memory(stringify!($scenario));
             }
             #[test]
-            $(#[ignore = $snap])?
             fn text_and_json_snapshots() {
                 super::snapshots(stringify!($scenario));
             }

@@ -76,15 +76,13 @@ fn over_time_tab(scenario: &str) {
 }
 
 macro_rules! real_fixture {
-    ($scenario:ident $(, memory: $mem:literal)? $(, over_time: $time:literal)?) => {
+    ($scenario:ident) => {
         mod $scenario {
             #[test]
-            $(#[ignore = $mem])?
             fn memory_tab_at_the_failure() {
                 super::memory_tab(stringify!($scenario));
             }
             #[test]
-            $(#[ignore = $time])?
             fn over_time_tab_marks_the_failure() {
                 super::over_time_tab(stringify!($scenario));
             }
