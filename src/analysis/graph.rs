@@ -84,6 +84,8 @@ pub struct GraphNode {
     pub(crate) max_size_per_bank: Option<u64>,
     /// `params.num_cores` (0 = interleaved).
     pub(crate) num_cores: Option<u64>,
+    /// `params.page_size` of a buffer allocation (newest captures).
+    pub(crate) page_size: Option<u64>,
     /// `params.globally_allocated` of a circular buffer is `"1"`, `1` or `true` (backed by a tensor).
     pub(crate) globally_allocated: bool,
     /// `params.layout`.
@@ -184,6 +186,7 @@ fn buffer_fields(node: GraphNode) -> GraphNode {
         device_id: node.device_id,
         max_size_per_bank: node.max_size_per_bank,
         num_cores: node.num_cores,
+        page_size: node.page_size,
         connections: node.connections,
         ..GraphNode::default()
     }
@@ -232,6 +235,7 @@ fn raw_node(node: &Map<String, Value>) -> RawNode<'_> {
         shape: get(p, "shape"),
         max_size_per_bank: get(p, "max_size_per_bank"),
         num_cores: get(p, "num_cores"),
+        page_size: get(p, "page_size"),
         globally_allocated: get(p, "globally_allocated"),
     });
     RawNode {
@@ -292,6 +296,7 @@ fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
         buffer_type_code,
         max_size_per_bank: number(&params.max_size_per_bank),
         num_cores: number(&params.num_cores),
+        page_size: number(&params.page_size),
         globally_allocated: is_globally_allocated(params),
         layout: text(&params.layout),
         core_range_set: text(&params.core_range_set),

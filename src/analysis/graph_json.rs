@@ -135,6 +135,8 @@ pub(super) struct RawParams<'a> {
     #[serde(borrow, default)]
     pub(crate) num_cores: Option<Loose<'a>>,
     #[serde(borrow, default)]
+    pub(crate) page_size: Option<Loose<'a>>,
+    #[serde(borrow, default)]
     pub(crate) globally_allocated: Option<Loose<'a>>,
 }
 

@@ -18,6 +18,7 @@ mod place;
 mod replay;
 mod replayer;
 mod text;
+pub mod whatif;
 
 pub(crate) use inputs::valid_buffer;
 pub use inputs::{

@@ -1,0 +1,190 @@
+//! One bank allocator as tt-metal runs it (memory.md §9, measured on real re-runs; tt-metal's
+//! `FreeListOpt` with its first-fit policy): free blocks kept merged, a top-down allocator (L1,
+//! L1_SMALL) takes the *highest* free block that holds the request and places it at that block's
+//! top, a bottom-up one (DRAM) the lowest block at its bottom. Sizes are aligned up first. Every
+//! bank of a buffer type moves in lockstep, so one allocator stands for all of them.
+
+use std::collections::BTreeMap;
+
+/// The allocator of one (device, buffer type): its region and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BankAllocator {
+    /// First address of the region.
+    start: u64,
+    /// End of the region (exclusive).
+    end: u64,
+    /// Places at the top of the highest block (L1, L1_SMALL), else at the bottom of the lowest.
+    top_down: bool,
+    /// Allocation sizes are rounded up to this.
+    align: u64,
+    /// Free blocks, start → size, merged (no two touch).
+    free: BTreeMap<u64, u64>,
+    /// Allocated blocks, start → size.
+    used: BTreeMap<u64, u64>,
+}
+
+impl BankAllocator {
+    /// An empty allocator of `[start, end)`.
+    pub(crate) fn new(start: u64, end: u64, top_down: bool, align: u64) -> Self {
+        let mut free = BTreeMap::new();
+        if end > start {
+            free.insert(start, end - start);
+        }
+        Self { start, end: end.max(start), top_down, align: align.max(1), free, used: BTreeMap::new() }
+    }
+
+    /// The region `[start, end)`.
+    pub(crate) fn region(&self) -> (u64, u64) {
+        (self.start, self.end)
+    }
+
+    /// The size an allocation of `size` takes.
+    pub(crate) fn aligned(&self, size: u64) -> u64 {
+        size.max(1).div_ceil(self.align).saturating_mul(self.align)
+    }
+
+    /// Where the policy would place `size` bytes, without placing them; none when no free block
+    /// holds them.
+    pub(crate) fn place(&self, size: u64) -> Option<u64> {
+        let size = self.aligned(size);
+        if self.top_down {
+            self.free.iter().rev().find(|(_, len)| **len >= size).map(|(s, len)| s + len - size)
+        } else {
+            self.free.iter().find(|(_, len)| **len >= size).map(|(s, _)| *s)
+        }
+    }
+
+    /// Places `size` bytes by the policy; none when no free block holds them.
+    pub(crate) fn allocate(&mut self, size: u64) -> Option<u64> {
+        let address = self.place(size)?;
+        self.take(address, self.aligned(size)).then_some(address)
+    }
+
+    /// Places `size` bytes at `address` (a buffer whose place the run decided); false when that
+    /// range is not wholly free inside the region.
+    pub(crate) fn allocate_at(&mut self, address: u64, size: u64) -> bool {
+        self.take(address, self.aligned(size))
+    }
+
+    /// Marks `[address, address + size)` used when it lies inside one free block.
+    fn take(&mut self, address: u64, size: u64) -> bool {
+        let Some((&block, &len)) = self.free.range(..=address).next_back() else { return false };
+        let (block_end, end) = (block + len, address.saturating_add(size));
+        if end > block_end {
+            return false;
+        }
+        self.free.remove(&block);
+        if address > block {
+            self.free.insert(block, address - block);
+        }
+        if block_end > end {
+            self.free.insert(end, block_end - end);
+        }
+        self.used.insert(address, size);
+        true
+    }
+
+    /// Frees the block at `address`, merging it with its free neighbours; false when nothing is
+    /// allocated there.
+    pub(crate) fn free(&mut self, address: u64) -> bool {
+        let Some(size) = self.used.remove(&address) else { return false };
+        let (mut start, mut end) = (address, address + size);
+        if let Some((&before, &len)) = self.free.range(..start).next_back()
+            && before + len == start
+        {
+            self.free.remove(&before);
+            start = before;
+        }
+        if let Some(len) = self.free.remove(&end) {
+            end += len;
+        }
+        self.free.insert(start, end - start);
+        true
+    }
+
+    /// The size of the block allocated at `address`.
+    pub(crate) fn size_at(&self, address: u64) -> Option<u64> {
+        self.used.get(&address).copied()
+    }
+
+    /// The largest free block (0 when none).
+    pub(crate) fn largest_free(&self) -> u64 {
+        self.free.values().copied().max().unwrap_or(0)
+    }
+
+    /// The lowest allocated address, where circular buffers growing from the region's start
+    /// would first run into a buffer.
+    pub(crate) fn lowest_used(&self) -> Option<u64> {
+        self.used.keys().next().copied()
+    }
+
+    /// Allocated blocks `(address, size)`, ascending.
+    pub(crate) fn used(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.used.iter().map(|(a, s)| (*a, *s))
+    }
+
+    /// Bytes allocated.
+    pub(crate) fn allocated(&self) -> u64 {
+        self.used.values().sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_down_takes_the_highest_block_that_holds_it_at_its_top() {
+        // [1000, 2000): a 100 B hole at 1200 and a 300 B hole at 1500 once two are freed.
+        let mut a = BankAllocator::new(1000, 2000, true, 4);
+        assert_eq!(a.allocate(200), Some(1800));
+        assert_eq!(a.allocate(300), Some(1500));
+        assert_eq!(a.allocate(100), Some(1400));
+        assert_eq!(a.allocate(200), Some(1200));
+        assert!(a.free(1500));
+        assert!(a.free(1200));
+        // 100 B: the highest block that holds it is the 300 B one, at its top.
+        assert_eq!(a.allocate(100), Some(1700));
+        // 248 B no longer fits at 1500–1700 (200 B); the lower block 1000–1400 (400 B) does.
+        assert_eq!(a.allocate(248), Some(1152));
+        assert_eq!(a.largest_free(), 200);
+        assert_eq!(a.lowest_used(), Some(1152));
+        // Alignment rounds sizes up: 250 B take 252 B.
+        assert_eq!(a.aligned(250), 252);
+    }
+
+    #[test]
+    fn bottom_up_takes_the_lowest_block_at_its_bottom_and_frees_merge() {
+        let mut a = BankAllocator::new(64, 1064, false, 32);
+        assert_eq!(a.allocate(100), Some(64)); // 128 with alignment
+        assert_eq!(a.allocate(100), Some(192));
+        assert_eq!(a.allocate(100), Some(320));
+        assert!(a.free(192));
+        assert!(a.free(64));
+        // The two freed blocks merged into one of 256 at 64.
+        assert_eq!(a.allocate(250), Some(64));
+        assert_eq!(a.allocated(), 256 + 128);
+        assert!(!a.free(999), "nothing at 999");
+        assert_eq!(a.allocate(2000), None);
+    }
+
+    #[test]
+    fn freeing_and_allocating_the_same_size_again_reuses_the_block_exactly() {
+        let mut a = BankAllocator::new(105_824, 1_499_136, true, 16);
+        let placed: Vec<u64> = (0..10).map(|_| a.allocate(131_072).unwrap()).collect();
+        assert_eq!(placed[0], 1_499_136 - 131_072);
+        assert!(a.free(placed[4]));
+        assert_eq!(a.allocate(131_072), Some(placed[4]));
+    }
+
+    #[test]
+    fn allocate_at_needs_a_free_range() {
+        let mut a = BankAllocator::new(0, 1000, true, 16);
+        assert!(a.allocate_at(96, 100), "takes [96, 208) once aligned");
+        assert!(!a.allocate_at(160, 32), "overlaps the first");
+        assert!(!a.allocate_at(960, 64), "beyond the end");
+        assert!(a.allocate_at(208, 32), "right after the first");
+        assert_eq!(a.used().collect::<Vec<_>>(), vec![(96, 112), (208, 32)]);
+        assert_eq!(a.size_at(208), Some(32));
+    }
+}

@@ -1,0 +1,479 @@
+//! What if (memory.md §9, beyond the reference): the run's allocations replayed through a model
+//! of tt-metal's bank allocator with a fix applied, and what tt-metal would then do with the
+//! failed request. Pure: the report layer reads the checkpoint, each operation's graph and
+//! snapshot, and the failure, and feeds them to a [`WhatIfRun`].
+
+mod allocator;
+mod fix;
+mod machine;
+mod plan;
+mod sequence;
+#[cfg(test)]
+mod tests;
+mod text;
+
+pub use fix::{Fix, FixError};
+pub use plan::{DramMove, Plan, Regions, request_page};
+pub use sequence::{BufferId, DeviceView, OperationRecord, Place, Recorded, Sequence, Step};
+pub use text::{answer_sentence, note_text};
+
+use super::fit::fit;
+use super::model::{LiveBuffer, NoFit, Origin};
+use crate::analysis::failure::BufferType;
+use machine::{Fixed, Recording};
+
+/// What tt-metal would do with the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// It would be placed (at [`Answer::address`]).
+    Fits,
+    /// It would not be placed.
+    DoesNotFit,
+    /// The report cannot tell (no region, or a change the model does not cover).
+    Unknown,
+}
+
+impl Outcome {
+    /// The JSON value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fits => "fits",
+            Self::DoesNotFit => "does_not_fit",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
+/// The failed request, as its message gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    /// A buffer of `size_per_bank` in `place` (kinds 1 and 2).
+    Allocation {
+        /// Where it was asked for.
+        place: Place,
+        /// Bytes per bank.
+        size_per_bank: u64,
+        /// Bytes across every bank, and the page size when it can be told: what placing it in
+        /// DRAM instead needs.
+        size: Option<(u64, u64)>,
+    },
+    /// The operation's circular buffers, from the L1 allocator's start to `region_end` (kinds 3
+    /// and 4); `beyond_l1` when they grow past the end of L1.
+    CircularBuffers {
+        /// The region's end.
+        region_end: u64,
+        /// Kind 3: past the end of L1.
+        beyond_l1: bool,
+    },
+}
+
+/// A buffer in the way of the request after the fixes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InTheWay {
+    /// Where it lies in the fixed run.
+    pub address: u64,
+    /// Bytes per bank.
+    pub size_per_bank: u64,
+    /// Where the run recorded it.
+    pub recorded_address: u64,
+    /// The operation that allocated it (none: live before the replayed range).
+    pub operation_id: Option<u64>,
+    /// Its tensor, when known (the report layer names the others).
+    pub tensor_id: Option<u64>,
+}
+
+/// The first allocation the model did not put where the run did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The operation it belongs to (none: the failed request itself).
+    pub operation_id: Option<u64>,
+    /// Its buffer type.
+    pub buffer_type: BufferType,
+    /// Where the run put it (none: the run refused the request).
+    pub recorded: Option<u64>,
+    /// Where the model puts it (none: nowhere).
+    pub model: Option<u64>,
+}
+
+/// Replaying with no fix puts every recorded allocation at its recorded address (and refuses
+/// the request), or the first place it does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayCheck {
+    /// A reproduction.
+    Exact,
+    /// A model: the first difference, and how many allocations differ.
+    Differs {
+        /// The first.
+        first: Mismatch,
+        /// How many allocations the policy placed elsewhere.
+        count: usize,
+    },
+}
+
+/// What the replay set aside or approximated, each said in one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WhatIfNote {
+    /// The fixed run cannot place an earlier allocation: it would fail there first.
+    EarlierFailure {
+        /// The operation (none: before the replayed range).
+        operation_id: Option<u64>,
+        /// Its buffer type.
+        buffer_type: BufferType,
+        /// The bytes per bank it asked for.
+        size_per_bank: u64,
+        /// The largest free block then.
+        largest_free_block: u64,
+    },
+    /// A buffer moved to DRAM without a recorded page size: its DRAM size is estimated.
+    DramSizeEstimated {
+        /// Its tensor, when known.
+        tensor_id: Option<u64>,
+        /// The size used.
+        size_per_bank: u64,
+    },
+    /// A fix names something the report does not have.
+    NotFound {
+        /// The fix, as given.
+        fix: String,
+        /// What is missing.
+        what: String,
+    },
+    /// The region of a buffer type is unknown.
+    RegionUnknown {
+        /// The buffer type.
+        buffer_type: BufferType,
+    },
+    /// Graph frees of buffers that were not live.
+    UnknownFrees {
+        /// How many.
+        count: usize,
+    },
+    /// The circular buffers the same operation used earlier in the run would not fit below it.
+    CircularBuffersAfter {
+        /// The earlier operation.
+        operation_id: u64,
+        /// Its name.
+        operation_name: String,
+        /// Its circular-buffer region, from the allocator's start.
+        used: u64,
+        /// The room left below the lowest L1 buffer.
+        room: u64,
+    },
+    /// The circular buffers end beyond L1: no change to L1 buffers helps.
+    BeyondL1,
+    /// An L1_SMALL request: the operation may need several such buffers.
+    SeveralL1Small,
+}
+
+/// The answer for the failed operation (memory.md §9.1, §9.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The failed operation.
+    pub operation_id: u64,
+    /// The fixes, as given.
+    pub fixes: Vec<Fix>,
+    /// What was checked: an allocation, or the circular buffers.
+    pub circular_buffers: bool,
+    /// What tt-metal would do.
+    pub outcome: Outcome,
+    /// The buffer type the request was placed in (DRAM when moved there).
+    pub buffer_type: BufferType,
+    /// The request's address when it fits.
+    pub address: Option<u64>,
+    /// The request per bank, in the buffer type it was placed in.
+    pub size_per_bank: Option<u64>,
+    /// The largest free block when it does not fit.
+    pub largest_free_block: Option<u64>,
+    /// Room for circular buffers: the lowest L1 buffer's address minus the allocator's start.
+    pub cb_room: Option<u64>,
+    /// What the most recent earlier operation of the same name used for its circular buffers.
+    pub cb_hint: Option<u64>,
+    /// What is in the way when it does not fit.
+    pub in_the_way: Vec<InTheWay>,
+    /// The self-check.
+    pub replay_check: ReplayCheck,
+    /// What was set aside or approximated.
+    pub notes: Vec<WhatIfNote>,
+}
+
+/// An earlier operation's circular buffers, for `cb_hint`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CircularBufferUse {
+    /// The operation.
+    pub operation_id: u64,
+    /// Its name.
+    pub operation_name: String,
+    /// Its circular-buffer region's end minus the L1 allocator's start.
+    pub used: u64,
+}
+
+/// A replay under way: the sequence being rebuilt, the run as recorded with the policy's
+/// predictions, and the run with the fixes.
+#[derive(Debug, Clone)]
+pub struct WhatIfRun {
+    seq: Sequence,
+    recording: Recording,
+    fixed: Fixed,
+    regions: Regions,
+    fixed_regions: Regions,
+}
+
+impl WhatIfRun {
+    /// A replay of `view`'s device over `regions`, with the fixes of `plan`.
+    pub fn new(view: sequence::DeviceView, regions: Regions, plan: Plan) -> Self {
+        let device = view.device_id;
+        let fixed_regions = regions.with_l1_small(plan.l1_small_size);
+        let changed = fixed_regions != regions;
+        Self {
+            seq: Sequence::new(view),
+            recording: Recording::new(device, &regions),
+            fixed: Fixed::new(device, &fixed_regions, plan, changed),
+            regions,
+            fixed_regions,
+        }
+    }
+
+    /// The sequence so far (its live buffers name the fixes' targets).
+    pub fn sequence(&self) -> &Sequence {
+        &self.seq
+    }
+
+    /// The checkpoint: the buffers live when the replayed range begins; `after` is the operation
+    /// they are live after (its `free` fixes apply at once).
+    pub fn start(&mut self, live: Vec<Recorded>, after: Option<u64>) {
+        let mut steps = self.seq.start(live);
+        steps.extend(after.map(Step::End));
+        self.apply(&steps);
+    }
+
+    /// One operation's records, in run order; the failed operation last.
+    pub fn operation(&mut self, record: &OperationRecord<'_>) {
+        let steps = self.seq.operation(record);
+        self.apply(&steps);
+    }
+
+    fn apply(&mut self, steps: &[Step]) {
+        for &step in steps {
+            self.recording.apply(&self.seq, step);
+            self.fixed.apply(&self.seq, step);
+        }
+    }
+
+    /// What tt-metal would do with the request once every operation up to the failed one has
+    /// been given. `inputs`: the failed operation's input buffers (place, recorded address),
+    /// which cannot be freed before it runs; `cb_hint`: the circular buffers of the most
+    /// recent earlier operation of the same name.
+    pub fn answer(
+        mut self,
+        operation_id: u64,
+        fixes: Vec<Fix>,
+        request: Request,
+        inputs: &[(Place, u64)],
+        cb_hint: Option<CircularBufferUse>,
+    ) -> Answer {
+        let device = self.seq.view.device_id;
+        let mut notes = std::mem::take(&mut self.fixed.notes);
+        if self.seq.unknown_frees > 0 {
+            notes.push(WhatIfNote::UnknownFrees { count: self.seq.unknown_frees });
+        }
+        let refused_as_recorded = self.refused_as_recorded(request);
+        let replay_check = match (self.recording.first_mismatch, refused_as_recorded) {
+            (Some(first), _) => ReplayCheck::Differs { first, count: self.recording.mismatches },
+            (None, Some(model)) => ReplayCheck::Differs {
+                first: Mismatch {
+                    operation_id: Some(operation_id),
+                    buffer_type: model.0,
+                    recorded: None,
+                    model: model.1,
+                },
+                count: 1,
+            },
+            (None, None) => ReplayCheck::Exact,
+        };
+        let mut answer = Answer {
+            operation_id,
+            fixes,
+            circular_buffers: matches!(request, Request::CircularBuffers { .. }),
+            outcome: Outcome::Unknown,
+            buffer_type: BufferType::L1,
+            address: None,
+            size_per_bank: None,
+            largest_free_block: None,
+            cb_room: None,
+            cb_hint: cb_hint.as_ref().map(|h| h.used),
+            in_the_way: Vec::new(),
+            replay_check,
+            notes,
+        };
+        if let Some(dead) = self.fixed.dead.take() {
+            answer.outcome = Outcome::DoesNotFit;
+            answer.notes.push(dead);
+            return answer;
+        }
+        match request {
+            Request::Allocation { place, size_per_bank, size } => {
+                self.place_request(&mut answer, (place, size_per_bank, size), inputs, device);
+            }
+            Request::CircularBuffers { region_end, beyond_l1 } => {
+                self.circular_buffers(&mut answer, region_end, beyond_l1, device);
+            }
+        }
+        if answer.outcome == Outcome::Fits
+            && let (Some(room), Some(hint)) = (answer.cb_room, cb_hint)
+            && hint.used > room
+        {
+            answer.notes.push(WhatIfNote::CircularBuffersAfter {
+                operation_id: hint.operation_id,
+                operation_name: hint.operation_name,
+                used: hint.used,
+                room,
+            });
+        }
+        answer
+    }
+
+    /// None when the run as recorded refuses the request as tt-metal did; else where the model
+    /// would have placed it (or, for circular buffers, the lowest L1 address it clears).
+    fn refused_as_recorded(&self, request: Request) -> Option<(BufferType, Option<u64>)> {
+        match request {
+            Request::Allocation { place, size_per_bank, .. } => {
+                let a = self.recording.allocators.get(&place)?;
+                a.place(size_per_bank).map(|address| (place.1, Some(address)))
+            }
+            Request::CircularBuffers { region_end, beyond_l1 } => {
+                let l1 = self.recording.allocators.get(&(self.seq.view.device_id, BufferType::L1))?;
+                let clash = l1.lowest_used().is_some_and(|lowest| lowest < region_end);
+                (!beyond_l1 && !clash).then(|| (BufferType::L1, l1.lowest_used()))
+            }
+        }
+    }
+
+    /// Places an allocation request in the fixed run (in DRAM with `output-to-dram`).
+    fn place_request(
+        &mut self,
+        answer: &mut Answer,
+        (place, size_per_bank, size): (Place, u64, Option<(u64, u64)>),
+        inputs: &[(Place, u64)],
+        device: u64,
+    ) {
+        let plan = self.fixed.plan();
+        let (place, need) = match (plan.output_to_dram, size) {
+            (true, Some((bytes, page))) => ((device, BufferType::Dram), plan.dram_per_bank(bytes, page)),
+            (true, None) => {
+                answer.notes.push(WhatIfNote::NotFound {
+                    fix: "output-to-dram".into(),
+                    what: "the request's page size".into(),
+                });
+                return;
+            }
+            (false, _) => (place, size_per_bank),
+        };
+        answer.buffer_type = place.1;
+        answer.size_per_bank = Some(need);
+        if place.1 == BufferType::L1Small {
+            answer.notes.push(WhatIfNote::SeveralL1Small);
+        }
+        let Some(a) = self.fixed.allocators.get_mut(&place) else {
+            answer.notes.push(WhatIfNote::RegionUnknown { buffer_type: place.1 });
+            return;
+        };
+        match a.allocate(need) {
+            Some(address) => {
+                answer.outcome = Outcome::Fits;
+                answer.address = Some(address);
+                answer.cb_room = self.cb_room(device);
+            }
+            None => {
+                answer.outcome = Outcome::DoesNotFit;
+                answer.largest_free_block = Some(a.largest_free());
+                answer.in_the_way = self.in_the_way_of(place, need, inputs, answer.operation_id);
+            }
+        }
+    }
+
+    /// The room circular buffers have in the fixed run: from the L1 allocator's start to the
+    /// lowest L1 buffer (to the end of L1 when none is live).
+    fn cb_room(&self, device: u64) -> Option<u64> {
+        let l1 = self.fixed.allocators.get(&(device, BufferType::L1))?;
+        let (start, end) = l1.region();
+        Some(l1.lowest_used().unwrap_or(end).saturating_sub(start))
+    }
+
+    /// The cheapest set of buffers whose freeing would let the request fit (memory.md §6 on the
+    /// fixed run's picture): inputs of the failed operation and its own buffers cannot go.
+    fn in_the_way_of(&self, place: Place, need: u64, inputs: &[(Place, u64)], failed: u64) -> Vec<InTheWay> {
+        let Some(a) = self.fixed.allocators.get(&place) else { return Vec::new() };
+        let live = self.fixed.live_in(place);
+        let input_ids: Vec<BufferId> = inputs.iter().filter_map(|&(p, addr)| self.seq.live_at(p, addr)).collect();
+        let buffers: Vec<LiveBuffer> = live
+            .iter()
+            .map(|&(id, address, size)| LiveBuffer {
+                address,
+                size_per_bank: size,
+                input_of_operation: input_ids.contains(&id),
+                origin: Some(if self.seq.buffers[id].operation_id == Some(failed) {
+                    Origin::ThisOperation
+                } else {
+                    Origin::Earlier
+                }),
+                ..LiveBuffer::default()
+            })
+            .collect();
+        match fit(&buffers, a.region(), need, place.1 != BufferType::Dram) {
+            Ok(f) => f
+                .free
+                .iter()
+                .filter_map(|addr| live.iter().find(|(_, a, _)| a == addr))
+                .map(|&(id, address, size)| self.in_the_way(id, address, size))
+                .collect(),
+            Err(NoFit::Pinned | NoFit::LargerThanRegion { .. } | NoFit::NoRequest | NoFit::RegionUnknown)
+            | Err(NoFit::CircularBuffers) => Vec::new(),
+        }
+    }
+
+    fn in_the_way(&self, id: BufferId, address: u64, size_per_bank: u64) -> InTheWay {
+        let b = &self.seq.buffers[id];
+        InTheWay {
+            address,
+            size_per_bank,
+            recorded_address: b.address,
+            operation_id: b.operation_id,
+            tensor_id: b.tensor_id,
+        }
+    }
+
+    /// Circular buffers from the L1 allocator's start to `region_end` fit when they end within
+    /// L1 and no live L1 buffer starts below their end.
+    fn circular_buffers(&self, answer: &mut Answer, region_end: u64, beyond_l1: bool, device: u64) {
+        answer.buffer_type = BufferType::L1;
+        let place = (device, BufferType::L1);
+        if !self.fixed.allocators.contains_key(&place) {
+            answer.notes.push(WhatIfNote::RegionUnknown { buffer_type: BufferType::L1 });
+            return;
+        }
+        answer.cb_room = self.cb_room(device);
+        if beyond_l1 {
+            answer.outcome = Outcome::DoesNotFit;
+            answer.notes.push(WhatIfNote::BeyondL1);
+            return;
+        }
+        answer.in_the_way = self
+            .fixed
+            .live_in(place)
+            .into_iter()
+            .filter(|&(_, address, _)| address < region_end)
+            .map(|(id, address, size)| self.in_the_way(id, address, size))
+            .collect();
+        answer.outcome = if answer.in_the_way.is_empty() { Outcome::Fits } else { Outcome::DoesNotFit };
+    }
+
+    /// The regions of the fixed run (they differ with a larger `l1_small_size`).
+    pub fn fixed_regions(&self) -> Regions {
+        self.fixed_regions
+    }
+
+    /// The regions as recorded.
+    pub fn regions(&self) -> Regions {
+        self.regions
+    }
+}

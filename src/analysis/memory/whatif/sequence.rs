@@ -1,0 +1,266 @@
+//! The run's allocations in order (memory.md §9.1), rebuilt from what the report recorded: the
+//! live buffers at a checkpoint, then, operation by operation, its captured graph's allocations
+//! and frees in node order and its post-operation snapshot, which shows what was allocated or
+//! freed outside any graph. Each buffer gets an id once, at its allocation, so that a fix can
+//! name it and a replay can move it; the recorded address is kept to check the replay against.
+
+use crate::analysis::failure::BufferType;
+use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::memory::graph_index::GraphIndex;
+use crate::analysis::memory::inputs::{DeviceFacts, GraphBuffer, SnapshotRow, default_banks};
+use crate::analysis::memory::live_index::IntMap;
+use crate::analysis::memory::replay::free_addresses;
+use std::collections::HashMap;
+
+/// Where a buffer lives: a device and a buffer type (L1, L1_SMALL or DRAM).
+pub type Place = (u64, BufferType);
+
+/// The index of a buffer in [`Sequence::buffers`].
+pub type BufferId = usize;
+
+/// A buffer the run allocated, as the report recorded it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// Its device and buffer type.
+    pub place: Place,
+    /// Where tt-metal placed it (per bank).
+    pub address: u64,
+    /// Bytes per bank.
+    pub size_per_bank: u64,
+    /// Bytes across every bank and the page size, when a graph node gives them: what placing it
+    /// in another buffer type needs.
+    pub size: Option<(u64, u64)>,
+    /// The tensor its graph connects it to, when it does.
+    pub tensor_id: Option<u64>,
+    /// The operation during which it was allocated; none for a buffer live at the checkpoint.
+    pub operation_id: Option<u64>,
+}
+
+/// One thing that happened, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A buffer was allocated. `pinned`: it was live before the replayed range began (the
+    /// checkpoint, or allocated before the first recorded operation) and keeps its address.
+    Alloc {
+        /// The buffer.
+        id: BufferId,
+        /// Placed at its recorded address, not by the policy.
+        pinned: bool,
+    },
+    /// A buffer was freed.
+    Free(BufferId),
+    /// An operation ended (the failed one never does).
+    End(u64),
+}
+
+/// One operation's records.
+#[derive(Debug, Clone, Copy)]
+pub struct OperationRecord<'a> {
+    /// Its id.
+    pub operation_id: u64,
+    /// Its captured graph (buffer nodes are enough); empty when it has none.
+    pub graph: &'a [GraphNode],
+    /// For the failed operation: its failure point (memory.md §3.3), the last node replayed.
+    pub through: Option<usize>,
+    /// Its post-operation `buffers` rows (every device and type), when it has any; for the
+    /// failed operation, the snapshot taken after the unwinding.
+    pub snapshot: Option<&'a [SnapshotRow]>,
+    /// True for the failed operation: what its graph allocated before the failure stays live.
+    pub failed: bool,
+}
+
+/// The device a replay follows, and the other ids its records name it by (a single chip opened
+/// as a mesh: graph nodes on the mesh id, tables on the chip's, memory.md §1–§2).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DeviceView {
+    /// The failure's device.
+    pub device_id: u64,
+    /// Other ids that name the same device.
+    pub aliases: Vec<u64>,
+    /// Its `devices` row (L1 banks, for graph sizes without a per-bank figure).
+    pub facts: Option<DeviceFacts>,
+}
+
+impl DeviceView {
+    /// True when a record's device id names this device (a graph node without one does).
+    fn names(&self, device: Option<u64>) -> bool {
+        device.is_none_or(|d| d == self.device_id || self.aliases.contains(&d))
+    }
+}
+
+/// The buffer types a replay places.
+fn placed_type(t: Option<BufferType>) -> Option<BufferType> {
+    t.filter(|t| matches!(t, BufferType::L1 | BufferType::L1Small | BufferType::Dram))
+}
+
+/// The sequence being rebuilt: every buffer seen so far, and which are live (by recorded
+/// address) after the last step given out.
+#[derive(Debug, Clone, Default)]
+pub struct Sequence {
+    /// The device followed.
+    pub view: DeviceView,
+    /// Every buffer, by id.
+    pub buffers: Vec<Recorded>,
+    /// The live buffers by (place, recorded address).
+    live: HashMap<(Place, u64), BufferId>,
+    /// Graph frees of addresses that were not live.
+    pub unknown_frees: usize,
+    /// Whether any operation has been given (the first one's outside allocations are pinned).
+    started: bool,
+}
+
+impl Sequence {
+    /// Nothing live yet.
+    pub fn new(view: DeviceView) -> Self {
+        Self { view, ..Self::default() }
+    }
+
+    /// The checkpoint: the buffers live when the replayed range begins, each pinned at its
+    /// recorded address.
+    pub fn start(&mut self, live: Vec<Recorded>) -> Vec<Step> {
+        self.started = true;
+        live.into_iter().map(|b| Step::Alloc { id: self.add(b), pinned: true }).collect()
+    }
+
+    /// The id of the buffer live at `address` in `place` now.
+    pub fn live_at(&self, place: Place, address: u64) -> Option<BufferId> {
+        self.live.get(&(place, address)).copied()
+    }
+
+    /// Every live buffer's id, in no particular order.
+    pub fn live_ids(&self) -> impl Iterator<Item = BufferId> + '_ {
+        self.live.values().copied()
+    }
+
+    fn add(&mut self, b: Recorded) -> BufferId {
+        let id = self.buffers.len();
+        self.live.insert((b.place, b.address), id);
+        self.buffers.push(b);
+        id
+    }
+
+    /// The steps of one operation: buffers freed and allocated outside any graph (what its
+    /// snapshot shows that the graph does not), its graph's allocations and frees in order, the
+    /// buffers its graph allocated that its snapshot no longer holds, and its end.
+    pub fn operation(&mut self, record: &OperationRecord<'_>) -> Vec<Step> {
+        let first = !self.started;
+        self.started = true;
+        let before: IntMap<BufferId, ()> = self.live.values().map(|&id| (id, ())).collect();
+        let mut steps = self.graph_steps(record);
+        let Some(rows) = record.snapshot else {
+            if !record.failed {
+                steps.push(Step::End(record.operation_id));
+            }
+            return steps;
+        };
+        let shown = self.shown(rows);
+        let allocated_here: Vec<(Place, u64, u64)> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Alloc { id, .. } => Some(&self.buffers[*id]),
+                _ => None,
+            })
+            .map(|b| (b.place, b.address, b.address + b.size_per_bank))
+            .collect();
+        let mut pre: Vec<Step> = Vec::new();
+        let mut post: Vec<Step> = Vec::new();
+        // Live now but not shown: freed outside the graph (before it, when it was live before;
+        // after it, when the graph allocated it and recorded no free).
+        let mut gone: Vec<((Place, u64), BufferId)> = self
+            .live
+            .iter()
+            .filter(|(key, id)| shown.get(key).is_none_or(|&size| size != self.buffers[**id].size_per_bank))
+            .map(|(k, id)| (*k, *id))
+            .collect();
+        gone.sort_unstable_by_key(|(_, id)| *id);
+        for (key, id) in gone {
+            let here = !before.contains_key(&id);
+            if here && record.failed {
+                continue; // allocated before the failure: live at it, whatever the unwinding freed
+            }
+            self.live.remove(&key);
+            if here { post.push(Step::Free(id)) } else { pre.push(Step::Free(id)) }
+        }
+        // Shown but not live: allocated outside the graph — after it when its range meets one the
+        // graph allocated (it can only have come after), else before it.
+        let mut new: Vec<((Place, u64), u64)> =
+            shown.iter().filter(|(key, _)| !self.live.contains_key(key)).map(|(k, s)| (*k, *s)).collect();
+        new.sort_unstable_by_key(|((place, address), _)| {
+            let top_down = place.1 != BufferType::Dram;
+            (place.0, place.1 as u8, if top_down { u64::MAX - address } else { *address })
+        });
+        for ((place, address), size_per_bank) in new {
+            let end = address + size_per_bank;
+            let after = allocated_here.iter().any(|&(p, s, e)| p == place && s < end && address < e);
+            let b = Recorded {
+                place,
+                address,
+                size_per_bank,
+                size: None,
+                tensor_id: None,
+                operation_id: Some(record.operation_id),
+            };
+            let step = Step::Alloc { id: self.add(b), pinned: first };
+            if after { post.push(step) } else { pre.push(step) }
+        }
+        pre.extend(steps);
+        pre.extend(post);
+        if !record.failed {
+            pre.push(Step::End(record.operation_id));
+        }
+        pre
+    }
+
+    /// The valid snapshot rows of the followed device and placed types, by (place, address).
+    fn shown(&self, rows: &[SnapshotRow]) -> HashMap<(Place, u64), u64> {
+        let device = self.view.device_id;
+        rows.iter()
+            .filter(|r| self.view.names(Some(r.device_id)))
+            .filter_map(|r| {
+                let (address, size) = r.valid()?;
+                Some((((device, placed_type(r.buffer_type)?), address), size))
+            })
+            .collect()
+    }
+
+    /// The graph's allocations and frees of the followed device, in node order, up to the
+    /// failure point.
+    fn graph_steps(&mut self, record: &OperationRecord<'_>) -> Vec<Step> {
+        let graph = record.graph;
+        let last = record.through.map_or(graph.len(), |f| (f + 1).min(graph.len()));
+        let frees = free_addresses(graph);
+        let index = GraphIndex::new(graph);
+        let mut steps = Vec::new();
+        for (i, node) in graph[..last].iter().enumerate() {
+            if !self.view.names(node.device_id) {
+                continue;
+            }
+            let Some(buffer_type) = placed_type(node.buffer_type) else { continue };
+            let place = (self.view.device_id, buffer_type);
+            if node.is(NodeType::BufferAllocate) {
+                let Some(address) = node.address.filter(|&a| a > 0) else { continue };
+                let banks = default_banks(buffer_type, None, self.view.facts.as_ref());
+                let Some(size_per_bank) = GraphBuffer::key_of(node, address).per_bank(banks) else { continue };
+                if let Some(old) = self.live.remove(&(place, address)) {
+                    steps.push(Step::Free(old)); // its free went unrecorded
+                }
+                let b = Recorded {
+                    place,
+                    address,
+                    size_per_bank,
+                    size: node.size.zip(node.page_size),
+                    tensor_id: index.allocated_tensor(i),
+                    operation_id: Some(record.operation_id),
+                };
+                steps.push(Step::Alloc { id: self.add(b), pinned: false });
+            } else if node.is(NodeType::BufferDeallocate) {
+                let freed = frees[i].and_then(|address| self.live.remove(&(place, address)));
+                match freed {
+                    Some(id) => steps.push(Step::Free(id)),
+                    None => self.unknown_frees += 1,
+                }
+            }
+        }
+        steps
+    }
+}

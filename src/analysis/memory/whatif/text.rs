@@ -1,0 +1,136 @@
+//! How a what-if answer reads (memory.md §9.2): what tt-metal would do with the request once the
+//! fix is in, said only as far as the replay says it — `fits` only when it fits, and `fits,
+//! then …` when the circular buffers the operation needs would no longer fit below it.
+
+use super::{Answer, InTheWay, Mismatch, Outcome, ReplayCheck, WhatIfNote};
+use crate::analysis::failure::BufferType;
+use crate::analysis::format::{counted, format_address, size};
+
+fn address(a: u64, hex: bool) -> String {
+    format_address(Some(a), hex)
+}
+
+/// A buffer in the way: `tensor 12 at 110592 (76 KiB)`.
+fn in_the_way(b: &InTheWay, hex: bool) -> String {
+    let who = b.tensor_id.map_or_else(|| "a buffer".to_string(), |t| format!("tensor {t}"));
+    format!("{who} at {} ({})", address(b.address, hex), size(b.size_per_bank))
+}
+
+fn listed(buffers: &[InTheWay], hex: bool) -> String {
+    let shown: Vec<String> = buffers.iter().take(3).map(|b| in_the_way(b, hex)).collect();
+    let more = buffers.len().saturating_sub(shown.len());
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!("{}{more}", shown.join(", "))
+}
+
+/// What tt-metal would do, e.g. `the 128 KiB request fits at 1105920.`, `the 1 MiB request fits
+/// at 114688, but ttnn.matmul used 12 KiB of circular buffers at operation 5 and only 8.7 KiB
+/// would be left below it.`; with the self-check's caveat when the replay is a model.
+pub fn answer_sentence(a: &Answer, hex: bool) -> String {
+    let mut out = outcome(a, hex);
+    if let ReplayCheck::Differs { first, .. } = a.replay_check {
+        out.push_str(&format!(" (A model, not a reproduction: {}.)", mismatch(&first, hex)));
+    }
+    out
+}
+
+fn outcome(a: &Answer, hex: bool) -> String {
+    if let Some(dead) = a.notes.iter().find(|n| matches!(n, WhatIfNote::EarlierFailure { .. })) {
+        return format!("{}.", note_text(dead));
+    }
+    let kind = match a.buffer_type {
+        BufferType::L1 => String::new(),
+        other => format!(" {}", other.token()),
+    };
+    let request =
+        a.size_per_bank.map_or_else(|| "the request".to_string(), |s| format!("the {}{kind} request", size(s)));
+    match (a.circular_buffers, a.outcome) {
+        (false, Outcome::Fits) => {
+            let at = a.address.map_or_else(String::new, |x| format!(" at {}", address(x, hex)));
+            match a.notes.iter().find(|n| matches!(n, WhatIfNote::CircularBuffersAfter { .. })) {
+                Some(WhatIfNote::CircularBuffersAfter { operation_id, operation_name, used, room }) => format!(
+                    "{request} fits{at}, but {operation_name} used {} of circular buffers at operation {operation_id} and only {} would be left below it.",
+                    size(*used),
+                    size(*room)
+                ),
+                _ => format!("{request} fits{at}."),
+            }
+        }
+        (false, Outcome::DoesNotFit) => {
+            let largest = a.largest_free_block.map_or_else(String::new, |l| format!(": the largest free block would be {}", size(l)));
+            let way = if a.in_the_way.is_empty() {
+                String::new()
+            } else {
+                format!("; {} would still be in the way", listed(&a.in_the_way, hex))
+            };
+            format!("{request} still does not fit{largest}{way}.")
+        }
+        (true, Outcome::Fits) => "the circular buffers fit below the lowest L1 buffer.".to_string(),
+        (true, Outcome::DoesNotFit) if a.notes.contains(&WhatIfNote::BeyondL1) => {
+            "the circular buffers still end beyond L1: no change to L1 buffers helps; the operation's program config sets their size.".to_string()
+        }
+        (true, Outcome::DoesNotFit) => format!(
+            "the circular buffers still clash with {}: {}.",
+            counted(a.in_the_way.len(), "L1 buffer", "L1 buffers"),
+            listed(&a.in_the_way, hex)
+        ),
+        (_, Outcome::Unknown) => {
+            let why = a.notes.iter().map(|n| note_text(n)).next().unwrap_or_else(|| "the report does not say enough".into());
+            format!("the replay cannot tell: {why}.")
+        }
+    }
+}
+
+fn mismatch(m: &Mismatch, hex: bool) -> String {
+    let at = m.operation_id.map_or_else(|| "before the first operation".to_string(), |k| format!("at operation {k}"));
+    match (m.recorded, m.model) {
+        (Some(r), Some(x)) => format!(
+            "replayed without a fix, the {} buffer tt-metal placed at {} {at} lands at {}",
+            m.buffer_type.token(),
+            address(r, hex),
+            address(x, hex)
+        ),
+        (Some(r), None) => {
+            format!(
+                "replayed without a fix, the {} buffer tt-metal placed at {} {at} does not fit",
+                m.buffer_type.token(),
+                address(r, hex)
+            )
+        }
+        (None, Some(x)) => format!("replayed without a fix, the failed request fits at {}", address(x, hex)),
+        (None, None) => "replayed without a fix, the failed request does not fail".to_string(),
+    }
+}
+
+/// One note, as a clause without its full stop.
+pub fn note_text(n: &WhatIfNote) -> String {
+    match n {
+        WhatIfNote::EarlierFailure { operation_id, buffer_type, size_per_bank, largest_free_block } => {
+            let at = operation_id.map_or_else(|| "before the first operation".into(), |k| format!("operation {k}"));
+            format!(
+                "the run would fail earlier: {at} could not place its {} {} buffer (largest free block {})",
+                size(*size_per_bank),
+                buffer_type.token(),
+                size(*largest_free_block)
+            )
+        }
+        WhatIfNote::DramSizeEstimated { tensor_id, size_per_bank } => {
+            let who = tensor_id.map_or_else(|| "a buffer".into(), |t| format!("tensor {t}"));
+            format!("{who} has no recorded page size: its DRAM size is estimated at {} per bank", size(*size_per_bank))
+        }
+        WhatIfNote::NotFound { fix, what } => format!("{fix}: {what} is not in the report"),
+        WhatIfNote::RegionUnknown { buffer_type } => format!("the {} region is unknown", buffer_type.token()),
+        WhatIfNote::UnknownFrees { count } => {
+            format!("{} of buffers that were not live set aside", counted(*count, "graph free", "graph frees"))
+        }
+        WhatIfNote::CircularBuffersAfter { operation_id, operation_name, used, room } => format!(
+            "{operation_name} used {} of circular buffers at operation {operation_id}; only {} would be left below the lowest L1 buffer",
+            size(*used),
+            size(*room)
+        ),
+        WhatIfNote::BeyondL1 => "the circular buffers end beyond L1: no change to L1 buffers helps".into(),
+        WhatIfNote::SeveralL1Small => {
+            "the operation may need several L1_SMALL buffers; the report shows only the first that failed".into()
+        }
+    }
+}
