@@ -40,6 +40,9 @@ impl Cli {
                 <Self as clap::CommandFactory>::command().error(clap::error::ErrorKind::ArgumentConflict, message)
             );
         }
+        if let Some(Command::Whatif(args)) = &self.command {
+            args.fixes()?;
+        }
         if open.demo && open.report.is_some() {
             let message = "the argument '--demo' cannot be used with '[REPORT]'";
             return Err(
@@ -53,6 +56,7 @@ impl Cli {
     pub fn open_args(&self) -> OpenArgs {
         let report = match &self.command {
             Some(Command::Explain(args)) => args.report.clone().or_else(|| self.report.clone()),
+            Some(Command::Whatif(args)) => args.report.clone().or_else(|| self.report.clone()),
             None => self.report.clone(),
         };
         let o = &self.options;
@@ -71,13 +75,17 @@ impl Cli {
     pub fn log(&self) -> Option<&std::path::Path> {
         match &self.command {
             Some(Command::Explain(args)) => args.log.as_deref(),
-            None => None,
+            _ => None,
         }
     }
 
     /// `explain --json`.
     pub fn json(&self) -> bool {
-        matches!(&self.command, Some(Command::Explain(args)) if args.json)
+        match &self.command {
+            Some(Command::Explain(args)) => args.json,
+            Some(Command::Whatif(args)) => args.json,
+            None => false,
+        }
     }
 }
 
@@ -86,6 +94,71 @@ impl Cli {
 pub enum Command {
     /// Print every error of the report, explained (text, or JSON with --json).
     Explain(ExplainArgs),
+    /// Replay the run with a fix applied and say what tt-metal would do with the failed request
+    /// (the first failure, or --operation N).
+    Whatif(WhatifArgs),
+}
+
+/// Arguments of `whatif` (the global options apply too): the report and the fixes, several at once.
+#[derive(Debug, Args)]
+pub struct WhatifArgs {
+    /// A report folder holding db.sqlite, or the database itself
+    /// [default: the newest report under ./generated/ttnn/reports/]
+    #[arg(value_name = "REPORT", conflicts_with = "demo")]
+    pub report: Option<PathBuf>,
+    /// Print JSON (a stable contract) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Free tensor T right after operation K (T@K), or after its last use (T).
+    #[arg(long, value_name = "T[@K]")]
+    pub free: Vec<String>,
+    /// Free the buffer at address A, live after operation K, right after it (for buffers
+    /// without a recorded tensor).
+    #[arg(long, value_name = "A@K")]
+    pub free_buffer: Vec<String>,
+    /// Free every tensor held past its last use at it.
+    #[arg(long)]
+    pub free_late: bool,
+    /// Keep tensor T in DRAM from its producer on.
+    #[arg(long, value_name = "T")]
+    pub to_dram: Vec<u64>,
+    /// Place the failing request in DRAM.
+    #[arg(long)]
+    pub output_to_dram: bool,
+    /// Open the device with this l1_small_size (bytes).
+    #[arg(long, value_name = "B")]
+    pub l1_small_size: Option<u64>,
+    /// Replay the whole run from its first operation, not only from the snapshot before the
+    /// first fix: slower on a long run, and the replay check then covers every allocation.
+    #[arg(long)]
+    pub from_start: bool,
+}
+
+impl WhatifArgs {
+    /// The fixes given, in a fixed order: frees, buffer frees, free-late, DRAM moves, the
+    /// output in DRAM, l1_small_size; a text that does not read is a usage error.
+    pub fn fixes(&self) -> Result<Vec<crate::analysis::memory::whatif::Fix>, clap::Error> {
+        use crate::analysis::memory::whatif::Fix;
+        let usage = |e: crate::analysis::memory::whatif::FixError| {
+            <Cli as clap::CommandFactory>::command().error(clap::error::ErrorKind::ValueValidation, e.to_string())
+        };
+        let mut fixes = Vec::new();
+        for t in &self.free {
+            fixes.push(Fix::parse(&format!("free {t}")).map_err(usage)?);
+        }
+        for t in &self.free_buffer {
+            fixes.push(Fix::parse(&format!("free-buffer {t}")).map_err(usage)?);
+        }
+        if self.free_late {
+            fixes.push(Fix::FreeLate);
+        }
+        fixes.extend(self.to_dram.iter().map(|&tensor| Fix::ToDram { tensor }));
+        if self.output_to_dram {
+            fixes.push(Fix::OutputToDram);
+        }
+        fixes.extend(self.l1_small_size.map(|bytes| Fix::L1SmallSize { bytes }));
+        Ok(fixes)
+    }
 }
 
 /// Arguments of `explain` (the global options apply too).

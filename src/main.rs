@@ -2,7 +2,7 @@
 
 use std::io::{BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
-use ttnn_tui::cli::{Cli, ColorChoice, Command, ExplainArgs, OpenArgs};
+use ttnn_tui::cli::{Cli, ColorChoice, Command, ExplainArgs, OpenArgs, WhatifArgs};
 use ttnn_tui::explain::{ExplainOptions, FollowEnd, collect, read_late, read_peaks, render_text, write_json};
 use ttnn_tui::report::linked::LinkedReports;
 use ttnn_tui::report::perf::{PerfReport, PerfSource, default_perf_report};
@@ -14,7 +14,11 @@ fn main() -> ExitCode {
     if let Some(log) = cli.log() {
         return explain_log(log, cli.json(), cli.options.hex);
     }
-    let explain = cli.command.as_ref().map(|Command::Explain(args)| args);
+    let explain = match &cli.command {
+        Some(Command::Whatif(args)) => return what_if(&cli.open_args(), args),
+        Some(Command::Explain(args)) => Some(args),
+        None => None,
+    };
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
     match run(&cli.open_args(), explain, tui.then_some(cli.options.color)) {
         Ok(()) => ExitCode::SUCCESS,
@@ -49,6 +53,45 @@ fn explain_log(path: &std::path::Path, json: bool, hex: bool) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
     if findings.failures.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS }
+}
+
+/// `whatif`: 0 when the replay answered (whatever it says), 1 when the report or the operation
+/// cannot be read, 2 for usage errors (clap's, before this).
+fn what_if(open: &OpenArgs, args: &WhatifArgs) -> ExitCode {
+    let answered = (|| {
+        let report = open_report(open, false)?;
+        let path = report.source.display_path();
+        let fail = |message: String| Failure { message: format!("{message}: {path}"), code: 1 };
+        let index = match open.operation {
+            Some(id) => report.operation_index(id).ok_or_else(|| fail(format!("no operation {id} in this report")))?,
+            None => (0..report.operations.len())
+                .find(|&i| report.error_of(i).is_some_and(|e| e.failure.is_some()))
+                .ok_or_else(|| fail("no allocation failure in this report to replay".into()))?,
+        };
+        if report.error_of(index).is_none_or(|e| e.failure.is_none()) {
+            let op = &report.operations[index];
+            return Err(fail(format!("operation {} {} has no allocation failure to replay", op.id, op.name)));
+        }
+        let fixes = args.fixes().map_err(|e| Failure { message: e.to_string(), code: 2 })?;
+        let options = ttnn_tui::report::WhatIfOptions { late: None, from_start: args.from_start };
+        let answer = report.what_if(index, &fixes, &options).map_err(|e| fail(e.to_string()))?;
+        Ok(if args.json {
+            ttnn_tui::explain::render_whatif_json(&answer)
+        } else {
+            ttnn_tui::explain::render_whatif_text(&answer, open.hex)
+        })
+    })();
+    match answered {
+        Ok(text) => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+            ExitCode::SUCCESS
+        }
+        Err(Failure { message, code }) => {
+            eprintln!("error: {message}");
+            ExitCode::from(code)
+        }
+    }
 }
 
 /// A failure to report on stderr, with the exit code.

@@ -8,21 +8,12 @@ use crate::analysis::late::{
 use crate::report::{FailureMemory, MemoryReport, ReportError};
 use serde::Serialize;
 use std::fmt::Write;
-use std::sync::atomic::AtomicBool;
 
 /// Reads every `buffers` row of the report (one pass) and finds the tensors held past their
 /// last use; then, at each allocation failure, whether freeing them would have let it fit.
 /// A report without `buffers` rows is read from its replayed graphs instead, as tab 5 charts it.
 pub fn read_late(report: &MemoryReport) -> Result<LateFindings, ReportError> {
-    let cancel = AtomicBool::new(false);
-    let (usage, mut findings) = report.read_late(&cancel, &mut |_| {})?;
-    let replay = match usage.rows {
-        0 => report.graphs().replay(&mut |_, _| {}, &cancel)?,
-        _ => None,
-    };
-    if let Some(replay) = &replay {
-        findings = report.replay_late(replay)?;
-    }
+    let (mut findings, replay) = report.late_list_and_replay()?;
     let failed: Vec<usize> =
         (0..report.operations.len()).filter(|&i| report.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
     for (_, memory) in report.memory_at_failures(&failed, replay.as_ref())? {

@@ -9,6 +9,7 @@ mod memory_json;
 mod peak;
 mod sections;
 mod text;
+mod whatif;
 
 use crate::analysis::failure::AllocationFailure;
 pub use crate::analysis::model::first_line;
@@ -24,6 +25,7 @@ pub use log::{MAX_LINE_BYTES, RECORD_A_REPORT, render_log_json, render_log_text,
 pub use memory_json::{MemoryJson, memory_json};
 pub use peak::{PeakLine, Peaks, read_peaks};
 pub use text::render_text;
+pub use whatif::{render_whatif_json, render_whatif_text};
 
 /// What to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

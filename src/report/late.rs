@@ -27,6 +27,26 @@ impl MemoryReport {
         Ok((usage, findings))
     }
 
+    /// The tensors held past their last use, from the `buffers` rows (one pass), else, on a
+    /// report without them, from its replayed graphs (as tab 5 charts it); with the graph
+    /// replay when it ran.
+    pub fn late_list_and_replay(&self) -> Result<(LateFindings, Option<GraphReplay>), ReportError> {
+        let cancel = AtomicBool::new(false);
+        let (usage, findings) = self.read_late(&cancel, &mut |_| {})?;
+        if usage.rows > 0 {
+            return Ok((findings, None));
+        }
+        match self.graphs().replay(&mut |_, _| {}, &cancel)? {
+            Some(replay) => Ok((self.replay_late(&replay)?, Some(replay))),
+            None => Ok((findings, None)),
+        }
+    }
+
+    /// The tensors held past their last use (see [`Self::late_list_and_replay`]).
+    pub fn late_list(&self) -> Result<LateFindings, ReportError> {
+        Ok(self.late_list_and_replay()?.0)
+    }
+
     /// The tensors held past their last use in a pass's runs (`usage` built
     /// [`MemoryUsage::with_runs`]), with their shapes and the source lines of their last uses.
     pub fn late_findings(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {

@@ -22,11 +22,14 @@ pub mod tensors;
 pub mod usage;
 pub mod watch;
 mod watch_state;
+pub mod whatif;
+mod whatif_range;
 
 pub use locate::{ReportSource, resolve_report};
 pub use memory::{ErrorRecord, MemoryReport, Operation};
 pub use memory_replay::{GraphReplay, OperationUsage};
 pub use memory_view::FailureMemory;
+pub use whatif::{WhatIf, WhatIfOptions};
 
 use std::path::Path;
 

@@ -100,6 +100,29 @@ impl Store {
         Ok(out)
     }
 
+    /// A `WHERE` condition and an `ORDER BY` that read the rows of the operations with ids in
+    /// `ids` in operation order, as cheaply as the table allows: a rowid span of a table in
+    /// operation order, else its `operation_id` index, else a scan sorted by id. None when the
+    /// span is empty.
+    pub(crate) fn range_condition(
+        &self,
+        table: &str,
+        ids: std::ops::RangeInclusive<u64>,
+    ) -> rusqlite::Result<Option<(String, &'static str)>> {
+        let (first, last) = (*ids.start(), *ids.end());
+        let between = format!("operation_id >= {first} AND operation_id <= {last}");
+        if !self.is_indexed(table) && self.rows_in_operation_order && !self.schema.has_column(table, "rank") {
+            match operation_row_span(&self.conn, table, ids)? {
+                RowSpan::Rowids(start, end) => {
+                    return Ok(Some((format!("rowid >= {start} AND rowid < {end} AND {between}"), "rowid")));
+                }
+                RowSpan::Empty => return Ok(None),
+                RowSpan::Unknown => {}
+            }
+        }
+        Ok(Some((between, "operation_id, rowid")))
+    }
+
     /// One `WHERE` condition selecting an operation's rows of `table` (`0` when it has none).
     pub(crate) fn rows_condition(&self, table: &str, id: u64) -> rusqlite::Result<String> {
         let conditions = self.operation_rows(table, &[id])?;

@@ -29,6 +29,7 @@ pub use model::{
     NoFit, OperationMemory, Origin, Region, RegionSource,
 };
 pub use notes::MemoryNote;
+pub(crate) use replay::failure_point;
 pub use replayer::GraphReplayer;
 pub use text::{
     advice_sentence, basis_sentence, check_sentence, failure_lines, fullness_sentence, holders_sentence,

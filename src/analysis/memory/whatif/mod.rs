@@ -15,7 +15,7 @@ mod text;
 pub use fix::{Fix, FixError};
 pub use plan::{DramMove, Plan, Regions, request_page};
 pub use sequence::{BufferId, DeviceView, OperationRecord, Place, Recorded, Sequence, Step};
-pub use text::{answer_sentence, note_text};
+pub use text::{answer_sentence, fix_phrase, fixes_phrase, note_text};
 
 use super::fit::fit;
 use super::model::{LiveBuffer, NoFit, Origin};

@@ -173,7 +173,7 @@ fn a_free_that_does_not_help_says_what_is_in_the_way() {
     assert_eq!((w.address, w.recorded_address, w.operation_id, w.tensor_id), (at(3), at(3), Some(3), Some(3)));
     assert_eq!(
         answer_sentence(&a, false),
-        "the 128 B request still does not fit: the largest free block would be 0 B; tensor 3 at 1920 (128 B) would still be in the way."
+        "the 128 B request does not fit: the largest free block is 0 B; in the way: tensor 3 at 1920 (128 B)."
     );
 }
 
@@ -247,10 +247,7 @@ fn circular_buffers_fit_once_the_lowest_buffer_moves_to_dram_and_not_before() {
     let a = filled(plan()).answer(11, vec![], clash, &[], None);
     assert_eq!(a.replay_check, ReplayCheck::Exact);
     assert_eq!(a.outcome, Outcome::DoesNotFit);
-    assert_eq!(
-        answer_sentence(&a, false),
-        "the circular buffers still clash with 1 L1 buffer: tensor 10 at 1024 (128 B)."
-    );
+    assert_eq!(answer_sentence(&a, false), "the circular buffers clash with 1 L1 buffer: tensor 10 at 1024 (128 B).");
     let p = Plan {
         to_dram: vec![DramMove {
             tensor_id: Some(10),
@@ -266,8 +263,7 @@ fn circular_buffers_fit_once_the_lowest_buffer_moves_to_dram_and_not_before() {
     let a = filled(plan()).answer(11, vec![], beyond, &[], None);
     assert_eq!(a.outcome, Outcome::DoesNotFit);
     assert!(
-        answer_sentence(&a, false)
-            .starts_with("the circular buffers still end beyond L1: no change to L1 buffers helps")
+        answer_sentence(&a, false).starts_with("the circular buffers end beyond L1: no change to L1 buffers helps")
     );
 }
 

@@ -2,7 +2,7 @@
 //! fix is in, said only as far as the replay says it — `fits` only when it fits, and `fits,
 //! then …` when the circular buffers the operation needs would no longer fit below it.
 
-use super::{Answer, InTheWay, Mismatch, Outcome, ReplayCheck, WhatIfNote};
+use super::{Answer, Fix, InTheWay, Mismatch, Outcome, ReplayCheck, WhatIfNote};
 use crate::analysis::failure::BufferType;
 use crate::analysis::format::{counted, format_address, size};
 
@@ -57,20 +57,24 @@ fn outcome(a: &Answer, hex: bool) -> String {
             }
         }
         (false, Outcome::DoesNotFit) => {
-            let largest = a.largest_free_block.map_or_else(String::new, |l| format!(": the largest free block would be {}", size(l)));
+            let would = if a.fixes.is_empty() { "is" } else { "would be" };
+            let largest =
+                a.largest_free_block.map_or_else(String::new, |l| format!(": the largest free block {would} {}", size(l)));
             let way = if a.in_the_way.is_empty() {
                 String::new()
             } else {
-                format!("; {} would still be in the way", listed(&a.in_the_way, hex))
+                format!("; in the way: {}", listed(&a.in_the_way, hex))
             };
-            format!("{request} still does not fit{largest}{way}.")
+            let still = if a.fixes.is_empty() { "" } else { " still" };
+            format!("{request}{still} does not fit{largest}{way}.")
         }
         (true, Outcome::Fits) => "the circular buffers fit below the lowest L1 buffer.".to_string(),
         (true, Outcome::DoesNotFit) if a.notes.contains(&WhatIfNote::BeyondL1) => {
-            "the circular buffers still end beyond L1: no change to L1 buffers helps; the operation's program config sets their size.".to_string()
+            "the circular buffers end beyond L1: no change to L1 buffers helps; the operation's program config sets their size.".to_string()
         }
         (true, Outcome::DoesNotFit) => format!(
-            "the circular buffers still clash with {}: {}.",
+            "the circular buffers{} clash with {}: {}.",
+            if a.fixes.is_empty() { "" } else { " still" },
             counted(a.in_the_way.len(), "L1 buffer", "L1 buffers"),
             listed(&a.in_the_way, hex)
         ),
@@ -133,4 +137,30 @@ pub fn note_text(n: &WhatIfNote) -> String {
             "the operation may need several L1_SMALL buffers; the report shows only the first that failed".into()
         }
     }
+}
+
+/// A fix in words, e.g. `freeing tensor 8 after operation 10`, `the output in DRAM`.
+pub fn fix_phrase(fix: &Fix) -> String {
+    match fix {
+        Fix::Free { tensor, after: Some(k) } => format!("freeing tensor {tensor} after operation {k}"),
+        Fix::Free { tensor, after: None } => format!("freeing tensor {tensor} after its last use"),
+        Fix::FreeBuffer { address, after } => format!("freeing the buffer at {address} after operation {after}"),
+        Fix::FreeLate => "freeing every tensor held past its last use at it".into(),
+        Fix::ToDram { tensor } => format!("keeping tensor {tensor} in DRAM"),
+        Fix::OutputToDram => "placing the output in DRAM".into(),
+        Fix::L1SmallSize { bytes } => format!("opening the device with l1_small_size={bytes}"),
+    }
+}
+
+/// Several fixes in words, joined with `and`, the first letter capitalised: `With no fix` when
+/// there is none.
+pub fn fixes_phrase(fixes: &[Fix]) -> String {
+    let words: Vec<String> = fixes.iter().map(fix_phrase).collect();
+    let joined = match words.len() {
+        0 => return "With no fix".into(),
+        1 => words[0].clone(),
+        n => format!("{} and {}", words[..n - 1].join(", "), words[n - 1]),
+    };
+    let mut chars = joined.chars();
+    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
