@@ -168,7 +168,8 @@ fn bank_reason(failure: &AllocationFailure) -> Option<Explanation> {
         });
     }
     let (free, largest) = (f.free?, f.largest_free_block?);
-    let is_l1 = f.buffer_type == Some(BufferType::L1);
+    // A sharded buffer is not confined to the interleaved region: no caveat (beyond the reference).
+    let is_l1 = f.buffer_type == Some(BufferType::L1) && !failure.sharded;
     if largest >= need {
         return Some(free_block_could_hold_it(failure, need, largest));
     }
@@ -209,7 +210,7 @@ fn free_block_could_hold_it(failure: &AllocationFailure, need: u64, largest: u64
             format!("{fits}, but other allocators' reservations leave a placeable window of at most {}.", size(window))
         }
     };
-    let is_l1 = failure.figures.buffer_type == Some(BufferType::L1);
+    let is_l1 = failure.figures.buffer_type == Some(BufferType::L1) && !failure.sharded;
     let caveat =
         if failure.kind == FailureKind::BankOutOfMemoryWithDependencies && is_l1 { L1_REGION_CAVEAT } else { "" };
     Explanation { reason: Reason::FreeBlockCouldHoldIt, detail: detail + caveat }

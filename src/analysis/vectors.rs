@@ -36,6 +36,7 @@ fn bank(
             ..Figures::default()
         },
         beyond_reference: false,
+        sharded: false,
     }
 }
 

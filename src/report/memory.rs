@@ -150,6 +150,7 @@ impl MemoryReport {
         (self.operations, self.store.rows_in_operation_order) = self.read_operations(i64::MIN)?;
         let errors = self.read_errors(i64::MIN)?;
         self.attach(errors);
+        self.mark_sharded_requests()?;
         self.devices = super::devices::read_devices(&self.store.conn, &self.store.schema, self.store.rank)?;
         self.error_graphs = self.graphs().read_with_errors()?;
         Ok(())
@@ -266,6 +267,31 @@ impl MemoryReport {
         }
         self.errors = kept;
         new_index
+    }
+
+    /// Marks the L1 allocation failures whose operation asked for a sharded output (its
+    /// `memory_config` argument): a sharded buffer is not confined to the interleaved region, so
+    /// its reason carries no caveat about it. One query for the operations with such an error.
+    pub(super) fn mark_sharded_requests(&mut self) -> rusqlite::Result<()> {
+        let wanted: Vec<u64> = self
+            .operations
+            .iter()
+            .filter(|o| o.error.and_then(|e| self.errors[e].failure.as_ref()).is_some_and(|f| !f.sharded))
+            .map(|o| o.id)
+            .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let configs = self.store.texts_by_operation_named("operation_arguments", "memory_config", &wanted)?;
+        for o in &self.operations {
+            let sharded = configs.get(&o.id).is_some_and(|v| v.iter().any(|(_, t)| t.contains("_SHARDED")));
+            if let (true, Some(e)) = (sharded, o.error)
+                && let Some(f) = self.errors[e].failure.as_mut()
+            {
+                f.sharded = true;
+            }
+        }
+        Ok(())
     }
 
     /// The error attached to an operation (by index).

@@ -123,6 +123,30 @@ impl Store {
         Ok(Some((between, "operation_id, rowid")))
     }
 
+    /// The `value` of the rows of `table` whose `name` is `name`, of some operations, with their
+    /// ranks, by operation id (the arguments table's layout).
+    pub(crate) fn texts_by_operation_named(
+        &self,
+        table: &str,
+        name: &str,
+        ids: &[u64],
+    ) -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
+        let mut out: HashMap<u64, Vec<(u32, String)>> = HashMap::new();
+        if !self.schema.has_column(table, "name") || !self.schema.has_column(table, "value") {
+            return Ok(out);
+        }
+        let columns = self.schema.select_list(table, &[("operation_id", "0"), ("value", "''"), ("rank", "0")]);
+        for condition in self.operation_rows(table, ids)? {
+            let sql = format!("SELECT {columns} FROM {table} WHERE ({condition}) AND name = ?1 ORDER BY rowid");
+            let mut stmt = self.conn.prepare(&sql)?;
+            let mut rows = stmt.query([name])?;
+            while let Some(r) = rows.next()? {
+                out.entry(uint(r.get_ref(0)?)).or_default().push((int(r.get_ref(2)?) as u32, text(r.get_ref(1)?)));
+            }
+        }
+        Ok(out)
+    }
+
     /// One `WHERE` condition selecting an operation's rows of `table` (`0` when it has none).
     pub(crate) fn rows_condition(&self, table: &str, id: u64) -> rusqlite::Result<String> {
         let conditions = self.operation_rows(table, &[id])?;

@@ -143,6 +143,7 @@ impl MemoryReport {
         (watch.data_version, watch.operations_rowid, watch.errors_rowid) =
             (Some(version), operations_rowid, errors_rowid);
         let kept = self.attach(table_errors);
+        self.mark_sharded_requests()?;
         update.new_unattached =
             kept[first_new_error..].iter().flatten().copied().filter(|&k| !self.errors[k].attached).collect();
         update.new_failures =

@@ -144,6 +144,9 @@ pub struct AllocationFailure {
     /// True when recognised by a rule the reference does not have (behaviour.md §13): a §13.2
     /// pattern, or any pattern found only once whitespace runs are collapsed.
     pub(crate) beyond_reference: bool,
+    /// The request is a sharded buffer (its operation's `memory_config` says so; the report
+    /// layer sets it): no interleaved-region caveat applies.
+    pub(crate) sharded: bool,
 }
 
 /// Recognises an allocation failure anywhere in a stored error text; `None` when it is another error.
@@ -155,7 +158,9 @@ pub struct AllocationFailure {
 pub fn parse_allocation_failure(message: &str) -> Option<AllocationFailure> {
     let found = |found: Found, beyond_reference: bool| match found {
         Found::Nothing => None,
-        Found::Failure(kind, figures) => Some(Some(AllocationFailure { kind, figures: *figures, beyond_reference })),
+        Found::Failure(kind, figures) => {
+            Some(Some(AllocationFailure { kind, figures: *figures, beyond_reference, sharded: false }))
+        }
         Found::Unreadable => Some(None),
     };
     if let Some(result) = found(patterns::reference(message), false) {
