@@ -27,6 +27,11 @@ pub(crate) fn size(value: u64) -> String {
     format_size(value as i128)
 }
 
+/// A whole number with en-US grouping: `150,000`.
+pub(crate) fn grouped(value: u64) -> String {
+    group_thousands(&value.to_string())
+}
+
 /// A count and its noun, `1 row` / `3 rows`.
 pub(crate) fn counted(count: usize, one: &str, many: &str) -> String {
     format!("{count} {}", if count == 1 { one } else { many })

@@ -4,9 +4,10 @@
 
 use super::memory_json::{MemoryJson, memory_json};
 use super::peak::PeakLine;
-use super::sections::MemorySections;
+use super::sections::{FailureSection, MemorySections, fix_sentence};
 use super::{ExplainOptions, ExplainedError, Explanation};
 use crate::analysis::failure::{AllocationFailure, FailureKind};
+use crate::analysis::memory::whatif::advice_fix_text;
 use crate::analysis::perf_callout::PerfStatus;
 use crate::analysis::reason::{Reason, explain, summary};
 use crate::analysis::sanitize::sanitize_line;
@@ -72,6 +73,16 @@ struct OperationJson<'r, 'm> {
     failed_device_operations: &'r [String],
     perf: Option<&'r PerfStatus>,
     memory: Option<MemoryJson<'m>>,
+    fixes: Vec<FixJson>,
+}
+
+/// One advice line as a replayed fix (memory.md §9.3).
+#[derive(Serialize)]
+struct FixJson {
+    fix: String,
+    outcome: &'static str,
+    address: Option<u64>,
+    sentence: String,
 }
 
 /// The FAILURE object: kind, texts (addresses in hex with `hex`), and every figure.
@@ -135,11 +146,26 @@ impl Serialize for OperationEntries<'_, '_> {
                 error: error_json(e, self.hex),
                 failed_device_operations: e.failed_device_operations.as_deref().unwrap_or_default(),
                 perf: e.perf.as_ref(),
-                memory: section.as_deref().map(memory_json),
+                memory: section.as_ref().map(|s| memory_json(&s.memory)),
+                fixes: section.as_ref().map(|s| fixes_json(s, self.hex)).unwrap_or_default(),
             })?;
         }
         seq.end()
     }
+}
+
+/// The `fixes` of an entry: each advice line, its fixes, the replay's outcome and address.
+fn fixes_json(section: &FailureSection, hex: bool) -> Vec<FixJson> {
+    section
+        .fixes
+        .iter()
+        .map(|r| FixJson {
+            fix: advice_fix_text(&r.advice),
+            outcome: r.whatif.as_ref().map_or("unknown", |w| w.answer.outcome.as_str()),
+            address: r.whatif.as_ref().and_then(|w| w.answer.address),
+            sentence: fix_sentence(r, section.memory.operation_id(), hex),
+        })
+        .collect()
 }
 
 /// Writes the errors of a report to `out` as one pretty-printed JSON document and a newline,

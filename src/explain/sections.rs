@@ -3,11 +3,34 @@
 
 use super::ExplainedError;
 use crate::analysis::memory::MemoryAtFailure;
+use crate::analysis::memory::whatif::advice_sentence;
+use crate::report::whatif::ReplayedAdvice;
 use crate::report::{FailureMemory, GraphReplay, MemoryReport, ReportError};
 use std::sync::atomic::AtomicBool;
 
+/// One failure's memory section and its advice, each line replayed (memory.md §9.2).
+pub(crate) struct FailureSection {
+    /// The memory at the failure.
+    pub(crate) memory: Box<MemoryAtFailure>,
+    /// The advice lines with their replayed answers.
+    pub(crate) fixes: Vec<ReplayedAdvice>,
+}
+
+impl FailureSection {
+    /// The advice lines, each said with its replayed answer.
+    pub(crate) fn fix_lines(&self, hex: bool) -> Vec<String> {
+        self.fixes.iter().map(|r| fix_sentence(r, self.memory.operation_id(), hex)).collect()
+    }
+}
+
+/// One advice line with its answer (or how to replay it).
+pub(crate) fn fix_sentence(r: &ReplayedAdvice, operation_id: u64, hex: bool) -> String {
+    let answer = r.whatif.as_ref().map(|w| &w.answer);
+    advice_sentence(&r.advice, answer, r.skipped.map(|s| (s, operation_id)), r.source.as_deref(), hex)
+}
+
 /// One failure's memory section: none when it has none, or why it could not be read.
-pub(crate) type Section = Result<Option<Box<MemoryAtFailure>>, ReportError>;
+pub(crate) type Section = Result<Option<FailureSection>, ReportError>;
 
 /// Computes memory sections one at a time; the graph-only pass runs once, for the first failure
 /// that needs it, and its result serves every later one.
@@ -26,7 +49,14 @@ impl<'a> MemorySections<'a> {
     /// The memory section of an operation's error: only an allocation failure attached to an
     /// operation has one.
     pub(crate) fn section(&mut self, e: &ExplainedError<'_>) -> Section {
-        let (Some(index), Some(_)) = (e.index, e.failure) else { return Ok(None) };
+        let Some(index) = e.index.filter(|_| e.failure.is_some()) else { return Ok(None) };
+        let Some(memory) = self.memory(index)? else { return Ok(None) };
+        let fixes = self.report.failure_fixes(index, &memory)?;
+        Ok(Some(FailureSection { memory, fixes }))
+    }
+
+    /// The memory at an operation's failure (by index), replaying the graphs once when needed.
+    fn memory(&mut self, index: usize) -> Result<Option<Box<MemoryAtFailure>>, ReportError> {
         let replayed = self.replay.as_ref().and_then(|r| r.as_ref().ok()).and_then(Option::as_ref);
         match self.report.memory_at_failure(index, replayed)? {
             FailureMemory::Found(m) => Ok(Some(m)),
@@ -41,7 +71,7 @@ impl<'a> MemorySections<'a> {
     }
 
     /// The section of a failure whose basis is `graph_only`, once the pass has run.
-    fn after_replay(&self, index: usize) -> Section {
+    fn after_replay(&self, index: usize) -> Result<Option<Box<MemoryAtFailure>>, ReportError> {
         let replay = match &self.replay {
             Some(Ok(replay)) => replay.as_ref(),
             Some(Err(e)) => return Err(e.clone()),

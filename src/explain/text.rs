@@ -3,7 +3,7 @@
 use super::sections::{MemorySections, Section};
 use super::{ExplainOptions, ExplainedError, Explanation};
 use crate::analysis::format::counted;
-use crate::analysis::memory::failure_lines;
+use crate::analysis::memory::failure_lines_with_fixes;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
 use crate::analysis::raw_message::raw_message_text;
 use crate::analysis::reason::CalloutBody;
@@ -156,8 +156,8 @@ fn block(heading: &str, e: &ExplainedError<'_>, memory: &Section, with_type: boo
         let _ = writeln!(out, "  Device operations unavailable: {reason}");
     }
     match memory {
-        Ok(Some(memory)) => {
-            for line in failure_lines(memory, hex) {
+        Ok(Some(section)) => {
+            for line in failure_lines_with_fixes(&section.memory, &section.fix_lines(hex), hex) {
                 let _ = writeln!(out, "  {line}");
             }
         }

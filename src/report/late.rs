@@ -114,7 +114,7 @@ impl MemoryReport {
     /// The model's line (`analysis::stack::model_source_label`) of some operations, by id, read
     /// in one query; an operation without a stack trace, or without a line of the model in it, has
     /// none — and so have all when the stack traces cannot be read.
-    fn model_sources(&self, ids: impl Iterator<Item = u64>) -> HashMap<u64, String> {
+    pub(crate) fn model_sources(&self, ids: impl Iterator<Item = u64>) -> HashMap<u64, String> {
         let mut indexes: Vec<usize> = ids.filter_map(|id| self.operation_index(id)).collect();
         indexes.sort_unstable();
         indexes.dedup();

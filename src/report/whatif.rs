@@ -11,8 +11,8 @@ use crate::analysis::graph::NodeType;
 use crate::analysis::late::LateFindings;
 use crate::analysis::memory::holders::{last_use, producer};
 use crate::analysis::memory::whatif::{
-    Answer, CircularBufferUse, DeviceView, DramMove, Fix, OperationRecord, Place, Plan, Recorded, Regions, Request,
-    WhatIfNote, WhatIfRun, request_page,
+    Advice, Answer, CircularBufferUse, DeviceView, DramMove, Fix, OperationRecord, Place, Plan, Recorded, Regions,
+    Request, WhatIfNote, WhatIfRun, advice, request_page,
 };
 use crate::analysis::memory::{Basis, MemoryAtFailure};
 use crate::analysis::memory::{SnapshotRow, TensorFacts};
@@ -73,10 +73,21 @@ impl MemoryReport {
     /// Replays the run with `fixes` and says what tt-metal would do with the request of the
     /// failed operation (by index).
     pub fn what_if(&self, index: usize, fixes: &[Fix], options: &WhatIfOptions<'_>) -> Result<WhatIf, ReportError> {
+        let memory = self.failure_memory(index)?;
+        self.what_if_at(index, fixes, options, memory.as_deref())
+    }
+
+    /// [`Self::what_if`] with the memory at the failure already found.
+    pub fn what_if_at(
+        &self,
+        index: usize,
+        fixes: &[Fix],
+        options: &WhatIfOptions<'_>,
+        memory: Option<&MemoryAtFailure>,
+    ) -> Result<WhatIf, ReportError> {
         let late = options.late;
         let op = &self.operations[index];
         let failure = self.error_of(index).and_then(|e| e.failure.clone());
-        let memory = self.failure_memory(index)?;
         let (Some(failure), Some(m)) = (failure, memory) else {
             return Ok(self.unknown(index, fixes, "the operation has no allocation failure with a memory picture"));
         };
@@ -88,14 +99,14 @@ impl MemoryReport {
             _ => None,
         };
         let late = read_now.as_ref().or(late);
-        let resolved = self.resolve(index, fixes, &m, &view, late).map_err(&read)?;
+        let resolved = self.resolve(index, fixes, m, &view, late).map_err(&read)?;
         let snapshots = self.records_snapshots().map_err(&read)?;
         // A report without snapshots is replayed from its first graph.
         let start = match snapshots && !options.from_start {
             true => resolved.starts.iter().copied().min().unwrap_or(self.previous(index)),
             false => None,
         };
-        let regions = self.regions(device, &m);
+        let regions = self.regions(device, m);
         let mut run = WhatIfRun::new(view.clone(), regions, resolved.plan);
         let first = match start {
             Some(c) => {
@@ -117,7 +128,7 @@ impl MemoryReport {
             snapshot: (m.basis == Basis::AfterFailureSnapshot).then_some(own.as_slice()),
             failed: true,
         });
-        let request = request_of(&failure, device, &m);
+        let request = request_of(&failure, device, m);
         let inputs: Vec<(Place, u64)> = m
             .live_buffers
             .iter()
@@ -153,6 +164,7 @@ impl MemoryReport {
             largest_free_block: None,
             cb_room: None,
             cb_hint: None,
+            cb_region: None,
             in_the_way: Vec::new(),
             replay_check: crate::analysis::memory::whatif::ReplayCheck::Exact,
             notes: vec![WhatIfNote::NotFound { fix: "the replay".into(), what: why.into() }],
@@ -218,8 +230,9 @@ impl MemoryReport {
             .errors
             .iter()
             .filter_map(|e| e.failure.as_ref())
-            .find(|f| f.figures.buffer_type == Some(BufferType::Dram))
-            .and_then(|f| f.figures.bank_size);
+            .filter(|f| f.figures.buffer_type == Some(BufferType::Dram))
+            .filter_map(|f| f.figures.bank_size)
+            .max();
         let blackhole = self.devices.iter().any(|d| d.l1_num_banks > 64);
         let end = match bank {
             Some(bank) => base + bank,
@@ -358,7 +371,11 @@ impl MemoryReport {
     fn cb_hint(&self, index: usize, l1_start: Option<u64>) -> Option<CircularBufferUse> {
         let start = l1_start?;
         let name = &self.operations[index].name;
-        let earlier = (0..index).rev().filter(|&i| &self.operations[i].name == name).take(CB_HINT_SEARCH);
+        // Operations that ran: a failed one's circular buffers say what it asked for, not what fit.
+        let earlier = (0..index)
+            .rev()
+            .filter(|&i| &self.operations[i].name == name && self.operations[i].error.is_none())
+            .take(CB_HINT_SEARCH);
         for i in earlier {
             let graph = self.graphs().graph(i).ok()?;
             let from = graph.iter().rposition(|n| n.is(NodeType::CircularBufferDeallocateAll)).map_or(0, |p| p + 1);
@@ -419,5 +436,69 @@ fn request_of(
             Some(Request::CircularBuffers { region_end: f.region_end?, beyond_l1: true })
         }
         FailureKind::CircularBufferExceedsItsBuffer => None,
+    }
+}
+
+/// Replays that would start more than this many operations before the failure are left to
+/// `ttnn-tui whatif` rather than run for every failure `explain` prints.
+pub const FIX_REPLAY_WINDOW: usize = 5_000;
+
+/// One advice line with its replayed answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayedAdvice {
+    /// What it tries.
+    pub advice: Advice,
+    /// The replay's answer; none for the program config, or when the replay would start more
+    /// than [`FIX_REPLAY_WINDOW`] operations back (then `skipped` says how many).
+    pub whatif: Option<WhatIf>,
+    /// Operations the replay would cover, when it was not run.
+    pub skipped: Option<usize>,
+    /// The model's line of the operation its fixes free after, when one and known.
+    pub source: Option<String>,
+}
+
+impl MemoryReport {
+    /// Every advice line of a failure (memory.md §9.2), each replayed: the operation (by index)
+    /// and its memory at the failure.
+    pub fn failure_fixes(&self, index: usize, m: &MemoryAtFailure) -> Result<Vec<ReplayedAdvice>, ReportError> {
+        let previous = self.previous(index);
+        let mut out = Vec::new();
+        for advice in advice(m, previous) {
+            if advice.fixes.is_empty() {
+                out.push(ReplayedAdvice { advice, whatif: None, skipped: None, source: None });
+                continue;
+            }
+            let after: Vec<u64> = advice
+                .fixes
+                .iter()
+                .filter_map(|f| match f {
+                    Fix::Free { after: Some(k), .. } | Fix::FreeBuffer { after: k, .. } => Some(*k),
+                    _ => None,
+                })
+                .collect();
+            let source = match after.as_slice() {
+                [k, rest @ ..] if rest.iter().all(|r| r == k) => self.model_sources(std::iter::once(*k)).remove(k),
+                _ => None,
+            };
+            let span = self.replay_span(index, &advice.fixes, m)?;
+            if span > FIX_REPLAY_WINDOW {
+                out.push(ReplayedAdvice { advice, whatif: None, skipped: Some(span), source });
+                continue;
+            }
+            let whatif = self.what_if_at(index, &advice.fixes, &WhatIfOptions::default(), Some(m))?;
+            out.push(ReplayedAdvice { advice, whatif: Some(whatif), skipped: None, source });
+        }
+        Ok(out)
+    }
+
+    /// How many operations a replay of `fixes` would cover before the failed operation.
+    fn replay_span(&self, index: usize, fixes: &[Fix], m: &MemoryAtFailure) -> Result<usize, ReportError> {
+        let view = self.device_view(m.device_id);
+        let resolved = self.resolve(index, fixes, m, &view, None).map_err(ReportError::read("the run's records"))?;
+        let start = resolved.starts.iter().copied().min().unwrap_or(self.previous(index));
+        Ok(match start.and_then(|c| self.operation_index(c)) {
+            Some(c) => index - c - 1,
+            None => index,
+        })
     }
 }

@@ -223,6 +223,17 @@ impl Sim {
         self.options.mesh.map_or(d, |m| m.tables)
     }
 
+    /// A copy of one of device `d`'s allocators, to ask where buffers would go now.
+    pub fn allocator_copy(&self, d: u64, buffer_type: BufferType) -> Allocator {
+        let device = &self.devices[d as usize];
+        if buffer_type == BufferType::Dram { device.dram.clone() } else { device.l1.clone() }
+    }
+
+    /// How many operations have run (the id of the last one).
+    pub fn operations_run(&self) -> u64 {
+        self.ops.len() as u64
+    }
+
     /// The address of a buffer allocated outside any record.
     pub fn outside_address(&self, name: &str) -> u64 {
         self.outside[name].2

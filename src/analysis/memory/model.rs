@@ -123,6 +123,13 @@ pub struct LiveBuffer {
     pub stale: bool,
 }
 
+impl MemoryAtFailure {
+    /// The failed operation.
+    pub fn operation_id(&self) -> u64 {
+        self.operation_id
+    }
+}
+
 impl LiveBuffer {
     /// Its end address (saturating).
     pub(crate) fn end(&self) -> u64 {

@@ -231,8 +231,22 @@ fn freeing_sentence(m: &MemoryAtFailure, fit: &Fit, missing: Option<&str>, hex: 
     )
 }
 
-/// The circular buffers' end and the L1 buffers below it.
+/// The circular buffers' end and the L1 buffers below it, with the advice to move them.
 fn clash_sentence(m: &MemoryAtFailure, hex: bool) -> String {
+    match &m.circular_buffers {
+        Some(c) if !c.clashing.is_empty() => format!(
+            "{} Move {} to DRAM or free {} before operation {} for the circular buffers to fit.",
+            clash_facts(m, hex),
+            if c.clashing.len() == 1 { "it" } else { "them" },
+            if c.clashing.len() == 1 { "it" } else { "them" },
+            m.operation_id
+        ),
+        _ => clash_facts(m, hex),
+    }
+}
+
+/// The circular buffers' end and the L1 buffers below it.
+fn clash_facts(m: &MemoryAtFailure, hex: bool) -> String {
     let Some(c) = &m.circular_buffers else {
         return "No advice: the message gives no circular-buffer region end.".into();
     };
@@ -264,20 +278,32 @@ fn clash_sentence(m: &MemoryAtFailure, hex: bool) -> String {
     let more = c.clashing.len().saturating_sub(listed.len());
     let more = if more > 0 { format!(" and {more} more") } else { String::new() };
     format!(
-        "{head}; {} below it: {}{more}. Move them to DRAM or free them before operation {} for the circular buffers to fit.",
+        "{head}; {} below it: {}{more}.",
         counted(c.clashing.len(), "live L1 buffer lies", "live L1 buffers lie"),
-        listed.join(", "),
-        m.operation_id
+        listed.join(", ")
     )
 }
 
 /// Every line of the memory at a failure, in order: basis, check, reason from the map, holders,
 /// advice, notes.
 pub fn failure_lines(m: &MemoryAtFailure, hex: bool) -> Vec<String> {
+    failure_lines_with_fixes(m, &[], hex)
+}
+
+/// [`failure_lines`] with the advice said as replayed fixes (memory.md §9.2): the fix lines
+/// replace the freeing advice and the circular buffers' "move them" — a claim only a replay may
+/// make — while the reasons no freeing helps stay.
+pub fn failure_lines_with_fixes(m: &MemoryAtFailure, fixes: &[String], hex: bool) -> Vec<String> {
     let mut lines = vec![basis_sentence(m, hex), check_sentence(m)];
     lines.extend(reason_sentence(m));
     lines.extend(holders_sentence(&m.live_buffers, 3, hex));
-    lines.push(advice_sentence(m, hex));
+    match &m.fit {
+        _ if fixes.is_empty() => lines.push(advice_sentence(m, hex)),
+        Ok(fit) if !fit.free.is_empty() => {}
+        Err(NoFit::CircularBuffers) => lines.push(clash_facts(m, hex)),
+        _ => lines.push(advice_sentence(m, hex)),
+    }
+    lines.extend(fixes.iter().cloned());
     lines.extend(m.notes.iter().map(|n| format!("Note: {}", n.text(hex))));
     lines
 }

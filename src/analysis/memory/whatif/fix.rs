@@ -52,6 +52,13 @@ impl fmt::Display for Fix {
     }
 }
 
+impl Fix {
+    /// The fix as `ttnn-tui whatif` takes it on its command line: `--free 8@10`, `--free-late`, ….
+    pub fn flag(&self) -> String {
+        format!("--{self}")
+    }
+}
+
 /// Why a fix's text could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("cannot read the fix {text:?}: {why}")]

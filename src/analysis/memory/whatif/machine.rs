@@ -159,9 +159,15 @@ impl Fixed {
             None => (b.place, b.size_per_bank),
         };
         let Some(a) = self.allocators.get_mut(&place) else { return };
-        let fixed_place = pinned && !self.regions_changed && place == b.place;
-        let address = if fixed_place && a.allocate_at(b.address, size) { Some(b.address) } else { a.allocate(size) };
-        match address {
+        if pinned && !self.regions_changed && place == b.place {
+            // Live before the replayed range: where the run put it. A record outside the region
+            // or over another is left out; the self-check says the picture is off.
+            if a.allocate_at(b.address, size) {
+                self.at[id] = Some((place, b.address));
+            }
+            return;
+        }
+        match a.allocate(size) {
             Some(address) => self.at[id] = Some((place, address)),
             None => {
                 self.dead = Some(WhatIfNote::EarlierFailure {

@@ -3,6 +3,7 @@
 //! failed request. Pure: the report layer reads the checkpoint, each operation's graph and
 //! snapshot, and the failure, and feeds them to a [`WhatIfRun`].
 
+mod advice;
 mod allocator;
 mod fix;
 mod machine;
@@ -12,6 +13,7 @@ mod sequence;
 mod tests;
 mod text;
 
+pub use advice::{Advice, AdviceKind, advice, advice_fix_text, advice_sentence};
 pub use fix::{Fix, FixError};
 pub use plan::{DramMove, Plan, Regions, request_page};
 pub use sequence::{BufferId, DeviceView, OperationRecord, Place, Recorded, Sequence, Step};
@@ -188,6 +190,8 @@ pub struct Answer {
     pub cb_room: Option<u64>,
     /// What the most recent earlier operation of the same name used for its circular buffers.
     pub cb_hint: Option<u64>,
+    /// Circular buffers: where their region ends, and the lowest L1 buffer of the fixed run.
+    pub cb_region: Option<(u64, Option<u64>)>,
     /// What is in the way when it does not fit.
     pub in_the_way: Vec<InTheWay>,
     /// The self-check.
@@ -301,6 +305,7 @@ impl WhatIfRun {
             largest_free_block: None,
             cb_room: None,
             cb_hint: cb_hint.as_ref().map(|h| h.used),
+            cb_region: None,
             in_the_way: Vec::new(),
             replay_check,
             notes,
@@ -452,6 +457,8 @@ impl WhatIfRun {
             return;
         }
         answer.cb_room = self.cb_room(device);
+        let lowest = self.fixed.allocators.get(&place).and_then(|a| a.lowest_used());
+        answer.cb_region = Some((region_end, lowest));
         if beyond_l1 {
             answer.outcome = Outcome::DoesNotFit;
             answer.notes.push(WhatIfNote::BeyondL1);

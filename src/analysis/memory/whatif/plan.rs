@@ -69,7 +69,7 @@ pub struct Plan {
 pub fn request_page(requested: u64, banks: u64, per_bank: u64) -> Option<u64> {
     const PAGES: [u64; 11] = [2048, 4096, 1088, 576, 1024, 512, 8192, 256, 128, 64, 32];
     let banks = banks.max(1);
-    PAGES.into_iter().find(|&p| requested % p == 0 && (requested / p).div_ceil(banks) * p == per_bank)
+    PAGES.into_iter().find(|&p| requested.is_multiple_of(p) && (requested / p).div_ceil(banks) * p == per_bank)
 }
 
 impl Plan {

@@ -105,7 +105,8 @@ pub struct Sequence {
     live: HashMap<(Place, u64), BufferId>,
     /// Graph frees of addresses that were not live.
     pub unknown_frees: usize,
-    /// Whether any operation has been given (the first one's outside allocations are pinned).
+    /// Whether a checkpoint or an operation showing any buffer has been given: until then,
+    /// buffers that appear were live before the records begin, and keep their addresses.
     started: bool,
 }
 
@@ -143,10 +144,11 @@ impl Sequence {
     /// snapshot shows that the graph does not), its graph's allocations and frees in order, the
     /// buffers its graph allocated that its snapshot no longer holds, and its end.
     pub fn operation(&mut self, record: &OperationRecord<'_>) -> Vec<Step> {
+        // Until the first operation that shows any buffer, what appears was there before.
         let first = !self.started;
-        self.started = true;
         let before: IntMap<BufferId, ()> = self.live.values().map(|&id| (id, ())).collect();
         let mut steps = self.graph_steps(record);
+        self.started |= !steps.is_empty();
         let Some(rows) = record.snapshot else {
             if !record.failed {
                 steps.push(Step::End(record.operation_id));
@@ -154,6 +156,7 @@ impl Sequence {
             return steps;
         };
         let shown = self.shown(rows);
+        self.started |= !shown.is_empty();
         let allocated_here: Vec<(Place, u64, u64)> = steps
             .iter()
             .filter_map(|s| match s {

@@ -68,7 +68,15 @@ fn outcome(a: &Answer, hex: bool) -> String {
             let still = if a.fixes.is_empty() { "" } else { " still" };
             format!("{request}{still} does not fit{largest}{way}.")
         }
-        (true, Outcome::Fits) => "the circular buffers fit below the lowest L1 buffer.".to_string(),
+        (true, Outcome::Fits) => match a.cb_region {
+            Some((end, Some(lowest))) => format!(
+                "the circular buffers, up to {}, fit below the lowest L1 buffer, at {}.",
+                address(end, hex),
+                address(lowest, hex)
+            ),
+            Some((end, None)) => format!("the circular buffers, up to {}, fit: no L1 buffer is left.", address(end, hex)),
+            None => "the circular buffers fit.".to_string(),
+        },
         (true, Outcome::DoesNotFit) if a.notes.contains(&WhatIfNote::BeyondL1) => {
             "the circular buffers end beyond L1: no change to L1 buffers helps; the operation's program config sets their size.".to_string()
         }
@@ -79,7 +87,7 @@ fn outcome(a: &Answer, hex: bool) -> String {
             listed(&a.in_the_way, hex)
         ),
         (_, Outcome::Unknown) => {
-            let why = a.notes.iter().map(|n| note_text(n)).next().unwrap_or_else(|| "the report does not say enough".into());
+            let why = a.notes.iter().map(note_text).next().unwrap_or_else(|| "the report does not say enough".into());
             format!("the replay cannot tell: {why}.")
         }
     }
@@ -152,15 +160,50 @@ pub fn fix_phrase(fix: &Fix) -> String {
     }
 }
 
-/// Several fixes in words, joined with `and`, the first letter capitalised: `With no fix` when
-/// there is none.
+/// Several fixes in words, joined with `and`, the first letter capitalised: frees after the
+/// same operation said once (`freeing tensors 17, 20 and 11 after operation 7`); `With no fix`
+/// when there is none.
 pub fn fixes_phrase(fixes: &[Fix]) -> String {
-    let words: Vec<String> = fixes.iter().map(fix_phrase).collect();
+    let mut words: Vec<String> = Vec::new();
+    let mut done = vec![false; fixes.len()];
+    for (i, fix) in fixes.iter().enumerate() {
+        if done[i] {
+            continue;
+        }
+        let Fix::Free { after: Some(k), .. } = fix else {
+            words.push(fix_phrase(fix));
+            continue;
+        };
+        let same: Vec<usize> = (i..fixes.len())
+            .filter(|&j| matches!(fixes[j], Fix::Free { after: Some(other), .. } if other == *k))
+            .collect();
+        let tensors: Vec<String> = same
+            .iter()
+            .filter_map(|&j| match fixes[j] {
+                Fix::Free { tensor, .. } => Some(tensor.to_string()),
+                _ => None,
+            })
+            .collect();
+        for j in same {
+            done[j] = true;
+        }
+        words.push(match tensors.len() {
+            1 => fix_phrase(fix),
+            _ => format!("freeing tensors {} after operation {k}", join_and(tensors)),
+        });
+    }
     let joined = match words.len() {
         0 => return "With no fix".into(),
-        1 => words[0].clone(),
-        n => format!("{} and {}", words[..n - 1].join(", "), words[n - 1]),
+        _ => join_and(words),
     };
     let mut chars = joined.chars();
     chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub(crate) fn join_and(items: Vec<String>) -> String {
+    match items.len() {
+        0 | 1 => items.concat(),
+        n => format!("{} and {}", items[..n - 1].join(", "), items[n - 1]),
+    }
 }
