@@ -33,7 +33,10 @@ fn with_fixture(scenario: &str, operation: u64, session: impl FnOnce(&mut Harnes
 fn memory_tab(scenario: &str) {
     let truth = truth(scenario);
     let (id, name) = failed_operation(&truth);
-    let bt = failure(&truth)["buffer_type"].as_str().unwrap().to_string();
+    let bt = match failure(&truth)["buffer_type"].as_str().unwrap() {
+        "L1_SMALL" => "L1 Small".to_string(),
+        other => other.to_string(),
+    };
     with_fixture(scenario, id, |h| {
         h.press(&[GoToTab(3)]);
         h.run_jobs();
@@ -42,7 +45,9 @@ fn memory_tab(scenario: &str) {
         let title = format!("Memory at the failure of {id} {name} · device ");
         assert!(screen.contains(&title) && screen.contains(&format!(" · {bt}")), "{title:?} in\n{screen}");
         let (start, end) = allocator_region(&truth);
-        assert!(screen.contains(&format!("{start}–{end} region")), "the region {start}–{end} in\n{screen}");
+        // A 0 B region: tt-metal names the L1 base as its base, memory.md §2 the top of L1.
+        let region = if start == end { "region (0 B)".to_string() } else { format!("{start}–{end} region") };
+        assert!(screen.contains(&region), "the region {region} in\n{screen}");
         let (allocated, _) = allocator_blocks(&truth);
         for (address, _) in &allocated {
             assert!(screen.contains(&address.to_string()), "the live buffer at {address} in\n{screen}");
@@ -98,6 +103,9 @@ real_fixture!(dram_oom);
 real_fixture!(c_cb_clash);
 real_fixture!(matmul_beyond_l1);
 real_fixture!(small_model);
+real_fixture!(stale_chain);
+real_fixture!(l1_small_oom);
+real_fixture!(cb_clash_own_output);
 
 /// Programs that "ran" on the mock device leave `sub_device_manager` and `program_execution`
 /// nodes in their graphs (not in the spec's list); the Device ops tab shows such an operation as

@@ -367,34 +367,41 @@ impl MemoryReport {
     }
 
     /// The circular buffers of the most recent earlier operation with the failed one's name
-    /// that allocated any, as the end of their region minus the L1 allocator's start.
+    /// that ran and allocated any, as the end of their region minus the L1 allocator's start;
+    /// else (matmul and softmax record their dataflow buffers in no graph) those of the most
+    /// recent operation that ran and recorded any, said as a weaker hint.
     fn cb_hint(&self, index: usize, l1_start: Option<u64>) -> Option<CircularBufferUse> {
         let start = l1_start?;
         let name = &self.operations[index].name;
-        // Operations that ran: a failed one's circular buffers say what it asked for, not what fit.
-        let earlier = (0..index)
-            .rev()
-            .filter(|&i| &self.operations[i].name == name && self.operations[i].error.is_none())
-            .take(CB_HINT_SEARCH);
-        for i in earlier {
-            let graph = self.graphs().graph(i).ok()?;
-            let from = graph.iter().rposition(|n| n.is(NodeType::CircularBufferDeallocateAll)).map_or(0, |p| p + 1);
-            let end = graph[from..]
-                .iter()
-                .filter(|n| n.is(NodeType::CircularBufferAllocate) && !n.globally_allocated)
-                .filter_map(|n| Some(n.address? + n.size.unwrap_or(0)))
-                .max();
-            if let Some(end) = end {
+        let ran = |i: &usize| self.operations[*i].error.is_none();
+        let same: Vec<usize> =
+            (0..index).rev().filter(ran).filter(|&i| &self.operations[i].name == name).take(CB_HINT_SEARCH).collect();
+        let any: Vec<usize> = (0..index).rev().filter(ran).take(CB_HINT_SEARCH).collect();
+        for (candidates, same_name) in [(same, true), (any, false)] {
+            for i in candidates {
+                let Some(end) = self.graphs().graph(i).ok().as_deref().and_then(circular_buffer_end) else { continue };
                 let op = &self.operations[i];
                 return Some(CircularBufferUse {
                     operation_id: op.id,
                     operation_name: op.name.clone(),
                     used: end.saturating_sub(start),
+                    same_name,
                 });
             }
         }
         None
     }
+}
+
+/// Where the circular buffers a graph allocated after its last deallocation of them all end
+/// (tensor-backed ones left out), when it allocated any.
+fn circular_buffer_end(graph: &[crate::analysis::graph::GraphNode]) -> Option<u64> {
+    let from = graph.iter().rposition(|n| n.is(NodeType::CircularBufferDeallocateAll)).map_or(0, |p| p + 1);
+    graph[from..]
+        .iter()
+        .filter(|n| n.is(NodeType::CircularBufferAllocate) && !n.globally_allocated)
+        .filter_map(|n| Some(n.address? + n.size.unwrap_or(0)))
+        .max()
 }
 
 impl Resolved {

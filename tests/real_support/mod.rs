@@ -7,15 +7,18 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Every recorded scenario; each has its tests in `real_explain.rs` and `real_tui.rs`.
-pub const SCENARIOS: [&str; 8] = [
+pub const SCENARIOS: [&str; 11] = [
     "a_l1_add_oom",
     "blackhole_l1_add_oom",
     "c_cb_clash",
+    "cb_clash_own_output",
     "dram_oom",
     "l1_fragmented",
+    "l1_small_oom",
     "matmul_beyond_l1",
     "sharded_add_oom",
     "small_model",
+    "stale_chain",
 ];
 
 /// The folder holding one folder per recorded scenario.
@@ -61,7 +64,7 @@ pub fn allocator_blocks(truth: &Value) -> (Blocks, Blocks) {
     let pick = |allocated: bool| -> Blocks {
         blocks
             .iter()
-            .filter(|b| b["allocated"].as_bool() == Some(allocated))
+            .filter(|b| b["allocated"].as_bool() == Some(allocated) && int(&b["size"]) != Some(0))
             .map(|b| (int(&b["address"]).unwrap(), int(&b["size"]).unwrap()))
             .collect()
     };

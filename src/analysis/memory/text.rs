@@ -195,7 +195,7 @@ pub fn advice_sentence(m: &MemoryAtFailure, hex: bool) -> String {
         Ok(fit) => freeing_sentence(m, fit, missing.as_deref(), hex),
         Err(NoFit::CircularBuffers) => clash_sentence(m, hex),
         Err(NoFit::Pinned) => format!(
-            "No buffer can be freed to make room: every {need} window overlaps an input of operation {n} or a buffer it allocated."
+            "No buffer can be freed right before operation {n} to make room: every {need} window overlaps an input of operation {n} or a buffer it allocated."
         ),
         Err(NoFit::LargerThanRegion { size: limit }) => {
             // The limit is the message's bank size when that is below the region's size.

@@ -74,7 +74,7 @@ fn inputs_are_pinned() {
     assert_eq!(m.fit, Err(NoFit::Pinned));
     assert_eq!(
         advice_sentence(&m, false),
-        "No buffer can be freed to make room: every 6 KiB window overlaps an input of operation 10 or a buffer it allocated."
+        "No buffer can be freed right before operation 10 to make room: every 6 KiB window overlaps an input of operation 10 or a buffer it allocated."
     );
 }
 

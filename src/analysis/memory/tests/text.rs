@@ -28,7 +28,7 @@ fn the_block_of_lines() {
             "At the failure (after-failure snapshot + unwinding): 3 live L1 buffers on device 0 hold 8 KiB per bank of the 0x3E8–0x2710 region (9 KiB)",
             "The picture matches the allocator's figures (allocated 8 KiB, largest free block 500 B).",
             "Largest holders: tensor 3 5 KiB (not produced by a recorded operation; input) · tensor 81 2 KiB (ttnn.matmul, op 4; last used op 6, stale) · buffer at 0x5DC 500 B (no tensor recorded; this operation, MatmulDeviceOperation)",
-            "No buffer can be freed to make room: every 3 KiB window overlaps an input of operation 10 or a buffer it allocated.",
+            "No buffer can be freed right before operation 10 to make room: every 3 KiB window overlaps an input of operation 10 or a buffer it allocated.",
         ]
     );
 }

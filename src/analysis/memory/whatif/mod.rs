@@ -209,6 +209,9 @@ pub struct CircularBufferUse {
     pub operation_name: String,
     /// Its circular-buffer region's end minus the L1 allocator's start.
     pub used: u64,
+    /// It has the failed operation's name (`cb_hint`); else it is the most recent operation
+    /// that recorded circular buffers at all (a weaker hint, said with its name).
+    pub same_name: bool,
 }
 
 /// A replay under way: the sequence being rebuilt, the run as recorded with the policy's
@@ -304,7 +307,7 @@ impl WhatIfRun {
             size_per_bank: None,
             largest_free_block: None,
             cb_room: None,
-            cb_hint: cb_hint.as_ref().map(|h| h.used),
+            cb_hint: cb_hint.as_ref().filter(|h| h.same_name).map(|h| h.used),
             cb_region: None,
             in_the_way: Vec::new(),
             replay_check,

@@ -271,7 +271,7 @@ fn circular_buffers_fit_once_the_lowest_buffer_moves_to_dram_and_not_before() {
 fn fits_then_the_circular_buffers_the_operation_used_before_do_not() {
     let mut p = plan();
     p.free_after.push((10, (D, BufferType::L1), at(10)));
-    let hint = CircularBufferUse { operation_id: 5, operation_name: "ttnn.matmul".into(), used: 12 };
+    let hint = CircularBufferUse { operation_id: 5, operation_name: "ttnn.matmul".into(), used: 12, same_name: true };
     let a = filled(p).answer(11, vec![], request(), &[], Some(hint));
     assert_eq!((a.outcome, a.address, a.cb_room, a.cb_hint), (Outcome::Fits, Some(A), Some(0), Some(12)));
     assert_eq!(
