@@ -1,0 +1,140 @@
+//! `ttnn-tui whatif` against real tt-metal (issue 20 §3): every folder of `fixtures/rerun/` is a
+//! real failure of `fixtures/real/` recorded again with one fix applied (`fixtures/rerun/README.md`),
+//! and its `rerun.json` says what tt-metal then did with the request. The replay of the original
+//! with the same fix must say the same: the outcome, and where the request landed. Replayed with
+//! no fix, every real fixture's recorded allocations land where tt-metal put them.
+
+mod cli;
+mod real_support;
+mod support;
+
+use cli::run;
+use real_support::{SCENARIOS, fixtures, int};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use support::folder_bytes;
+
+fn reruns() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("rerun")
+}
+
+/// Every re-run folder and its rerun.json.
+fn every_rerun() -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = std::fs::read_dir(reruns())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("rerun.json").is_file())
+        .map(|p| {
+            let text = std::fs::read_to_string(p.join("rerun.json")).unwrap();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), serde_json::from_str(&text).unwrap())
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// `whatif ORIGINAL --operation N ARGS… --json`, the original's folder left as it was.
+fn whatif(original: &str, operation: u64, args: &[&str]) -> Value {
+    let dir = fixtures().join(original);
+    let before = folder_bytes(&dir);
+    let mut all = vec!["whatif", original, "--operation"];
+    let operation = operation.to_string();
+    all.push(&operation);
+    all.extend_from_slice(args);
+    all.push("--json");
+    let o = run(&all, Some(&fixtures()));
+    assert_eq!(o.status.code(), Some(0), "{all:?}: {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(folder_bytes(&dir), before, "the report folder changed: {}", dir.display());
+    serde_json::from_slice(&o.stdout).expect("valid JSON")
+}
+
+#[test]
+fn whatif_says_what_every_real_rerun_did() {
+    let all = every_rerun();
+    assert!(all.len() >= 19, "the re-runs of fixtures/rerun/");
+    for (name, rerun) in &all {
+        assert_eq!(rerun["schema"], "ttnn-tui-rerun/1", "{name}");
+        let original = rerun["original"].as_str().unwrap();
+        let args: Vec<&str> = rerun["whatif"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+        let id = int(&rerun["operation_id"]).unwrap();
+        let answer = whatif(original, id, &args);
+        let request = &rerun["request"];
+        let context = format!("{name}: {}", serde_json::to_string_pretty(&answer).unwrap());
+        assert_eq!(answer["replay_check"], "exact", "{context}");
+        assert_eq!(answer["outcome"], rerun["outcome"], "{context}");
+        let circular = request["kind"] == "circular_buffers";
+        assert_eq!(answer["check"], if circular { "circular_buffers" } else { "allocation" }, "{context}");
+        if !circular && rerun["outcome"] == "fits" {
+            assert_eq!(answer["address"], request["address"], "where the request landed: {context}");
+            assert_eq!(answer["buffer_type"], request["buffer_type"], "{context}");
+        }
+        if !rerun["largest_free_block"].is_null() {
+            assert_eq!(answer["largest_free_block"], rerun["largest_free_block"], "{context}");
+        }
+        // A re-run that placed the request and then failed on its circular buffers is said as
+        // "fits, but …"; one that ran on is not.
+        let sentence = answer["sentence"].as_str().unwrap();
+        let then_clash = rerun["then"]["kind"] == "circular_buffers_clash";
+        assert_eq!(sentence.contains("of circular buffers at operation"), then_clash, "{context}");
+    }
+}
+
+#[test]
+fn every_rerun_names_a_real_fixture_and_stays_small() {
+    for (name, rerun) in every_rerun() {
+        let original = rerun["original"].as_str().unwrap();
+        assert!(SCENARIOS.contains(&original), "{name}: {original}");
+        assert!(name.starts_with(&format!("{original}__")), "{name}");
+        let dir = reruns().join(&name);
+        let size: u64 = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
+        assert!(size < 1_000_000, "{name}: {size} bytes");
+    }
+}
+
+/// Replayed from the first operation with no fix, every real fixture reproduces tt-metal: each
+/// recorded allocation where it was, and the request refused as it was.
+#[test]
+fn the_replay_reproduces_every_real_fixture() {
+    for scenario in SCENARIOS {
+        let truth = real_support::truth(scenario);
+        let (id, _) = real_support::failed_operation(&truth);
+        let answer = whatif(scenario, id, &["--from-start"]);
+        assert_eq!(answer["replay_check"], "exact", "{scenario}: {answer}");
+        assert_eq!(answer["outcome"], "does_not_fit", "{scenario}: {answer}");
+        assert_eq!(answer["fixes"], Value::Array(vec![]), "{scenario}");
+    }
+}
+
+/// The advice explain gives is the fix a re-run recorded: where the two meet, the same outcome
+/// and address (memory.md §9.2).
+#[test]
+fn explain_advice_says_what_the_reruns_did() {
+    for (scenario, line) in [
+        ("l1_fragmented", "  Freeing tensor 5 after operation 15: the 256 KiB request fits at 1105920."),
+        ("a_l1_add_oom", "  Placing the output in DRAM: the 684 KiB DRAM request fits at 1048640."),
+        (
+            "l1_small_oom",
+            "  Opening the device with l1_small_size=4096 (at least the request rounded up to 32 B; the operation may need several L1_SMALL buffers): the 4 KiB L1_SMALL request fits at 1495040.",
+        ),
+        (
+            "small_model",
+            "  Freeing the 4 tensors held past their last use right after it (tensors 17, 20, 11 and 3): the 1.25 MiB request fits at 155648.",
+        ),
+        (
+            "stale_chain",
+            "  Freeing the 6 tensors held past their last use right after it (tensors 7, 24, 21, 18, 15 and 11): the 1 MiB request fits at 112640, but ttnn.add used 12 KiB of circular buffers at operation 2 and only 7 KiB would be left below it.",
+        ),
+        (
+            "cb_clash_own_output",
+            "  Placing the output in DRAM and keeping tensor 35 in DRAM: the circular buffers, up to 118112, fit below the lowest L1 buffer, at 122880.",
+        ),
+        (
+            "c_cb_clash",
+            "  Keeping tensor 32 in DRAM: the circular buffers, up to 118112, fit below the lowest L1 buffer, at 188416.",
+        ),
+    ] {
+        let o = run(&["explain", scenario], Some(&fixtures()));
+        let text = String::from_utf8(o.stdout).unwrap();
+        assert!(text.lines().any(|l| l == line), "{scenario}: {line:?} in\n{text}");
+    }
+}
