@@ -2,7 +2,7 @@
 
 use crate::analysis::failure::BufferType;
 use crate::analysis::format::size;
-use crate::analysis::memory::whatif::{ReplayCheck, answer_sentence, fixes_phrase, note_text};
+use crate::analysis::memory::whatif::{ReplayCheck, WhatIfNote, answer_sentence, fixes_phrase, note_text};
 use crate::analysis::sanitize::sanitize_line;
 use crate::report::WhatIf;
 use serde::Serialize;
@@ -20,7 +20,11 @@ pub fn render_whatif_text(w: &WhatIf, hex: bool) -> String {
         let _ = writeln!(out, "  Room for circular buffers below the lowest L1 buffer: {}{hint}.", size(room));
     }
     let _ = writeln!(out, "  {}", check_sentence(w));
-    for note in &a.notes {
+    // What the sentence already says is not said again.
+    let said = |n: &&WhatIfNote| {
+        matches!(n, WhatIfNote::CircularBuffersAfter { .. } | WhatIfNote::EarlierFailure { .. } | WhatIfNote::BeyondL1)
+    };
+    for note in a.notes.iter().filter(|n| !said(n)) {
         let _ = writeln!(out, "  Note: {}.", note_text(note));
     }
     out
