@@ -26,7 +26,7 @@ fn a_failure_with_advice_that_frees_a_stale_tensor() {
     assert!(screen.contains("Memory at the failure of 13 ttnn.to_memory_config · device 0 · L1"), "{screen}");
     assert!(screen.contains("The picture matches the allocator's figures"), "{screen}");
     assert!(screen.contains("Freeing tensor 2007"), "{screen}");
-    assert!(screen.contains("the 800 KiB request fits."), "{screen}");
+    assert!(screen.contains("the 800 KiB request fits at 268544."), "{screen}");
     // The holders, biggest first, with their producer, last use and flags.
     let holder = h
         .lines_with("6 ttnn.max_pool2d")

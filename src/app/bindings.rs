@@ -88,6 +88,9 @@ pub(crate) const MEMORY: &[Binding] = &[
     bind(&[ch('s')], "s", "sort by address/size", ToggleSort),
     bind(&[ch('d')], "d", "device", NextDevice),
     bind(&[ch('t')], "t", "buffer type", NextBufferType),
+    pair(&[ch('f'), ch('F')], "f/F", "fix", (NextFix, PreviousFix)),
+    bind(&[ch('w')], "w", "what if…", WhatIf),
+    help_only(bind(&[key(KeyCode::Esc)], "Esc", "the failure as recorded", Back)),
     bind(&[ch('v')], "v", "view error", ViewError),
     bind(&[ch('y')], "y", "copy", Copy),
 ];

@@ -91,6 +91,12 @@ pub enum Action {
     ShowMemory,
     /// Put the cursor on the peak (Over time tab).
     JumpToPeak,
+    /// Show the next fix on the map (Memory tab).
+    NextFix,
+    /// Show the previous fix on the map (Memory tab).
+    PreviousFix,
+    /// Type fixes to replay (Memory tab).
+    WhatIf,
     /// Open the help popup.
     Help,
     /// Close a popup, leave the callout, or clear the search.

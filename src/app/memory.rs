@@ -4,6 +4,7 @@
 //! failures need, run once per report by the loop.
 
 use super::jobs::JobState;
+use super::memory_fixes::FixList;
 use super::model::{Loaded, Model};
 use super::rows::WindowedRows;
 use super::{Action, Availability, Outcome};
@@ -81,6 +82,8 @@ pub struct MemoryTab {
     holders_of: Option<(usize, Option<Place>)>,
     /// The graph-only replay.
     pub(crate) replay: JobState,
+    /// The fixes of the failures shown, replayed.
+    pub(crate) fixes: FixList,
 }
 
 impl MemoryTab {
@@ -132,9 +135,9 @@ impl MemoryTab {
 
     /// The picture of an operation and the holders window over it, borrowed together for
     /// drawing (the window is fitted to the table as it is drawn).
-    pub(crate) fn drawn(&mut self, operation: usize) -> (Option<&Loaded<MemoryPicture>>, &mut WindowedRows) {
+    pub(crate) fn drawn(&mut self, operation: usize) -> (Option<&Loaded<MemoryPicture>>, &mut WindowedRows, &FixList) {
         let key = self.key(operation);
-        (self.pictures.get(&key), &mut self.holders)
+        (self.pictures.get(&key), &mut self.holders, &self.fixes)
     }
 
     /// The selected holder of an operation's picture.
@@ -195,6 +198,9 @@ impl MemoryTab {
             Action::NextDevice => operation.is_some_and(|i| self.next_place(i, true).is_some()),
             Action::NextBufferType => operation.is_some_and(|i| self.next_place(i, false).is_some()),
             Action::ToggleSort => picture.is_some_and(|p| p.live_buffers().len() > 1),
+            Action::NextFix | Action::PreviousFix | Action::WhatIf => {
+                operation.is_some_and(|i| matches!(self.fixes.of(i), Some(Loaded::Ready(list)) if !list.is_empty()))
+            }
             _ => true,
         };
         Availability::from(enabled)
@@ -202,6 +208,12 @@ impl MemoryTab {
 
     /// Applies an action on the tab, for the selected operation.
     pub(crate) fn update(&mut self, action: Action, operation: Option<usize>) -> Outcome {
+        if let Some(i) = operation
+            && matches!(self.picture(i), Some(Loaded::Ready(MemoryPicture::Failure(_))))
+            && let Some(outcome) = self.fixes.update(action, i)
+        {
+            return outcome;
+        }
         if self.holders.apply(action) {
             return Outcome::None;
         }

@@ -9,6 +9,7 @@ mod error_actions;
 mod jobs;
 pub mod keys;
 mod memory;
+mod memory_fixes;
 mod model;
 mod operations;
 mod over_time;
@@ -24,6 +25,7 @@ pub use jobs::{Job, JobState};
 pub use keys::{Action, Binding, Pane};
 pub use memory::{MemoryPicture, NoPicture, Place};
 pub(crate) use memory::{MemoryTab, ordered_holders};
+pub use memory_fixes::FixList;
 pub use model::{Loaded, Model};
 pub(crate) use operations::{OperationsTab, UNATTACHED_SHOWN};
 pub(crate) use over_time::{OverTimeTab, UsageSource};
@@ -243,7 +245,8 @@ impl App {
 
     /// The pane of the active tab (the search input while typing), whatever popup is open.
     pub fn tab_pane(&self) -> Pane {
-        match (self.operations.is_searching(), self.tab) {
+        let typing = self.tab == Tab::Memory && self.memory.fixes.prompting();
+        match (self.operations.is_searching() || typing, self.tab) {
             (true, _) => Pane::Search,
             (false, Tab::Operations) => Pane::Operations,
             (false, Tab::DeviceOps) => Pane::DeviceOps,

@@ -5,6 +5,7 @@ use super::device_ops::DeviceTree;
 use super::model::Loaded;
 use super::{App, MemoryPicture, PerfState, Place, Tab};
 use crate::analysis::graph::GraphNode;
+use crate::analysis::memory::whatif::{Fix, ReplayedAdvice};
 use std::collections::HashMap;
 
 /// Something to read from the report before the next draw.
@@ -26,6 +27,10 @@ pub enum Read {
         /// Ask for the failure's picture first.
         failure: bool,
     },
+    /// The advice of an operation's failure, each line replayed (Memory tab).
+    Fixes(usize),
+    /// Fixes the user typed for an operation's failure, to replay.
+    WhatIf(usize, Vec<Fix>),
 }
 
 /// What the loop read.
@@ -39,6 +44,10 @@ pub enum ReadResult {
     Graph(usize, Loaded<Vec<GraphNode>>),
     /// An operation's memory picture, for the place asked for.
     Memory(usize, Option<Place>, Loaded<MemoryPicture>),
+    /// The replayed advice of an operation's failure.
+    Fixes(usize, Loaded<Vec<ReplayedAdvice>>),
+    /// The replay of fixes the user typed.
+    WhatIf(usize, Vec<Fix>, Box<Loaded<ReplayedAdvice>>),
 }
 
 impl App {
@@ -71,6 +80,11 @@ impl App {
             {
                 reads.push(Read::Memory { operation: i, place, failure });
             }
+            let failure_shown = matches!(self.memory.picture(i), Some(Loaded::Ready(MemoryPicture::Failure(_))));
+            if self.tab == Tab::Memory && failure_shown && self.memory.fixes.wanted(i) {
+                reads.push(Read::Fixes(i));
+            }
+            reads.extend(self.memory.fixes.asked().iter().map(|(o, fixes)| Read::WhatIf(*o, fixes.clone())));
         }
         reads
     }
@@ -93,6 +107,8 @@ impl App {
                 self.device_ops.trees.insert(i, tree);
             }
             ReadResult::Memory(i, place, picture) => self.memory.deliver(i, place, picture),
+            ReadResult::Fixes(i, fixes) => self.memory.fixes.deliver(i, fixes),
+            ReadResult::WhatIf(i, fixes, replayed) => self.memory.fixes.deliver_yours(i, &fixes, *replayed),
         }
     }
 }

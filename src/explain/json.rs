@@ -4,10 +4,9 @@
 
 use super::memory_json::{MemoryJson, memory_json};
 use super::peak::PeakLine;
-use super::sections::{FailureSection, MemorySections, fix_sentence};
+use super::sections::{FailureSection, MemorySections};
 use super::{ExplainOptions, ExplainedError, Explanation};
 use crate::analysis::failure::{AllocationFailure, FailureKind};
-use crate::analysis::memory::whatif::advice_fix_text;
 use crate::analysis::perf_callout::PerfStatus;
 use crate::analysis::reason::{Reason, explain, summary};
 use crate::analysis::sanitize::sanitize_line;
@@ -160,10 +159,10 @@ fn fixes_json(section: &FailureSection, hex: bool) -> Vec<FixJson> {
         .fixes
         .iter()
         .map(|r| FixJson {
-            fix: advice_fix_text(&r.advice),
-            outcome: r.whatif.as_ref().map_or("unknown", |w| w.answer.outcome.as_str()),
-            address: r.whatif.as_ref().and_then(|w| w.answer.address),
-            sentence: fix_sentence(r, section.memory.operation_id(), hex),
+            fix: r.fix_text(),
+            outcome: r.answer.as_ref().map_or("unknown", |a| a.outcome.as_str()),
+            address: r.answer.as_ref().and_then(|a| a.address),
+            sentence: r.sentence(section.memory.operation_id(), hex),
         })
         .collect()
 }

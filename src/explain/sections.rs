@@ -3,8 +3,7 @@
 
 use super::ExplainedError;
 use crate::analysis::memory::MemoryAtFailure;
-use crate::analysis::memory::whatif::advice_sentence;
-use crate::report::whatif::ReplayedAdvice;
+use crate::analysis::memory::whatif::ReplayedAdvice;
 use crate::report::{FailureMemory, GraphReplay, MemoryReport, ReportError};
 use std::sync::atomic::AtomicBool;
 
@@ -19,14 +18,8 @@ pub(crate) struct FailureSection {
 impl FailureSection {
     /// The advice lines, each said with its replayed answer.
     pub(crate) fn fix_lines(&self, hex: bool) -> Vec<String> {
-        self.fixes.iter().map(|r| fix_sentence(r, self.memory.operation_id(), hex)).collect()
+        self.fixes.iter().map(|r| r.sentence(self.memory.operation_id(), hex)).collect()
     }
-}
-
-/// One advice line with its answer (or how to replay it).
-pub(crate) fn fix_sentence(r: &ReplayedAdvice, operation_id: u64, hex: bool) -> String {
-    let answer = r.whatif.as_ref().map(|w| &w.answer);
-    advice_sentence(&r.advice, answer, r.skipped.map(|s| (s, operation_id)), r.source.as_deref(), hex)
 }
 
 /// One failure's memory section: none when it has none, or why it could not be read.

@@ -11,8 +11,8 @@ use crate::analysis::graph::NodeType;
 use crate::analysis::late::LateFindings;
 use crate::analysis::memory::holders::{last_use, producer};
 use crate::analysis::memory::whatif::{
-    Advice, Answer, CircularBufferUse, DeviceView, DramMove, Fix, OperationRecord, Place, Plan, Recorded, Regions,
-    Request, WhatIfNote, WhatIfRun, advice, request_page,
+    Answer, CircularBufferUse, DeviceView, DramMove, Fix, OperationRecord, Place, Plan, Recorded, Regions,
+    ReplayedAdvice, Request, WhatIfNote, WhatIfRun, advice, request_page,
 };
 use crate::analysis::memory::{Basis, MemoryAtFailure};
 use crate::analysis::memory::{SnapshotRow, TensorFacts};
@@ -143,9 +143,14 @@ impl MemoryReport {
         answer.notes.splice(0..0, resolved.notes);
         // The holder memory.md §4 finds at the failure names a buffer live then; a graph's own
         // tensor node (an inner tensor of the operation that made it) only the others.
+        let held = |recorded: u64| m.live_buffers.iter().find(|b| b.address == recorded).and_then(|b| b.tensor_id);
         for w in &mut answer.in_the_way {
-            let held = m.live_buffers.iter().find(|b| b.address == w.recorded_address).and_then(|b| b.tensor_id);
-            w.tensor_id = held.or(w.tensor_id);
+            w.tensor_id = held(w.recorded_address).or(w.tensor_id);
+        }
+        if let Some(after) = &mut answer.after {
+            for (b, &recorded) in after.live.iter_mut().zip(&after.recorded) {
+                b.tensor_id = held(recorded).or(b.tensor_id);
+            }
         }
         Ok(WhatIf { answer, operation_name: op.name.clone(), replayed_after: start })
     }
@@ -168,6 +173,7 @@ impl MemoryReport {
             in_the_way: Vec::new(),
             replay_check: crate::analysis::memory::whatif::ReplayCheck::Exact,
             notes: vec![WhatIfNote::NotFound { fix: "the replay".into(), what: why.into() }],
+            after: None,
         };
         WhatIf { answer, operation_name: op.name.clone(), replayed_after: None }
     }
@@ -450,20 +456,6 @@ fn request_of(
 /// `ttnn-tui whatif` rather than run for every failure `explain` prints.
 pub const FIX_REPLAY_WINDOW: usize = 5_000;
 
-/// One advice line with its replayed answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReplayedAdvice {
-    /// What it tries.
-    pub advice: Advice,
-    /// The replay's answer; none for the program config, or when the replay would start more
-    /// than [`FIX_REPLAY_WINDOW`] operations back (then `skipped` says how many).
-    pub whatif: Option<WhatIf>,
-    /// Operations the replay would cover, when it was not run.
-    pub skipped: Option<usize>,
-    /// The model's line of the operation its fixes free after, when one and known.
-    pub source: Option<String>,
-}
-
 impl MemoryReport {
     /// Every advice line of a failure (memory.md §9.2), each replayed: the operation (by index)
     /// and its memory at the failure.
@@ -472,7 +464,7 @@ impl MemoryReport {
         let mut out = Vec::new();
         for advice in advice(m, previous) {
             if advice.fixes.is_empty() {
-                out.push(ReplayedAdvice { advice, whatif: None, skipped: None, source: None });
+                out.push(ReplayedAdvice { advice, answer: None, skipped: None, source: None });
                 continue;
             }
             let after: Vec<u64> = advice
@@ -489,11 +481,11 @@ impl MemoryReport {
             };
             let span = self.replay_span(index, &advice.fixes, m)?;
             if span > FIX_REPLAY_WINDOW {
-                out.push(ReplayedAdvice { advice, whatif: None, skipped: Some(span), source });
+                out.push(ReplayedAdvice { advice, answer: None, skipped: Some(span), source });
                 continue;
             }
-            let whatif = self.what_if_at(index, &advice.fixes, &WhatIfOptions::default(), Some(m))?;
-            out.push(ReplayedAdvice { advice, whatif: Some(whatif), skipped: None, source });
+            let answer = self.what_if_at(index, &advice.fixes, &WhatIfOptions::default(), Some(m))?.answer;
+            out.push(ReplayedAdvice { advice, answer: Some(answer), skipped: None, source });
         }
         Ok(out)
     }

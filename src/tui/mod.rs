@@ -42,8 +42,12 @@ pub fn frame<B: Backend>(
     theme: &Theme,
 ) -> Result<Size, B::Error> {
     let mut area = terminal.draw(|f| ui::draw(f, app, theme))?.area;
-    let reads = app.pending_reads();
-    if !reads.is_empty() {
+    // What a read brings may ask for more (a failure's picture, then its fixes): a few rounds.
+    for _ in 0..3 {
+        let reads = app.pending_reads();
+        if reads.is_empty() {
+            break;
+        }
         for result in session.perform(reads) {
             app.deliver(result);
         }

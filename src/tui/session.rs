@@ -2,6 +2,7 @@
 //! graph-only replay). `perform` answers the state's reads; `app_for` and `perf_input` turn report
 //! data into the state's model.
 
+use crate::analysis::memory::whatif::{Advice, AdviceKind, Fix, ReplayedAdvice};
 use crate::analysis::model::first_line;
 use crate::analysis::usage::MemoryUsage;
 use crate::app::{App, Job, Loaded, MemoryPicture, Model, NoPicture, PerfInput, PerfRows, Place, Read, ReadResult};
@@ -90,6 +91,11 @@ impl Session {
                 Read::Memory { operation, place, failure } => {
                     ReadResult::Memory(operation, place, loaded(self.memory(operation, place, failure)))
                 }
+                Read::Fixes(i) => ReadResult::Fixes(i, loaded(self.fixes(i))),
+                Read::WhatIf(i, fixes) => {
+                    let replayed = Box::new(loaded(self.what_if(i, &fixes)));
+                    ReadResult::WhatIf(i, fixes, replayed)
+                }
             })
             .collect()
     }
@@ -108,6 +114,26 @@ impl Session {
             Some(m) => MemoryPicture::Operation(Box::new(m)),
             None => MemoryPicture::Nothing(self.nothing_reason(index)),
         })
+    }
+
+    /// The advice of an operation's failure, each line replayed (none without a picture).
+    fn fixes(&self, index: usize) -> Result<Vec<ReplayedAdvice>, ReportError> {
+        match self.report.memory_at_failure(index, self.replay.as_ref())? {
+            FailureMemory::Found(m) => self.report.failure_fixes(index, &m),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// The replay of fixes the user typed for an operation's failure.
+    fn what_if(&self, index: usize, fixes: &[Fix]) -> Result<ReplayedAdvice, ReportError> {
+        let memory = match self.report.memory_at_failure(index, self.replay.as_ref())? {
+            FailureMemory::Found(m) => Some(m),
+            _ => None,
+        };
+        let options = crate::report::WhatIfOptions::default();
+        let answer = self.report.what_if_at(index, fixes, &options, memory.as_deref())?.answer;
+        let advice = Advice { kind: AdviceKind::Yours, fixes: fixes.to_vec() };
+        Ok(ReplayedAdvice { advice, answer: Some(answer), skipped: None, source: None })
     }
 
     /// Why an operation has no memory picture.

@@ -8,10 +8,12 @@ use super::memory_map::{MapMarks, legend, map_lines};
 use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
 use crate::analysis::format::size;
+use crate::analysis::memory::whatif::ReplayedAdvice;
 use crate::analysis::memory::{
-    MemoryAtFailure, advice_sentence, basis_sentence, check_sentence, fullness_sentence, reason_sentence,
+    MemoryAtFailure, NoFit, advice_sentence, basis_sentence, check_sentence, clash_facts, fullness_sentence,
+    reason_sentence,
 };
-use crate::app::{JobState, Loaded, MemoryPicture, MemoryTab, NoPicture, ordered_holders};
+use crate::app::{FixList, JobState, Loaded, MemoryPicture, MemoryTab, NoPicture, ordered_holders};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::text::{Line, Span};
@@ -50,15 +52,16 @@ pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String
     }
 }
 
-/// The sentences under the heading: basis and check, the reason from the map, the advice, the
-/// notes (a failure); what the snapshot holds and its notes (any other operation).
-pub fn sentences(view: &View, picture: &MemoryPicture) -> Vec<String> {
+/// The sentences under the heading: basis and check, the reason from the map, the advice (the
+/// reason no freeing helps, and every fix with its replayed answer, the one on the map marked),
+/// the notes (a failure); what the snapshot holds and its notes (any other operation).
+pub fn sentences(view: &View, picture: &MemoryPicture, fixes: &FixList, operation: usize) -> Vec<String> {
     let hex = view.hex;
     match picture {
         MemoryPicture::Failure(m) => {
             let mut lines = vec![format!("{}. {}", basis_sentence(m, hex), check_sentence(m))];
             lines.extend(reason_sentence(m));
-            lines.push(advice_sentence(m, hex));
+            lines.extend(fix_lines(m, fixes, operation, hex));
             lines.extend(fullness_sentence(&m.map));
             lines.extend(m.notes.iter().map(|n| format!("Note: {}", n.text(hex))));
             lines
@@ -72,6 +75,35 @@ pub fn sentences(view: &View, picture: &MemoryPicture) -> Vec<String> {
         }
         MemoryPicture::NeedsReplay | MemoryPicture::Nothing(_) => Vec::new(),
     }
+}
+
+/// The advice of a failure: §6's sentence where it says why no freeing helps, then each fix
+/// with its replayed answer (`▶` before the one on the map), or that they are being replayed.
+fn fix_lines(m: &MemoryAtFailure, fixes: &FixList, operation: usize, hex: bool) -> Vec<String> {
+    let list: &[ReplayedAdvice] = match fixes.of(operation) {
+        Some(Loaded::Ready(list)) => list,
+        Some(Loaded::Unavailable(reason)) => {
+            return vec![advice_sentence(m, hex), format!("The fixes cannot be replayed: {reason}")];
+        }
+        None => return vec![advice_sentence(m, hex), "Replaying each fix…".to_string()],
+    };
+    let mut lines = Vec::new();
+    // The freeing advice and "move them" are said by the fixes; the reasons no freeing helps stay.
+    match &m.fit {
+        _ if list.is_empty() => lines.push(advice_sentence(m, hex)),
+        Ok(fit) if !fit.free.is_empty() => {}
+        Err(NoFit::CircularBuffers) => lines.push(clash_facts(m, hex)),
+        _ => lines.push(advice_sentence(m, hex)),
+    }
+    let shown = fixes.shown(operation).map(|(k, _)| k);
+    lines.extend(list.iter().enumerate().map(|(k, r)| {
+        let mark = if Some(k) == shown { "▶ " } else { "· " };
+        format!("{mark}{}", r.sentence(m.operation_id(), hex))
+    }));
+    if let Some(text) = &fixes.prompt {
+        lines.push(format!("What if (fixes separated by commas, e.g. free 8@10, output-to-dram): {text}█"));
+    }
+    lines
 }
 
 /// The marks of a failure's map: its request, or its circular buffers' range.
@@ -93,7 +125,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
     let Some(i) = operation else { return message(frame, "No operation selected".into()) };
     tab.follow(Some(i));
     let (by_address, replay) = (tab.by_address, tab.replay.clone());
-    let (picture, holders) = tab.drawn(i);
+    let (picture, holders, fixes) = tab.drawn(i);
     let picture = match picture {
         None => return message(frame, "Reading the memory of this operation…".into()),
         Some(Loaded::Unavailable(reason)) => return message(frame, format!("The memory cannot be read: {reason}")),
@@ -105,7 +137,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
     };
     let width = area.width as usize;
     let head = truncate_line(Line::styled(heading(view, i, picture), theme.bold), width);
-    let text = wrap_lines(sentences(view, picture).into_iter().map(Line::from), width);
+    let text = wrap_lines(sentences(view, picture, fixes, i).into_iter().map(Line::from), width);
     // The map takes 5 lines and the holders table keeps at least 5 (two rows).
     let room = (area.height as usize).saturating_sub(1 + 5 + 5).max(1);
     let text_height = text.len().min(room.min((area.height as usize / 3).max(2))) as u16;
@@ -120,16 +152,23 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
     frame.render_widget(Paragraph::new(text), text_area);
     let ordered = ordered_holders(picture, by_address);
     let selected = holders.selected().and_then(|k| ordered.get(k)).map(|b| b.address);
-    let (map, (request, band)) = match picture {
-        MemoryPicture::Failure(m) => (&m.map, failure_marks(m)),
-        MemoryPicture::Operation(m) => (&m.map, (None, None)),
+    let after = fixes.after(i);
+    let (map, live, (request, band), request_at) = match (picture, after) {
+        (MemoryPicture::Failure(_), Some(a)) => {
+            (&a.map, a.live.as_slice(), (a.request.map(|r| r.1), a.circular_buffers), a.request.map(|r| r.0))
+        }
+        (MemoryPicture::Failure(m), None) => (&m.map, m.live_buffers.as_slice(), failure_marks(m), None),
+        (MemoryPicture::Operation(m), _) => (&m.map, m.live_buffers.as_slice(), (None, None), None),
         _ => return,
     };
-    let marks = MapMarks { request, circular_buffers: band, selected };
+    let marks = MapMarks { request, request_at, circular_buffers: band, selected };
     let block = Block::new().borders(Borders::ALL).title_bottom(legend(theme, &marks));
     let inner = block.inner(map_area);
-    let (lines, cell) = map_lines(map, picture.live_buffers(), &marks, inner.width as usize, view.hex, theme);
-    let title = format!(" Map · {} a column ", size(cell));
+    let (lines, cell) = map_lines(map, live, &marks, inner.width as usize, view.hex, theme);
+    let title = match fixes.shown(i) {
+        Some((_, r)) => format!(" Map after {} · {} a column ", r.advice.title(), size(cell)),
+        None => format!(" Map · {} a column ", size(cell)),
+    };
     frame.render_widget(Paragraph::new(lines).block(block.title(Span::styled(title, theme.bold))), map_area);
     draw_holders(frame, table_area, view, &ordered, by_address, holders);
 }

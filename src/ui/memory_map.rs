@@ -28,6 +28,8 @@ const BAND: char = '▄';
 pub struct MapMarks {
     /// The request per bank, drawn from the largest free block's start.
     pub request: Option<u64>,
+    /// Where the request was placed (a fix's map): drawn from there instead.
+    pub request_at: Option<u64>,
     /// The circular buffers' range `[start, end)`.
     pub circular_buffers: Option<(u64, u64)>,
     /// The address of the selected holder.
@@ -95,7 +97,8 @@ pub fn map_lines(
     let largest = largest.map(|l| (l.address, l.address + l.size));
     let mut lines = vec![buffers_line(&scale, live, largest, marks.selected, theme)];
     if let Some(need) = marks.request {
-        lines.push(request_line(&scale, need, largest.map(|(address, _)| address), theme));
+        let from = marks.request_at.or(largest.map(|(address, _)| address));
+        lines.push(request_line(&scale, need, from, theme));
     } else if let Some(band) = marks.circular_buffers {
         lines.push(band_line(&scale, band, hex, theme));
     }
@@ -217,7 +220,7 @@ mod tests {
             free_blocks: vec![Block { address: 20, size: 40 }, Block { address: 70, size: 20 }],
             largest_free_block: Some(40),
         };
-        let marks = MapMarks { request: Some(50), circular_buffers: None, selected: Some(60) };
+        let marks = MapMarks { request: Some(50), request_at: None, circular_buffers: None, selected: Some(60) };
         let theme = Theme::plain();
         let (lines, cell) = map_lines(&map, &live, &marks, 10, false, &theme);
         assert_eq!(cell, 10);

@@ -32,8 +32,8 @@ pub use notes::MemoryNote;
 pub(crate) use replay::failure_point;
 pub use replayer::GraphReplayer;
 pub use text::{
-    advice_sentence, basis_sentence, check_sentence, failure_lines, failure_lines_with_fixes, fullness_sentence,
-    holders_sentence, operation_lines, reason_sentence,
+    advice_sentence, basis_sentence, check_sentence, clash_facts, failure_lines, failure_lines_with_fixes,
+    fullness_sentence, holders_sentence, operation_lines, reason_sentence,
 };
 
 pub(crate) use at_failure::{

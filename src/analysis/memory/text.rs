@@ -246,7 +246,7 @@ fn clash_sentence(m: &MemoryAtFailure, hex: bool) -> String {
 }
 
 /// The circular buffers' end and the L1 buffers below it.
-fn clash_facts(m: &MemoryAtFailure, hex: bool) -> String {
+pub fn clash_facts(m: &MemoryAtFailure, hex: bool) -> String {
     let Some(c) = &m.circular_buffers else {
         return "No advice: the message gives no circular-buffer region end.".into();
     };

@@ -34,6 +34,8 @@ pub enum AdviceKind {
         /// The size tried.
         bytes: u64,
     },
+    /// Fixes the user typed.
+    Yours,
 }
 
 /// One advice line: what it tries and the fixes that say it.
@@ -43,6 +45,49 @@ pub struct Advice {
     pub kind: AdviceKind,
     /// The fixes; empty for the program config.
     pub fixes: Vec<Fix>,
+}
+
+/// One advice line with its replayed answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayedAdvice {
+    /// What it tries.
+    pub advice: Advice,
+    /// The replay's answer; none for the program config, or when the replay was not run
+    /// (`skipped`).
+    pub answer: Option<Answer>,
+    /// Operations the replay would cover, when it was not run for being too long.
+    pub skipped: Option<usize>,
+    /// The model's line of the operation its fixes free after, when one and known.
+    pub source: Option<String>,
+}
+
+impl Advice {
+    /// What it tries in a few words, lower case: `freeing tensor 8 after operation 10`,
+    /// `freeing the 6 tensors held past their last use`, ….
+    pub fn title(&self) -> String {
+        let phrase = match &self.kind {
+            AdviceKind::FreeStale { tensors } if tensors.len() > 1 => {
+                format!("freeing the {} tensors held past their last use", tensors.len())
+            }
+            AdviceKind::ProgramConfig { .. } => "a smaller program config".to_string(),
+            _ => fixes_phrase(&self.fixes),
+        };
+        let mut chars = phrase.chars();
+        chars.next().map_or_else(String::new, |c| c.to_lowercase().chain(chars).collect())
+    }
+}
+
+impl ReplayedAdvice {
+    /// The line, said with its answer (or how to replay it) for the failed operation.
+    pub fn sentence(&self, operation_id: u64, hex: bool) -> String {
+        let skipped = self.skipped.map(|s| (s, operation_id));
+        advice_sentence(&self.advice, self.answer.as_ref(), skipped, self.source.as_deref(), hex)
+    }
+
+    /// The fixes as one text (`free 3, free 11`; `program config`).
+    pub fn fix_text(&self) -> String {
+        advice_fix_text(&self.advice)
+    }
 }
 
 /// The advice for a failure, in the order it is said; `previous` is the operation before the
@@ -132,7 +177,7 @@ pub fn advice_sentence(
                 format_address(Some(*region_end), hex)
             );
         }
-        AdviceKind::OutputToDram | AdviceKind::MoveClashing => fixes_phrase(&a.fixes),
+        AdviceKind::OutputToDram | AdviceKind::MoveClashing | AdviceKind::Yours => fixes_phrase(&a.fixes),
     };
     match (answer, skipped) {
         (Some(answer), _) => format!("{what}: {}", answer_sentence(answer, hex)),

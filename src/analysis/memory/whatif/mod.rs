@@ -13,14 +13,15 @@ mod sequence;
 mod tests;
 mod text;
 
-pub use advice::{Advice, AdviceKind, advice, advice_fix_text, advice_sentence};
+pub use advice::{Advice, AdviceKind, ReplayedAdvice, advice, advice_fix_text, advice_sentence};
 pub use fix::{Fix, FixError};
 pub use plan::{DramMove, Plan, Regions, request_page};
 pub use sequence::{BufferId, DeviceView, OperationRecord, Place, Recorded, Sequence, Step};
 pub use text::{answer_sentence, fix_phrase, fixes_phrase, note_text};
 
 use super::fit::fit;
-use super::model::{LiveBuffer, NoFit, Origin};
+use super::map::build_map;
+use super::model::{LiveBuffer, MemoryMap, NoFit, Origin, Region, RegionSource};
 use crate::analysis::failure::BufferType;
 use machine::{Fixed, Recording};
 
@@ -167,6 +168,22 @@ pub enum WhatIfNote {
     SeveralL1Small,
 }
 
+/// The memory of the request's buffer type once the fix is in and the request placed (when it
+/// fits): what the Memory tab draws for a fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AfterFix {
+    /// The map of the region after the fix, the request counted when placed.
+    pub map: MemoryMap,
+    /// The live buffers after the fix, at their new addresses (the request not among them).
+    pub live: Vec<LiveBuffer>,
+    /// Where the run recorded each of `live` (the report layer names their tensors by it).
+    pub recorded: Vec<u64>,
+    /// The request: where it lies and its size per bank, when it fits.
+    pub request: Option<(u64, u64)>,
+    /// The circular buffers' range, for a circular-buffer failure.
+    pub circular_buffers: Option<(u64, u64)>,
+}
+
 /// The answer for the failed operation (memory.md §9.1, §9.3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
@@ -198,6 +215,8 @@ pub struct Answer {
     pub replay_check: ReplayCheck,
     /// What was set aside or approximated.
     pub notes: Vec<WhatIfNote>,
+    /// The memory after the fix, for drawing.
+    pub after: Option<AfterFix>,
 }
 
 /// An earlier operation's circular buffers, for `cb_hint`.
@@ -312,6 +331,7 @@ impl WhatIfRun {
             in_the_way: Vec::new(),
             replay_check,
             notes,
+            after: None,
         };
         if let Some(dead) = self.fixed.dead.take() {
             answer.outcome = Outcome::DoesNotFit;
@@ -326,6 +346,7 @@ impl WhatIfRun {
                 self.circular_buffers(&mut answer, region_end, beyond_l1, device);
             }
         }
+        answer.after = self.after_fix(&answer, device);
         if answer.outcome == Outcome::Fits
             && let (Some(room), Some(hint)) = (answer.cb_room, cb_hint)
             && hint.used > room
@@ -475,6 +496,36 @@ impl WhatIfRun {
             .map(|(id, address, size)| self.in_the_way(id, address, size))
             .collect();
         answer.outcome = if answer.in_the_way.is_empty() { Outcome::Fits } else { Outcome::DoesNotFit };
+    }
+
+    /// The picture of the request's buffer type after the fix (the request placed when it fits).
+    fn after_fix(&self, answer: &Answer, device: u64) -> Option<AfterFix> {
+        let place = (device, answer.buffer_type);
+        let a = self.fixed.allocators.get(&place)?;
+        let (start, end) = a.region();
+        let placed: Vec<(BufferId, u64, u64)> = self
+            .fixed
+            .live_in(place)
+            .into_iter()
+            .filter(|&(_, address, _)| answer.address != Some(address) || answer.circular_buffers)
+            .collect();
+        let live: Vec<LiveBuffer> = placed
+            .iter()
+            .map(|&(id, address, size)| LiveBuffer {
+                address,
+                size_per_bank: size,
+                tensor_id: self.seq.buffers[id].tensor_id,
+                origin: Some(Origin::Earlier),
+                ..LiveBuffer::default()
+            })
+            .collect();
+        let recorded = placed.iter().map(|&(id, _, _)| self.seq.buffers[id].address).collect();
+        let request = answer.address.zip(answer.size_per_bank).filter(|_| !answer.circular_buffers);
+        let spans: Vec<(u64, u64)> = live.iter().map(|b| (b.address, b.size_per_bank)).chain(request).collect();
+        let region = Region { start: Some(start), end: Some(end), source: Some(RegionSource::Devices) };
+        let (map, _) = build_map(&spans, region);
+        let circular_buffers = answer.cb_region.map(|(region_end, _)| (start, region_end));
+        Some(AfterFix { map, live, recorded, request, circular_buffers })
     }
 
     /// The regions of the fixed run (they differ with a larger `l1_small_size`).
