@@ -1,6 +1,6 @@
 //! The real binary in a real terminal (tmux): start-up on `--operation`, keys, popups, quitting,
-//! and the terminal restored after a normal exit, an early error and a panic. Skipped, with the
-//! reason printed, when tmux is missing.
+//! and the terminal restored after a normal exit, an early error and a panic. Without tmux they
+//! fail, saying so: `.ci/run` installs it.
 
 mod live;
 mod tui_support;
@@ -127,14 +127,13 @@ impl Drop for Tmux {
     }
 }
 
-fn tmux_available() -> bool {
-    match Command::new("tmux").arg("-V").output() {
-        Ok(out) if out.status.success() => true,
-        _ => {
-            eprintln!("skipped: tmux is not installed, so the real-terminal test cannot run");
-            false
-        }
-    }
+/// Fails the test when tmux is missing: a real-terminal check that cannot run is not a pass.
+fn require_tmux() {
+    let found = Command::new("tmux").arg("-V").output().is_ok_and(|out| out.status.success());
+    assert!(
+        found,
+        "tmux is not installed, so the real-terminal test cannot run (`.ci/run` installs it; or `apt-get install tmux`)"
+    );
 }
 
 fn shell_quote(path: &Path) -> String {
@@ -151,9 +150,7 @@ fn command(args: &str, env: &str) -> String {
 
 #[test]
 fn keys_popups_and_quit_in_a_real_terminal() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let t = Tmux::start("keys", &command("--operation 9", ""));
     // Each text is waited for: a capture can catch the screen half redrawn.
     for text in ["op 9 · 9/10", "ttnn.layer_norm", "Overlaps an L1 buffer."] {
@@ -195,9 +192,7 @@ fn keys_popups_and_quit_in_a_real_terminal() {
 
 #[test]
 fn unknown_operation_fails_before_touching_the_terminal() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let t = Tmux::start("unknown", &command("--operation 999", ""));
     let screen = t.wait_for("EXITED 1");
     assert!(screen.contains("error: no operation 999 in this report: "), "{screen}");
@@ -206,9 +201,7 @@ fn unknown_operation_fails_before_touching_the_terminal() {
 
 #[test]
 fn a_panic_restores_the_terminal() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let env = format!("RUST_BACKTRACE=0 RUST_LIB_BACKTRACE=0 {}=1", ttnn_tui::tui::PANIC_FOR_TEST);
     let t = Tmux::start("panic", &command("", &env));
     t.wait_for("op 2 · 2/10");
@@ -220,9 +213,7 @@ fn a_panic_restores_the_terminal() {
 
 #[test]
 fn the_demo_on_an_operation_with_its_tree() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start("demo", &format!("{bin} --demo --operation 13"));
     for text in ["op 13 · 13/39", "3 errors recorded that are not shown on any operation", "Not enough free space."] {
@@ -240,9 +231,7 @@ fn the_demo_on_an_operation_with_its_tree() {
 
 #[test]
 fn the_performance_tab_of_a_linked_perf_report() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     use tui_support::perf::{linked_csv, linked_report, open_csv};
     let report = linked_report().open();
     let ttnn_tui::report::ReportSource::File { database, .. } = &report.source else { unreachable!() };
@@ -270,9 +259,7 @@ fn the_performance_tab_of_a_linked_perf_report() {
 
 #[test]
 fn the_demo_performance_tab_leads_to_a_failure() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start("demo-perf", &format!("{bin} --demo"));
     t.wait_for("perf: linked");
@@ -294,9 +281,7 @@ fn the_demo_performance_tab_leads_to_a_failure() {
 
 #[test]
 fn resizing_leaves_nothing_behind_and_keys_wait_for_a_usable_size() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start_sized("resize", &format!("{bin} --demo"), 80, 24);
     t.wait_for("op 7 · 7/39");
@@ -320,9 +305,7 @@ fn resizing_leaves_nothing_behind_and_keys_wait_for_a_usable_size() {
 
 #[test]
 fn at_80_columns_help_and_quit_stay_in_the_hints() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start_sized("narrow", &format!("{bin} --demo"), 80, 24);
     let screen = t.wait_for_all(&["op 7 · 7/39", "q quit"]);
@@ -347,9 +330,7 @@ fn live_writer() {
 /// bar, the failure at the end announced and selected (the user has not moved), nothing left in
 /// the report folder.
 fn watch_a_live_writer_in_a_real_terminal(journal_mode: &str) {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let dir = support::TempDir::new(&format!("tmux-watch-{journal_mode}"));
     let db = live::initial().write_to(dir.path());
     let names_before = live::names(dir.path());
@@ -386,9 +367,7 @@ fn watch_a_wal_writer_in_a_real_terminal() {
 /// of it is left on the screen after quitting.
 #[test]
 fn pasted_escape_sequences_in_the_search_leave_nothing_behind() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start("paste", &format!("{bin} --demo"));
     t.wait_for("op 7 · 7/39");
