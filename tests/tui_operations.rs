@@ -73,6 +73,8 @@ fn unattached_callout_lists_five_then_says_how_many_more() {
 #[test]
 fn detail_pane_of_each_reason_and_of_another_error() {
     let mut h = harness(120, 40);
+    // An allocation failure's reason label and detail share a line (behaviour.md §5.4); another
+    // error's type stands on its own line above the message.
     let cases: [(u64, &str, &str); 7] = [
         (
             2,
@@ -92,15 +94,13 @@ fn detail_pane_of_each_reason_and_of_another_error() {
         ),
         (8, "Beyond the end of L1.", "The circular buffers run 99 KiB past the end of L1."),
         (9, "Overlaps an L1 buffer.", "The circular buffers overlap the L1 buffer at 600256 by 21 KiB."),
-        (10, "TypeError", "Shape mismatch: cannot concatenate"),
+        (10, "TypeError", "Shape mismatch: cannot concatenate [1, 32] and [1, 16] along dim 0"),
     ];
     for (id, label, detail) in cases {
         select_id(&mut h, id);
         let text = detail_text(&h);
-        assert!(
-            text.contains(&format!("{label} {detail}")) || text.contains(&format!("{label}\n{detail}")),
-            "op {id}: {text}"
-        );
+        let separator = if id == 10 { "\n" } else { " " };
+        assert!(text.contains(&format!("\n{label}{separator}{detail}\n")), "op {id}: {text}");
         assert_snapshot!(format!("detail_op_{id}"), h.terminal.backend());
     }
     select_id(&mut h, 2);
@@ -114,15 +114,29 @@ fn detail_pane_of_each_reason_and_of_another_error() {
 #[test]
 fn the_detail_pane_scrolls_with_a_marker_and_keeps_indents() {
     let mut h = harness(80, 24);
-    let screen = h.screen();
-    // More than fits: a scrollbar on the pane's right edge.
-    assert!(screen.contains('█') || screen.contains('║'), "{screen}");
+    // More than fits: a scrollbar on the pane's right edge, its thumb at the top.
+    let edge = detail_pane_edge(&h);
+    assert!(edge.starts_with("▲█") && edge.ends_with("║▼"), "{edge}\n{}", h.screen());
     h.press(&[ScrollDetailDown; 40]);
     let screen = h.screen();
-    assert!(screen.contains("Stack trace (most recent call last)") || screen.contains("y = ttnn.op(x)"), "{screen}");
+    // Scrolled to the end: the stack trace's last lines, and the thumb at the bottom.
+    assert!(screen.contains("│Stack trace (most recent call last)"), "{screen}");
+    assert!(screen.contains("│      y = ttnn.op(x)"), "{screen}");
+    let edge = detail_pane_edge(&h);
+    assert!(edge.starts_with("▲║") && edge.ends_with("█▼"), "{edge}\n{screen}");
     // A wrapped line keeps its indent: no line of the pane starts at its left border but the
     // headings and the callout.
     assert_snapshot!("detail_scrolled_80x24", h.terminal.backend());
+}
+
+/// The right edge of the detail pane (below the list at 80 columns), between its borders.
+fn detail_pane_edge(h: &Harness) -> String {
+    let screen = h.screen();
+    // The backend writes each row between quotes.
+    let lines: Vec<&str> = screen.lines().map(|l| l.trim_matches('"')).collect();
+    let top = lines.iter().position(|l| l.starts_with("┌ ✖ Operation")).expect("the detail pane");
+    let bottom = top + lines[top..].iter().position(|l| l.starts_with('└')).expect("its bottom");
+    lines[top + 1..bottom].iter().filter_map(|l| l.chars().last()).collect()
 }
 
 #[test]
