@@ -132,7 +132,7 @@ fn the_loop_s_replay_job_brings_where_to_free_memory_to_a_report_without_snapsho
         std::thread::sleep(Duration::from_millis(5));
     }
     // x is last used by the relu (operation 2) and held to the end of the run.
-    app.update(NextFailure);
+    app.update(NextLateTensor);
     app.update(Copy);
     assert_eq!(
         app.take_clipboard().as_deref(),
@@ -169,7 +169,7 @@ fn the_tensors_held_past_their_last_use_are_listed_under_the_chart() {
     assert!(screen.contains(heading), "{screen}");
     assert!(screen.contains("]/[ late tensor"), "the status bar shows the key: {screen}");
     // `]` selects the biggest saving: its span is marked on the chart, and `y` copies it whole.
-    h.press(&[NextFailure]);
+    h.press(&[NextLateTensor]);
     let screen = h.screen();
     assert!(screen.contains("▶ ttnn.deallocate(…) after model.py:41 — tensor 2004 (128 KiB per bank"), "{screen}");
     assert!(screen.contains("│held    │"), "the span's legend: {screen}");
@@ -182,10 +182,10 @@ fn the_tensors_held_past_their_last_use_are_listed_under_the_chart() {
         )
     );
     // `[` stays on the first; Enter opens its last-use operation.
-    h.press(&[NextFailure, PreviousFailure, PreviousFailure, Activate]);
+    h.press(&[NextLateTensor, PreviousLateTensor, PreviousLateTensor, Activate]);
     assert_eq!(h.app.tab(), Tab::Operations);
     assert!(h.screen().contains("Operation 4 ttnn.conv2d"), "{}", h.screen());
     h.resize(60, 15);
-    h.press(&[GoToTab(4), NextFailure]);
+    h.press(&[GoToTab(4), NextLateTensor]);
     assert_snapshot!("over_time_late_60x15", h.terminal.backend());
 }

@@ -6,7 +6,8 @@ use super::View;
 use super::callout::{callout_lines, error_callout, text_lines};
 use super::text::wrap_lines;
 use crate::analysis::stack::most_recent_call_last;
-use crate::app::{Loaded, Scroll};
+use crate::app::bindings::key_label;
+use crate::app::{Action, Loaded, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
 use ratatui::text::{Line, Span};
@@ -42,7 +43,8 @@ pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
                 lines.extend(text_lines(&error.message, ""));
             }
         }
-        lines.push(Line::styled("v: raw message and stack trace", theme.dim));
+        let key = key_label(Pane::Operations, Action::ViewError);
+        lines.push(Line::styled(format!("{key}: raw message and stack trace"), theme.dim));
     }
     lines.push(Line::default());
     lines.push(Line::styled("Arguments", theme.bold));

@@ -7,8 +7,8 @@ use super::Theme;
 use super::performance::link_status;
 use super::text::truncate_line;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
-use crate::app::bindings::bindings;
-use crate::app::{Action, App, Availability, Binding, OperationsTab, PerfState, PerfTab, Tab};
+use crate::app::bindings::{bindings, hint_text};
+use crate::app::{Action, App, Availability, Binding, OperationsTab, Pane, PerfState, PerfTab, Tab};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -111,6 +111,12 @@ pub fn hints(app: &App) -> Vec<(&'static Binding, bool)> {
             availability => Some((b, availability == Availability::Enabled)),
         })
         .collect()
+}
+
+/// The hints a popup's bottom border gives, from its pane's table: ` j/k scroll · Esc close `.
+pub(crate) fn popup_hints(pane: Pane, actions: &[Action]) -> String {
+    let hints: Vec<String> = actions.iter().map(|&a| hint_text(pane, a)).collect();
+    format!(" {} ", hints.join(" · "))
 }
 
 /// The hints that fit `width` columns: help and quit always, the others in order while they fit.
