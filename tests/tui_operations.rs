@@ -374,3 +374,53 @@ fn the_demo_opens_on_its_first_failure() {
     assert!(h.screen().contains("Operations · 39 operations · 13 with errors"), "{}", h.screen());
     assert!(h.screen().contains(" op 7 · 7/39"), "{}", h.screen());
 }
+
+/// The list's rows, between its borders (the list is the left pane at 120 columns).
+fn list_rows(h: &Harness) -> Vec<String> {
+    let screen = h.screen();
+    let lines: Vec<&str> = screen.lines().map(|l| l.trim_matches('"')).collect();
+    let top = lines.iter().position(|l| l.starts_with("┌ Operations")).expect("the list");
+    let bottom = top + lines[top..].iter().position(|l| l.starts_with('└')).expect("its bottom");
+    let width = lines[top].chars().position(|c| c == '┐').expect("the list's corner");
+    let inside = |l: &&str| l.chars().skip(1).take(width - 2).collect::<String>().trim_end().to_string();
+    lines[top + 1..bottom].iter().map(inside).collect()
+}
+
+#[test]
+fn the_list_fills_its_pane_when_the_selection_is_near_the_end() {
+    // 120×16: ten rows for ten operations. Opened on operation 9, the list shows all ten, not
+    // 5–10 over four blank rows.
+    let mut h = Harness::new(scenario(2).open(), 120, 16, false, Some(9));
+    let rows = list_rows(&h);
+    assert_eq!(rows.len(), 10, "{}", h.screen());
+    assert!(rows[0].ends_with(" 1 ttnn.from_torch (model.py:10)"), "{}", h.screen());
+    assert!(rows[8].starts_with("▶ ✖ CB") && rows[8].contains(" 9 ttnn.layer_norm"), "{}", h.screen());
+    assert!(rows[9].contains("10 ttnn.concat"), "{}", h.screen());
+    assert_snapshot!("list_opened_near_the_end_120x16", h.terminal.backend());
+    h.resize(60, 15);
+    assert_snapshot!("list_opened_near_the_end_60x15", h.terminal.backend());
+}
+
+#[test]
+fn a_new_failure_at_the_end_of_a_watched_run_leaves_no_blank_rows() {
+    use tui_support::support::live_writer::serve;
+    use tui_support::support::{Op, ReportBuilder, Schema, TempDir};
+    let dir = TempDir::new("tui-watch-fill");
+    let first =
+        (1..=3).fold(ReportBuilder::new(Schema::V2), |r, id| r.operation(Op::new(id, "ttnn.add").duration(0.001)));
+    let db = first.write_to(dir.path());
+    let source = ttnn_tui::report::resolve_report(Some(dir.path())).unwrap();
+    let report = ttnn_tui::report::MemoryReport::open_watched(&source, 0).unwrap();
+    let mut h = Harness::new(report, 120, 16, false, None);
+    // Eight more operations, the last one failing: twelve rows for eleven lines (no callout).
+    let commands: String =
+        (4..=11).map(|id| format!("op {id} ttnn.add\n")).collect::<String>() + "fail 12 ttnn.conv2d\nquit\n";
+    serve(&db, "DELETE", commands.as_bytes(), Vec::new());
+    assert!(h.session.poll_changes(&mut h.app));
+    h.draw();
+    assert_eq!(h.selected_id(), Some(12));
+    let rows = list_rows(&h);
+    assert_eq!(rows.len(), 11, "{}", h.screen());
+    assert!(rows[0].ends_with(" 2 ttnn.add"), "{}", h.screen());
+    assert!(rows[10].starts_with("▶ ✖ OOM") && rows[10].ends_with("12 ttnn.conv2d"), "{}", h.screen());
+}
