@@ -36,8 +36,12 @@ fn opens_on_the_first_failure_with_the_counts() {
     assert_eq!(h.selected_id(), Some(2));
     assert!(screen.contains("Operations · 10 operations · 7 with errors"), "{screen}");
     assert!(screen.contains(" op 2 · 2/10"), "{screen}");
-    assert!(screen.contains("✖ OOM   2 ttnn.matmul (model.py:20)"));
-    assert!(screen.contains("✖ error 10 ttnn.concat (model.py:100)"));
+    assert!(screen.contains("✖ OOM    2 ttnn.matmul (model.py:20)"), "{screen}");
+    assert!(screen.contains("✖ error 10 ttnn.concat (model.py:100)"), "{screen}");
+    // Ids are right-aligned: every name starts in the same column.
+    let rows = list_rows(&h);
+    let columns: Vec<usize> = rows.iter().filter_map(|r| Some(r[..r.find("ttnn.")?].chars().count())).collect();
+    assert!(columns.len() == 10 && columns.iter().all(|&c| c == columns[0]), "{columns:?}\n{screen}");
     // The unattached errors stay out of the way, folded to their title.
     assert!(screen.contains("▸ ✖ 2 errors recorded that are not shown on any operation  (u: show)"), "{screen}");
     assert_snapshot!("list_120x40", h.terminal.backend());
@@ -48,6 +52,13 @@ fn opens_on_the_first_failure_with_the_counts() {
     let h = Harness::new(report, 120, 40, false, None);
     assert_eq!(h.selected_id(), Some(1));
     assert!(h.screen().contains("Operations · 2 operations · 0 with errors"), "{}", h.screen());
+    let report = Report::default()
+        .op(1, "ttnn.add", None)
+        .op(2, "ttnn.mul", None)
+        .error(2, "ttnn.mul", "RuntimeError", tui_support::messages::NOT_ENOUGH)
+        .open();
+    let h = Harness::new(report, 120, 40, false, None);
+    assert!(h.screen().contains("Operations · 2 operations · 1 with an error "), "{}", h.screen());
 }
 
 #[test]
@@ -324,6 +335,9 @@ fn long_names_are_cut_with_an_ellipsis_keeping_the_place() {
 #[test]
 fn at_80_columns_the_hints_keep_help_and_quit() {
     let h = harness(80, 24);
+    // The tabs give up their padding so the report's name stays whole.
+    let title = h.screen().lines().next().unwrap().trim_matches('"').trim_end().to_string();
+    assert_eq!(title, "[1 Operations] 2 Device ops 3 Performance 4 Memory 5 Over time  resnet_run");
     let last = h.screen().lines().last().unwrap().to_string();
     assert!(last.contains("? help") && last.contains("q quit"), "{last}");
     assert!(last.contains("j/k move"), "{last}");

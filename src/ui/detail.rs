@@ -16,9 +16,11 @@ use ratatui::widgets::{Block, Borders, Paragraph, Scrollbar, ScrollbarOrientatio
 /// The heading of the stack trace, which reads in the order of a Python traceback.
 pub const STACK_TRACE_HEADING: &str = "Stack trace (most recent call last)";
 
-/// A duration in seconds, as shown in the detail pane.
-pub(crate) fn duration_text(seconds: Option<f64>) -> String {
+/// A duration in seconds, as shown in the detail pane. A failed operation has none: older
+/// writers leave it NULL, the graph-report importer writes 0.
+pub(crate) fn duration_text(seconds: Option<f64>, failed: bool) -> String {
     match seconds {
+        None | Some(0.0) if failed => "not recorded (it failed)".to_string(),
         None => "not recorded".to_string(),
         Some(s) if s >= 1.0 => format!("{s:.3} s"),
         Some(s) => format!("{:.3} ms", s * 1000.0),
@@ -32,7 +34,10 @@ pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
     // Id, name and duration on one line, so the callout shows on small terminals too.
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{} {}", op.id, op.name), theme.bold),
-        Span::styled(format!(" · duration {}", duration_text(op.duration)), theme.dim),
+        Span::styled(
+            format!(" · duration {}", duration_text(op.duration, model.error_of(operation).is_some())),
+            theme.dim,
+        ),
     ])];
     if let Some(error) = model.error_of(operation) {
         lines.push(Line::default());
