@@ -36,6 +36,22 @@ pub fn suggestion(t: &LateTensor) -> String {
     )
 }
 
+/// A late tensor in a few words, its saving first (tab 5's list rows, where a whole
+/// [`suggestion`] would be cut before its figures), e.g. `L1 peak −48 KiB · tensor 71, 48 KiB
+/// per bank · free after block.py:139`.
+pub fn late_row(t: &LateTensor) -> String {
+    let kind = t.buffer_type.token();
+    let saving = match t.peak_saving_per_bank {
+        0 => format!("{kind} peak unchanged"),
+        saving => format!("{kind} peak −{}", size(saving)),
+    };
+    let place = match &t.source {
+        Some(source) => source.clone(),
+        None => format!("operation {}", t.last_use_operation_id),
+    };
+    format!("{saving} · tensor {}, {} per bank · free after {place}", t.tensor_id, size(t.size_per_bank))
+}
+
 /// What freeing every late tensor of a line does to its peak, e.g. `freeing all 14 at their last
 /// use lowers the peak from 1.21 MiB to 912 KiB`.
 pub fn late_heading(s: &LateSummary) -> String {
