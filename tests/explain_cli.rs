@@ -236,6 +236,38 @@ fn the_newest_report_under_the_default_root() {
     let o = run(&["explain", "--json"], Some(cwd.path()));
     let value: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(value["memory_report"]["path"], "generated/ttnn/reports/newer_nov29_1000/db.sqlite");
+    assert_eq!(stderr(&o), "note: opening the newest report in generated/ttnn/reports: newer_nov29_1000\n");
+}
+
+/// A folder of report folders (TT-NN's `generated/ttnn/reports`), named: its newest report is
+/// explained, as with no argument, and a line on stderr says which; the same report as named
+/// directly, which says nothing.
+#[test]
+fn a_folder_of_reports_opens_the_newest_and_says_which() {
+    let cwd = TempDir::new("folder-of-reports");
+    let root = cwd.path().join("reports");
+    ReportBuilder::new(Schema::V2).operation(Op::new(1, "ttnn.add")).write_to(&root.join("older_nov28_0900"));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    conv_report(&root.join("newer_nov29_1000"));
+    let o = run(&["explain", "reports"], Some(cwd.path()));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "note: opening the newest report in reports: newer_nov29_1000\n");
+    let direct = run(&["explain", "reports/newer_nov29_1000"], Some(cwd.path()));
+    assert_eq!(stdout(&o), stdout(&direct));
+    assert!(
+        stdout(&o).starts_with("1 operation with an error\nOperation 12 ttnn.conv2d: Out of memory\n"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(stderr(&direct), "");
+    // A folder with neither a database nor a report folder in it is still an error.
+    std::fs::create_dir_all(cwd.path().join("empty")).unwrap();
+    let o = run(&["explain", "empty"], Some(cwd.path()));
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: no db.sqlite in this folder, nor a report folder: empty (pass a TT-NN report folder or its db.sqlite, or try --demo)\n"
+    );
 }
 
 /// Asserts a one-line error naming the file and exit 1.

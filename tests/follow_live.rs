@@ -185,3 +185,36 @@ fn an_error_written_before_its_operation_is_printed_then_placed() {
     assert_eq!(wait(&mut child).code(), Some(0));
     writer.quit();
 }
+
+/// Started before the run has written its report: `--follow` says it waits, and once the run
+/// has created `db.sqlite` (empty at first) and written it, prints its failures as usual.
+#[test]
+fn following_a_report_folder_before_its_database_is_written_waits_for_it() {
+    let dir = TempDir::new("follow-wait");
+    let report = dir.path().join("run");
+    std::fs::create_dir_all(&report).unwrap();
+    let mut child = follow(&report);
+    let errors = Lines::read(child.stderr.take().unwrap());
+    let waiting = format!("waiting for the run to write a report in {} (Ctrl-C to stop)…", report.display());
+    assert_eq!(errors.next("the waiting line"), waiting);
+    // The run creates the database, empty, then writes it (whole, here, by a rename).
+    std::fs::write(report.join("db.sqlite"), b"").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let staged = TempDir::new("follow-wait-staged");
+    std::fs::rename(report_with_a_failure(staged.path()), report.join("db.sqlite")).unwrap();
+    let lines = Lines::read(child.stdout.take().unwrap());
+    assert_eq!(lines.next("the report's failure"), "Operation 4 ttnn.conv2d: Out of memory");
+    signal(&child, "TERM");
+    assert_eq!(wait(&mut child).code(), Some(0));
+}
+
+/// Interrupted while it waits, `--follow` ends quietly with 0, as it does while following.
+#[test]
+fn an_interrupted_wait_ends_quietly() {
+    let dir = TempDir::new("follow-wait-int");
+    let mut child = follow(dir.path());
+    let errors = Lines::read(child.stderr.take().unwrap());
+    assert!(errors.next("the waiting line").starts_with("waiting for the run to write a report in "));
+    signal(&child, "INT");
+    assert_eq!(wait(&mut child).code(), Some(0));
+}
