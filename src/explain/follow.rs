@@ -1,6 +1,7 @@
 //! `explain --follow`: the explanation of a report that is still being written, then each
 //! failure's block as it appears, like `tail -f`, until the caller says stop.
 
+use super::sections::MemorySections;
 use super::text::{operation_block, unattached_block};
 use super::{ExplainOptions, collect, explained_operation, explained_unattached};
 use crate::analysis::model::ErrorRecord;
@@ -32,7 +33,8 @@ fn key_of(e: &ErrorRecord) -> ErrorKey {
 }
 
 /// Prints the explanation of a watched report (`MemoryReport::open_watched`) as `explain`
-/// does, then polls it every `interval` and prints the block of each error that appears, until
+/// does, then polls it every `interval` and prints the block of each error that appears (with
+/// its memory section, as `explain` prints it), until
 /// `stop` is set (returns `Ok`), the output fails, or the report cannot be read. An error
 /// printed as not placed on an operation (its row came first) is printed again once its
 /// operation arrives, after a line that says it is the same error.
@@ -63,6 +65,8 @@ pub fn follow(
         }
         let Some(update) = report.poll_changes()? else { continue };
         let mut text = String::new();
+        // Each block with its memory section, as `explain` and the first blocks print it.
+        let mut sections = MemorySections::new(report);
         for id in &update.new_failures {
             let index = report.operation_index(*id);
             if let Some((i, e)) = index.and_then(|i| Some((i, explained_operation(report, None, i)?))) {
@@ -72,8 +76,7 @@ pub fn follow(
                         report.operations[i].id, e.error.operation_name
                     ));
                 }
-                // A block printed as the run writes it goes without its memory section.
-                text.push_str(&operation_block(&e, &Ok(None), hex));
+                text.push_str(&operation_block(&e, &sections.section(&e), hex));
             }
         }
         for &i in &update.new_unattached {
