@@ -14,12 +14,14 @@ use ttnn_tui::ui::Theme;
 
 fn main() -> ExitCode {
     let cli = Cli::parse_args();
+    let no_color = std::env::var_os("NO_COLOR");
+    let colours = cli.options.color.colours_print(no_color.as_deref(), std::io::stdout().is_terminal());
     if let Some(log) = cli.log() {
-        return explain_log(log, cli.json(), cli.options.hex);
+        return explain_log(log, cli.json(), cli.options.hex, colours);
     }
     let explain = cli.command.as_ref().map(|Command::Explain(args)| args);
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
-    match run(&cli.open_args(), explain, tui.then_some(cli.options.color)) {
+    match run(&cli.open_args(), explain, tui.then_some(cli.options.color), colours) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure { message, code }) => {
             eprintln!("error: {message}");
@@ -30,7 +32,7 @@ fn main() -> ExitCode {
 
 /// `explain --log`: 0 when a failure was explained, 1 when the log holds none, 2 when it cannot
 /// be read (as for a usage error: nothing was explained).
-fn explain_log(path: &std::path::Path, json: bool, hex: bool) -> ExitCode {
+fn explain_log(path: &std::path::Path, json: bool, hex: bool, color: bool) -> ExitCode {
     let name = path.display().to_string();
     let findings = if name == "-" {
         ttnn_tui::explain::scan_log(std::io::stdin().lock())
@@ -47,7 +49,7 @@ fn explain_log(path: &std::path::Path, json: bool, hex: bool) -> ExitCode {
     let text = if json {
         ttnn_tui::explain::render_log_json(&findings, &name, hex)
     } else {
-        ttnn_tui::explain::render_log_text(&findings, hex)
+        ttnn_tui::explain::render_log_text(&findings, hex, color)
     };
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
@@ -60,8 +62,9 @@ struct Failure {
     code: u8,
 }
 
-/// Prints the explanation, or draws the terminal UI when `tui` gives the colour choice.
-fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>) -> Result<(), Failure> {
+/// Prints the explanation (its text coloured when `colours`), or draws the terminal UI when `tui`
+/// gives the colour choice.
+fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>, colours: bool) -> Result<(), Failure> {
     let flag = |f: fn(&ExplainArgs) -> bool| explain.is_some_and(f);
     // Ctrl-C, SIGTERM and SIGHUP end `--follow` quietly, also while it waits for the report.
     let stop = match flag(|a| a.follow) {
@@ -72,8 +75,9 @@ fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>)
     for warning in &report.warnings {
         eprintln!("warning: {warning}: {}", report.source.display_path());
     }
+    let options = ExplainOptions { operation: open.operation, hex: open.hex, color: colours };
     if let Some(stop) = &stop {
-        return follow(&mut report, open.hex, stop);
+        return follow(&mut report, &options, stop);
     }
     let perf = perf_source(open)?;
     if let Some(color) = tui {
@@ -83,7 +87,6 @@ fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>)
         .map(|perf| LinkedReports::new(&report, perf))
         .transpose()
         .map_err(|e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 })?;
-    let options = ExplainOptions { operation: open.operation, hex: open.hex };
     let mut explanation = collect(&report, linked.as_ref(), &options).map_err(|id| Failure {
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
         code: 1,
@@ -162,9 +165,9 @@ fn stop_on_signals() -> Result<Arc<AtomicBool>, Failure> {
 }
 
 /// `explain --follow`: Ctrl-C, SIGTERM, SIGHUP (`stop`) and a closed pipe all end it quietly with 0.
-fn follow(report: &mut MemoryReport, hex: bool, stop: &AtomicBool) -> Result<(), Failure> {
+fn follow(report: &mut MemoryReport, options: &ExplainOptions, stop: &AtomicBool) -> Result<(), Failure> {
     let interval = std::time::Duration::from_millis(500);
-    match ttnn_tui::explain::follow(report, hex, &mut std::io::stdout().lock(), stop, interval) {
+    match ttnn_tui::explain::follow(report, options, &mut std::io::stdout().lock(), stop, interval) {
         Ok(()) | Err(FollowEnd::Output(_)) => Ok(()),
         Err(FollowEnd::Report(e @ ttnn_tui::report::ReportError::Open { .. })) => {
             Err(Failure { message: e.to_string(), code: 1 })

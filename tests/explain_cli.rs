@@ -448,3 +448,59 @@ fn options_before_or_after_the_subcommand() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).starts_with("error: the argument '--demo' cannot be used with '[REPORT]'"), "{}", stderr(&o));
 }
+
+/// Runs the binary with `NO_COLOR` set to `no_color`.
+fn run_with_no_color(args: &[&str], no_color: &str) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ttnn-tui")).args(args).env("NO_COLOR", no_color).output().unwrap()
+}
+
+/// The text without its SGR sequences.
+fn without_sgr(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\x1b[") {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find('m').expect("an SGR sequence ends in m");
+        rest = &rest[at + end + 1..];
+    }
+    out + rest
+}
+
+/// `--color always` colours the text (headings bold, the kind red, the reason's label bold) and
+/// is otherwise the plain text; `auto` (piped here) and `never` do not, `NO_COLOR` turns `auto`
+/// off but not `always`, and JSON is never coloured.
+#[test]
+fn color_always_colours_the_text_and_nothing_else_does() {
+    let plain = stdout(&run(&["explain", "--demo"], None));
+    assert!(!plain.contains('\x1b'));
+    let coloured = stdout(&run(&["explain", "--demo", "--color", "always"], None));
+    assert!(
+        coloured.contains(
+            "\x1b[1mOperation 7 ttnn.conv2d (model.py:46)\x1b[0m: \x1b[1;31mCircular buffers beyond L1\x1b[0m\n"
+        ),
+        "{coloured}"
+    );
+    assert!(
+        coloured
+            .contains("\n  \x1b[1mBeyond the end of L1.\x1b[0m The circular buffers run 236 KiB past the end of L1.\n"),
+        "{coloured}"
+    );
+    assert!(coloured.contains("\x1b[1mOperation 26 ttnn.matmul (model.py:67)\x1b[0m: \x1b[1;31mRuntimeError\x1b[0m\n"));
+    assert_eq!(without_sgr(&coloured), plain);
+    assert_eq!(stdout(&run_with_no_color(&["explain", "--demo", "--color", "always"], "1")), coloured);
+    for args in [&["explain", "--demo", "--color", "never"][..], &["explain", "--demo", "--color", "auto"]] {
+        assert_eq!(stdout(&run_with_no_color(args, "1")), plain, "{args:?}");
+    }
+    assert_eq!(stdout(&run(&["explain", "--demo", "--color", "never"], None)), plain);
+    let json = stdout(&run(&["explain", "--demo", "--json", "--color", "always"], None));
+    assert!(!json.contains('\x1b'));
+    // A log's text too.
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/logs/wrapped.log");
+    let log = log.to_str().unwrap();
+    let coloured = stdout(&run(&["explain", "--log", log, "--color", "always"], None));
+    assert!(
+        coloured.contains("\x1b[1mLine 3: \x1b[0m\x1b[1;31mCircular buffers clash with L1 buffers\x1b[0m\n"),
+        "{coloured}"
+    );
+    assert_eq!(without_sgr(&coloured), stdout(&run(&["explain", "--log", log], None)));
+}

@@ -40,12 +40,12 @@ fn key_of(e: &ErrorRecord) -> ErrorKey {
 /// operation arrives, after a line that says it is the same error.
 pub fn follow(
     report: &mut MemoryReport,
-    hex: bool,
+    options: &ExplainOptions,
     out: &mut dyn Write,
     stop: &AtomicBool,
     interval: Duration,
 ) -> Result<(), FollowEnd> {
-    let options = ExplainOptions { operation: None, hex };
+    let options = ExplainOptions { operation: None, ..*options };
     if let Ok(explanation) = collect(report, None, &options) {
         out.write_all(super::text::blocks(report, &explanation, &options).as_bytes())?;
     }
@@ -76,12 +76,12 @@ pub fn follow(
                         report.operations[i].id, e.error.operation_name
                     ));
                 }
-                text.push_str(&operation_block(&e, &sections.section(&e), hex));
+                text.push_str(&operation_block(&e, &sections.section(&e), &options));
             }
         }
         for &i in &update.new_unattached {
             printed_unattached.insert(key_of(&report.errors[i]));
-            text.push_str(&unattached_block(&explained_unattached(&report.errors[i]), hex));
+            text.push_str(&unattached_block(&explained_unattached(&report.errors[i]), &options));
         }
         out.write_all(text.as_bytes())?;
         out.flush()?;
