@@ -504,3 +504,26 @@ fn color_always_colours_the_text_and_nothing_else_does() {
     );
     assert_eq!(without_sgr(&coloured), stdout(&run(&["explain", "--log", log], None)));
 }
+
+/// Demo operation 8 (L1_SMALL): the message's bank size is the region its memory section reads
+/// from the devices row, as on real tt-metal, where the L1_SMALL bank is `l1_small_size` and
+/// the region `[A+B, W)`.
+#[test]
+fn the_demo_l1_small_failure_has_the_region_its_message_gives() {
+    let o = run(&["explain", "--demo", "--operation", "8", "--json"], None);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let entry = &value["operations"][0];
+    let bank = entry["allocation_failure"]["figures"]["bank_size_bytes"].as_u64().unwrap();
+    let region = &entry["memory"]["region"];
+    assert_eq!((bank, region["start"].as_u64().unwrap(), region["end"].as_u64().unwrap()), (32768, 1466368, 1499136));
+    assert_eq!(entry["memory"]["check"]["status"], "exact");
+    let text = stdout(&run(&["explain", "--demo", "--operation", "8"], None));
+    assert!(
+        text.contains("  Larger than an empty bank. Needs 40 KiB per bank, more than an empty bank holds (32 KiB): it cannot fit in this buffer type spread across 64 banks.\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("  The 40 KiB request is larger than the whole region (32 KiB): no freeing makes it fit.\n"),
+        "{text}"
+    );
+}

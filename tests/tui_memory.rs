@@ -164,3 +164,22 @@ fn a_graph_only_failure_replays_every_graph_once_and_says_so() {
     assert!(screen.contains("At the failure (every captured graph replayed)"), "{screen}");
     assert!(h.app.wanted_jobs().is_empty(), "replayed once for the report");
 }
+
+/// Demo operation 8 fails to allocate L1_SMALL: the allocator's bank (32 KiB, the message) is the
+/// region the devices row gives (`worker_l1_size` − the L1 region's top), and the map draws the
+/// 40 KiB request as larger than that region — the text and the map agree.
+#[test]
+fn an_l1_small_request_larger_than_its_region_agrees_in_text_and_map() {
+    let mut h = demo_memory(8, 120, 40, false);
+    let screen = h.screen();
+    assert!(screen.contains("Memory at the failure of 8 ttnn.conv2d · device 0 · L1 Small"), "{screen}");
+    assert!(
+        screen.contains("1466368–1499136 region (32 KiB). The picture matches the allocator's figures"),
+        "{screen}"
+    );
+    assert!(screen.contains("The 40 KiB request is larger than the whole region (32 KiB): no freeing makes it fit."));
+    assert!(screen.contains("│▬ request 40 KiB, larger than the region ▬▬▬"), "{screen}");
+    assert_snapshot!("memory_l1_small_op_8", h.terminal.backend());
+    h.resize(60, 15);
+    assert_snapshot!("memory_l1_small_op_8_60x15", h.terminal.backend());
+}
