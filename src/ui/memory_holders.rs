@@ -5,7 +5,7 @@ use super::View;
 use super::memory_map::tensor_fill;
 use super::text::truncate;
 use super::theme::SELECTION_SYMBOL;
-use crate::analysis::format::{format_address, size};
+use crate::analysis::format::{bare_shape, format_address, size};
 use crate::analysis::memory::LiveBuffer;
 use crate::app::WindowedRows;
 use ratatui::Frame;
@@ -54,17 +54,11 @@ fn cells(b: &LiveBuffer, hex: bool) -> [String; 7] {
         format!("  {}", format_address(Some(b.address), hex)),
         size(b.size_per_bank),
         b.tensor_id.map_or_else(String::new, |t| t.to_string()),
-        b.shape.as_deref().map_or_else(String::new, shape_text),
+        b.shape.as_deref().map_or_else(String::new, |s| bare_shape(s).to_string()),
         produced,
         b.last_use_operation_id.map_or_else(String::new, |k| k.to_string()),
         flags.join(", "),
     ]
-}
-
-/// A shape as the column shows it: TT-NN's `Shape([1, 32, 64])` without the wrapper the heading
-/// already says, `[1, 32, 64]`; any other text as it is.
-fn shape_text(shape: &str) -> String {
-    shape.strip_prefix("Shape(").and_then(|s| s.strip_suffix(')')).unwrap_or(shape).to_string()
 }
 
 /// The Flags cell without the device operation's name (`this op (SoftmaxDeviceOperation)` →
@@ -185,14 +179,7 @@ pub(crate) fn draw_holders(
 
 #[cfg(test)]
 mod tests {
-    use super::{shape_text, share};
-
-    #[test]
-    fn shapes_lose_the_wrapper_only() {
-        assert_eq!(shape_text("Shape([1, 1, 3136, 64])"), "[1, 1, 3136, 64]");
-        assert_eq!(shape_text("[1, 32]"), "[1, 32]");
-        assert_eq!(shape_text("Shape([1, 32]"), "Shape([1, 32]");
-    }
+    use super::share;
 
     #[test]
     fn flags_give_up_the_device_operation_before_shape_and_producer_are_cut() {

@@ -2,12 +2,7 @@
 //! and the heading of a line's list.
 
 use super::{LateSummary, LateTensor};
-use crate::analysis::format::size;
-
-/// A shape as the report prints it, without the `Shape(…)` around it.
-fn bare_shape(shape: &str) -> &str {
-    shape.strip_prefix("Shape(").and_then(|s| s.strip_suffix(')')).unwrap_or(shape)
-}
+use crate::analysis::format::{bare_shape, size};
 
 /// The suggestion for one late tensor, e.g. `ttnn.deallocate(…) after block.py:139 — tensor 71
 /// (48 KiB per bank, [1, 1, 3136, 64]) is last used by operation 124 ttnn.add and held until
