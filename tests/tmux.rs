@@ -1,8 +1,7 @@
 //! The real binary in a real terminal (tmux): start-up on `--operation`, keys, popups, quitting,
 //! and the terminal restored after a normal exit, an early error and a panic; the newcomer checks
 //! of issue 22 §4 (a folder of reports, waiting for a report, tab 5 at 80 columns, --follow,
-//! a full list, colour on a terminal). Without tmux they
-//! fail, saying so: `.ci/run` installs it.
+//! a full list, colour on a terminal). Without tmux they fail, saying so: `.ci/run` installs it.
 
 mod live;
 mod tui_support;
