@@ -205,7 +205,8 @@ pub struct Options {
     /// A device performance report (profiler folder or ops_perf_results*.csv).
     #[arg(long, value_name = "PATH", global = true)]
     pub perf: Option<PathBuf>,
-    /// When to use colours (NO_COLOR, when set and non-empty, means never).
+    /// When to use colours, in the UI and in explain's text (NO_COLOR, when set and non-empty,
+    /// turns auto off).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     pub color: ColorChoice,
     /// The report is still being written: follow what the run adds to it.
@@ -232,10 +233,10 @@ pub struct OpenArgs {
     pub watch: bool,
 }
 
-/// When to colour the terminal UI.
+/// When to colour the terminal UI and `explain`'s text (never its JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
-    /// Colours unless NO_COLOR is set.
+    /// Colours unless NO_COLOR is set; `explain` only on a terminal.
     Auto,
     /// Always colours.
     Always,
@@ -253,6 +254,12 @@ impl ColorChoice {
             Self::Auto => no_color,
             Self::Always => false,
         }
+    }
+
+    /// Whether print mode colours its text: `always`; `auto` on a terminal (`terminal`) unless
+    /// `NO_COLOR` is set and non-empty; `never` not.
+    pub fn colours_print(self, no_color: Option<&std::ffi::OsStr>, terminal: bool) -> bool {
+        !self.plain(no_color) && (self == Self::Always || terminal)
     }
 }
 
@@ -332,5 +339,16 @@ mod tests {
         assert!(ColorChoice::Auto.plain(Some(std::ffi::OsStr::new("1"))));
         assert!(ColorChoice::Never.plain(None));
         assert!(!ColorChoice::Always.plain(Some(std::ffi::OsStr::new("1"))));
+    }
+
+    #[test]
+    fn print_mode_colours_always_or_on_a_terminal() {
+        let set = Some(std::ffi::OsStr::new("1"));
+        assert!(ColorChoice::Always.colours_print(None, false));
+        assert!(ColorChoice::Always.colours_print(set, false));
+        assert!(ColorChoice::Auto.colours_print(None, true));
+        assert!(!ColorChoice::Auto.colours_print(None, false));
+        assert!(!ColorChoice::Auto.colours_print(set, true));
+        assert!(!ColorChoice::Never.colours_print(None, true));
     }
 }

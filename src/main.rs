@@ -2,17 +2,22 @@
 
 use std::io::{BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use ttnn_tui::cli::{Cli, ColorChoice, Command, ExplainArgs, OpenArgs, WhatifArgs};
 use ttnn_tui::explain::{ExplainOptions, FollowEnd, collect, read_late, read_peaks, render_text, write_json};
 use ttnn_tui::report::linked::LinkedReports;
+use ttnn_tui::report::pending::unwritten_report;
 use ttnn_tui::report::perf::{PerfReport, PerfSource, default_perf_report};
-use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
+use ttnn_tui::report::{MemoryReport, ReportSource, locate_report};
 use ttnn_tui::ui::Theme;
 
 fn main() -> ExitCode {
     let cli = Cli::parse_args();
+    let no_color = std::env::var_os("NO_COLOR");
+    let colours = cli.options.color.colours_print(no_color.as_deref(), std::io::stdout().is_terminal());
     if let Some(log) = cli.log() {
-        return explain_log(log, cli.json(), cli.options.hex);
+        return explain_log(log, cli.json(), cli.options.hex, colours);
     }
     let explain = match &cli.command {
         Some(Command::Whatif(args)) => return what_if(&cli.open_args(), args),
@@ -20,7 +25,7 @@ fn main() -> ExitCode {
         None => None,
     };
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
-    match run(&cli.open_args(), explain, tui.then_some(cli.options.color)) {
+    match run(&cli.open_args(), explain, tui.then_some(cli.options.color), colours) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure { message, code }) => {
             eprintln!("error: {message}");
@@ -31,7 +36,7 @@ fn main() -> ExitCode {
 
 /// `explain --log`: 0 when a failure was explained, 1 when the log holds none, 2 when it cannot
 /// be read (as for a usage error: nothing was explained).
-fn explain_log(path: &std::path::Path, json: bool, hex: bool) -> ExitCode {
+fn explain_log(path: &std::path::Path, json: bool, hex: bool, color: bool) -> ExitCode {
     let name = path.display().to_string();
     let findings = if name == "-" {
         ttnn_tui::explain::scan_log(std::io::stdin().lock())
@@ -48,7 +53,7 @@ fn explain_log(path: &std::path::Path, json: bool, hex: bool) -> ExitCode {
     let text = if json {
         ttnn_tui::explain::render_log_json(&findings, &name, hex)
     } else {
-        ttnn_tui::explain::render_log_text(&findings, hex)
+        ttnn_tui::explain::render_log_text(&findings, hex, color)
     };
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
@@ -59,7 +64,7 @@ fn explain_log(path: &std::path::Path, json: bool, hex: bool) -> ExitCode {
 /// cannot be read, 2 for usage errors (clap's, before this).
 fn what_if(open: &OpenArgs, args: &WhatifArgs) -> ExitCode {
     let answered = (|| {
-        let report = open_report(open, false)?;
+        let Some(report) = open_report(open, false, None)? else { return Ok(String::new()) };
         let path = report.source.display_path();
         let fail = |message: String| Failure { message: format!("{message}: {path}"), code: 1 };
         let index = match open.operation {
@@ -100,15 +105,22 @@ struct Failure {
     code: u8,
 }
 
-/// Prints the explanation, or draws the terminal UI when `tui` gives the colour choice.
-fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>) -> Result<(), Failure> {
+/// Prints the explanation (its text coloured when `colours`), or draws the terminal UI when `tui`
+/// gives the colour choice.
+fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>, colours: bool) -> Result<(), Failure> {
     let flag = |f: fn(&ExplainArgs) -> bool| explain.is_some_and(f);
-    let mut report = open_report(open, flag(|a| a.follow))?;
+    // Ctrl-C, SIGTERM and SIGHUP end `--follow` quietly, also while it waits for the report.
+    let stop = match flag(|a| a.follow) {
+        true => Some(stop_on_signals()?),
+        false => None,
+    };
+    let Some(mut report) = open_report(open, flag(|a| a.follow), stop.as_deref())? else { return Ok(()) };
     for warning in &report.warnings {
         eprintln!("warning: {warning}: {}", report.source.display_path());
     }
-    if flag(|a| a.follow) {
-        return follow(&mut report, open.hex);
+    let options = ExplainOptions { operation: open.operation, hex: open.hex, color: colours };
+    if let Some(stop) = &stop {
+        return follow(&mut report, &options, stop);
     }
     let perf = perf_source(open)?;
     if let Some(color) = tui {
@@ -118,7 +130,6 @@ fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>)
         .map(|perf| LinkedReports::new(&report, perf))
         .transpose()
         .map_err(|e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 })?;
-    let options = ExplainOptions { operation: open.operation, hex: open.hex };
     let mut explanation = collect(&report, linked.as_ref(), &options).map_err(|id| Failure {
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
         code: 1,
@@ -143,25 +154,63 @@ fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>)
     Ok(())
 }
 
-fn open_report(open: &OpenArgs, follow: bool) -> Result<MemoryReport, Failure> {
+/// Opens the report: the demo, or the one REPORT names (saying which when it is the newest of a
+/// folder's reports). Watched (`--watch`, `--follow`), a report the run has not written yet is
+/// waited for, saying so; none when `stop` is set meanwhile.
+fn open_report(open: &OpenArgs, follow: bool, stop: Option<&AtomicBool>) -> Result<Option<MemoryReport>, Failure> {
     let fail = |e: ttnn_tui::report::ReportError| Failure { message: e.to_string(), code: 1 };
-    let source = if open.demo { ReportSource::Demo } else { resolve_report(open.report.as_deref()).map_err(fail)? };
-    if open.watch || follow {
-        return MemoryReport::open_watched(&source, open.rank).map_err(fail);
+    if open.demo {
+        return MemoryReport::open(&ReportSource::Demo, open.rank).map(Some).map_err(fail);
     }
-    MemoryReport::open(&source, open.rank).map_err(fail)
+    let watched = open.watch || follow;
+    let mut said_waiting = false;
+    loop {
+        let opened = locate_report(open.report.as_deref()).and_then(|found| {
+            let report = match watched {
+                true => MemoryReport::open_watched(&found.source, open.rank)?,
+                false => MemoryReport::open(&found.source, open.rank)?,
+            };
+            Ok((report, found))
+        });
+        let error = match opened {
+            Ok((report, found)) => {
+                if let Some(note) = found.note() {
+                    eprintln!("{note}");
+                }
+                return Ok(Some(report));
+            }
+            Err(e) => e,
+        };
+        let Some(waiting) = watched.then(|| unwritten_report(open.report.as_deref())).flatten() else {
+            return Err(fail(error));
+        };
+        if !std::mem::replace(&mut said_waiting, true) {
+            eprintln!("{waiting}");
+        }
+        for _ in 0..10 {
+            if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                return Ok(None);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
 }
 
-/// `explain --follow`: Ctrl-C, SIGTERM, SIGHUP and a closed pipe all end it quietly with 0.
-fn follow(report: &mut MemoryReport, hex: bool) -> Result<(), Failure> {
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+/// A flag that Ctrl-C, SIGTERM and SIGHUP set (`--follow` ends quietly on them).
+fn stop_on_signals() -> Result<Arc<AtomicBool>, Failure> {
+    let stop = Arc::new(AtomicBool::new(false));
     #[cfg(unix)]
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
         signal_hook::flag::register(signal, stop.clone())
             .map_err(|e| Failure { message: format!("cannot wait for Ctrl-C ({e})"), code: 1 })?;
     }
+    Ok(stop)
+}
+
+/// `explain --follow`: Ctrl-C, SIGTERM, SIGHUP (`stop`) and a closed pipe all end it quietly with 0.
+fn follow(report: &mut MemoryReport, options: &ExplainOptions, stop: &AtomicBool) -> Result<(), Failure> {
     let interval = std::time::Duration::from_millis(500);
-    match ttnn_tui::explain::follow(report, hex, &mut std::io::stdout().lock(), &stop, interval) {
+    match ttnn_tui::explain::follow(report, options, &mut std::io::stdout().lock(), stop, interval) {
         Ok(()) | Err(FollowEnd::Output(_)) => Ok(()),
         Err(FollowEnd::Report(e @ ttnn_tui::report::ReportError::Open { .. })) => {
             Err(Failure { message: e.to_string(), code: 1 })

@@ -241,6 +241,38 @@ fn the_newest_report_under_the_default_root() {
     let o = run(&["explain", "--json"], Some(cwd.path()));
     let value: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(value["memory_report"]["path"], "generated/ttnn/reports/newer_nov29_1000/db.sqlite");
+    assert_eq!(stderr(&o), "note: opening the newest report in generated/ttnn/reports: newer_nov29_1000\n");
+}
+
+/// A folder of report folders (TT-NN's `generated/ttnn/reports`), named: its newest report is
+/// explained, as with no argument, and a line on stderr says which; the same report as named
+/// directly, which says nothing.
+#[test]
+fn a_folder_of_reports_opens_the_newest_and_says_which() {
+    let cwd = TempDir::new("folder-of-reports");
+    let root = cwd.path().join("reports");
+    ReportBuilder::new(Schema::V2).operation(Op::new(1, "ttnn.add")).write_to(&root.join("older_nov28_0900"));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    conv_report(&root.join("newer_nov29_1000"));
+    let o = run(&["explain", "reports"], Some(cwd.path()));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "note: opening the newest report in reports: newer_nov29_1000\n");
+    let direct = run(&["explain", "reports/newer_nov29_1000"], Some(cwd.path()));
+    assert_eq!(stdout(&o), stdout(&direct));
+    assert!(
+        stdout(&o).starts_with("1 operation with an error\nOperation 12 ttnn.conv2d: Out of memory\n"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(stderr(&direct), "");
+    // A folder with neither a database nor a report folder in it is still an error.
+    std::fs::create_dir_all(cwd.path().join("empty")).unwrap();
+    let o = run(&["explain", "empty"], Some(cwd.path()));
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: no db.sqlite in this folder, nor a report folder: empty (pass a TT-NN report folder or its db.sqlite, or try --demo)\n"
+    );
 }
 
 /// Asserts a one-line error naming the file and exit 1.
@@ -420,4 +452,88 @@ fn options_before_or_after_the_subcommand() {
     let o = run(&["--demo", "explain", "some/report"], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).starts_with("error: the argument '--demo' cannot be used with '[REPORT]'"), "{}", stderr(&o));
+}
+
+/// Runs the binary with `NO_COLOR` set to `no_color`.
+fn run_with_no_color(args: &[&str], no_color: &str) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ttnn-tui")).args(args).env("NO_COLOR", no_color).output().unwrap()
+}
+
+/// The text without its SGR sequences.
+fn without_sgr(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\x1b[") {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find('m').expect("an SGR sequence ends in m");
+        rest = &rest[at + end + 1..];
+    }
+    out + rest
+}
+
+/// `--color always` colours the text (headings bold, the kind red, the reason's label bold) and
+/// is otherwise the plain text; `auto` (piped here) and `never` do not, `NO_COLOR` turns `auto`
+/// off but not `always`, and JSON is never coloured.
+#[test]
+fn color_always_colours_the_text_and_nothing_else_does() {
+    let plain = stdout(&run(&["explain", "--demo"], None));
+    assert!(!plain.contains('\x1b'));
+    let coloured = stdout(&run(&["explain", "--demo", "--color", "always"], None));
+    assert!(
+        coloured.contains(
+            "\x1b[1mOperation 7 ttnn.conv2d (model.py:46)\x1b[0m: \x1b[1;31mCircular buffers beyond L1\x1b[0m\n"
+        ),
+        "{coloured}"
+    );
+    assert!(
+        coloured
+            .contains("\n  \x1b[1mBeyond the end of L1.\x1b[0m The circular buffers run 236 KiB past the end of L1.\n"),
+        "{coloured}"
+    );
+    assert!(coloured.contains("\x1b[1mOperation 26 ttnn.matmul (model.py:67)\x1b[0m: \x1b[1;31mRuntimeError\x1b[0m\n"));
+    assert_eq!(without_sgr(&coloured), plain);
+    assert_eq!(stdout(&run_with_no_color(&["explain", "--demo", "--color", "always"], "1")), coloured);
+    for args in [&["explain", "--demo", "--color", "never"][..], &["explain", "--demo", "--color", "auto"]] {
+        assert_eq!(stdout(&run_with_no_color(args, "1")), plain, "{args:?}");
+    }
+    assert_eq!(stdout(&run(&["explain", "--demo", "--color", "never"], None)), plain);
+    let json = stdout(&run(&["explain", "--demo", "--json", "--color", "always"], None));
+    assert!(!json.contains('\x1b'));
+    // A log's text too.
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/logs/wrapped.log");
+    let log = log.to_str().unwrap();
+    let coloured = stdout(&run(&["explain", "--log", log, "--color", "always"], None));
+    assert!(
+        coloured.contains("\x1b[1mLine 3: \x1b[0m\x1b[1;31mCircular buffers clash with L1 buffers\x1b[0m\n"),
+        "{coloured}"
+    );
+    assert_eq!(without_sgr(&coloured), stdout(&run(&["explain", "--log", log], None)));
+}
+
+/// Demo operation 8 (L1_SMALL): the message's bank size is the region its memory section reads
+/// from the devices row, as on real tt-metal, where the L1_SMALL bank is `l1_small_size` and
+/// the region `[A+B, W)`.
+#[test]
+fn the_demo_l1_small_failure_has_the_region_its_message_gives() {
+    let o = run(&["explain", "--demo", "--operation", "8", "--json"], None);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let entry = &value["operations"][0];
+    let bank = entry["allocation_failure"]["figures"]["bank_size_bytes"].as_u64().unwrap();
+    let region = &entry["memory"]["region"];
+    assert_eq!((bank, region["start"].as_u64().unwrap(), region["end"].as_u64().unwrap()), (32768, 1466368, 1499136));
+    assert_eq!(entry["memory"]["check"]["status"], "exact");
+    let text = stdout(&run(&["explain", "--demo", "--operation", "8"], None));
+    assert!(
+        text.contains("  Larger than an empty bank. Needs 40 KiB per bank, more than an empty bank holds (32 KiB): it cannot fit in this buffer type spread across 64 banks.\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  The 40 KiB request is larger than the whole region (32 KiB): no freeing makes it fit.\n"),
+        "{text}"
+    );
+    // What does make it fit: a larger L1_SMALL, replayed.
+    assert!(
+        text.contains("  Opening the device with l1_small_size=40960 (at least the request rounded up to 32 B; the operation may need several L1_SMALL buffers): the 40 KiB L1_SMALL request fits at 1458176, but ttnn.conv2d used 96 KiB of circular buffers at operation 4 and only 55 KiB would be left below it.\n"),
+        "{text}"
+    );
 }

@@ -35,9 +35,13 @@ fn the_fixture_logs_are_what_the_builder_builds() {
 /// read every change).
 #[test]
 fn every_fixture_log_gives_its_expected_json() {
-    for (name, expected_code) in
-        [("pytest_session.log", 0), ("ci_timestamps.log", 0), ("wrapped.log", 0), ("tt_fatal_only.log", 1)]
-    {
+    for (name, expected_code) in [
+        ("pytest_session.log", 0),
+        ("ci_timestamps.log", 0),
+        ("wrapped.log", 0),
+        ("tt_fatal_only.log", 1),
+        ("pytest_tt_fatal.log", 1),
+    ] {
         let o = run_here(&["explain", "--log", &fixture(name), "--json"]);
         assert_eq!(o.status.code(), Some(expected_code), "{name}");
         let json_path = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture(&name.replace(".log", ".json")));
@@ -111,6 +115,19 @@ fn a_log_without_an_allocation_failure_names_the_last_other_error() {
         "No allocation failure in this log (9 lines).
 The last other error, on line 5: Creating trace buffers of size 36410368B on MeshDevice 0, but only 33000000B is allocated for trace region.
 "
+    );
+}
+
+/// A pytest session that died in a `TT_FATAL` of its own (not an allocation failure): the error
+/// named is the check's message where the traceback gives it, not pytest's summary line (which
+/// repeats its cut first line) nor the logger's copy.
+#[test]
+fn a_pytest_session_names_the_checks_message_not_its_summary() {
+    let o = run_here(&["explain", "--log", &fixture("pytest_tt_fatal.log")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "No allocation failure in this log (39 lines).\nThe last other error, on line 27: All Tensors should have same dtypes.\n"
     );
 }
 

@@ -74,9 +74,14 @@ fn peak_list_in_json_only_when_asked() {
     assert_eq!(
         value["memory_report"]["peak"],
         json!([
-            {"device_id": 0, "buffer_type": "DRAM", "operation_id": 3, "used_per_bank": 21_000},
-            {"device_id": 0, "buffer_type": "L1", "operation_id": 2, "used_per_bank": 12_288},
-            {"device_id": 0, "buffer_type": "L1_SMALL", "operation_id": 3, "used_per_bank": 2_048},
+            // No failure gives a DRAM bank size: its region is unknown.
+            {"device_id": 0, "buffer_type": "DRAM", "operation_id": 3, "used_per_bank": 21_000,
+             "region_per_bank": null, "region_source": null, "percent_of_region": null},
+            // The text's `(0.9% of the 1.3 MiB region)` and `(6.25% of the 32 KiB region)`.
+            {"device_id": 0, "buffer_type": "L1", "operation_id": 2, "used_per_bank": 12_288,
+             "region_per_bank": 1_364_928, "region_source": "devices", "percent_of_region": 0.9},
+            {"device_id": 0, "buffer_type": "L1_SMALL", "operation_id": 3, "used_per_bank": 2_048,
+             "region_per_bank": 32_768, "region_source": "devices", "percent_of_region": 6.25},
         ])
     );
     let plain: serde_json::Value = serde_json::from_slice(&run(&["explain", "--json", path], None).stdout).unwrap();

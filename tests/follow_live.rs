@@ -19,10 +19,13 @@ fn live_writer() {
     live::writer_entry();
 }
 
-/// The block `explain` prints for the failure a writer's `fail <id> ttnn.conv2d` writes.
+/// The block `explain` prints for the failure a writer's `fail <id> ttnn.conv2d` writes, with
+/// its memory section: the snapshot after the unwinding holds one L1 buffer of 4 KiB × (1 + id
+/// mod 3) per bank, and the report has no devices row.
 fn conv_block(id: u64) -> String {
+    let held = 4 * (1 + id % 3);
     format!(
-        "Operation {id} ttnn.conv2d: Out of memory\n  Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n  Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only the part of that free space inside the interleaved region, so it may be short by more.\n  Failed in Conv2dDeviceOperation\n"
+        "Operation {id} ttnn.conv2d: Out of memory\n  Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n  Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only the part of that free space inside the interleaved region, so it may be short by more.\n  Failed in Conv2dDeviceOperation\n  At the failure (after-failure snapshot + unwinding): 1 live L1 buffer on device 0 holds {held} KiB per bank\n  The L1 region of device 0 is unknown (no devices row with its addresses): no free blocks, no check.\n  Largest holders: buffer at 1400000 {held} KiB (no tensor recorded)\n  No advice on what to free: the region is unknown.\n  Placing the output in DRAM: the 268 KiB DRAM request fits at 1114176.\n"
     )
 }
 
@@ -183,5 +186,65 @@ fn an_error_written_before_its_operation_is_printed_then_placed() {
     );
     signal(&child, "TERM");
     assert_eq!(wait(&mut child).code(), Some(0));
+    writer.quit();
+}
+
+/// Started before the run has written its report: `--follow` says it waits, and once the run
+/// has created `db.sqlite` (empty at first) and written it, prints its failures as usual.
+#[test]
+fn following_a_report_folder_before_its_database_is_written_waits_for_it() {
+    let dir = TempDir::new("follow-wait");
+    let report = dir.path().join("run");
+    std::fs::create_dir_all(&report).unwrap();
+    let mut child = follow(&report);
+    let errors = Lines::read(child.stderr.take().unwrap());
+    let waiting = format!("waiting for the run to write a report in {} (Ctrl-C to stop)…", report.display());
+    assert_eq!(errors.next("the waiting line"), waiting);
+    // The run creates the database, empty, then writes it (whole, here, by a rename).
+    std::fs::write(report.join("db.sqlite"), b"").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let staged = TempDir::new("follow-wait-staged");
+    std::fs::rename(report_with_a_failure(staged.path()), report.join("db.sqlite")).unwrap();
+    let lines = Lines::read(child.stdout.take().unwrap());
+    assert_eq!(lines.next("the report's failure"), "Operation 4 ttnn.conv2d: Out of memory");
+    signal(&child, "TERM");
+    assert_eq!(wait(&mut child).code(), Some(0));
+}
+
+/// Interrupted while it waits, `--follow` ends quietly with 0, as it does while following.
+#[test]
+fn an_interrupted_wait_ends_quietly() {
+    let dir = TempDir::new("follow-wait-int");
+    let mut child = follow(dir.path());
+    let errors = Lines::read(child.stderr.take().unwrap());
+    assert!(errors.next("the waiting line").starts_with("waiting for the run to write a report in "));
+    signal(&child, "INT");
+    assert_eq!(wait(&mut child).code(), Some(0));
+}
+
+/// A failure prints the same block, memory section and all, whether it was in the report when
+/// `--follow` started or arrived while it followed; and the same as `explain`.
+#[test]
+fn a_failure_reads_the_same_whether_it_was_there_or_arrives_while_following() {
+    let dir = TempDir::new("follow-same");
+    let db = initial().write_to(dir.path());
+    let mut writer = Writer::start(&db, "DELETE");
+    let mut live = follow(dir.path());
+    let arriving = Lines::read(live.stdout.take().unwrap());
+    writer.send("op 4 ttnn.add");
+    writer.send("fail 5 ttnn.conv2d");
+    let explained = String::from_utf8(cli::run(&["explain", dir.path().to_str().unwrap()], None).stdout).unwrap();
+    let block = explained.strip_prefix("1 operation with an error\n").expect("the count line").to_string();
+    assert_eq!(block, conv_block(5));
+    let read =
+        |lines: &Lines, what: &str| block.lines().map(|_| lines.next(what)).collect::<Vec<_>>().join("\n") + "\n";
+    assert_eq!(read(&arriving, "the block of the failure that arrived"), block);
+    let mut late = follow(dir.path());
+    let there = Lines::read(late.stdout.take().unwrap());
+    assert_eq!(read(&there, "the block of the failure already there"), block);
+    for child in [&mut live, &mut late] {
+        signal(child, "TERM");
+        assert_eq!(wait(child).code(), Some(0));
+    }
     writer.quit();
 }

@@ -75,8 +75,8 @@ fn bad_records_give_a_partial_picture_with_one_line_notes() {
         notes,
         [
             "3 buffers rows with a missing, zero or negative address or size set aside",
-            "2 buffers overlap at 0x1F000; the map counts them once",
-            "1 buffer lies outside the region 0x18C40–0x166000; the map leaves it out",
+            "2 buffers overlap at 0x1F000; the picture counts them once",
+            "1 buffer lies outside the region 0x18C40–0x166000; the picture leaves it out",
         ]
     );
     // The shared bytes once, the part past the region's end left out: never a wrong exact.
@@ -87,7 +87,7 @@ fn bad_records_give_a_partial_picture_with_one_line_notes() {
     assert!(m.notes.contains(&MemoryNote::UnknownFrees { count: 1, address: 500_000 }));
     assert_eq!(
         failure_lines(&m, false).last().unwrap(),
-        "Note: 1 buffer lies outside the region 101440–1466368; the map leaves it out"
+        "Note: 1 buffer lies outside the region 101440–1466368; the picture leaves it out"
     );
 }
 

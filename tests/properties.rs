@@ -273,7 +273,7 @@ proptest! {
         hex in any::<bool>(),
     ) {
         let found = scan_log(std::io::Cursor::new(bytes)).unwrap();
-        assert_printable(&render_log_text(&found, hex), true)?;
+        assert_printable(&render_log_text(&found, hex, false), true)?;
         let json: serde_json::Value = serde_json::from_str(&render_log_json(&found, "-", hex)).unwrap();
         prop_assert_eq!(json["failures"].as_array().map(Vec::len), Some(found.failures.len()));
     }

@@ -136,3 +136,20 @@ fn a_graph_with_program_execution_nodes_is_a_completed_device_operation() {
         assert!(screen.contains("SoftmaxDeviceOperation: Completed"), "{screen}");
     });
 }
+
+/// ttnn 0.81's importer writes a duration of 0 for the operation that failed: the detail pane
+/// says it has none rather than `0.000 ms`; an operation that completed keeps its figure.
+#[test]
+fn a_failed_operation_has_no_duration_rather_than_zero() {
+    let scenario = "a_l1_add_oom";
+    let (id, name) = failed_operation(&truth(scenario));
+    with_fixture(scenario, id, |h| {
+        let screen = h.screen();
+        assert!(screen.contains(&format!("│{id} {name} · duration not recorded (it failed) ")), "{screen}");
+        assert!(!screen.contains("0.000 ms"), "{screen}");
+        h.press(&[Up]);
+        let screen = h.screen();
+        assert!(screen.contains(&format!("│{} ", id - 1)) && screen.contains(" ms "), "{screen}");
+        assert!(!screen.contains("duration not recorded"), "{screen}");
+    });
+}

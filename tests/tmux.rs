@@ -1,6 +1,7 @@
 //! The real binary in a real terminal (tmux): start-up on `--operation`, keys, popups, quitting,
-//! and the terminal restored after a normal exit, an early error and a panic. Skipped, with the
-//! reason printed, when tmux is missing.
+//! and the terminal restored after a normal exit, an early error and a panic; the newcomer checks
+//! of issue 22 §4 (a folder of reports, waiting for a report, tab 5 at 80 columns, --follow,
+//! a full list, colour on a terminal). Without tmux they fail, saying so: `.ci/run` installs it.
 
 mod live;
 mod tui_support;
@@ -55,6 +56,29 @@ impl Tmux {
 
     fn screen(&self) -> String {
         String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "main"]).stdout).into_owned()
+    }
+
+    /// The screen with its wrapped lines joined (`capture-pane -J`): long lines of print mode.
+    fn joined(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-J", "-t", "main"]).stdout).into_owned()
+    }
+
+    /// The screen with its colours and attributes as escape sequences (`capture-pane -e`).
+    fn with_escapes(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-e", "-t", "main"]).stdout).into_owned()
+    }
+
+    /// Waits until the screen, wrapped lines joined, shows `text` (10 s at most).
+    fn wait_for_joined(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let screen = self.joined();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {text:?}; screen:\n{screen}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// Waits until the screen shows `text` (10 s at most).
@@ -127,14 +151,13 @@ impl Drop for Tmux {
     }
 }
 
-fn tmux_available() -> bool {
-    match Command::new("tmux").arg("-V").output() {
-        Ok(out) if out.status.success() => true,
-        _ => {
-            eprintln!("skipped: tmux is not installed, so the real-terminal test cannot run");
-            false
-        }
-    }
+/// Fails the test when tmux is missing: a real-terminal check that cannot run is not a pass.
+fn require_tmux() {
+    let found = Command::new("tmux").arg("-V").output().is_ok_and(|out| out.status.success());
+    assert!(
+        found,
+        "tmux is not installed, so the real-terminal test cannot run (`.ci/run` installs it; or `apt-get install tmux`)"
+    );
 }
 
 fn shell_quote(path: &Path) -> String {
@@ -151,9 +174,7 @@ fn command(args: &str, env: &str) -> String {
 
 #[test]
 fn keys_popups_and_quit_in_a_real_terminal() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let t = Tmux::start("keys", &command("--operation 9", ""));
     // Each text is waited for: a capture can catch the screen half redrawn.
     for text in ["op 9 · 9/10", "ttnn.layer_norm", "Overlaps an L1 buffer."] {
@@ -195,9 +216,7 @@ fn keys_popups_and_quit_in_a_real_terminal() {
 
 #[test]
 fn unknown_operation_fails_before_touching_the_terminal() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let t = Tmux::start("unknown", &command("--operation 999", ""));
     let screen = t.wait_for("EXITED 1");
     assert!(screen.contains("error: no operation 999 in this report: "), "{screen}");
@@ -206,9 +225,7 @@ fn unknown_operation_fails_before_touching_the_terminal() {
 
 #[test]
 fn a_panic_restores_the_terminal() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let env = format!("RUST_BACKTRACE=0 RUST_LIB_BACKTRACE=0 {}=1", ttnn_tui::tui::PANIC_FOR_TEST);
     let t = Tmux::start("panic", &command("", &env));
     t.wait_for("op 2 · 2/10");
@@ -220,9 +237,7 @@ fn a_panic_restores_the_terminal() {
 
 #[test]
 fn the_demo_on_an_operation_with_its_tree() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start("demo", &format!("{bin} --demo --operation 13"));
     for text in ["op 13 · 13/39", "3 errors recorded that are not shown on any operation", "Not enough free space."] {
@@ -240,9 +255,7 @@ fn the_demo_on_an_operation_with_its_tree() {
 
 #[test]
 fn the_performance_tab_of_a_linked_perf_report() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     use tui_support::perf::{linked_csv, linked_report, open_csv};
     let report = linked_report().open();
     let ttnn_tui::report::ReportSource::File { database, .. } = &report.source else { unreachable!() };
@@ -270,9 +283,7 @@ fn the_performance_tab_of_a_linked_perf_report() {
 
 #[test]
 fn the_demo_performance_tab_leads_to_a_failure() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start("demo-perf", &format!("{bin} --demo"));
     t.wait_for("perf: linked");
@@ -294,9 +305,7 @@ fn the_demo_performance_tab_leads_to_a_failure() {
 
 #[test]
 fn resizing_leaves_nothing_behind_and_keys_wait_for_a_usable_size() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start_sized("resize", &format!("{bin} --demo"), 80, 24);
     t.wait_for("op 7 · 7/39");
@@ -320,9 +329,7 @@ fn resizing_leaves_nothing_behind_and_keys_wait_for_a_usable_size() {
 
 #[test]
 fn at_80_columns_help_and_quit_stay_in_the_hints() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start_sized("narrow", &format!("{bin} --demo"), 80, 24);
     let screen = t.wait_for_all(&["op 7 · 7/39", "q quit"]);
@@ -347,9 +354,7 @@ fn live_writer() {
 /// bar, the failure at the end announced and selected (the user has not moved), nothing left in
 /// the report folder.
 fn watch_a_live_writer_in_a_real_terminal(journal_mode: &str) {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let dir = support::TempDir::new(&format!("tmux-watch-{journal_mode}"));
     let db = live::initial().write_to(dir.path());
     let names_before = live::names(dir.path());
@@ -386,9 +391,7 @@ fn watch_a_wal_writer_in_a_real_terminal() {
 /// of it is left on the screen after quitting.
 #[test]
 fn pasted_escape_sequences_in_the_search_leave_nothing_behind() {
-    if !tmux_available() {
-        return;
-    }
+    require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start("paste", &format!("{bin} --demo"));
     t.wait_for("op 7 · 7/39");
@@ -405,4 +408,119 @@ fn pasted_escape_sequences_in_the_search_leave_nothing_behind() {
     for stray in ["pwned", "[31m", "red", "conv"] {
         assert!(!screen.contains(stray), "{stray:?} left on the screen:\n{screen}");
     }
+}
+
+/// Issue 22 §4.2: a folder of report folders opens the newest, and the line that says which is
+/// on the terminal once the UI is left.
+#[test]
+fn a_folder_of_reports_opens_the_newest_in_a_real_terminal() {
+    require_tmux();
+    let dir = support::TempDir::new("tmux-folder-of-reports");
+    let older = dir.path().join("older_nov28_0900");
+    support::ReportBuilder::new(support::Schema::V2)
+        .report_name("older run")
+        .operation(support::Op::new(1, "ttnn.add"))
+        .write_to(&older);
+    std::thread::sleep(Duration::from_millis(20));
+    live::initial().report_name("newer run").write_to(&dir.path().join("newer_nov29_1000"));
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let t = Tmux::start("folder", &format!("{bin} {}", shell_quote(dir.path())));
+    t.wait_for_all(&["ttnn-tui · newer run", "3 operations · 0 with errors"]);
+    t.keys(&["q"]);
+    let screen = t.wait_for_joined("EXITED 0");
+    let note = format!("note: opening the newest report in {}: newer_nov29_1000", dir.path().display());
+    assert!(screen.contains(&note), "{screen}");
+}
+
+/// Issue 22 §4.3: `--watch` on a report folder the run has not written yet waits, saying so, and
+/// opens the report once it is there.
+#[test]
+fn watch_waits_for_a_report_not_written_yet_in_a_real_terminal() {
+    require_tmux();
+    let dir = support::TempDir::new("tmux-watch-wait");
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let t = Tmux::start("watch-wait", &format!("{bin} --watch {}", shell_quote(dir.path())));
+    let waiting = format!("waiting for the run to write a report in {} (Ctrl-C to stop)…", dir.path().display());
+    t.wait_for_joined(&waiting);
+    // The run writes the database: whole, here, by a rename into the folder.
+    let staged = support::TempDir::new("tmux-watch-wait-staged");
+    let db = live::initial().write_to(staged.path());
+    std::fs::rename(db, dir.path().join("db.sqlite")).unwrap();
+    t.wait_for_all(&["live · 3 operations", "3 ttnn.matmul"]);
+    t.keys(&["q"]);
+    t.wait_for("EXITED 0");
+}
+
+/// Issue 22 §4.4: at 80 columns tab 5's late list keeps its figures: the heading wraps, the
+/// selected row leads with its saving, its whole suggestion under the rows.
+#[test]
+fn the_late_list_keeps_its_figures_at_80_columns_in_a_real_terminal() {
+    require_tmux();
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let t = Tmux::start_sized("late80", &format!("{bin} --demo"), 80, 24);
+    t.wait_for("op 7 · 7/39");
+    t.keys(&["5"]);
+    t.wait_for_all(&[
+        "Held past their last use: freeing all 3 at their last use lowers the peak from",
+        "977 KiB to 849 KiB",
+    ]);
+    t.keys(&["]"]);
+    t.wait_for_all(&[
+        "▶ L1 peak −128 KiB · tensor 2004, 128 KiB per bank · free after model.py:41",
+        "it there lowers the L1 peak by 128 KiB.",
+    ]);
+    t.keys(&["q"]);
+    t.wait_for("EXITED 0");
+}
+
+/// Issue 22 §4.5: `explain --follow` prints a failure that arrives while it follows with its
+/// memory section, as `explain` prints it.
+#[test]
+fn follow_prints_the_memory_section_of_a_new_failure_in_a_real_terminal() {
+    require_tmux();
+    let dir = support::TempDir::new("tmux-follow");
+    let db = live::initial().write_to(dir.path());
+    let mut writer = live::Writer::start(&db, "DELETE");
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    // The shell survives Ctrl-C (a trap with a command is not inherited) to say how it ended.
+    let t = Tmux::start("follow", &format!("trap true INT; {bin} explain --follow {}", shell_quote(dir.path())));
+    // Nothing to print yet: give the follower time to open the report before the failure.
+    std::thread::sleep(Duration::from_millis(1500));
+    writer.send("fail 4 ttnn.conv2d");
+    let screen = t.wait_for_joined("No advice on what to free: the region is unknown.");
+    for line in [
+        "Operation 4 ttnn.conv2d: Out of memory",
+        "  Failed in Conv2dDeviceOperation",
+        "  At the failure (after-failure snapshot + unwinding): 1 live L1 buffer on device 0 holds 8 KiB per bank",
+    ] {
+        assert!(screen.lines().any(|l| l == line), "{line:?} in\n{screen}");
+    }
+    t.keys(&["C-c"]);
+    t.wait_for("EXITED 0");
+    writer.quit();
+}
+
+/// Issue 22 §4.6: ten operations in ten rows, opened on the ninth: the list shows all ten, no
+/// blank rows under the last.
+#[test]
+fn the_list_fills_its_pane_in_a_real_terminal() {
+    require_tmux();
+    let t = Tmux::start_sized("fill", &command("--operation 9", ""), 120, 16);
+    let screen = t.wait_for_all(&["op 9 · 9/10", "10 ttnn.concat (model.py:100)"]);
+    assert!(screen.contains("│           1 ttnn.from_torch (model.py:10)"), "{screen}");
+    t.keys(&["q"]);
+    t.wait_for("EXITED 0");
+}
+
+/// Issue 22 §4.8: on a terminal `explain` colours its text (`--color auto`, the default).
+#[test]
+fn explain_colours_its_text_on_a_terminal() {
+    require_tmux();
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let t = Tmux::start("colour", &format!("env -u NO_COLOR {bin} explain --demo --operation 8"));
+    t.wait_for("EXITED 0");
+    let screen = t.with_escapes();
+    assert!(screen.contains("\x1b[1mOperation 8 ttnn.conv2d (model.py:46)"), "{screen:?}");
+    // tmux writes bold and red as two sequences.
+    assert!(screen.contains("\x1b[1m\x1b[31mOut of memory"), "{screen:?}");
 }

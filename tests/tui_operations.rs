@@ -36,8 +36,12 @@ fn opens_on_the_first_failure_with_the_counts() {
     assert_eq!(h.selected_id(), Some(2));
     assert!(screen.contains("Operations · 10 operations · 7 with errors"), "{screen}");
     assert!(screen.contains(" op 2 · 2/10"), "{screen}");
-    assert!(screen.contains("✖ OOM   2 ttnn.matmul (model.py:20)"));
-    assert!(screen.contains("✖ error 10 ttnn.concat (model.py:100)"));
+    assert!(screen.contains("✖ OOM    2 ttnn.matmul (model.py:20)"), "{screen}");
+    assert!(screen.contains("✖ error 10 ttnn.concat (model.py:100)"), "{screen}");
+    // Ids are right-aligned: every name starts in the same column.
+    let rows = list_rows(&h);
+    let columns: Vec<usize> = rows.iter().filter_map(|r| Some(r[..r.find("ttnn.")?].chars().count())).collect();
+    assert!(columns.len() == 10 && columns.iter().all(|&c| c == columns[0]), "{columns:?}\n{screen}");
     // The unattached errors stay out of the way, folded to their title.
     assert!(screen.contains("▸ ✖ 2 errors recorded that are not shown on any operation  (u: show)"), "{screen}");
     assert_snapshot!("list_120x40", h.terminal.backend());
@@ -48,6 +52,13 @@ fn opens_on_the_first_failure_with_the_counts() {
     let h = Harness::new(report, 120, 40, false, None);
     assert_eq!(h.selected_id(), Some(1));
     assert!(h.screen().contains("Operations · 2 operations · 0 with errors"), "{}", h.screen());
+    let report = Report::default()
+        .op(1, "ttnn.add", None)
+        .op(2, "ttnn.mul", None)
+        .error(2, "ttnn.mul", "RuntimeError", tui_support::messages::NOT_ENOUGH)
+        .open();
+    let h = Harness::new(report, 120, 40, false, None);
+    assert!(h.screen().contains("Operations · 2 operations · 1 with an error "), "{}", h.screen());
 }
 
 #[test]
@@ -73,6 +84,8 @@ fn unattached_callout_lists_five_then_says_how_many_more() {
 #[test]
 fn detail_pane_of_each_reason_and_of_another_error() {
     let mut h = harness(120, 40);
+    // An allocation failure's reason label and detail share a line (behaviour.md §5.4); another
+    // error's type stands on its own line above the message.
     let cases: [(u64, &str, &str); 7] = [
         (
             2,
@@ -92,15 +105,13 @@ fn detail_pane_of_each_reason_and_of_another_error() {
         ),
         (8, "Beyond the end of L1.", "The circular buffers run 99 KiB past the end of L1."),
         (9, "Overlaps an L1 buffer.", "The circular buffers overlap the L1 buffer at 600256 by 21 KiB."),
-        (10, "TypeError", "Shape mismatch: cannot concatenate"),
+        (10, "TypeError", "Shape mismatch: cannot concatenate [1, 32] and [1, 16] along dim 0"),
     ];
     for (id, label, detail) in cases {
         select_id(&mut h, id);
         let text = detail_text(&h);
-        assert!(
-            text.contains(&format!("{label} {detail}")) || text.contains(&format!("{label}\n{detail}")),
-            "op {id}: {text}"
-        );
+        let separator = if id == 10 { "\n" } else { " " };
+        assert!(text.contains(&format!("\n{label}{separator}{detail}\n")), "op {id}: {text}");
         assert_snapshot!(format!("detail_op_{id}"), h.terminal.backend());
     }
     select_id(&mut h, 2);
@@ -114,15 +125,29 @@ fn detail_pane_of_each_reason_and_of_another_error() {
 #[test]
 fn the_detail_pane_scrolls_with_a_marker_and_keeps_indents() {
     let mut h = harness(80, 24);
-    let screen = h.screen();
-    // More than fits: a scrollbar on the pane's right edge.
-    assert!(screen.contains('█') || screen.contains('║'), "{screen}");
+    // More than fits: a scrollbar on the pane's right edge, its thumb at the top.
+    let edge = detail_pane_edge(&h);
+    assert!(edge.starts_with("▲█") && edge.ends_with("║▼"), "{edge}\n{}", h.screen());
     h.press(&[ScrollDetailDown; 40]);
     let screen = h.screen();
-    assert!(screen.contains("Stack trace (most recent call last)") || screen.contains("y = ttnn.op(x)"), "{screen}");
+    // Scrolled to the end: the stack trace's last lines, and the thumb at the bottom.
+    assert!(screen.contains("│Stack trace (most recent call last)"), "{screen}");
+    assert!(screen.contains("│      y = ttnn.op(x)"), "{screen}");
+    let edge = detail_pane_edge(&h);
+    assert!(edge.starts_with("▲║") && edge.ends_with("█▼"), "{edge}\n{screen}");
     // A wrapped line keeps its indent: no line of the pane starts at its left border but the
     // headings and the callout.
     assert_snapshot!("detail_scrolled_80x24", h.terminal.backend());
+}
+
+/// The right edge of the detail pane (below the list at 80 columns), between its borders.
+fn detail_pane_edge(h: &Harness) -> String {
+    let screen = h.screen();
+    // The backend writes each row between quotes.
+    let lines: Vec<&str> = screen.lines().map(|l| l.trim_matches('"')).collect();
+    let top = lines.iter().position(|l| l.starts_with("┌ ✖ Operation")).expect("the detail pane");
+    let bottom = top + lines[top..].iter().position(|l| l.starts_with('└')).expect("its bottom");
+    lines[top + 1..bottom].iter().filter_map(|l| l.chars().last()).collect()
 }
 
 #[test]
@@ -310,6 +335,9 @@ fn long_names_are_cut_with_an_ellipsis_keeping_the_place() {
 #[test]
 fn at_80_columns_the_hints_keep_help_and_quit() {
     let h = harness(80, 24);
+    // The tabs give up their padding so the report's name stays whole.
+    let title = h.screen().lines().next().unwrap().trim_matches('"').trim_end().to_string();
+    assert_eq!(title, "[1 Operations] 2 Device ops 3 Performance 4 Memory 5 Over time  resnet_run");
     let last = h.screen().lines().last().unwrap().to_string();
     assert!(last.contains("? help") && last.contains("q quit"), "{last}");
     assert!(last.contains("j/k move"), "{last}");
@@ -359,4 +387,54 @@ fn the_demo_opens_on_its_first_failure() {
     assert_eq!(h.selected_id(), Some(7));
     assert!(h.screen().contains("Operations · 39 operations · 13 with errors"), "{}", h.screen());
     assert!(h.screen().contains(" op 7 · 7/39"), "{}", h.screen());
+}
+
+/// The list's rows, between its borders (the list is the left pane at 120 columns).
+fn list_rows(h: &Harness) -> Vec<String> {
+    let screen = h.screen();
+    let lines: Vec<&str> = screen.lines().map(|l| l.trim_matches('"')).collect();
+    let top = lines.iter().position(|l| l.starts_with("┌ Operations")).expect("the list");
+    let bottom = top + lines[top..].iter().position(|l| l.starts_with('└')).expect("its bottom");
+    let width = lines[top].chars().position(|c| c == '┐').expect("the list's corner");
+    let inside = |l: &&str| l.chars().skip(1).take(width - 2).collect::<String>().trim_end().to_string();
+    lines[top + 1..bottom].iter().map(inside).collect()
+}
+
+#[test]
+fn the_list_fills_its_pane_when_the_selection_is_near_the_end() {
+    // 120×16: ten rows for ten operations. Opened on operation 9, the list shows all ten, not
+    // 5–10 over four blank rows.
+    let mut h = Harness::new(scenario(2).open(), 120, 16, false, Some(9));
+    let rows = list_rows(&h);
+    assert_eq!(rows.len(), 10, "{}", h.screen());
+    assert!(rows[0].ends_with(" 1 ttnn.from_torch (model.py:10)"), "{}", h.screen());
+    assert!(rows[8].starts_with("▶ ✖ CB") && rows[8].contains(" 9 ttnn.layer_norm"), "{}", h.screen());
+    assert!(rows[9].contains("10 ttnn.concat"), "{}", h.screen());
+    assert_snapshot!("list_opened_near_the_end_120x16", h.terminal.backend());
+    h.resize(60, 15);
+    assert_snapshot!("list_opened_near_the_end_60x15", h.terminal.backend());
+}
+
+#[test]
+fn a_new_failure_at_the_end_of_a_watched_run_leaves_no_blank_rows() {
+    use tui_support::support::live_writer::serve;
+    use tui_support::support::{Op, ReportBuilder, Schema, TempDir};
+    let dir = TempDir::new("tui-watch-fill");
+    let first =
+        (1..=3).fold(ReportBuilder::new(Schema::V2), |r, id| r.operation(Op::new(id, "ttnn.add").duration(0.001)));
+    let db = first.write_to(dir.path());
+    let source = ttnn_tui::report::resolve_report(Some(dir.path())).unwrap();
+    let report = ttnn_tui::report::MemoryReport::open_watched(&source, 0).unwrap();
+    let mut h = Harness::new(report, 120, 16, false, None);
+    // Eight more operations, the last one failing: twelve rows for eleven lines (no callout).
+    let commands: String =
+        (4..=11).map(|id| format!("op {id} ttnn.add\n")).collect::<String>() + "fail 12 ttnn.conv2d\nquit\n";
+    serve(&db, "DELETE", commands.as_bytes(), Vec::new());
+    assert!(h.session.poll_changes(&mut h.app));
+    h.draw();
+    assert_eq!(h.selected_id(), Some(12));
+    let rows = list_rows(&h);
+    assert_eq!(rows.len(), 11, "{}", h.screen());
+    assert!(rows[0].ends_with(" 2 ttnn.add"), "{}", h.screen());
+    assert!(rows[10].starts_with("▶ ✖ OOM") && rows[10].ends_with("12 ttnn.conv2d"), "{}", h.screen());
 }

@@ -99,8 +99,11 @@ fn a_report_without_snapshots_is_followed_through_its_graphs() {
     let screen = h.screen();
     let heading = "Held past their last use: freeing the one at its last use leaves the peak at 576 KiB";
     assert!(screen.contains(heading), "{screen}");
+    assert!(screen.contains("  L1 peak unchanged · tensor 1, 256 KiB per bank · free after operation 2 "), "{screen}");
+    // Selected, its whole suggestion shows under the rows.
+    h.press(&[NextLateTensor]);
     let suggestion = "ttnn.deallocate(…) after operation 2 — tensor 1 (256 KiB per bank, [262144]) is last used by operation 2 ttnn.relu";
-    assert!(screen.contains(suggestion), "{screen}");
+    assert!(h.screen().contains(suggestion), "{}", h.screen());
 }
 
 #[test]
@@ -132,7 +135,7 @@ fn the_loop_s_replay_job_brings_where_to_free_memory_to_a_report_without_snapsho
         std::thread::sleep(Duration::from_millis(5));
     }
     // x is last used by the relu (operation 2) and held to the end of the run.
-    app.update(NextFailure);
+    app.update(NextLateTensor);
     app.update(Copy);
     assert_eq!(
         app.take_clipboard().as_deref(),
@@ -169,9 +172,19 @@ fn the_tensors_held_past_their_last_use_are_listed_under_the_chart() {
     assert!(screen.contains(heading), "{screen}");
     assert!(screen.contains("]/[ late tensor"), "the status bar shows the key: {screen}");
     // `]` selects the biggest saving: its span is marked on the chart, and `y` copies it whole.
-    h.press(&[NextFailure]);
+    h.press(&[NextLateTensor]);
     let screen = h.screen();
-    assert!(screen.contains("▶ ttnn.deallocate(…) after model.py:41 — tensor 2004 (128 KiB per bank"), "{screen}");
+    assert!(
+        screen.contains("▶ L1 peak −128 KiB · tensor 2004, 128 KiB per bank · free after model.py:41 "),
+        "{screen}"
+    );
+    // Under the rows, the selected one's whole suggestion.
+    assert!(
+        late_text(&h).contains(
+            "ttnn.deallocate(…) after model.py:41 — tensor 2004 (128 KiB per bank, [64, 4, 7, 7]) is last used by operation 4 ttnn.conv2d and held until operation 39; freeing it there lowers the L1 peak by 128 KiB."
+        ),
+        "{screen}"
+    );
     assert!(screen.contains("│held    │"), "the span's legend: {screen}");
     assert_snapshot!("over_time_late_selected_120x40", h.terminal.backend());
     h.press(&[Copy]);
@@ -182,10 +195,41 @@ fn the_tensors_held_past_their_last_use_are_listed_under_the_chart() {
         )
     );
     // `[` stays on the first; Enter opens its last-use operation.
-    h.press(&[NextFailure, PreviousFailure, PreviousFailure, Activate]);
+    h.press(&[NextLateTensor, PreviousLateTensor, PreviousLateTensor, Activate]);
     assert_eq!(h.app.tab(), Tab::Operations);
     assert!(h.screen().contains("Operation 4 ttnn.conv2d"), "{}", h.screen());
     h.resize(60, 15);
-    h.press(&[GoToTab(4), NextFailure]);
+    h.press(&[GoToTab(4), NextLateTensor]);
     assert_snapshot!("over_time_late_60x15", h.terminal.backend());
+}
+
+/// The lines under the chart's box (the cursor's line, then the late list), joined as text.
+fn late_text(h: &Harness) -> String {
+    let screen = h.screen();
+    let lines: Vec<&str> = screen.lines().map(|l| l.trim_matches('"').trim_end()).collect();
+    let bottom = lines.iter().rposition(|l| l.starts_with('└')).expect("the chart's bottom");
+    lines[bottom + 1..lines.len() - 2].join(" ")
+}
+
+/// At 80 and 160 columns the late list's figures are whole: the heading wraps, each row leads
+/// with its saving, and the selected one's suggestion wraps under the rows.
+#[test]
+fn the_late_list_keeps_its_figures_at_80_and_160_columns() {
+    for (width, height) in [(80, 24), (160, 40)] {
+        let mut h = demo(width, height, false);
+        h.run_jobs();
+        h.press(&[NextLateTensor]);
+        let text = late_text(&h);
+        let heading =
+            "Held past their last use: freeing all 3 at their last use lowers the peak from 977 KiB to 849 KiB";
+        assert!(text.contains(heading), "{width}: {}", h.screen());
+        let row = "▶ L1 peak −128 KiB · tensor 2004, 128 KiB per bank · free after model.py:41";
+        assert!(h.screen().contains(row), "{width}: {}", h.screen());
+        assert!(
+            text.contains("and held until operation 39; freeing it there lowers the L1 peak by 128 KiB."),
+            "{width}: {}",
+            h.screen()
+        );
+        assert_snapshot!(format!("over_time_late_selected_{width}x{height}"), h.terminal.backend());
+    }
 }

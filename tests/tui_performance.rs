@@ -350,3 +350,15 @@ fn a_performance_report_without_rows_says_so() {
     );
     assert!(screen.contains("│ perf: not linked — the performance report has no rows"), "{screen}");
 }
+
+/// At 80 columns the status bar keeps the link status: the message after the filter is what
+/// gets cut, not `perf: linked`.
+#[test]
+fn the_link_status_stays_on_the_status_bar_beside_a_long_message() {
+    for (width, height) in [(80, 24), (60, 15)] {
+        let mut h = harness(&linked_report(), &linked_csv(), width, height, false);
+        h.press(&[GoToTab(0), ToggleErrorsOnly]);
+        let status = h.screen().lines().rev().nth(1).unwrap().trim_matches('"').to_string();
+        assert!(status.contains(" │ errors only │ perf: linked │ Showing only"), "{width}: {status}");
+    }
+}

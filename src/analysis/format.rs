@@ -78,6 +78,12 @@ pub fn format_percent(value: f64) -> String {
     format!("{sign}{}%", decimal_text(scaled, 2))
 }
 
+/// A tensor's shape as ttnn-tui writes it everywhere (text, tab 4, JSON): TT-NN's
+/// `Shape([1, 32, 64])` without the wrapper, `[1, 32, 64]`; any other text as it is.
+pub fn bare_shape(shape: &str) -> &str {
+    shape.strip_prefix("Shape(").and_then(|s| s.strip_suffix(')')).unwrap_or(shape)
+}
+
 /// Divides and rounds half away from zero (both operands non-negative).
 fn round_half_away(numerator: u128, denominator: u128) -> u128 {
     (2 * numerator + denominator) / (2 * denominator)
@@ -109,6 +115,14 @@ fn group_thousands(digits: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shapes_lose_the_wrapper_only() {
+        assert_eq!(bare_shape("Shape([1, 1, 3136, 64])"), "[1, 1, 3136, 64]");
+        assert_eq!(bare_shape("[1, 32]"), "[1, 32]");
+        assert_eq!(bare_shape("Shape([1, 32]"), "Shape([1, 32]");
+        assert_eq!(bare_shape("torch.Size([1, 32])"), "torch.Size([1, 32])");
+    }
 
     /// behaviour.md §14.4, every row.
     #[test]

@@ -115,7 +115,7 @@ pub(crate) const OVER_TIME: &[Binding] = &[
     bind(&[ch('p')], "p", "peak", JumpToPeak),
     bind(&[ch('d')], "d", "device", NextDevice),
     bind(&[ch('t')], "t", "buffer type", NextBufferType),
-    pair(&[ch(']'), ch('[')], "]/[", "late tensor", (NextFailure, PreviousFailure)),
+    pair(&[ch(']'), ch('[')], "]/[", "late tensor", (NextLateTensor, PreviousLateTensor)),
     help_only(bind(&[ch('y')], "y", "copy the late tensor's suggestion", Copy)),
 ];
 
@@ -184,6 +184,19 @@ pub(crate) fn tables(pane: Pane) -> &'static [&'static [Binding]] {
 /// The bindings of a pane, flattened.
 pub(crate) fn bindings(pane: Pane) -> impl Iterator<Item = &'static Binding> {
     tables(pane).iter().flat_map(|t| t.iter())
+}
+
+/// The label of the key bound to `action` in `pane` (`j/k`, `Esc`), for a hint drawn outside the
+/// status bar, so it names the key the table binds; empty when the pane binds none.
+pub(crate) fn key_label(pane: Pane, action: Action) -> &'static str {
+    bindings(pane).find(|b| b.actions().any(|a| a == action)).map_or("", |b| b.label)
+}
+
+/// `{key} {description}` of `action` in `pane`, as the status bar writes a hint.
+pub(crate) fn hint_text(pane: Pane, action: Action) -> String {
+    bindings(pane)
+        .find(|b| b.actions().any(|a| a == action))
+        .map_or_else(String::new, |b| format!("{} {}", b.label, b.description))
 }
 
 /// The pane titles help groups the keys under.

@@ -81,6 +81,10 @@ pub enum Action {
     NextFailure,
     /// Select the previous allocation failure of the callout (Performance tab).
     PreviousFailure,
+    /// Select the next tensor held past its last use (Over time tab).
+    NextLateTensor,
+    /// Select the previous tensor held past its last use (Over time tab).
+    PreviousLateTensor,
     /// Holders by address, or biggest first (Memory tab).
     ToggleSort,
     /// The snapshot of the next device (Memory tab).
@@ -249,6 +253,7 @@ mod tests {
         assert_eq!(press(KeyCode::Enter, Pane::DeviceOps), Some(Toggle));
         assert_eq!(press(KeyCode::Char(']'), Pane::Performance), Some(NextFailure));
         assert_eq!(press(KeyCode::Char(']'), Pane::Operations), Some(ScrollCalloutDown));
+        assert_eq!(press(KeyCode::Char('['), Pane::OverTime), Some(PreviousLateTensor));
         assert_eq!(press(KeyCode::Char('f'), Pane::Operations), None);
         assert_eq!(press(KeyCode::Char('m'), Pane::Performance), Some(TogglePerDevice));
         assert_eq!(press(KeyCode::Char('v'), Pane::ErrorPopup), Some(Back));
@@ -256,6 +261,31 @@ mod tests {
         assert_eq!(press(KeyCode::Char('U'), Pane::Operations), Some(ShowUnattached));
         assert_eq!(press(KeyCode::Char('U'), Pane::UnattachedPopup), Some(Back));
         assert_eq!(press(KeyCode::Esc, Pane::UnattachedPopup), Some(Back));
+    }
+
+    #[test]
+    fn the_keys_named_outside_the_status_bar_come_from_the_tables() {
+        use crate::app::bindings::{hint_text, key_label};
+        let named = [
+            (Pane::Help, Down, "j/k"),
+            (Pane::ErrorPopup, Back, "Esc"),
+            (Pane::UnattachedPopup, First, "g/G"),
+            (Pane::Performance, ToggleCallout, "u"),
+            (Pane::Performance, NextFailure, "]/["),
+            (Pane::Performance, Activate, "Enter"),
+            (Pane::Operations, ShowUnattached, "U"),
+            (Pane::Operations, ToggleCallout, "u"),
+            (Pane::Operations, ScrollCalloutDown, "]/["),
+            (Pane::Operations, ViewError, "v"),
+            (Pane::Operations, SearchStart, "/"),
+            (Pane::OverTime, NextLateTensor, "]/["),
+        ];
+        for (pane, action, label) in named {
+            assert_eq!(key_label(pane, action), label, "{pane:?} {action:?}");
+        }
+        assert_eq!(key_label(Pane::Memory, NextLateTensor), "");
+        assert_eq!(hint_text(Pane::UnattachedPopup, First), "g/G top/bottom");
+        assert_eq!(hint_text(Pane::Performance, Activate), "Enter go to operation");
     }
 
     #[test]

@@ -316,7 +316,10 @@ impl App {
                     self.clipboard = Some(format!("{text}\n"));
                     Outcome::Message("Copied the suggestion (OSC 52)".to_string())
                 }
-                None => Outcome::Message("Choose a tensor held past its last use first (]/[)".to_string()),
+                None => Outcome::Message(format!(
+                    "Choose a tensor held past its last use first ({})",
+                    bindings::key_label(Pane::OverTime, Action::NextLateTensor)
+                )),
             },
             Action::Copy => self.copy(),
             Action::ShowUnattached if self.tab == Tab::Operations => self.show_unattached(),

@@ -2,6 +2,8 @@
 //! the errors-only filter, the search, expanded items, the unattached-errors callout and the
 //! detail pane's scroll.
 
+use super::bindings::key_label;
+use super::keys::Pane;
 use super::model::Model;
 use super::rows::{Scroll, WindowedRows};
 use super::search_index::SearchIndex;
@@ -185,7 +187,7 @@ impl OperationsTab {
         let matches = &self.search.matches;
         if matches.is_empty() {
             return Outcome::Message(if self.search.query.is_empty() {
-                "No search: press / to search operations".to_string()
+                format!("No search: press {} to search operations", key_label(Pane::Operations, Action::SearchStart))
             } else {
                 format!("No operation matches “{}”", self.search.query)
             });

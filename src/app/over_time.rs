@@ -156,7 +156,7 @@ impl OverTimeTab {
             Action::NextDevice => self.next_series(true).is_some(),
             Action::NextBufferType => self.next_series(false).is_some(),
             Action::JumpToPeak => self.series().is_some_and(|s| s.peak.is_some()),
-            Action::NextFailure | Action::PreviousFailure => !self.late_of_shown().is_empty(),
+            Action::NextLateTensor | Action::PreviousLateTensor => !self.late_of_shown().is_empty(),
             _ => ready,
         })
     }
@@ -189,7 +189,9 @@ impl OverTimeTab {
                 }
                 return series.points.get(cursor).map_or(Outcome::None, |p| Outcome::ShowOperation(p.operation_id));
             }
-            Action::NextFailure | Action::PreviousFailure => return self.choose_late(action == Action::NextFailure),
+            Action::NextLateTensor | Action::PreviousLateTensor => {
+                return self.choose_late(action == Action::NextLateTensor);
+            }
             Action::NextDevice | Action::NextBufferType => {
                 return match self.next_series(action == Action::NextDevice) {
                     Some(k) => {

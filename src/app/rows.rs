@@ -111,17 +111,34 @@ impl WindowedRows {
         }
         if self.selected < self.offset {
             self.offset = self.selected;
-            return;
+        } else {
+            // The smallest offset from which the rows up to the selected one fit.
+            let mut first = self.selected;
+            let mut used = row_height(first);
+            while first > self.offset && used + row_height(first - 1) <= height {
+                first -= 1;
+                used += row_height(first);
+            }
+            if used > height || first > self.offset {
+                self.offset = first;
+            }
         }
-        // The smallest offset from which the rows up to the selected one fit.
-        let mut first = self.selected;
-        let mut used = row_height(first);
-        while first > self.offset && used + row_height(first - 1) <= height {
-            first -= 1;
-            used += row_height(first);
+        self.fill_below(height, &row_height);
+    }
+
+    /// Pulls the offset back while the rows from it to the last leave lines empty below them: a
+    /// view near the end (centred on a late row) shows the rows above instead of blank lines.
+    fn fill_below(&mut self, height: usize, row_height: impl Fn(usize) -> usize) {
+        let mut used = 0;
+        for row in self.offset..self.len {
+            used += row_height(row);
+            if used >= height {
+                return;
+            }
         }
-        if used > height || first > self.offset {
-            self.offset = first;
+        while self.offset > 0 && used + row_height(self.offset - 1) <= height {
+            self.offset -= 1;
+            used += row_height(self.offset);
         }
     }
 }
@@ -213,6 +230,27 @@ mod tests {
         empty.apply(Action::Down);
         empty.fit(5, |_| 1);
         assert_eq!((empty.selected(), empty.visible()), (None, 0..0));
+    }
+
+    #[test]
+    fn rows_fill_the_view_when_the_selection_is_near_the_end() {
+        // 10 rows, 10 lines: centring on row 8 shows rows 0–9, not 4–9 and four blank lines.
+        let mut rows = WindowedRows::new(10);
+        rows.select_centered(8);
+        rows.fit(10, |_| 1);
+        assert_eq!((rows.offset(), rows.visible()), (0, 0..10));
+        // More rows than lines: the last ones fill the view to its bottom.
+        let mut rows = WindowedRows::new(30);
+        rows.select_centered(28);
+        rows.fit(10, |_| 1);
+        assert_eq!(rows.visible(), 20..30);
+        // A list that shrank under its offset, and taller rows: no blank line left below.
+        let mut rows = WindowedRows::new(30);
+        rows.select(29);
+        rows.fit(10, |_| 1);
+        rows.set_len(12);
+        rows.fit(10, |r| if r == 11 { 3 } else { 1 });
+        assert_eq!((rows.offset(), rows.selected()), (4, Some(11)));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `explain --follow`: the explanation of a report that is still being written, then each
 //! failure's block as it appears, like `tail -f`, until the caller says stop.
 
+use super::sections::MemorySections;
 use super::text::{operation_block, unattached_block};
 use super::{ExplainOptions, collect, explained_operation, explained_unattached};
 use crate::analysis::model::ErrorRecord;
@@ -32,18 +33,19 @@ fn key_of(e: &ErrorRecord) -> ErrorKey {
 }
 
 /// Prints the explanation of a watched report (`MemoryReport::open_watched`) as `explain`
-/// does, then polls it every `interval` and prints the block of each error that appears, until
+/// does, then polls it every `interval` and prints the block of each error that appears (with
+/// its memory section, as `explain` prints it), until
 /// `stop` is set (returns `Ok`), the output fails, or the report cannot be read. An error
 /// printed as not placed on an operation (its row came first) is printed again once its
 /// operation arrives, after a line that says it is the same error.
 pub fn follow(
     report: &mut MemoryReport,
-    hex: bool,
+    options: &ExplainOptions,
     out: &mut dyn Write,
     stop: &AtomicBool,
     interval: Duration,
 ) -> Result<(), FollowEnd> {
-    let options = ExplainOptions { operation: None, hex };
+    let options = ExplainOptions { operation: None, ..*options };
     if let Ok(explanation) = collect(report, None, &options) {
         out.write_all(super::text::blocks(report, &explanation, &options).as_bytes())?;
     }
@@ -63,6 +65,8 @@ pub fn follow(
         }
         let Some(update) = report.poll_changes()? else { continue };
         let mut text = String::new();
+        // Each block with its memory section, as `explain` and the first blocks print it.
+        let mut sections = MemorySections::new(report);
         for id in &update.new_failures {
             let index = report.operation_index(*id);
             if let Some((i, e)) = index.and_then(|i| Some((i, explained_operation(report, None, i)?))) {
@@ -72,13 +76,12 @@ pub fn follow(
                         report.operations[i].id, e.error.operation_name
                     ));
                 }
-                // A block printed as the run writes it goes without its memory section.
-                text.push_str(&operation_block(&e, &Ok(None), hex));
+                text.push_str(&operation_block(&e, &sections.section(&e), &options));
             }
         }
         for &i in &update.new_unattached {
             printed_unattached.insert(key_of(&report.errors[i]));
-            text.push_str(&unattached_block(&explained_unattached(&report.errors[i]), hex));
+            text.push_str(&unattached_block(&explained_unattached(&report.errors[i]), &options));
         }
         out.write_all(text.as_bytes())?;
         out.flush()?;

@@ -10,6 +10,7 @@ use crate::analysis::failure::{AllocationFailure, FailureKind};
 use crate::analysis::perf_callout::PerfStatus;
 use crate::analysis::reason::{Reason, explain, summary};
 use crate::analysis::sanitize::sanitize_line;
+use crate::analysis::usage_series::CeilingSource;
 use crate::report::MemoryReport;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
@@ -121,9 +122,29 @@ struct FiguresJson<'r> {
 /// The `"peak"` list of the `memory_report` object (`--peak`).
 struct PeaksJson<'r>(&'r [PeakLine]);
 
+/// One peak with the region the text measures it against: its size per bank, where that comes
+/// from (`devices` or `message`, as a memory section's region), and its share in percent as the
+/// text gives it; null when the region is unknown.
+#[derive(Serialize)]
+struct PeakJson {
+    #[serde(flatten)]
+    peak: crate::analysis::usage_series::Peak,
+    region_per_bank: Option<u64>,
+    region_source: Option<&'static str>,
+    percent_of_region: Option<f64>,
+}
+
 impl Serialize for PeaksJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|p| p.peak))
+        serializer.collect_seq(self.0.iter().map(|p| PeakJson {
+            peak: p.peak,
+            region_per_bank: p.ceiling.map(|c| c.size),
+            region_source: p.ceiling.map(|c| match c.source {
+                CeilingSource::Devices => "devices",
+                CeilingSource::Message => "message",
+            }),
+            percent_of_region: p.percent_of_region(),
+        }))
     }
 }
 

@@ -1,6 +1,7 @@
 //! `explain --late`: the tensors held past their last use, with the line to change (issue 16),
 //! as text and as the `late` / `late_summary` keys of the JSON document.
 
+use crate::analysis::format::bare_shape;
 use crate::analysis::late::{
     LateAtFailure, LateFindings, LateSummary, LateTensor, late_at_failure, late_at_failure_sentence, late_heading,
     suggestion,
@@ -87,7 +88,7 @@ pub(super) fn late_json(findings: &LateFindings) -> Vec<LateJson<'_>> {
             address: t.address,
             size_per_bank: t.size_per_bank,
             tensor_id: t.tensor_id,
-            shape: t.shape.as_deref(),
+            shape: t.shape.as_deref().map(bare_shape),
             producer_operation_id: t.producer_operation_id,
             last_use_operation_id: t.last_use_operation_id,
             held_until_operation_id: t.held_until_operation_id,

@@ -2,6 +2,7 @@
 //! text or JSON (issue 15).
 
 use super::json::failure_json;
+use super::paint::Paint;
 use crate::analysis::format::counted;
 use crate::analysis::log::{LogFailure, LogFindings, LogScanner};
 use crate::analysis::reason::CalloutBody;
@@ -39,8 +40,9 @@ pub fn scan_log(mut reader: impl BufRead) -> std::io::Result<LogFindings> {
     Ok(scanner.finish())
 }
 
-/// The text form: a count line, one block per failure, and how to get the full picture.
-pub fn render_log_text(findings: &LogFindings, hex: bool) -> String {
+/// The text form: a count line, one block per failure, and how to get the full picture;
+/// `color` colours each block's heading, kind and reason label.
+pub fn render_log_text(findings: &LogFindings, hex: bool, color: bool) -> String {
     let mut out = String::new();
     let lines = counted(findings.lines as usize, "line", "lines");
     if findings.failures.is_empty() {
@@ -55,7 +57,7 @@ pub fn render_log_text(findings: &LogFindings, hex: bool) -> String {
     let _ = writeln!(out, "{failures} in this log ({lines}).");
     for failure in &findings.failures {
         out.push('\n');
-        out.push_str(&failure_block(failure, hex));
+        out.push_str(&failure_block(failure, hex, Paint::new(color)));
     }
     if findings.failures_not_listed > 0 {
         let more = counted(findings.failures_not_listed as usize, "failure", "failures");
@@ -67,7 +69,7 @@ pub fn render_log_text(findings: &LogFindings, hex: bool) -> String {
 
 /// `Line N: ttnn.conv2d at models/x/model.py:46: Out of memory`, the summary, the reason, the
 /// test and the other lines it appears on.
-fn failure_block(f: &LogFailure, hex: bool) -> String {
+fn failure_block(f: &LogFailure, hex: bool, paint: Paint) -> String {
     let body = CalloutBody::new(&f.failure, hex, &[], None);
     let origin = match (&f.operation_name, &f.source) {
         (Some(op), Some(source)) => format!("{} at {}: ", sanitize_line(op), sanitize_line(source)),
@@ -75,9 +77,10 @@ fn failure_block(f: &LogFailure, hex: bool) -> String {
         (None, Some(source)) => format!("{}: ", sanitize_line(source)),
         (None, None) => String::new(),
     };
-    let mut out = format!("Line {}: {origin}{}\n  {}\n", f.line, body.kind_label, body.summary);
-    if let Some(reason) = body.reason_line() {
-        let _ = writeln!(out, "  {reason}");
+    let heading = paint.bold(&format!("Line {}: {origin}", f.line));
+    let mut out = format!("{heading}{}\n  {}\n", paint.danger(body.kind_label), body.summary);
+    if let Some(reason) = &body.explanation {
+        let _ = writeln!(out, "  {} {}", paint.bold(&format!("{}.", reason.reason.label())), reason.detail);
     }
     if let Some(test) = &f.test {
         let _ = writeln!(out, "  Test: {}", sanitize_line(test));

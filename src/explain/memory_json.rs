@@ -2,6 +2,7 @@
 //! where the case has no value; addresses are numbers whatever `--hex` says. The field order of
 //! each struct is the key order of the document.
 
+use crate::analysis::format::bare_shape;
 use crate::analysis::memory::{Block, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure};
 use crate::analysis::reason::Reason;
 use serde::Serialize;
@@ -121,7 +122,7 @@ fn live_buffer_json(b: &LiveBuffer) -> LiveBufferJson<'_> {
         origin: b.origin.map(|o| o.as_str()),
         device_operation: b.device_operation.as_deref(),
         tensor_id: b.tensor_id,
-        shape: b.shape.as_deref(),
+        shape: b.shape.as_deref().map(bare_shape),
         dtype: b.dtype.as_deref(),
         producer_operation_id: b.producer_operation_id,
         producer_operation_name: b.producer_operation_name.as_deref(),

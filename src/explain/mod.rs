@@ -6,6 +6,7 @@ mod json;
 mod late;
 mod log;
 mod memory_json;
+mod paint;
 mod peak;
 mod sections;
 mod text;
@@ -34,6 +35,8 @@ pub struct ExplainOptions {
     pub operation: Option<u64>,
     /// Hexadecimal addresses.
     pub hex: bool,
+    /// Colours in the text (`--color`; never in JSON).
+    pub color: bool,
 }
 
 /// One error to print: an operation's attached error, or an unattached one.

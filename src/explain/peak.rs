@@ -17,6 +17,25 @@ pub struct PeakLine {
     pub(crate) ceiling: Option<Ceiling>,
 }
 
+impl PeakLine {
+    /// The peak's share of its region in percent, when the region's size is known and not 0.
+    fn share(&self) -> Option<f64> {
+        let size = self.ceiling?.size;
+        (size > 0).then(|| self.peak.used_per_bank as f64 * 100.0 / size as f64)
+    }
+
+    /// The share as the text gives it, `0.9%` (behaviour.md §6: at most two decimals).
+    fn share_text(&self) -> Option<String> {
+        self.share().map(format_percent)
+    }
+
+    /// The share as a number, the figure the text gives (`0.9`).
+    pub(crate) fn percent_of_region(&self) -> Option<f64> {
+        let text = self.share_text()?;
+        text.trim_end_matches('%').replace(',', "").parse().ok().or(self.share())
+    }
+}
+
 /// The peaks of a report, and the rows the valid-row rule kept out of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Peaks {
@@ -46,15 +65,14 @@ pub(super) fn peak_text(report: &MemoryReport, peaks: &Peaks) -> String {
     if peaks.lines.is_empty() {
         out.push_str("No peak memory use: the report has no buffers rows.\n");
     }
-    for PeakLine { peak, ceiling } in &peaks.lines {
+    for line @ PeakLine { peak, ceiling } in &peaks.lines {
         let operation = match report.operation_index(peak.operation_id) {
             Some(i) => format!("{} {}", peak.operation_id, report.operations[i].name),
             None => peak.operation_id.to_string(),
         };
         let (kind, device, used) = (peak.buffer_type.token(), peak.device_id, size(peak.used_per_bank));
         let _ = write!(out, "Peak {kind} use on device {device}: {used} per bank after operation {operation}");
-        if let Some(ceiling) = ceiling {
-            let percent = format_percent(peak.used_per_bank as f64 * 100.0 / ceiling.size as f64);
+        if let (Some(ceiling), Some(percent)) = (ceiling, line.share_text()) {
             let _ = write!(out, " ({percent} of the {} region)", size(ceiling.size));
         }
         out.push('\n');

@@ -1,5 +1,6 @@
 //! The plain-text form of print mode.
 
+use super::paint::Paint;
 use super::sections::{MemorySections, Section};
 use super::{ExplainOptions, ExplainedError, Explanation};
 use crate::analysis::format::counted;
@@ -57,33 +58,33 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
     }
     let mut sections = MemorySections::new(report);
     for e in &explanation.operations {
-        out.push_str(&operation_block(e, &sections.section(e), options.hex));
+        out.push_str(&operation_block(e, &sections.section(e), options));
     }
     for e in &explanation.unattached {
-        out.push_str(&unattached_block(e, options.hex));
+        out.push_str(&unattached_block(e, options));
     }
     out
 }
 
 /// The block of an operation's error, with its memory section when it has one.
-pub(super) fn operation_block(e: &ExplainedError<'_>, memory: &Section, hex: bool) -> String {
+pub(super) fn operation_block(e: &ExplainedError<'_>, memory: &Section, options: &ExplainOptions) -> String {
     // The operations list's label: `{id} {name} ({file}:{line})` (behaviour.md §1.5).
     let id = e.operation_id.map_or_else(String::new, |id| format!(" {id}"));
     let mut heading = format!("Operation{id} {}", e.operation_name);
     if let Some(source) = &e.source {
         let _ = write!(heading, " ({source})");
     }
-    block(&heading, e, memory, true, hex)
+    block(&heading, e, memory, true, options)
 }
 
 /// The block of an error no operation picked.
-pub(super) fn unattached_block(e: &ExplainedError<'_>, hex: bool) -> String {
+pub(super) fn unattached_block(e: &ExplainedError<'_>, options: &ExplainOptions) -> String {
     let heading = format!(
         "Unattached error ({}, {})",
         unattached_operation(e.operation_id, e.operation_name),
         e.error.error_type
     );
-    block(&heading, e, &Ok(None), false, hex)
+    block(&heading, e, &Ok(None), false, options)
 }
 
 /// The operation an unattached error names: `operation {id} {name}`; `Unknown operation` for an
@@ -127,7 +128,8 @@ fn count_line(operations: usize, unattached: usize, total: usize) -> String {
 /// One block: a heading line, then indented explanation lines. The heading is followed by the
 /// kind label of an allocation failure, or by the error type when `with_type` is set; the memory
 /// section comes last.
-fn block(heading: &str, e: &ExplainedError<'_>, memory: &Section, with_type: bool, hex: bool) -> String {
+fn block(heading: &str, e: &ExplainedError<'_>, memory: &Section, with_type: bool, options: &ExplainOptions) -> String {
+    let (hex, paint) = (options.hex, Paint::new(options.color));
     let mut out = String::new();
     match e.failure {
         Some(failure) => {
@@ -135,16 +137,21 @@ fn block(heading: &str, e: &ExplainedError<'_>, memory: &Section, with_type: boo
             // Linked to a performance report, the status sentence replaces `Failed in …`.
             let status = e.perf.as_ref().map(|p| p.status.clone());
             let body = CalloutBody::new(failure, hex, failed, status);
-            let _ = writeln!(out, "{heading}: {}", body.kind_label);
-            for line in body.lines().iter().skip(1) {
-                let _ = writeln!(out, "  {line}");
+            // The callout's lines (`CalloutBody::lines`), its kind and reason label coloured.
+            let _ = writeln!(out, "{}: {}", paint.bold(heading), paint.danger(body.kind_label));
+            let _ = writeln!(out, "  {}", body.summary);
+            if let Some(reason) = &body.explanation {
+                let _ = writeln!(out, "  {} {}", paint.bold(&format!("{}.", reason.reason.label())), reason.detail);
+            }
+            if let Some(last) = &body.last_line {
+                let _ = writeln!(out, "  {last}");
             }
         }
         None => {
             if with_type {
-                let _ = writeln!(out, "{heading}: {}", e.error.error_type);
+                let _ = writeln!(out, "{}: {}", paint.bold(heading), paint.danger(&e.error.error_type));
             } else {
-                let _ = writeln!(out, "{heading}");
+                let _ = writeln!(out, "{}", paint.bold(heading));
             }
             // What the message says, not its first line (behaviour.md §13.4).
             for line in raw_message_text(&e.error.message) {
@@ -153,7 +160,7 @@ fn block(heading: &str, e: &ExplainedError<'_>, memory: &Section, with_type: boo
         }
     }
     if let Err(reason) = &e.failed_device_operations {
-        let _ = writeln!(out, "  Device operations unavailable: {reason}");
+        let _ = writeln!(out, "  {}", paint.warning(&format!("Device operations unavailable: {reason}")));
     }
     match memory {
         Ok(Some(section)) => {
@@ -163,7 +170,7 @@ fn block(heading: &str, e: &ExplainedError<'_>, memory: &Section, with_type: boo
         }
         Ok(None) => {}
         Err(reason) => {
-            let _ = writeln!(out, "  Memory at the failure unavailable: {reason}");
+            let _ = writeln!(out, "  {}", paint.warning(&format!("Memory at the failure unavailable: {reason}")));
         }
     }
     out

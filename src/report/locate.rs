@@ -33,44 +33,84 @@ impl ReportSource {
 
 /// Resolves a `REPORT` argument, or the newest report under `./generated/ttnn/reports/` when none.
 pub fn resolve_report(argument: Option<&Path>) -> Result<ReportSource, ReportError> {
-    match argument {
-        Some(path) => resolve_path(path),
-        None => newest_report(Path::new(DEFAULT_REPORT_ROOT)),
+    locate_report(argument).map(|found| found.source)
+}
+
+/// A report found for a `REPORT` argument, with the folder it was chosen in when it is the newest
+/// of the report folders there (no argument: TT-NN's default root; or a folder of reports).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The report.
+    pub source: ReportSource,
+    /// The folder it is the newest report of, when it was chosen among others.
+    pub newest_in: Option<PathBuf>,
+}
+
+impl Located {
+    /// The line that says which report was chosen, e.g. `note: opening the newest report in
+    /// generated/ttnn/reports: resnet_nov29_1000`; none for a report named directly.
+    pub fn note(&self) -> Option<String> {
+        let (Some(root), ReportSource::File { folder, database }) = (&self.newest_in, &self.source) else {
+            return None;
+        };
+        let root = crate::analysis::sanitize::sanitize_line(&root.display().to_string());
+        Some(format!("note: opening the newest report in {root}: {}", folder_name(folder, database)))
     }
 }
 
-fn resolve_path(path: &Path) -> Result<ReportSource, ReportError> {
+/// Resolves a `REPORT` argument as [`resolve_report`] does, saying whether the report was the
+/// newest of a folder's report folders. A folder without `db.sqlite` that holds report folders
+/// (`generated/ttnn/reports`) opens the newest of them, as no argument does.
+pub fn locate_report(argument: Option<&Path>) -> Result<Located, ReportError> {
+    let Some(path) = argument else {
+        let root = Path::new(DEFAULT_REPORT_ROOT);
+        return Ok(Located { source: newest_report(root)?, newest_in: Some(root.to_path_buf()) });
+    };
     let metadata = super::path_metadata(path)?;
-    if metadata.is_dir() {
-        let database = path.join("db.sqlite");
-        if !database.is_file() {
-            return Err(ReportError::new("no db.sqlite in this folder", path)
-                .hint("pass a TT-NN report folder or its db.sqlite, or try --demo"));
-        }
-        return Ok(ReportSource::File { database, folder: path.to_path_buf() });
+    if !metadata.is_dir() {
+        let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        return Ok(Located { source: ReportSource::File { database: path.to_path_buf(), folder }, newest_in: None });
     }
-    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    Ok(ReportSource::File { database: path.to_path_buf(), folder })
+    let database = path.join(DATABASE);
+    if database.is_file() {
+        return Ok(Located { source: ReportSource::File { database, folder: path.to_path_buf() }, newest_in: None });
+    }
+    match newest_report_folder(path) {
+        Some(folder) => Ok(Located {
+            source: ReportSource::File { database: folder.join(DATABASE), folder },
+            newest_in: Some(path.to_path_buf()),
+        }),
+        None => Err(ReportError::new("no db.sqlite in this folder, nor a report folder", path)
+            .hint("pass a TT-NN report folder or its db.sqlite, or try --demo")),
+    }
 }
 
-/// The newest folder (by modification time) holding a `db.sqlite` under `root`.
+/// A report's database file name.
+pub(crate) const DATABASE: &str = "db.sqlite";
+
+/// The newest report (by its database's modification time) among the folders of `root`.
 pub(crate) fn newest_report(root: &Path) -> Result<ReportSource, ReportError> {
     let none = || {
         ReportError::new("no report given and none found", root)
             .hint("pass a report folder or db.sqlite, e.g. `ttnn-tui generated/ttnn/reports/<name>`, or run `ttnn-tui --demo`")
     };
-    let entries = std::fs::read_dir(root).map_err(|_| none())?;
+    let folder = newest_report_folder(root).ok_or_else(none)?;
+    Ok(ReportSource::File { database: folder.join(DATABASE), folder })
+}
+
+/// The newest folder (by its database's modification time) holding a `db.sqlite` in `root`.
+pub(crate) fn newest_report_folder(root: &Path) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(root).ok()?;
     let newest = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.join("db.sqlite").is_file())
+        .filter(|p| p.join(DATABASE).is_file())
         .filter_map(|p| {
-            let modified = std::fs::metadata(p.join("db.sqlite")).and_then(|m| m.modified()).ok()?;
+            let modified = std::fs::metadata(p.join(DATABASE)).and_then(|m| m.modified()).ok()?;
             Some((modified, p))
         })
         .max();
-    let (_, folder) = newest.ok_or_else(none)?;
-    Ok(ReportSource::File { database: folder.join("db.sqlite"), folder })
+    newest.map(|(_, folder)| folder)
 }
 
 /// The report's name: `report_name` from `config.json`, else from the rank's

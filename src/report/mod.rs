@@ -14,6 +14,7 @@ pub mod memory_replay;
 pub mod memory_rows;
 pub mod memory_tensors;
 pub mod memory_view;
+pub mod pending;
 pub mod perf;
 pub mod perf_csv;
 mod store;
@@ -25,7 +26,7 @@ mod watch_state;
 pub mod whatif;
 mod whatif_range;
 
-pub use locate::{ReportSource, resolve_report};
+pub use locate::{Located, ReportSource, locate_report, resolve_report};
 pub use memory::{ErrorRecord, MemoryReport, Operation};
 pub use memory_replay::{GraphReplay, OperationUsage};
 pub use memory_view::FailureMemory;

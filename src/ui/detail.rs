@@ -6,7 +6,8 @@ use super::View;
 use super::callout::{callout_lines, error_callout, text_lines};
 use super::text::wrap_lines;
 use crate::analysis::stack::most_recent_call_last;
-use crate::app::{Loaded, Scroll};
+use crate::app::bindings::key_label;
+use crate::app::{Action, Loaded, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
 use ratatui::text::{Line, Span};
@@ -15,9 +16,11 @@ use ratatui::widgets::{Block, Borders, Paragraph, Scrollbar, ScrollbarOrientatio
 /// The heading of the stack trace, which reads in the order of a Python traceback.
 pub const STACK_TRACE_HEADING: &str = "Stack trace (most recent call last)";
 
-/// A duration in seconds, as shown in the detail pane.
-pub(crate) fn duration_text(seconds: Option<f64>) -> String {
+/// A duration in seconds, as shown in the detail pane. A failed operation has none: older
+/// writers leave it NULL, the graph-report importer writes 0.
+pub(crate) fn duration_text(seconds: Option<f64>, failed: bool) -> String {
     match seconds {
+        None | Some(0.0) if failed => "not recorded (it failed)".to_string(),
         None => "not recorded".to_string(),
         Some(s) if s >= 1.0 => format!("{s:.3} s"),
         Some(s) => format!("{:.3} ms", s * 1000.0),
@@ -31,7 +34,10 @@ pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
     // Id, name and duration on one line, so the callout shows on small terminals too.
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{} {}", op.id, op.name), theme.bold),
-        Span::styled(format!(" · duration {}", duration_text(op.duration)), theme.dim),
+        Span::styled(
+            format!(" · duration {}", duration_text(op.duration, model.error_of(operation).is_some())),
+            theme.dim,
+        ),
     ])];
     if let Some(error) = model.error_of(operation) {
         lines.push(Line::default());
@@ -42,7 +48,8 @@ pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
                 lines.extend(text_lines(&error.message, ""));
             }
         }
-        lines.push(Line::styled("v: raw message and stack trace", theme.dim));
+        let key = key_label(Pane::Operations, Action::ViewError);
+        lines.push(Line::styled(format!("{key}: raw message and stack trace"), theme.dim));
     }
     lines.push(Line::default());
     lines.push(Line::styled("Arguments", theme.bold));

@@ -1,9 +1,10 @@
 //! The `v` popup: the raw message and the stack trace of an operation's error, in two sections,
 //! scrollable, for any error.
 
+use super::status::popup_hints;
 use super::text::wrap_lines;
 use super::{View, clear};
-use crate::app::Scroll;
+use crate::app::{Action, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -30,7 +31,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, operation: usize,
         .borders(Borders::ALL)
         .border_style(theme.danger)
         .title(Span::styled(format!(" Error of operation {} {} ", op.id, op.name), theme.bold))
-        .title_bottom(Line::styled(" j/k scroll · Esc close ", theme.dim));
+        .title_bottom(Line::styled(popup_hints(Pane::ErrorPopup, &[Action::Down, Action::Back]), theme.dim));
     let inner = block.inner(area);
     let lines = wrap_lines(lines, inner.width as usize);
     scroll.fit(lines.len(), inner.height as usize);

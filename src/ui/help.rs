@@ -1,10 +1,11 @@
 //! The `?` help popup: every key of every pane's binding table, grouped by pane.
 
+use super::status::popup_hints;
 use super::text::wrap_lines;
 use super::{Theme, clear};
 use crate::app::bindings::{bindings, pane_title};
 use crate::app::keys::PANES;
-use crate::app::{App, Availability, Pane, Scroll};
+use crate::app::{Action, App, Availability, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -41,7 +42,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, from
     let block = Block::new()
         .borders(Borders::ALL)
         .title(Span::styled(" Keys ", theme.bold))
-        .title_bottom(Line::styled(" j/k scroll · Esc close ", theme.dim));
+        .title_bottom(Line::styled(popup_hints(Pane::Help, &[Action::Down, Action::Back]), theme.dim));
     let inner = block.inner(area);
     let lines = wrap_lines(help_lines(app, theme, from), inner.width as usize);
     scroll.fit(lines.len(), inner.height as usize);

@@ -5,7 +5,7 @@ use super::View;
 use super::memory_map::tensor_fill;
 use super::text::truncate;
 use super::theme::SELECTION_SYMBOL;
-use crate::analysis::format::{format_address, size};
+use crate::analysis::format::{bare_shape, format_address, size};
 use crate::analysis::memory::LiveBuffer;
 use crate::app::WindowedRows;
 use ratatui::Frame;
@@ -54,29 +54,40 @@ fn cells(b: &LiveBuffer, hex: bool) -> [String; 7] {
         format!("  {}", format_address(Some(b.address), hex)),
         size(b.size_per_bank),
         b.tensor_id.map_or_else(String::new, |t| t.to_string()),
-        b.shape.as_deref().map_or_else(String::new, shape_text),
+        b.shape.as_deref().map_or_else(String::new, |s| bare_shape(s).to_string()),
         produced,
         b.last_use_operation_id.map_or_else(String::new, |k| k.to_string()),
         flags.join(", "),
     ]
 }
 
-/// A shape as the column shows it: TT-NN's `Shape([1, 32, 64])` without the wrapper the heading
-/// already says, `[1, 32, 64]`; any other text as it is.
-fn shape_text(shape: &str) -> String {
-    shape.strip_prefix("Shape(").and_then(|s| s.strip_suffix(')')).unwrap_or(shape).to_string()
+/// The Flags cell without the device operation's name (`this op (SoftmaxDeviceOperation)` →
+/// `this op`): what the column shows when the name does not fit.
+fn short_flags(flags: &str) -> &str {
+    const THIS_OP: &str = "this op";
+    match flags.find("this op (") {
+        Some(at) => &flags[..at + THIS_OP.len()],
+        None => flags,
+    }
+}
+
+/// The Flags cell in `width` columns: whole, else without the device operation's name, else cut.
+fn flags_cell(flags: &str, width: usize) -> String {
+    if flags.width() <= width { flags.to_string() } else { truncate(short_flags(flags), width) }
 }
 
 /// The column widths for these rows within `width` columns (inside the borders, after the
 /// highlight symbol): each column as wide as its widest cell or heading; when that does not fit,
-/// the text columns share what is left (see [`share`]), and below `ROOM_FOR_SHAPE` Shape gets 0
-/// (left out).
+/// Flags gives up the device operation's names first (see [`short_flags`]), then the text
+/// columns share what is left (see [`share`]); below `ROOM_FOR_SHAPE` Shape gets 0 (left out).
 fn column_widths(rows: &[[String; 7]], width: usize) -> [usize; 7] {
     let mut widths: [usize; 7] =
         std::array::from_fn(|i| rows.iter().map(|r| r[i].width()).chain([HEADINGS[i].width()]).max().unwrap_or(0));
     let fixed: usize = (0..7).filter(|i| !TEXT.contains(i)).map(|i| widths[i]).sum();
     let room = width.saturating_sub(fixed + 6);
-    let [shape, produced, flags] = TEXT.map(|i| widths[i]);
+    let [shape, produced, _] = TEXT.map(|i| widths[i]);
+    // Flags needs only its short form: whatever is left over goes to it (the last column).
+    let flags = rows.iter().map(|r| short_flags(&r[6]).width()).chain([HEADINGS[6].width()]).max().unwrap_or(0);
     let text = if room >= ROOM_FOR_SHAPE {
         share([shape, produced, flags], room)
     } else {
@@ -116,6 +127,7 @@ fn holder_row(cells: [String; 7], widths: [usize; 7], fill: Span<'static>) -> Ro
         // The address's first space stands for the fill mark.
         0 => Cell::from(Line::from(vec![fill.clone(), Span::raw(text[1..].to_string())])),
         1 | 2 | 5 => Cell::from(Line::from(text).right_aligned()),
+        6 => Cell::from(flags_cell(&text, w)),
         _ => Cell::from(truncate(&text, w)),
     });
     Row::new(row.collect::<Vec<_>>())
@@ -167,13 +179,23 @@ pub(crate) fn draw_holders(
 
 #[cfg(test)]
 mod tests {
-    use super::{shape_text, share};
+    use super::share;
 
     #[test]
-    fn shapes_lose_the_wrapper_only() {
-        assert_eq!(shape_text("Shape([1, 1, 3136, 64])"), "[1, 1, 3136, 64]");
-        assert_eq!(shape_text("[1, 32]"), "[1, 32]");
-        assert_eq!(shape_text("Shape([1, 32]"), "Shape([1, 32]");
+    fn flags_give_up_the_device_operation_before_shape_and_producer_are_cut() {
+        use super::{column_widths, flags_cell};
+        let row = |shape: &str, produced: &str, flags: &str| {
+            ["  600256", "10 KiB", "2023", shape, produced, "27", flags].map(str::to_string)
+        };
+        let rows =
+            [row("[1, 8, 197, 197]", "27 ttnn.matmul", "input"), row("", "", "this op (SoftmaxDeviceOperation)")];
+        // 76 columns: Shape and Produced by whole; Flags gets the rest, its long cell shortened.
+        let widths = column_widths(&rows, 76);
+        assert_eq!((widths[3], widths[4]), (16, 14));
+        assert_eq!(widths.iter().sum::<usize>() + 6, 76);
+        assert_eq!(flags_cell(&rows[1][6], widths[6]), "this op");
+        assert_eq!(flags_cell(&rows[1][6], 40), "this op (SoftmaxDeviceOperation)");
+        assert_eq!(flags_cell("input, this op (SoftmaxDeviceOperation)", 12), "input, this…");
     }
 
     #[test]

@@ -152,12 +152,20 @@ fn buffers_line(
 }
 
 /// The request per bank drawn at the same scale from the largest free block's start (else the
-/// map's start), labelled when the label fits.
+/// map's start), labelled when the label fits. A request larger than the whole region says so
+/// inside its run (which then spans the map), where there is room.
 fn request_line(scale: &Scale, need: u64, largest_start: Option<u64>, theme: &Theme) -> Line<'static> {
     let first = scale.column(largest_start.unwrap_or(scale.start));
     let cells = (need.div_ceil(scale.cell) as usize).max(1).min(scale.width.saturating_sub(first));
+    let larger = format!(" request {}, larger than the region ", size(need));
+    let run = if need > scale.end - scale.start && larger.width() + 2 <= cells {
+        let rest = cells - 1 - larger.width();
+        format!("{REQUEST}{larger}{}", REQUEST.to_string().repeat(rest))
+    } else {
+        REQUEST.to_string().repeat(cells)
+    };
     let label = format!(" request {}", size(need));
-    Line::styled(labelled_run(scale.width, first, REQUEST.to_string().repeat(cells), &label), theme.danger)
+    Line::styled(labelled_run(scale.width, first, run, &label), theme.danger)
 }
 
 /// The circular-buffer region `[a, b)` as a band, labelled with its end when the label fits.
@@ -231,5 +239,22 @@ mod tests {
         assert_eq!(text[2], "0      100");
         // The selected holder is in reverse video.
         assert_eq!(lines[0].spans[6].style, theme.selected);
+    }
+
+    #[test]
+    fn a_request_larger_than_the_region_says_so_in_its_run() {
+        // A 32 KiB region, empty (L1_SMALL opened with 32 KiB), and a 40 KiB request, 60 columns.
+        let region = Region { start: Some(1000), end: Some(1000 + 32768), source: Some(RegionSource::Devices) };
+        let map = MemoryMap {
+            region,
+            occupied: vec![],
+            used_per_bank: 0,
+            free_blocks: vec![Block { address: 1000, size: 32768 }],
+            largest_free_block: Some(32768),
+        };
+        let marks = MapMarks { request: Some(40960), request_at: None, circular_buffers: None, selected: None };
+        let (lines, _) = map_lines(&map, &[], &marks, 60, false, &Theme::plain());
+        let request = lines[1].to_string();
+        assert_eq!(request, format!("▬ request 40 KiB, larger than the region {}", "▬".repeat(19)));
     }
 }

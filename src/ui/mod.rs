@@ -8,6 +8,7 @@ pub mod detail;
 pub mod device_ops;
 mod error_popup;
 pub mod help;
+mod late_list;
 pub mod memory;
 mod memory_holders;
 mod memory_map;

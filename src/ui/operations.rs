@@ -54,16 +54,22 @@ pub(crate) fn list_title(view: &View, shown: usize, errors_only: bool) -> String
         // `0 with errors` would read as if the run had none.
         return format!("{operations} · errors not recorded");
     }
-    let with_errors = view.model.error_operations().len();
-    format!("{operations} · {with_errors} with errors")
+    let with_errors = match view.model.error_operations().len() {
+        1 => "1 with an error".to_string(),
+        n => format!("{n} with errors"),
+    };
+    format!("{operations} · {with_errors}")
 }
 
 /// The label of a list row, `{id} {name} ({file}:{line})` (behaviour.md §1.5), fitted to `width`
-/// columns: the name is cut with `…` before the place is.
+/// columns: the id right-aligned to the widest id of the report, so names start in one column;
+/// the name is cut with `…` before the place is.
 pub(crate) fn list_label(view: &View, operation: usize, width: usize) -> String {
     let op = &view.model.operations[operation];
     let place = view.model.source_label(operation).map(|p| format!(" ({p})")).unwrap_or_default();
-    let id = format!("{} ", op.id);
+    // Operations are in id order: the last has the widest id.
+    let id_width = view.model.operations.last().map_or(1, |o| o.id.to_string().len());
+    let id = format!("{:>id_width$} ", op.id);
     let room = width.saturating_sub(id.width() + place.width());
     if room >= 8.min(op.name.width()) {
         format!("{id}{}{place}", truncate(&op.name, room))

@@ -5,10 +5,11 @@
 //! last use on that line (issue 16), the selected one's span marked on the chart.
 
 use super::View;
+use super::late_list::{late_height, late_lines};
 use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
 use crate::analysis::format::size;
-use crate::analysis::late::{LateTensor, late_heading, suggestion};
+use crate::analysis::late::LateTensor;
 use crate::analysis::memory::MemoryNote;
 use crate::analysis::usage_series::{UsageBasis, UsageSeries};
 use crate::app::{JobState, OverTimeTab, UsageSource};
@@ -71,10 +72,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) {
         };
     };
     let late = tab.late_of_shown();
-    let list_height = match tab.late_summary_of_shown() {
-        Some(_) => (late.len() as u16 + 1).min((area.height / 3).max(2)),
-        None => 0,
-    };
+    let list_height = late_height(view, tab, area.width as usize, area.height);
     let [head, chart_area, foot, list] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Fill(1),
@@ -95,24 +93,8 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) {
     draw_chart(frame, chart_area, view, series, (tab.cursor, tab.selected_late()));
     let text = wrap_lines([Line::from(cursor_line(view, series, tab.cursor))], foot.width as usize);
     frame.render_widget(Paragraph::new(text), foot);
-    frame.render_widget(Paragraph::new(late_lines(view, tab, &late, list)), list);
-}
-
-/// The list under the chart: its heading (what freeing all of them does to the peak), then one
-/// suggestion a line, biggest saving first, the selected one marked and kept in view.
-fn late_lines(view: &View, tab: &OverTimeTab, late: &[&LateTensor], area: Rect) -> Vec<Line<'static>> {
-    let Some(summary) = tab.late_summary_of_shown() else { return Vec::new() };
-    let width = area.width as usize;
-    let heading = format!("Held past their last use: {}", late_heading(summary));
-    let mut lines = vec![truncate_line(Line::styled(heading, view.theme.bold), width)];
-    let rows = (area.height as usize).saturating_sub(1);
-    let offset = tab.late_selected.map_or(0, |k| (k + 1).saturating_sub(rows));
-    for (k, t) in late.iter().enumerate().skip(offset).take(rows) {
-        let selected = tab.late_selected == Some(k);
-        let (mark, style) = if selected { ("▶ ", view.theme.selected) } else { ("  ", Style::default()) };
-        lines.push(truncate_line(Line::styled(format!("{mark}{}", suggestion(t)), style), width));
-    }
-    lines
+    let lines = late_lines(view, tab, &late, list.width as usize, list.height as usize);
+    frame.render_widget(Paragraph::new(lines), list);
 }
 
 /// What the tab says while its pass runs: the pass over `buffers`, with how to cancel it, or the

@@ -5,6 +5,8 @@ use super::View;
 use super::text::truncate;
 use super::theme::{SELECTION_SYMBOL, Theme};
 use crate::analysis::flags::{Flag, FlagKind};
+use crate::app::bindings::key_label;
+use crate::app::{Action, Pane};
 use crate::app::{Focus, PerfTab, micros};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Margin, Rect};
@@ -182,7 +184,8 @@ pub(crate) fn footer_lines(view: &View, tab: &PerfTab) -> Vec<Line<'static>> {
     let mut head = vec![Span::styled(format!("ID {} {}", row.id, row.op_code), theme.bold)];
     if let Some(id) = tab.operation_of(index) {
         let name = view.model.operation_index(id).map_or("", |i| view.model.operations[i].name.as_str());
-        head.push(Span::styled(format!(" · operation {id} {name} (Enter)"), theme.dim));
+        let key = key_label(Pane::Performance, Action::Activate);
+        head.push(Span::styled(format!(" · operation {id} {name} ({key})"), theme.dim));
     }
     let flags = &tab.flags[index];
     if flags.is_empty() {

@@ -9,7 +9,9 @@ use super::text::{truncate, truncate_line, wrap_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
 use crate::analysis::link::{LINKED_TEXT, UNLINKED_TEXT};
 use crate::analysis::perf_callout::{PerfCallout, perf_callout};
-use crate::app::{Focus, PerfState, PerfTab, WindowedRows};
+use crate::app::Action::{Activate, NextFailure, ToggleCallout};
+use crate::app::bindings::{hint_text, key_label};
+use crate::app::{Action, Focus, Pane, PerfState, PerfTab, WindowedRows};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
@@ -42,6 +44,11 @@ pub(crate) fn link_line(tab: &PerfTab) -> String {
         (Some(reason), false) => format!("{UNLINKED_TEXT}: {reason}"),
         (None, false) => UNLINKED_TEXT.to_string(),
     }
+}
+
+/// The key the Performance tab binds to `action`.
+fn key(action: Action) -> &'static str {
+    key_label(Pane::Performance, action)
 }
 
 /// Draws the tab.
@@ -150,7 +157,7 @@ impl StatefulWidget for Callout<'_> {
         if tab.callout_folded {
             let line = Line::from(vec![
                 Span::styled(format!("▸ ✖ {title}"), theme.danger.patch(theme.bold)),
-                Span::styled("  (u: show, ]/[: choose)", theme.dim),
+                Span::styled(format!("  ({}: show, {}: choose)", key(ToggleCallout), key(NextFailure)), theme.dim),
             ]);
             Paragraph::new(truncate_line(line, area.width as usize)).render(area, buf);
             return;
@@ -163,7 +170,15 @@ impl StatefulWidget for Callout<'_> {
                 truncate(&format!(" ✖ {title} "), area.width.saturating_sub(2) as usize),
                 theme.danger.patch(theme.bold),
             ))
-            .title_bottom(Line::styled(" ]/[ choose · Enter go to operation · u fold ", theme.dim));
+            .title_bottom(Line::styled(
+                format!(
+                    " {} choose · {} · {} fold ",
+                    key(NextFailure),
+                    hint_text(Pane::Performance, Activate),
+                    key(ToggleCallout)
+                ),
+                theme.dim,
+            ));
         let inner = block.inner(area);
         block.render(area, buf);
         let width = inner.width as usize;

@@ -1,5 +1,5 @@
-//! The status bar: where the user is, filters, search and the one-off message on the first line
-//! (cut with `…` when too long); the key hints of the focused pane, from its binding table, on
+//! The status bar: where the user is, filters, search, the perf report's link and the one-off
+//! message on the first line (the message, last, is what is cut with `…` when too long); the key hints of the focused pane, from its binding table, on
 //! the second — disabled keys dimmed, keys that make no sense here left out, and `? help` and
 //! `q quit` kept at every width.
 
@@ -7,8 +7,8 @@ use super::Theme;
 use super::performance::link_status;
 use super::text::truncate_line;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
-use crate::app::bindings::bindings;
-use crate::app::{Action, App, Availability, Binding, OperationsTab, PerfState, PerfTab, Tab};
+use crate::app::bindings::{bindings, hint_text};
+use crate::app::{Action, App, Availability, Binding, OperationsTab, Pane, PerfState, PerfTab, Tab};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -113,6 +113,12 @@ pub fn hints(app: &App) -> Vec<(&'static Binding, bool)> {
         .collect()
 }
 
+/// The hints a popup's bottom border gives, from its pane's table: ` j/k scroll · Esc close `.
+pub(crate) fn popup_hints(pane: Pane, actions: &[Action]) -> String {
+    let hints: Vec<String> = actions.iter().map(|&a| hint_text(pane, a)).collect();
+    format!(" {} ", hints.join(" · "))
+}
+
 /// The hints that fit `width` columns: help and quit always, the others in order while they fit.
 pub(crate) fn fitted_hints(app: &App, width: usize) -> Vec<(&'static Binding, bool)> {
     let all = hints(app);
@@ -135,13 +141,13 @@ pub(crate) fn fitted_hints(app: &App, width: usize) -> Vec<(&'static Binding, bo
 /// Draws the two lines.
 pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let width = area.width as usize;
-    let mut parts = state_texts(app);
-    if let Some(message) = &app.message {
-        parts.push(message.clone());
-    }
-    let mut first = vec![Span::styled(format!(" {}", parts.join(" │ ")), theme.bold)];
+    // The state and the link status first: a long message is what gets cut, not them.
+    let mut first = vec![Span::styled(format!(" {}", state_texts(app).join(" │ ")), theme.bold)];
     if let Some(link) = link_status(&app.perf) {
         first.push(Span::styled(format!(" │ {link}"), theme.dim));
+    }
+    if let Some(message) = &app.message {
+        first.push(Span::styled(format!(" │ {message}"), theme.bold));
     }
     let mut second = vec![Span::raw(" ")];
     for (binding, enabled) in fitted_hints(app, width) {

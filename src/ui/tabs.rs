@@ -19,15 +19,30 @@ pub(crate) fn title(tab: Tab) -> &'static str {
     }
 }
 
-/// Draws the tab bar.
+/// Draws the tab bar: the tabs, then `ttnn-tui · {report name}`. When that does not fit, the
+/// tabs lose their padding and the name its prefix, so the report's name is still read (cut
+/// with `…` only when it alone is too long).
 pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let width = area.width as usize;
+    let full = bar(app, theme, false);
+    let line = if full.width() <= width { full } else { bar(app, theme, true) };
+    frame.render_widget(Paragraph::new(truncate_line(line, width)), area);
+}
+
+/// The bar's line, `compact` or not.
+fn bar(app: &App, theme: &Theme, compact: bool) -> Line<'static> {
     let mut spans = Vec::new();
     for tab in TABS {
         let style = if tab == app.tab { theme.active_tab } else { theme.dim };
-        let text = if tab == app.tab { format!("[{}]", title(tab)) } else { format!(" {} ", title(tab)) };
+        let text = match (tab == app.tab, compact) {
+            (true, _) => format!("[{}]", title(tab)),
+            (false, false) => format!(" {} ", title(tab)),
+            (false, true) => title(tab).to_string(),
+        };
         spans.push(Span::styled(text, style));
         spans.push(Span::raw(" "));
     }
-    spans.push(Span::styled(format!("  ttnn-tui · {}", app.model.name), theme.dim));
-    frame.render_widget(Paragraph::new(truncate_line(Line::from(spans), area.width as usize)), area);
+    let name = if compact { format!(" {}", app.model.name) } else { format!("  ttnn-tui · {}", app.model.name) };
+    spans.push(Span::styled(name, theme.dim));
+    Line::from(spans)
 }

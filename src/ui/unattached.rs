@@ -5,11 +5,18 @@ use super::View;
 use super::callout::{callout_lines, error_callout, text_lines};
 use super::text::{truncate_line, wrap_lines};
 use crate::analysis::model::ErrorRecord;
-use crate::app::{Scroll, UNATTACHED_SHOWN};
+use crate::app::Action::{ScrollCalloutDown, ShowUnattached, ToggleCallout};
+use crate::app::bindings::key_label;
+use crate::app::{Action, Pane, Scroll, UNATTACHED_SHOWN};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
+
+/// The key the Operations tab binds to `action`.
+fn key(action: Action) -> &'static str {
+    key_label(Pane::Operations, action)
+}
 
 /// The title of the callout.
 pub(crate) fn title(n: usize) -> String {
@@ -57,7 +64,7 @@ pub(crate) fn lines(view: &View) -> Vec<Line<'static>> {
         lines.push(Line::default());
         lines.push(Line::from(vec![
             Span::styled(format!("And {} more.", unattached.len() - UNATTACHED_SHOWN), view.theme.bold),
-            Span::styled(format!("  U: show all {}", unattached.len()), view.theme.key),
+            Span::styled(format!("  {}: show all {}", key(ShowUnattached), unattached.len()), view.theme.key),
         ]));
     }
     lines
@@ -81,11 +88,12 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, folded: bool, scr
     let theme = view.theme;
     let n = view.model.unattached().len();
     let title = title(n);
-    let all = if n > UNATTACHED_SHOWN { "  U: all" } else { "" };
+    let all = if n > UNATTACHED_SHOWN { format!("{}: all", key(ShowUnattached)) } else { String::new() };
     if folded {
+        let all = if all.is_empty() { all } else { format!(", {all}") };
         let line = Line::from(vec![
             Span::styled(format!("▸ ✖ {title}"), theme.danger.patch(theme.bold)),
-            Span::styled(format!("  (u: show{})", if all.is_empty() { "" } else { ", U: all" }), theme.dim),
+            Span::styled(format!("  ({}: show{all})", key(ToggleCallout)), theme.dim),
         ]);
         frame.render_widget(Paragraph::new(truncate_line(line, area.width as usize)), area);
         return;
@@ -94,7 +102,15 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, folded: bool, scr
         .borders(Borders::ALL)
         .border_style(theme.danger)
         .title(Line::from(vec![Span::styled(format!(" ✖ {title} "), theme.danger.patch(theme.bold))]))
-        .title_bottom(Line::styled(format!(" u: hide  [/]: scroll{all} "), theme.dim));
+        .title_bottom(Line::styled(
+            format!(
+                " {}: hide  {}: scroll{}{all} ",
+                key(ToggleCallout),
+                key(ScrollCalloutDown),
+                if all.is_empty() { "" } else { "  " }
+            ),
+            theme.dim,
+        ));
     let inner = block.inner(area);
     let lines = wrap_lines(lines(view), inner.width as usize);
     scroll.fit(lines.len(), inner.height as usize);

@@ -1,10 +1,11 @@
 //! The `U` popup: every unattached error, each explained as the callout explains its first five
 //! (behaviour.md §7.5, §13.4), numbered, scrollable.
 
+use super::status::popup_hints;
 use super::text::{truncate, wrap_lines};
 use super::unattached::{error_lines, title};
 use super::{View, clear};
-use crate::app::Scroll;
+use crate::app::{Action, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -34,7 +35,10 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, scroll: &mut Scro
             truncate(&format!(" ✖ {} ", title(view.model.unattached().len())), area.width.saturating_sub(2) as usize),
             theme.danger.patch(theme.bold),
         ))
-        .title_bottom(Line::styled(" j/k scroll · g/G top/bottom · Esc close ", theme.dim));
+        .title_bottom(Line::styled(
+            popup_hints(Pane::UnattachedPopup, &[Action::Down, Action::First, Action::Back]),
+            theme.dim,
+        ));
     let inner = block.inner(area);
     let lines = wrap_lines(all_lines(view), inner.width as usize);
     scroll.fit(lines.len(), inner.height as usize);

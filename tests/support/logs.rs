@@ -1,7 +1,7 @@
 //! Builds the fixture logs of `fixtures/logs/` from the real messages of messages.md §R, in the
 //! shapes logs give them: a pytest session with two failing tests, a CI log with a timestamp on
-//! every line, messages wrapped by the people who pasted them, and a log with a `TT_FATAL` but
-//! no allocation failure. `examples/gen_logs.rs` writes them; `tests/explain_log.rs` checks the
+//! every line, messages wrapped by the people who pasted them, a log with a `TT_FATAL` but no
+//! allocation failure, and a real pytest session that died in a check of its own. `examples/gen_logs.rs` writes them; `tests/explain_log.rs` checks the
 //! committed files are what this builds.
 
 /// M03 (tenstorrent/tt-xla#4685): the V3 DRAM message, fragmented.
@@ -35,6 +35,7 @@ pub fn fixture_logs() -> Vec<(&'static str, String)> {
         ("ci_timestamps.log", ci_log()),
         ("wrapped.log", wrapped()),
         ("tt_fatal_only.log", tt_fatal_only()),
+        ("pytest_tt_fatal.log", pytest_tt_fatal()),
     ]
 }
 
@@ -153,4 +154,42 @@ pub fn tt_fatal_only() -> String {
     .iter()
     .map(|l| format!("{l}\n"))
     .collect()
+}
+
+/// A check that failed in `ttnn.concat` (not an allocation failure), its location line, as real
+/// ttnn 0.81.1 raises it for tensors of two dtypes (recorded on the real-ttnn rig, paths scrubbed).
+pub const CONCAT_DTYPES_LOCATION: &str = "TT_FATAL @ /project/ttnn/cpp/ttnn/operations/data_movement/concat/device/concat_device_operation.cpp:157: in_ref.dtype() == first_input.dtype()";
+/// That check's message.
+pub const CONCAT_DTYPES: &str = "All Tensors should have same dtypes.";
+
+/// A pytest session whose one failing test dies in a `TT_FATAL` that is no allocation failure,
+/// as real ttnn 0.81.1 and pytest 9 print it on the rig (`ttnn.concat` of a bfloat16 and a
+/// float32 tensor; the long frames shortened, paths scrubbed): the traceback, the logger's copy
+/// of the check in the captured output, and pytest's short summary, cut by pytest itself.
+pub fn pytest_tt_fatal() -> String {
+    let mut s = format!("{:=^80}\n", " test session starts ");
+    s += "platform linux -- Python 3.10.13, pytest-9.2.0, pluggy-1.7.0\nrootdir: /opt/tmp/t\ncollected 2 items\n\n";
+    s += &format!("test_dtype.py .F{:>64}\n\n", "[100%]");
+    s += &format!("{:=^80}\n", " FAILURES ");
+    s += &format!("{:_^80}\n\n", " test_concat_mixed ");
+    s += "device = MeshDevice(1x1 grid, 1 devices)\n\n    def test_concat_mixed(device):\n";
+    s += "        a = ttnn.from_torch(torch.rand(1, 1, 32, 32), dtype=ttnn.bfloat16, layout=ttnn.TILE_LAYOUT, device=device)\n";
+    s += "        b = ttnn.from_torch(torch.rand(1, 1, 32, 32), dtype=ttnn.float32, layout=ttnn.TILE_LAYOUT, device=device)\n";
+    s += ">       c = ttnn.concat([a, b], dim=3)\n\ntest_dtype.py:17: \n";
+    s += &format!("{}\n\n", "_ ".repeat(40).trim_end());
+    s += "self = FastOperation(python_fully_qualified_name='ttnn.concat')\nfunction_kwargs = {'dim': 3}\n\n";
+    s += "    def __call__(self, *function_args, **function_kwargs):\n            if cq_id is None:\n";
+    s += ">               result = self.function(*function_args, **function_kwargs)\n";
+    let exception = format!(
+        "RuntimeError: {CONCAT_DTYPES_LOCATION}\ninfo:\n{CONCAT_DTYPES}\nbacktrace:\n --- /opt/venv/lib/python3.10/site-packages/ttnn/build/lib/_ttnncpp.so(+0xb233e8) [0x7f0a76b233e8]\n --- ttnn::prim::ConcatDeviceOperation::validate_on_program_cache_miss(ttnn::prim::ConcatParams const&, ttnn::prim::ConcatInputs const&)"
+    );
+    s += &e_lines(&exception).replace("E       ", "E               ");
+    s += "\n/opt/venv/lib/python3.10/site-packages/ttnn/decorators.py:1245: RuntimeError\n";
+    s += &format!("{:-^80}\n", " Captured stdout call ");
+    s +=
+        &format!("2026-12-01 15:18:02.259 | critical |          Always | TT_FATAL: {CONCAT_DTYPES} (assert.hpp:104)\n");
+    s += &format!("{:=^80}\n", " short test summary info ");
+    s += "FAILED test_dtype.py::test_concat_mixed - RuntimeError: TT_FATAL @ /project/t...\n";
+    s += &format!("{:=^80}\n", " 1 failed, 1 passed in 6.06s ");
+    s
 }

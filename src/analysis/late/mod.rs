@@ -16,7 +16,7 @@ mod text;
 pub use findings::{LateFindings, LateSummary, LateTensor};
 pub use fit::{LateAtFailure, late_at_failure, late_at_failure_sentence};
 pub use runs::{BufferRun, BufferRuns};
-pub use text::{late_heading, suggestion};
+pub use text::{late_heading, late_row, suggestion};
 
 use crate::analysis::memory::TensorFacts;
 use crate::analysis::memory::holders::{Holders, last_use, producer};

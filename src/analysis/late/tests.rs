@@ -68,6 +68,7 @@ fn a_tensor_kept_after_its_last_reader_until_a_deallocate_is_late_over_that_span
         "ttnn.deallocate(…) after operation 2 — tensor 1 (64 B per bank, [1, 1, 32, 64]) is last used by operation 2 ttnn.matmul and held until operation 4; freeing it there does not lower the L1 peak."
     );
     assert_eq!(late_heading(&found.summary[0]), "freeing the one at its last use leaves the peak at 96 B");
+    assert_eq!(late_row(t), "L1 peak unchanged · tensor 1, 64 B per bank · free after operation 2");
 }
 
 #[test]
@@ -89,6 +90,7 @@ fn a_buffer_live_at_the_end_is_held_until_the_first_error_after_it() {
         "ttnn.deallocate(…) after block.py:139 — tensor 1 (64 B per bank, [1, 1, 32, 64]) is last used by operation 1 ttnn.add and held until operation 4; freeing it there lowers the L1 peak by 64 B."
     );
     assert_eq!(late_heading(&found.summary[0]), "freeing the one at its last use lowers the peak from 192 B to 128 B");
+    assert_eq!(late_row(t), "L1 peak −64 B · tensor 1, 64 B per bank · free after block.py:139");
 }
 
 #[test]

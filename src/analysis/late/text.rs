@@ -2,12 +2,7 @@
 //! and the heading of a line's list.
 
 use super::{LateSummary, LateTensor};
-use crate::analysis::format::size;
-
-/// A shape as the report prints it, without the `Shape(…)` around it.
-fn bare_shape(shape: &str) -> &str {
-    shape.strip_prefix("Shape(").and_then(|s| s.strip_suffix(')')).unwrap_or(shape)
-}
+use crate::analysis::format::{bare_shape, size};
 
 /// The suggestion for one late tensor, e.g. `ttnn.deallocate(…) after block.py:139 — tensor 71
 /// (48 KiB per bank, [1, 1, 3136, 64]) is last used by operation 124 ttnn.add and held until
@@ -34,6 +29,22 @@ pub fn suggestion(t: &LateTensor) -> String {
         "ttnn.deallocate(…) after {place} — tensor {} ({what}) is last used by operation {last} and held until operation {}; {effect}.",
         t.tensor_id, t.held_until_operation_id
     )
+}
+
+/// A late tensor in a few words, its saving first (tab 5's list rows, where a whole
+/// [`suggestion`] would be cut before its figures), e.g. `L1 peak −48 KiB · tensor 71, 48 KiB
+/// per bank · free after block.py:139`.
+pub fn late_row(t: &LateTensor) -> String {
+    let kind = t.buffer_type.token();
+    let saving = match t.peak_saving_per_bank {
+        0 => format!("{kind} peak unchanged"),
+        saving => format!("{kind} peak −{}", size(saving)),
+    };
+    let place = match &t.source {
+        Some(source) => source.clone(),
+        None => format!("operation {}", t.last_use_operation_id),
+    };
+    format!("{saving} · tensor {}, {} per bank · free after {place}", t.tensor_id, size(t.size_per_bank))
 }
 
 /// What freeing every late tensor of a line does to its peak, e.g. `freeing all 14 at their last

@@ -26,6 +26,12 @@ static OPERATION_CALL: LazyLock<Regex> =
 static PYTHON_EXCEPTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z_][\w.]*(?:Error|Exception): \S").expect("the exception pattern is valid"));
 
+/// tt-metal's logger line of a failed check, its fields stripped: `TT_FATAL: All Tensors should
+/// have same dtypes. (assert.hpp:104)`; the message is the first group.
+static LOGGED_CHECK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^TT_(?:FATAL|THROW|ASSERT): (.+?)(?: \([\w.]+:\d+\))?$").expect("the logged check pattern is valid")
+});
+
 /// The innermost user frame of a traceback.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Frame {
@@ -196,7 +202,20 @@ impl Context {
                 self.tt_awaiting = 0;
             }
         }
-        if ["TT_FATAL", "TT_THROW", "TT_ASSERT"].iter().any(|k| line.contains(k)) {
+        // pytest's short summary (`FAILED tests/t.py::test - RuntimeError: TT_FATAL @ …`) repeats
+        // the first line of an error its traceback gave whole: it names none of its own.
+        let summary = node_test(line).is_some_and(|(summary, _)| summary);
+        if summary && (self.tt_error.is_some() || self.python_error.is_some()) {
+            return;
+        }
+        if let Some(logged) = LOGGED_CHECK.captures(line) {
+            // The logger's copy of a check: its message, unless the traceback gave it already.
+            let text = logged[1].to_string();
+            if self.tt_error.as_ref().is_none_or(|e| e.text != text) {
+                self.tt_error = Some(OtherError { line: number, text });
+            }
+            self.tt_awaiting = 0;
+        } else if ["TT_FATAL", "TT_THROW", "TT_ASSERT"].iter().any(|k| line.contains(k)) {
             self.tt_error = Some(OtherError { line: number, text: line.to_string() });
             let location = ["TT_FATAL @", "TT_THROW @", "TT_ASSERT @"].iter().any(|k| line.contains(k));
             self.tt_awaiting = if location { 3 } else { 0 };
@@ -318,6 +337,30 @@ mod tests {
             e.text,
             "ttnn.matmul: The width of the first tensor must be equal to the height of the second tensor"
         );
+        // pytest's summary line repeats the error above it: the error keeps its own text.
+        let c = context(&[
+            "RuntimeError: TT_FATAL @ /tt-metal/ttnn/cpp/ttnn/operations/eltwise/binary/device/binary_device_operation.cpp:166: input_tensor_a.dtype() == input_tensor_b.dtype()",
+            "info:",
+            "Input tensors must have the same dtype",
+            "FAILED tests/test_add.py::test_add - RuntimeError: TT_FATAL @ /tt-metal/ttnn/cpp/ttnn/operations/eltwise/binary/device/binary_device_operation.cpp:166: input_tensor_a.dtype() == input_tensor_b.dtype()",
+        ]);
+        let e = c.other_error_seen().unwrap();
+        assert_eq!((e.line, e.text.as_str()), (1, "Input tensors must have the same dtype"));
+        // Alone (the traceback was not captured), the summary line is the error there is.
+        // The logger's copy of the same check keeps the traceback's line; its own message counts
+        // when it is the only one.
+        let c = context(&[
+            "RuntimeError: TT_FATAL @ /project/ttnn/cpp/ttnn/operations/data_movement/concat/device/concat_device_operation.cpp:157: in_ref.dtype() == first_input.dtype()",
+            "info:",
+            "All Tensors should have same dtypes.",
+            "TT_FATAL: All Tensors should have same dtypes. (assert.hpp:104)",
+        ]);
+        let e = c.other_error_seen().unwrap();
+        assert_eq!((e.line, e.text.as_str()), (1, "All Tensors should have same dtypes."));
+        let c = context(&["TT_FATAL: All Tensors should have same dtypes. (assert.hpp:104)"]);
+        assert_eq!(c.other_error_seen().unwrap().text, "All Tensors should have same dtypes.");
+        let alone = "FAILED tests/test_add.py::test_add - RuntimeError: TT_FATAL @ binary.cpp:166: a == b";
+        assert_eq!(context(&[alone]).other_error_seen().unwrap().text, alone);
         let c = context(&["ValueError: bad shape"]);
         assert_eq!(c.other_error_seen().unwrap().text, "ValueError: bad shape");
         assert!(context(&["all good"]).other_error_seen().is_none());

@@ -13,14 +13,14 @@ pub enum MemoryNote {
         /// Where they came from: `buffers rows` or `graph allocations`.
         source: &'static str,
     },
-    /// Buffers that overlap another; the map counts the shared bytes once.
+    /// Buffers that overlap another; the picture counts the shared bytes once.
     Overlap {
         /// How many buffers overlap one before them.
         count: usize,
         /// The first overlapping address.
         address: u64,
     },
-    /// Buffers lying (partly) outside the region; the map leaves that part out.
+    /// Buffers lying (partly) outside the region; the picture leaves that part out.
     OutsideRegion {
         /// How many.
         count: usize,
@@ -85,14 +85,14 @@ impl MemoryNote {
                 format!("{what} with a missing, zero or negative address or size set aside")
             }
             Self::Overlap { count, address } => format!(
-                "{} overlap{} at {}; the map counts {} once",
+                "{} overlap{} at {}; the picture counts {} once",
                 counted(count + 1, "buffer", "buffers"),
                 if *count + 1 == 1 { "s" } else { "" },
                 at(*address),
                 if *count + 1 == 2 { "them" } else { "the shared bytes" }
             ),
             Self::OutsideRegion { count, start, end } => format!(
-                "{} outside the region {}–{}; the map leaves {} out",
+                "{} outside the region {}–{}; the picture leaves {} out",
                 counted(*count, "buffer lies", "buffers lie"),
                 at(*start),
                 at(*end),
@@ -165,11 +165,11 @@ mod tests {
     fn notes_read_as_one_line_each() {
         assert_eq!(
             MemoryNote::Overlap { count: 1, address: 0x1F000 }.text(true),
-            "2 buffers overlap at 0x1F000; the map counts them once"
+            "2 buffers overlap at 0x1F000; the picture counts them once"
         );
         assert_eq!(
             MemoryNote::Overlap { count: 2, address: 4096 }.text(false),
-            "3 buffers overlap at 4096; the map counts the shared bytes once"
+            "3 buffers overlap at 4096; the picture counts the shared bytes once"
         );
         assert_eq!(
             MemoryNote::BadBuffers { count: 1, source: "buffers rows" }.text(false),
@@ -177,7 +177,7 @@ mod tests {
         );
         assert_eq!(
             MemoryNote::OutsideRegion { count: 2, start: 101440, end: 1466368 }.text(true),
-            "2 buffers lie outside the region 0x18C40–0x166000; the map leaves them out"
+            "2 buffers lie outside the region 0x18C40–0x166000; the picture leaves them out"
         );
         assert_eq!(
             MemoryNote::UnknownFrees { count: 1, address: 4096 }.text(false),

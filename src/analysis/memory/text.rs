@@ -26,12 +26,13 @@ fn basis_text(m: &MemoryAtFailure) -> String {
 /// `21 live L1 buffers on device 0 hold 1.27 MiB per bank`, and the region when known.
 fn holding(count: usize, buffer_type: BufferType, device: u64, used: u64, m: &MemoryMap, hex: bool) -> String {
     let mut line = format!(
-        "{} on device {device} hold {} per bank",
+        "{} on device {device} {} {} per bank",
         counted(
             count,
             &format!("live {} buffer", buffer_type.label()),
             &format!("live {} buffers", buffer_type.label())
         ),
+        if count == 1 { "holds" } else { "hold" },
         size(used)
     );
     if let Some((start, end)) = m.region.bounds() {

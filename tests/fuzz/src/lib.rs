@@ -146,7 +146,7 @@ pub fn perf_csv(data: &[u8]) {
 pub fn log(data: &[u8]) {
     let findings = scan_log(std::io::Cursor::new(data)).expect("reading from memory cannot fail");
     for hex in [false, true] {
-        assert_printable(&render_log_text(&findings, hex), true);
+        assert_printable(&render_log_text(&findings, hex, false), true);
         let json: serde_json::Value = serde_json::from_str(&render_log_json(&findings, "-", hex)).expect("valid JSON");
         assert_eq!(json["failures"].as_array().map(Vec::len), Some(findings.failures.len()));
     }
@@ -188,7 +188,7 @@ pub fn report(data: &[u8]) {
             .expect("the fixed CSV reads");
         let linked = LinkedReports::new(&report, perf).ok();
         for hex in [false, true] {
-            let options = ExplainOptions { operation: None, hex };
+            let options = ExplainOptions { operation: None, hex, color: false };
             for with_perf in [None, linked.as_ref()] {
                 let explanation = collect(&report, with_perf, &options).expect("no --operation given");
                 assert_printable(&render_text(&report, &explanation, &options), true);

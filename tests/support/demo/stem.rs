@@ -220,8 +220,9 @@ pub(super) fn bottleneck(d: &mut Demo) {
     let id = d.op("ttnn.conv2d", 0.002315, &frames7, &args, Some(g.into()));
     d.error(id, "ttnn.conv2d", text::stored(text::CB_BEYOND_L1), &frames7);
 
-    // 8: ttnn.conv2d fails, kind 1 V2 L1_SMALL `bank size is only 0 B`. Older capture (2024
-    // strings, no levels): Conv2dDeviceOperation is left open, with no end node.
+    // 8: ttnn.conv2d fails, kind 1 V3 L1_SMALL: its 40 KiB per bank is more than the 32 KiB
+    // L1_SMALL region the device was opened with. Older capture (2024 strings, no levels):
+    // Conv2dDeviceOperation is left open, with no end node.
     let fb = frame("return with_fallback(lambda: self.conv2(x, self.c.conv2_l1_small)", "conv2_fallback");
     let frames8 = [
         conv2.clone(),
@@ -251,7 +252,7 @@ pub(super) fn bottleneck(d: &mut Demo) {
     let args = refs(&args);
     d.io(&["x5", "conv2.prepared"], &[]);
     let id = d.op("ttnn.conv2d", 0.001904, &frames8, &args, Some(g.into()));
-    d.error(id, "ttnn.conv2d", text::stored(text::L1_SMALL_ZERO), &frames8);
+    d.error(id, "ttnn.conv2d", text::stored(text::L1_SMALL_32K), &frames8);
 
     // 9: ttnn.conv2d completes with the DRAM configuration (2024 strings capture).
     let frames9 = [

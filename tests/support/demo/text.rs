@@ -77,8 +77,10 @@ pub const NOT_ENOUGH_FREE_L1: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_ma
 
 /// Kind 1, V3, L1, fragmented (tt-mlir#8044).
 pub const FRAGMENTED_L1: &str = "Out of Memory: Not enough space to allocate 26542080 B L1 buffer across 48 banks, where each bank needs to store 552960 B, but bank size is 1329888 B (allocated: 417792 B, free: 912096 B, largest free block: 522240 B)";
-/// Kind 1, V2 L1_SMALL with `l1_small_size=0` (tt-metal#35161).
-pub const L1_SMALL_ZERO: &str = "Out of Memory: Not enough space to allocate 27776 B L1_SMALL buffer across 62 banks, where each bank needs to store 448 B, but bank size is only 0 B";
+/// Kind 1, V3 L1_SMALL larger than the region the device was opened with (`l1_small_size=32768`,
+/// the 32 KiB between the L1 region's top and `worker_l1_size` of `Device::wormhole`): real
+/// ttnn 0.81.1 on the real-ttnn rig, a height-sharded L1_SMALL tensor of 40 KiB per core.
+pub const L1_SMALL_32K: &str = "Out of Memory: Not enough space to allocate 2621440 B L1_SMALL buffer across 64 banks, where each bank needs to store 40960 B, but bank size is 32768 B (allocated: 0 B, free: 32768 B, largest free block: 32768 B). The L1_SMALL region is sized at device open; increase l1_small_size when opening the device.";
 /// Kind 1, `only` and statistics, L1: a free block could hold it (`behaviour.md` §14.1 row 14).
 pub const ONLY_WITH_STATS_L1: &str = "Out of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is only 1382720 B (allocated: 382720 B, free: 1000000 B, largest free block: 900000 B)";
 /// Kind 1, V2, DRAM, no statistics (tt-metal#31076).
@@ -109,9 +111,8 @@ pub const TRACE_REGION: &str =
 pub fn stored(message: &str) -> String {
     match message {
         FRAGMENTED_L1 => wrapped(&bank_manager_header(462, "false"), message, ALLOCATOR_BACKTRACE),
-        L1_SMALL_ZERO | V2_DRAM => {
-            wrapped(&bank_manager_header(433, "address.has_value()"), message, ALLOCATOR_BACKTRACE)
-        }
+        L1_SMALL_32K => wrapped(&bank_manager_header(514, "false"), message, ALLOCATOR_BACKTRACE),
+        V2_DRAM => wrapped(&bank_manager_header(433, "address.has_value()"), message, ALLOCATOR_BACKTRACE),
         ONLY_WITH_STATS_L1 | NOT_ENOUGH_FREE_DRAM => {
             wrapped(&bank_manager_header(486, "false"), message, ALLOCATOR_BACKTRACE)
         }

@@ -79,7 +79,10 @@ fn holders_sentence_counts_the_rest() {
 fn notes_follow_the_advice() {
     let mut m = case();
     m.notes.push(MemoryNote::Overlap { count: 1, address: 0x1F000 });
-    assert_eq!(failure_lines(&m, true).last().unwrap(), "Note: 2 buffers overlap at 0x1F000; the map counts them once");
+    assert_eq!(
+        failure_lines(&m, true).last().unwrap(),
+        "Note: 2 buffers overlap at 0x1F000; the picture counts them once"
+    );
 }
 
 #[test]
