@@ -178,7 +178,7 @@ fn the_tensors_held_past_their_last_use_are_listed_under_the_chart() {
     assert_eq!(
         h.app.take_clipboard().as_deref(),
         Some(
-            "ttnn.deallocate(…) after model.py:41 — tensor 2004 (128 KiB per bank, [64, 4, 7, 7]) is last used by operation 4 ttnn.conv2d and held until operation 39; freeing it there lowers the L1 peak by 128 KiB.\n"
+            "ttnn.deallocate(…) after model.py:41 — tensor 2004 (128 KiB per bank, [64, 4, 7, 7]) is last used by operation 4 ttnn.conv2d and held until operation 40; freeing it there lowers the L1 peak by 128 KiB.\n"
         )
     );
     // `[` stays on the first; Enter opens its last-use operation.

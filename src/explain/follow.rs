@@ -45,6 +45,10 @@ pub fn follow(
 ) -> Result<(), FollowEnd> {
     let options = ExplainOptions { operation: None, hex };
     if let Ok(explanation) = collect(report, None, &options) {
+        // What `explain` prints after its count line.
+        if let Some(note) = super::text::no_stack_traces(report, &explanation) {
+            writeln!(out, "{note}")?;
+        }
         out.write_all(super::text::blocks(report, &explanation, &options).as_bytes())?;
     }
     // Nothing will ever be printed for such a report: say why rather than stay silent.
@@ -73,7 +77,7 @@ pub fn follow(
                     ));
                 }
                 // A block printed as the run writes it goes without its memory section.
-                text.push_str(&operation_block(&e, &Ok(None), hex));
+                text.push_str(&operation_block(report, &e, &Ok(None), hex));
             }
         }
         for &i in &update.new_unattached {

@@ -11,6 +11,7 @@
 
 mod clean;
 mod context;
+pub(crate) mod join;
 #[cfg(test)]
 mod tests;
 
