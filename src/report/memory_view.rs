@@ -12,8 +12,8 @@ use crate::analysis::failure::BufferType;
 use crate::analysis::graph::{GraphNode, NodeType};
 use crate::analysis::memory::{
     DeviceFacts, EarlierSnapshot, FailureInputs, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
-    OperationMemory, SnapshotRow, TensorFacts, failure_mark_place, failure_place, found_device, found_place,
-    live_addresses, memory_at_failure, mesh_shape, needs_earlier_snapshot, operation_memory,
+    OperationMemory, SnapshotRow, TensorFacts, drop_freed_since, failure_mark_place, failure_place, found_device,
+    found_place, live_addresses, memory_at_failure, mesh_shape, needs_earlier_snapshot, operation_memory,
     other_devices_with_buffers, place_devices,
 };
 use crate::analysis::usage_series::FailureMark;
@@ -203,8 +203,10 @@ impl MemoryReport {
         };
         match earlier {
             Earlier::Found(id) => {
-                let (rows, cut) = self.snapshots().rows(id, op.rank)?;
+                let (mut rows, cut) = self.snapshots().rows(id, op.rank)?;
                 p.notes.extend(cut);
+                let dropped = self.drop_freed_since(&mut rows, id, p.index, device)?;
+                p.notes.extend((dropped > 0).then_some(MemoryNote::FreedSince { snapshot: id, count: dropped }));
                 p.inputs.earlier_snapshot = Some(EarlierSnapshot { operation_id: id, rows });
             }
             Earlier::Stopped(rows) => p.notes.push(MemoryNote::EarlierSearchStopped { rows }),
@@ -226,6 +228,29 @@ impl MemoryReport {
         }
         p.notes.extend(r.notes.iter().cloned());
         Ok(None)
+    }
+
+    /// Takes out of S0's rows (the snapshot after operation `snapshot`) what the graphs of the
+    /// operations between it and N (by index) freed: they wrote no rows for the device
+    /// (`analysis::memory::drop_freed_since`). Looked at only when there are a few of them.
+    fn drop_freed_since(
+        &self,
+        rows: &mut Vec<SnapshotRow>,
+        snapshot: u64,
+        n: usize,
+        device: u64,
+    ) -> rusqlite::Result<usize> {
+        const AT_MOST: usize = 64;
+        let first = self.operations.partition_point(|o| o.id <= snapshot).min(n);
+        if first == n || n - first > AT_MOST {
+            return Ok(0);
+        }
+        let graphs = self.graphs().read((first..n).collect())?;
+        let mut ordered: Vec<(usize, Vec<crate::analysis::graph::GraphNode>)> =
+            graphs.into_iter().filter_map(|(i, g)| Some((i, g.ok()?))).collect();
+        ordered.sort_by_key(|(i, _)| *i);
+        let graphs: Vec<_> = ordered.into_iter().map(|(_, g)| g).collect();
+        Ok(drop_freed_since(rows, device, &graphs))
     }
 
     /// Fills `devices_with_rows` for the mesh-id rule (memory.md §2): whether the device found

@@ -31,6 +31,7 @@ pub use model::{
     NoFit, OperationMemory, Origin, Region, RegionSource,
 };
 pub use notes::MemoryNote;
+pub(crate) use replay::drop_freed_since;
 pub use replayer::GraphReplayer;
 pub use text::{
     advice_sentence, basis_sentence, check_sentence, failure_lines, fullness_sentence, holders_sentence,

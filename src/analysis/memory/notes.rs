@@ -68,6 +68,14 @@ pub enum MemoryNote {
         /// The device read instead.
         chosen: u64,
     },
+    /// Operations between the earlier snapshot and N wrote no `buffers` rows for the device; their
+    /// graphs freed some of the snapshot's buffers, left out.
+    FreedSince {
+        /// The snapshot's operation.
+        snapshot: u64,
+        /// How many of its buffers.
+        count: usize,
+    },
     /// Other mesh devices hold live buffers at the failure (memory.md §2): a submesh's allocator
     /// does not see its parent's or a sibling's buffers, which may lie on the same chips.
     OtherMeshDevices {
@@ -130,6 +138,10 @@ impl MemoryNote {
             }
             Self::MeshDevice { found, chosen } => format!(
                 "device {found} has no buffers rows up to this operation; read as device {chosen}, the only device that has them (a single chip opened as a mesh)"
+            ),
+            Self::FreedSince { snapshot, count } => format!(
+                "{} of the snapshot after operation {snapshot} freed by the graphs of the operations after it, which wrote no buffers rows (nothing left live), left out",
+                counted(*count, "buffer", "buffers")
             ),
             Self::OtherMeshDevices { devices } => {
                 let ids: Vec<String> = devices.iter().map(u64::to_string).collect();

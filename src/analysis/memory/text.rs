@@ -3,6 +3,7 @@
 //! circular buffers in the way, and the notes. `hex` selects hexadecimal addresses.
 
 use super::model::{Basis, CheckStatus, Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, OperationMemory};
+use super::notes::MemoryNote;
 use crate::analysis::failure::{BufferType, FailureKind};
 use crate::analysis::format::{counted, format_address, format_percent, size};
 
@@ -27,12 +28,13 @@ fn basis_text(m: &MemoryAtFailure) -> String {
 /// says where (`device 0`, `mesh device 2 (1×2, 2 chips; the same on each)`).
 fn holding(count: usize, buffer_type: BufferType, device: &str, used: u64, m: &MemoryMap, hex: bool) -> String {
     let mut line = format!(
-        "{} on {device} hold {} per bank",
+        "{} on {device} {} {} per bank",
         counted(
             count,
             &format!("live {} buffer", buffer_type.label()),
             &format!("live {} buffers", buffer_type.label())
         ),
+        if count == 1 { "holds" } else { "hold" },
         size(used)
     );
     if let Some((start, end)) = m.region.bounds() {
@@ -47,13 +49,16 @@ pub fn basis_sentence(m: &MemoryAtFailure, hex: bool) -> String {
     format!("At the failure ({}): {what}", basis_text(m))
 }
 
-/// Where a failure happened: `device 0`, or on a mesh of several chips (memory.md §2) `mesh
-/// device 2 (1×2, 2 chips; the same on each)`.
+/// Where a failure happened: `device 0`; on a mesh of several chips (memory.md §2) `mesh device 2
+/// (1×2, 2 chips; the same on each)`; on a one-chip mesh beside other mesh devices holding
+/// buffers (a submesh), `mesh device 1 (1×1, 1 chip)`.
 fn device_text(m: &MemoryAtFailure) -> String {
+    let beside_others = m.notes.iter().any(|n| matches!(n, MemoryNote::OtherMeshDevices { .. }));
     match &m.mesh {
         Some(mesh) if mesh.chips() > 1 => {
             format!("mesh device {} ({}, {} chips; the same on each)", m.device_id, mesh.text(), mesh.chips())
         }
+        Some(mesh) if beside_others => format!("mesh device {} ({}, 1 chip)", m.device_id, mesh.text()),
         _ => format!("device {}", m.device_id),
     }
 }
