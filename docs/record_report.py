@@ -13,6 +13,11 @@ before the exception goes on: open it with `ttnn-tui <report folder>` or
 `ttnn.graph_report.import_report`); older ttnn writes the report itself from the same
 configuration keys (see the README, "Recording a report").
 
+`enable_graph_python_stack_traces` makes the report name the model's source lines (its
+`stack_traces` table: each operation's Python call stack); without it ttnn 0.8x records none.
+The key exists from ttnn 0.72 on; 0.67.4 to 0.71 have only the call
+`ttnn.graph.enable_python_stack_traces()`, and an unknown key stops `import ttnn` there.
+
 Run as a script, it records a tiny model that dies of an L1 out-of-memory (used by ttnn-tui's
 tests on a mock device; see fixtures/snippet/README.md):
 
@@ -23,6 +28,7 @@ import json
 import os
 import shutil
 import sys
+import traceback
 from pathlib import Path
 
 # The report configuration must be set before ttnn is imported.
@@ -33,6 +39,7 @@ os.environ.setdefault(
             "enable_fast_runtime_mode": False,
             "enable_logging": True,
             "enable_graph_report": True,
+            "enable_graph_python_stack_traces": True,
             "enable_detailed_buffer_report": True,
             "enable_detailed_tensor_report": False,
             "report_name": "my_run",
@@ -57,7 +64,7 @@ def recording_report():
         report_path.mkdir(parents=True, exist_ok=True)
         capture = report_path / "graph_capture.json"
         ttnn.graph.end_graph_capture_to_file(str(capture))
-        import_report(report_path, report_path)
+        import_report(capture, report_path)  # the capture and its Python I/O sidecar beside it
         capture.unlink(missing_ok=True)
         ttnn.graph.disable_detailed_buffer_tracing()
         ttnn.save_config_to_json_file(report_path / "config.json")
@@ -77,6 +84,7 @@ def main(outdir: Path) -> int:
         with recording_report() as report_path:
             tiny_model(device)
     except RuntimeError as e:
+        traceback.print_exc()
         print(f"the run died as expected: {str(e).splitlines()[0]}", file=sys.stderr)
     else:
         print("the tiny model did not die", file=sys.stderr)

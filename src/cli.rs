@@ -34,11 +34,25 @@ impl Cli {
     /// The conflicts a global option can hide from clap.
     pub fn check(&self) -> Result<(), clap::Error> {
         let open = self.open_args();
-        if self.log().is_some() && open.report.is_some() {
-            let message = "the argument '--log <PATH>' cannot be used with '[REPORT]'";
-            return Err(
-                <Self as clap::CommandFactory>::command().error(clap::error::ErrorKind::ArgumentConflict, message)
-            );
+        let conflict = |message: &str| {
+            Err(<Self as clap::CommandFactory>::command().error(clap::error::ErrorKind::ArgumentConflict, message))
+        };
+        // A log alone is explained as a log: what reads a report has nothing to read.
+        if let (Some(Command::Explain(args)), Some(_), None) = (&self.command, &open.log, &open.report) {
+            let without_report = [
+                ("--peak", args.peak),
+                ("--late", args.late),
+                ("--operation <ID>", open.operation.is_some()),
+                ("--perf <PATH>", open.perf.is_some()),
+                ("--watch", open.watch),
+            ];
+            if let Some((flag, _)) = without_report.iter().find(|(_, given)| *given) {
+                return conflict(&format!("the argument '--log <PATH>' cannot be used with '{flag}' without a REPORT"));
+            }
+        }
+        if open.log.is_some() && (open.demo || open.watch) {
+            let other = if open.demo { "--demo" } else { "--watch" };
+            return conflict(&format!("the argument '--log <PATH>' cannot be used with '{other}'"));
         }
         if let Some(Command::Whatif(args)) = &self.command {
             args.fixes()?;
@@ -68,15 +82,13 @@ impl Cli {
             hex: o.hex,
             perf: o.perf.clone(),
             watch: o.watch,
+            log: o.log.clone(),
         }
     }
 
-    /// `explain --log PATH`: the log to explain instead of a report.
+    /// `--log PATH`: the run's log, beside the report or instead of one.
     pub fn log(&self) -> Option<&std::path::Path> {
-        match &self.command {
-            Some(Command::Explain(args)) => args.log.as_deref(),
-            _ => None,
-        }
+        self.options.log.as_deref()
     }
 
     /// `explain --json`.
@@ -176,15 +188,11 @@ pub struct ExplainArgs {
     pub peak: bool,
     /// Also list the tensors held past their last use, with the line to free each at and what
     /// it would take off the peak (reads every buffers row).
-    #[arg(long, conflicts_with_all = ["follow", "log"])]
+    #[arg(long, conflicts_with = "follow")]
     pub late: bool,
     /// Keep printing failures as a running model writes them, until interrupted (implies --watch).
-    #[arg(long, conflicts_with_all = ["json", "peak", "operation", "perf"])]
+    #[arg(long, conflicts_with_all = ["json", "peak", "operation", "perf", "log"])]
     pub follow: bool,
-    /// Explain the allocation failures of a test or CI log instead of a report (`-` reads
-    /// standard input).
-    #[arg(long, value_name = "PATH", conflicts_with_all = ["report", "demo", "peak", "follow", "operation", "perf", "watch"])]
-    pub log: Option<PathBuf>,
 }
 
 /// The options shared by the UI and `explain`, accepted before or after the subcommand.
@@ -212,6 +220,11 @@ pub struct Options {
     /// The report is still being written: follow what the run adds to it.
     #[arg(long, global = true)]
     pub watch: bool,
+    /// The run's log (pytest output, a CI log; `-` reads standard input): its allocation
+    /// failures are joined to the report's operations, which matters for ttnn releases that
+    /// record no allocator message. Without a REPORT, `explain --log` explains the log alone.
+    #[arg(long, value_name = "PATH", global = true)]
+    pub log: Option<PathBuf>,
 }
 
 /// What to open and how, whichever way the command line spelled it.
@@ -231,6 +244,8 @@ pub struct OpenArgs {
     pub perf: Option<PathBuf>,
     /// The report is still being written: follow what the run adds to it.
     pub watch: bool,
+    /// The run's log, read beside the report.
+    pub log: Option<PathBuf>,
 }
 
 /// When to colour the terminal UI and `explain`'s text (never its JSON).
@@ -320,16 +335,39 @@ mod tests {
         assert!(cli.json() && cli.options.hex);
         assert_eq!(parse(&["explain", "--log", "-"]).unwrap().log(), Some(std::path::Path::new("-")));
         for args in [
-            &["explain", "r", "--log", "x.log"][..],
-            &["r", "explain", "--log", "x.log"],
-            &["explain", "--log", "x.log", "--demo"],
+            &["explain", "--log", "x.log", "--demo"][..],
             &["explain", "--log", "x.log", "--follow"],
             &["explain", "--log", "x.log", "--peak"],
+            &["explain", "--log", "x.log", "--late"],
             &["explain", "--log", "x.log", "--perf", "p.csv"],
+            &["explain", "--log", "x.log", "--operation", "3"],
+            &["explain", "r", "--log", "x.log", "--watch"],
             &["explain", "--log"],
         ] {
             assert!(parse(args).is_err(), "{args:?}");
         }
+        let e = parse(&["explain", "--log", "x.log", "--peak"]).unwrap_err().to_string();
+        assert!(e.contains("'--log <PATH>' cannot be used with '--peak' without a REPORT"), "{e}");
+    }
+
+    /// behaviour.md §13.5: the log beside a report, after `explain` or before it, and at the top
+    /// level (issue 22 §4.1: `ttnn-tui --log x.log` parses).
+    #[test]
+    fn a_log_beside_a_report() {
+        for args in [
+            &["explain", "r", "--log", "x.log"][..],
+            &["r", "explain", "--log", "x.log"],
+            &["--log", "x.log", "explain", "r", "--json", "--peak", "--operation", "3"],
+            &["r", "--log", "x.log"],
+        ] {
+            let cli = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            assert_eq!(cli.log(), Some(std::path::Path::new("x.log")), "{args:?}");
+            assert_eq!(cli.open_args().report, Some("r".into()), "{args:?}");
+            assert_eq!(cli.open_args().log, Some("x.log".into()), "{args:?}");
+        }
+        let cli = parse(&["--log", "x.log"]).unwrap();
+        assert!(cli.command.is_none() && cli.open_args().report.is_none());
+        assert!(parse(&["--log", "x.log", "--demo"]).is_err());
     }
 
     #[test]

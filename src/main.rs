@@ -9,14 +9,18 @@ use ttnn_tui::explain::{ExplainOptions, FollowEnd, collect, read_late, read_peak
 use ttnn_tui::report::linked::LinkedReports;
 use ttnn_tui::report::pending::unwritten_report;
 use ttnn_tui::report::perf::{PerfReport, PerfSource, default_perf_report};
-use ttnn_tui::report::{MemoryReport, ReportSource, locate_report};
+use ttnn_tui::report::{MemoryReport, ReportSource, locate_report, resolve_report};
 use ttnn_tui::ui::Theme;
 
 fn main() -> ExitCode {
     let cli = Cli::parse_args();
     let no_color = std::env::var_os("NO_COLOR");
     let colours = cli.options.color.colours_print(no_color.as_deref(), std::io::stdout().is_terminal());
-    if let Some(log) = cli.log() {
+    let open = cli.open_args();
+    if let Some(log) = cli.log()
+        && !matches!(cli.command, Some(Command::Whatif(_)))
+        && log_alone(&open, cli.command.is_some())
+    {
         return explain_log(log, cli.json(), cli.options.hex, colours);
     }
     let explain = match &cli.command {
@@ -25,7 +29,7 @@ fn main() -> ExitCode {
         None => None,
     };
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
-    match run(&cli.open_args(), explain, tui.then_some(cli.options.color), colours) {
+    match run(&open, explain, tui.then_some(cli.options.color), colours) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure { message, code }) => {
             eprintln!("error: {message}");
@@ -34,19 +38,33 @@ fn main() -> ExitCode {
     }
 }
 
-/// `explain --log`: 0 when a failure was explained, 1 when the log holds none, 2 when it cannot
-/// be read (as for a usage error: nothing was explained).
-fn explain_log(path: &std::path::Path, json: bool, hex: bool, color: bool) -> ExitCode {
+/// Whether `--log` is explained alone: `explain --log` without a REPORT; at the top level
+/// (`ttnn-tui --log x.log`), only when no report is found either, else the newest report is
+/// opened with the log beside it.
+fn log_alone(open: &OpenArgs, explain: bool) -> bool {
+    open.report.is_none() && !open.demo && (explain || resolve_report(None).is_err())
+}
+
+/// Reads and scans a log (`-`: standard input); the error says why it cannot be read.
+fn read_log(path: &std::path::Path) -> Result<ttnn_tui::report::LogBeside, String> {
     let name = path.display().to_string();
     let findings = if name == "-" {
         ttnn_tui::explain::scan_log(std::io::stdin().lock())
     } else {
         std::fs::File::open(path).and_then(|file| ttnn_tui::explain::scan_log(std::io::BufReader::new(file)))
     };
-    let findings = match findings {
-        Ok(findings) => findings,
+    findings
+        .map(|findings| ttnn_tui::report::LogBeside { path: name.clone(), findings })
+        .map_err(|e| format!("cannot read the log ({e}): {}", ttnn_tui::analysis::sanitize::sanitize_line(&name)))
+}
+
+/// `explain --log`: 0 when a failure was explained, 1 when the log holds none, 2 when it cannot
+/// be read (as for a usage error: nothing was explained).
+fn explain_log(path: &std::path::Path, json: bool, hex: bool, color: bool) -> ExitCode {
+    let (name, findings) = match read_log(path) {
+        Ok(log) => (log.path, log.findings),
         Err(e) => {
-            eprintln!("error: cannot read the log ({e}): {}", ttnn_tui::analysis::sanitize::sanitize_line(&name));
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -117,6 +135,11 @@ fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>,
     let Some(mut report) = open_report(open, flag(|a| a.follow), stop.as_deref())? else { return Ok(()) };
     for warning in &report.warnings {
         eprintln!("warning: {warning}: {}", report.source.display_path());
+    }
+    if let Some(path) = &open.log {
+        // An unreadable log is a usage error, as for `explain --log`.
+        let log = read_log(path).map_err(|message| Failure { message, code: 2 })?;
+        report.join_log(std::sync::Arc::new(log));
     }
     let options = ExplainOptions { operation: open.operation, hex: open.hex, color: colours };
     if let Some(stop) = &stop {

@@ -145,6 +145,7 @@ const EXPECTED: &str = r#"{
           "l1_buffer_size_bytes": null
         }
       },
+      "recorded": true,
       "failed_device_operations": [
         "Conv2dDeviceOperation"
       ],
@@ -152,6 +153,7 @@ const EXPECTED: &str = r#"{
       "memory": {
         "device_id": 0,
         "buffer_type": "L1",
+        "mesh": null,
         "basis": "after_failure_snapshot",
         "snapshot_operation_id": null,
         "region": {

@@ -36,7 +36,7 @@ fn demo_linked_text_and_json() {
     assert_eq!(
         text.lines().take(2).collect::<Vec<_>>(),
         [
-            "13 operations with errors, 3 errors not placed on an operation",
+            "14 operations with errors, 2 errors not placed on an operation",
             "Data linked between memory and performance reports: demo-perf/ops_perf_results_2026_11_29_10_12_00.csv"
         ]
     );
@@ -171,7 +171,7 @@ fn a_perf_report_without_rows_is_unavailable() {
     assert_eq!(
         text.lines().take(3).collect::<Vec<_>>(),
         [
-            "13 operations with errors, 3 errors not placed on an operation".to_string(),
+            "14 operations with errors, 2 errors not placed on an operation".to_string(),
             format!("Unable to link active memory and performance reports: {perf}"),
             "  the performance report has no rows".to_string(),
         ]
@@ -182,7 +182,7 @@ fn a_perf_report_without_rows_is_unavailable() {
         value["perf_report"],
         serde_json::json!({"path": perf, "rows": 0, "link": "unavailable", "reason": "the performance report has no rows"})
     );
-    assert_eq!(value["operations"].as_array().unwrap().len(), 13);
+    assert_eq!(value["operations"].as_array().unwrap().len(), 14);
 }
 
 #[test]

@@ -13,6 +13,7 @@ use std::process::{Child, Command, Stdio};
 use support::TempDir;
 use support::live_writer::OOM_L1;
 use support::{ErrorRow, Op, ReportBuilder, Schema};
+use ttnn_tui::analysis::beside::NO_STACK_TRACES;
 
 #[test]
 fn live_writer() {
@@ -72,7 +73,8 @@ fn follow_a_writer(journal_mode: &str, stop_signal: &str) {
     let explained = explained.strip_prefix("1 operation with an error\n").expect("the count line").to_string();
     assert_eq!(
         explained,
-        "Operation 4 ttnn.conv2d: Out of memory\n  Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n  Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only the part of that free space inside the interleaved region, so it may be short by more.\n"
+        format!("{NO_STACK_TRACES}\n")
+            + "Operation 4 ttnn.conv2d: Out of memory\n  Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n  Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only the part of that free space inside the interleaved region, so it may be short by more.\n"
     );
 
     let mut child = follow(dir.path());
@@ -117,7 +119,7 @@ fn a_closed_pipe_ends_following_quietly() {
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();
     stdout.read_line(&mut first).unwrap();
-    assert_eq!(first, "Operation 4 ttnn.conv2d: Out of memory\n");
+    assert_eq!(first, format!("{NO_STACK_TRACES}\n"));
     drop(stdout);
     writer.send("fail 5 ttnn.conv2d");
     let status = wait(&mut child);
@@ -159,6 +161,7 @@ fn an_error_written_before_its_operation_is_printed_then_placed() {
     let mut writer = Writer::start(&db, "DELETE");
     let mut child = follow(dir.path());
     let lines = Lines::read(child.stdout.take().unwrap());
+    assert_eq!(lines.next("the note on stack traces"), NO_STACK_TRACES);
     assert_eq!(lines.next("the report's failure"), "Operation 4 ttnn.conv2d: Out of memory");
     writer.send("error 8 ttnn.add");
     let heading = lines.next_matching("the unattached error", |l| l.starts_with("Unattached error"));
@@ -206,6 +209,7 @@ fn following_a_report_folder_before_its_database_is_written_waits_for_it() {
     let staged = TempDir::new("follow-wait-staged");
     std::fs::rename(report_with_a_failure(staged.path()), report.join("db.sqlite")).unwrap();
     let lines = Lines::read(child.stdout.take().unwrap());
+    assert!(lines.next("the note").starts_with("This report records no stack traces"));
     assert_eq!(lines.next("the report's failure"), "Operation 4 ttnn.conv2d: Out of memory");
     signal(&child, "TERM");
     assert_eq!(wait(&mut child).code(), Some(0));

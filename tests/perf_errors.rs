@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::Output;
 use support::perf::{Era, PerfCsv, Row};
 use support::{ErrorRow, Op, ReportBuilder, Schema, TempDir};
+use ttnn_tui::analysis::beside::NO_STACK_TRACES;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("utf-8")
@@ -89,7 +90,8 @@ fn a_perf_report_found_by_looking_around_is_skipped_with_a_warning() {
         )
     );
     let stdout = text(&o.stdout);
-    assert!(stdout.starts_with("1 operation with an error\nOperation 1 ttnn.matmul: Out of memory\n"), "{stdout}");
+    let expected = format!("1 operation with an error\n{NO_STACK_TRACES}\nOperation 1 ttnn.matmul: Out of memory\n");
+    assert!(stdout.starts_with(&expected), "{stdout}");
 
     // One with a header and no rows is read: an empty report, the link unavailable.
     PerfCsv::new(Era::Y2026).write(&folder, "ops_perf_results_2026_11_29_10_12_00.csv");
@@ -97,9 +99,10 @@ fn a_perf_report_found_by_looking_around_is_skipped_with_a_warning() {
     assert_eq!(text(&o.stderr), "note: opening the newest report in generated/ttnn/reports: run\n");
     let stdout = text(&o.stdout);
     assert_eq!(
-        stdout.lines().take(3).collect::<Vec<_>>(),
+        stdout.lines().take(4).collect::<Vec<_>>(),
         [
             "1 operation with an error",
+            NO_STACK_TRACES,
             "Unable to link active memory and performance reports: generated/profiler/reports/2026_11_29_10_12_00/ops_perf_results_2026_11_29_10_12_00.csv",
             "  the performance report has no rows",
         ]

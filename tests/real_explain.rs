@@ -262,8 +262,8 @@ real_fixture!(stale_chain);
 real_fixture!(l1_small_oom);
 real_fixture!(cb_clash_own_output);
 
-/// Every folder under `fixtures/real/` is a scenario tested here, holds a report and its truth,
-/// and stays under 1 MB; the truth was written by the rig for that scenario.
+/// Every folder under `fixtures/real/` is a scenario tested here or a case of `real_cases.rs`,
+/// holds a report and its truth, and stays under 1 MB; the truth was written by the rig for it.
 #[test]
 fn every_fixture_is_tested_small_and_complete() {
     let mut found: Vec<String> = std::fs::read_dir(fixtures())
@@ -273,8 +273,10 @@ fn every_fixture_is_tested_small_and_complete() {
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     found.sort();
-    assert_eq!(found, SCENARIOS);
-    for scenario in SCENARIOS {
+    let mut expected: Vec<&str> = SCENARIOS.iter().chain(&CASES).copied().collect();
+    expected.sort_unstable();
+    assert_eq!(found, expected);
+    for scenario in expected {
         let dir = folder(scenario);
         let size: u64 = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
         assert!(size < 1_000_000, "{scenario}: {size} bytes");

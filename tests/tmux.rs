@@ -240,11 +240,11 @@ fn the_demo_on_an_operation_with_its_tree() {
     require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start("demo", &format!("{bin} --demo --operation 13"));
-    for text in ["op 13 · 13/39", "3 errors recorded that are not shown on any operation", "Not enough free space."] {
+    for text in ["op 13 · 13/40", "2 errors recorded that are not shown on any operation", "Not enough free space."] {
         t.wait_for(text);
     }
     t.keys(&["e"]);
-    t.wait_for("Showing 13 of 39 operations");
+    t.wait_for("Showing 14 of 40 operations");
     t.keys(&["Tab"]);
     t.wait_for("InterleavedToShardedDeviceOperation: Out of Memory");
     t.open_and_close_popups();
@@ -308,7 +308,7 @@ fn resizing_leaves_nothing_behind_and_keys_wait_for_a_usable_size() {
     require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start_sized("resize", &format!("{bin} --demo"), 80, 24);
-    t.wait_for("op 7 · 7/39");
+    t.wait_for("op 7 · 7/40");
     // Too small: the screen says so, and keys pressed meanwhile are not acted on unseen.
     t.resize(50, 12);
     t.wait_for("terminal too small (need 60×15)");
@@ -316,8 +316,8 @@ fn resizing_leaves_nothing_behind_and_keys_wait_for_a_usable_size() {
     // The keys reach the program before it is resized (tmux may deliver the resize first).
     t.wait_for("4 keys ignored while the terminal was too small");
     t.resize(80, 24);
-    let screen = t.wait_for_all(&["op 7 · 7/39", "4 keys ignored while the terminal was too small"]);
-    assert!(screen.contains("[1 Operations]") && screen.contains("39 operations · 13 with errors"), "{screen}");
+    let screen = t.wait_for_all(&["op 7 · 7/40", "4 keys ignored while the terminal was too small"]);
+    assert!(screen.contains("[1 Operations]") && screen.contains("40 operations · 14 with errors"), "{screen}");
     // Widened during the run: after quitting, no row of the UI is left above the prompt.
     t.resize(120, 40);
     t.wait_for("22 ttnn.layer_norm (model.py:64)");
@@ -332,7 +332,7 @@ fn at_80_columns_help_and_quit_stay_in_the_hints() {
     require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start_sized("narrow", &format!("{bin} --demo"), 80, 24);
-    let screen = t.wait_for_all(&["op 7 · 7/39", "q quit"]);
+    let screen = t.wait_for_all(&["op 7 · 7/40", "q quit"]);
     let hints = screen.lines().rfind(|l| !l.trim().is_empty()).unwrap_or_default();
     assert!(hints.contains("? help") && hints.contains("q quit"), "{hints}");
     t.keys(&["3"]);
@@ -394,7 +394,7 @@ fn pasted_escape_sequences_in_the_search_leave_nothing_behind() {
     require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start("paste", &format!("{bin} --demo"));
-    t.wait_for("op 7 · 7/39");
+    t.wait_for("op 7 · 7/40");
     t.keys(&["/"]);
     t.wait_for("/█");
     assert!(
@@ -458,7 +458,7 @@ fn the_late_list_keeps_its_figures_at_80_columns_in_a_real_terminal() {
     require_tmux();
     let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
     let t = Tmux::start_sized("late80", &format!("{bin} --demo"), 80, 24);
-    t.wait_for("op 7 · 7/39");
+    t.wait_for("op 7 · 7/40");
     t.keys(&["5"]);
     t.wait_for_all(&[
         "Held past their last use: freeing all 3 at their last use lowers the peak from",

@@ -181,7 +181,7 @@ fn the_tensors_held_past_their_last_use_are_listed_under_the_chart() {
     // Under the rows, the selected one's whole suggestion.
     assert!(
         late_text(&h).contains(
-            "ttnn.deallocate(…) after model.py:41 — tensor 2004 (128 KiB per bank, [64, 4, 7, 7]) is last used by operation 4 ttnn.conv2d and held until operation 39; freeing it there lowers the L1 peak by 128 KiB."
+            "ttnn.deallocate(…) after model.py:41 — tensor 2004 (128 KiB per bank, [64, 4, 7, 7]) is last used by operation 4 ttnn.conv2d and held until operation 40; freeing it there lowers the L1 peak by 128 KiB."
         ),
         "{screen}"
     );
@@ -191,7 +191,7 @@ fn the_tensors_held_past_their_last_use_are_listed_under_the_chart() {
     assert_eq!(
         h.app.take_clipboard().as_deref(),
         Some(
-            "ttnn.deallocate(…) after model.py:41 — tensor 2004 (128 KiB per bank, [64, 4, 7, 7]) is last used by operation 4 ttnn.conv2d and held until operation 39; freeing it there lowers the L1 peak by 128 KiB.\n"
+            "ttnn.deallocate(…) after model.py:41 — tensor 2004 (128 KiB per bank, [64, 4, 7, 7]) is last used by operation 4 ttnn.conv2d and held until operation 40; freeing it there lowers the L1 peak by 128 KiB.\n"
         )
     );
     // `[` stays on the first; Enter opens its last-use operation.
@@ -226,7 +226,7 @@ fn the_late_list_keeps_its_figures_at_80_and_160_columns() {
         let row = "▶ L1 peak −128 KiB · tensor 2004, 128 KiB per bank · free after model.py:41";
         assert!(h.screen().contains(row), "{width}: {}", h.screen());
         assert!(
-            text.contains("and held until operation 39; freeing it there lowers the L1 peak by 128 KiB."),
+            text.contains("and held until operation 40; freeing it there lowers the L1 peak by 128 KiB."),
             "{width}: {}",
             h.screen()
         );

@@ -23,7 +23,13 @@ pub(crate) struct ErrorKey<'a> {
     pub(crate) operation_name: &'a str,
     /// `errors.rank` (0 without the column).
     pub(crate) rank: u32,
+    /// `error_type` is `incomplete_operation`: the operation started and never completed.
+    pub(crate) incomplete: bool,
 }
+
+/// The `error_type` of the row graph_report writes for an operation that started and never
+/// completed (formats.md §2.5).
+pub(crate) const INCOMPLETE_OPERATION: &str = "incomplete_operation";
 
 /// The result of attachment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,6 +80,34 @@ pub(crate) fn rows_of_rank(
         .collect()
 }
 
+/// The error of the operation that started and never completed and has no `operations` row
+/// (behaviour.md §13.5, ttnn 0.67–0.78): the last `incomplete_operation` row among those the view
+/// lists, when it names an operation (a nameless row never attaches, §2.2), no operation picked
+/// it and its id is NULL, 0 or one no operation has. That operation is the one numbered one past
+/// the last recorded one; none when there is no such row.
+pub(crate) fn unrecorded_failure(
+    operations: &[OperationKey<'_>],
+    errors: &[ErrorKey<'_>],
+    attachment: &Attachment,
+    listed: &[bool],
+) -> Option<usize> {
+    let last = (0..errors.len()).rev().find(|&i| errors[i].incomplete && listed[i])?;
+    if errors[last].operation_name.is_empty() {
+        return None;
+    }
+    let carried = match errors[last].operation_id {
+        None | Some(0) => false,
+        Some(id) => operations.iter().any(|op| op.id == id),
+    };
+    (!attachment.attached[last] && !carried).then_some(last)
+}
+
+/// The id an unrecorded operation gets: one past the last recorded operation's (the number later
+/// releases give it), 1 when none is recorded.
+pub(crate) fn unrecorded_id(operations: &[OperationKey<'_>]) -> u64 {
+    operations.iter().map(|op| op.id).max().map_or(1, |last| last.saturating_add(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,7 +116,7 @@ mod tests {
         OperationKey { id, name, rank: 0 }
     }
     fn err(operation_id: u64, operation_name: &str) -> ErrorKey<'_> {
-        ErrorKey { operation_id: Some(operation_id), operation_name, rank: 0 }
+        ErrorKey { operation_id: Some(operation_id), operation_name, rank: 0, incomplete: false }
     }
 
     /// behaviour.md §14.7, operations (1, ttnn.add), (2, ttnn.conv2d), (10000, ttnn.matmul).
@@ -117,7 +151,7 @@ mod tests {
     #[test]
     fn a_null_id_never_attaches() {
         let operations = [op(0, "ttnn.add"), op(1, "ttnn.add")];
-        let null = ErrorKey { operation_id: None, operation_name: "ttnn.add", rank: 0 };
+        let null = ErrorKey { operation_id: None, operation_name: "ttnn.add", rank: 0, incomplete: false };
         let a = attach_errors(&operations, &[null, err(0, "ttnn.add")]);
         assert_eq!(a.error_of_operation, vec![Some(1), None]);
         assert_eq!(a.attached, vec![false, true]);
@@ -147,8 +181,12 @@ mod tests {
     #[test]
     fn ranks_and_the_rank_zero_fallback() {
         let ranked = |id, name, rank| OperationKey { id, name, rank };
-        let e =
-            |operation_id, operation_name, rank| ErrorKey { operation_id: Some(operation_id), operation_name, rank };
+        let e = |operation_id, operation_name, rank| ErrorKey {
+            operation_id: Some(operation_id),
+            operation_name,
+            rank,
+            incomplete: false,
+        };
         // Each rank sees its own rows.
         let errors = [e(1, "op_r0", 0), e(2, "op_r1", 1)];
         assert_eq!(attach_errors(&[ranked(1, "op_r0", 0)], &errors[..1]).attached, vec![true]);
@@ -179,5 +217,45 @@ mod tests {
         // Rank 0 lists its own rows either way.
         let none = attach_errors(&[], &errors);
         assert_eq!(rows_of_rank(&errors, &none, 0, true), vec![true, true]);
+    }
+
+    fn incomplete(operation_id: Option<u64>, operation_name: &str) -> ErrorKey<'_> {
+        ErrorKey { operation_id, operation_name, rank: 0, incomplete: true }
+    }
+
+    fn unrecorded(operations: &[OperationKey<'_>], errors: &[ErrorKey<'_>]) -> Option<usize> {
+        let attachment = attach_errors(operations, errors);
+        let listed = rows_of_rank(errors, &attachment, 0, false);
+        unrecorded_failure(operations, errors, &attachment, &listed)
+    }
+
+    /// behaviour.md §13.5: ttnn 0.67–0.78 leave one row `(0, 'ttnn.add', 'incomplete_operation',
+    /// …)` and no `operations` row for the failed operation; it is the one after the last recorded.
+    #[test]
+    fn an_incomplete_row_at_a_base_id_is_the_unrecorded_operation() {
+        let operations = ops();
+        for id in [Some(0), None, Some(7)] {
+            let errors = [err(1, "ttnn.add"), incomplete(id, "ttnn.conv2d")];
+            assert_eq!(unrecorded(&operations, &errors), Some(1), "{id:?}");
+        }
+        assert_eq!(unrecorded_id(&operations), 10001);
+        assert_eq!(unrecorded_id(&[]), 1);
+    }
+
+    /// Only the last row of the kind is the operation that never completed; an operation that
+    /// carries it (its row attached, or a row at its id) is recorded.
+    #[test]
+    fn only_the_last_unattached_incomplete_row_not_carried_by_an_operation() {
+        let operations = ops();
+        let errors = [incomplete(Some(0), "ttnn.matmul"), incomplete(Some(0), "ttnn.softmax"), err(2, "x")];
+        assert_eq!(unrecorded(&operations, &errors), Some(1));
+        // Attached to operation 2 by id and name: recorded.
+        assert_eq!(unrecorded(&operations, &[incomplete(Some(2), "ttnn.conv2d")]), None);
+        // At the id of a recorded operation of another name: that row is not this one's.
+        assert_eq!(unrecorded(&operations, &[incomplete(Some(2), "ttnn.add")]), None);
+        // No such row, only other kinds, or a nameless last row.
+        assert_eq!(unrecorded(&operations, &[err(0, "ttnn.add")]), None);
+        assert_eq!(unrecorded(&operations, &[incomplete(Some(0), "ttnn.add"), incomplete(Some(0), "")]), None);
+        assert_eq!(unrecorded(&operations, &[]), None);
     }
 }

@@ -2,6 +2,7 @@
 //! No I/O and no UI here.
 
 pub mod attach;
+pub mod beside;
 pub mod dram_fallback;
 pub mod failure;
 pub mod flags;

@@ -16,6 +16,9 @@ pub struct Operation {
     pub rank: u32,
     /// Index into the report's errors of the error attached to it.
     pub error: Option<usize>,
+    /// False for the operation that started and never completed without an `operations` row
+    /// (behaviour.md §13.5): known only from its `incomplete_operation` error.
+    pub recorded: bool,
 }
 
 /// One `errors` row, sanitised, with its allocation failure when it is one.
@@ -40,6 +43,33 @@ pub struct ErrorRecord {
     pub failure: Option<AllocationFailure>,
     /// True when an operation picked this row.
     pub attached: bool,
+    /// Where a log given beside the report shows this failure (behaviour.md §13.5); none
+    /// without a log, or when no failure of the log joined this error.
+    pub log: Option<Box<LogPlace>>,
+}
+
+/// Where in a log given beside the report an operation's failure was seen, sanitised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogPlace {
+    /// The log's path as given (`-` for standard input).
+    pub path: String,
+    /// The 1-based line on which the message begins.
+    pub line: u64,
+    /// The lines where repeats of it begin.
+    pub also_at: Vec<u64>,
+    /// The innermost user frame of its traceback, `path:line`.
+    pub source: Option<String>,
+    /// The pytest test.
+    pub test: Option<String>,
+    /// The report recorded no allocator message for the operation: the log's is the one shown.
+    pub message_from_log: bool,
+}
+
+impl ErrorRecord {
+    /// Whether the row says its operation started and never completed (formats.md §2.5).
+    pub fn is_incomplete(&self) -> bool {
+        self.error_type == crate::analysis::attach::INCOMPLETE_OPERATION
+    }
 }
 
 /// What print mode and the UI say of a report older than the `errors` table (formats.md §2.3,
@@ -85,7 +115,7 @@ mod tests {
 
     #[test]
     fn operation_index_finds_ids_and_only_them() {
-        let op = |id| Operation { id, name: String::new(), duration: None, rank: 0, error: None };
+        let op = |id| Operation { id, name: String::new(), duration: None, rank: 0, error: None, recorded: true };
         let operations = [op(1), op(4), op(9)];
         assert_eq!(operation_index(&operations, 4), Some(1));
         assert_eq!(operation_index(&operations, 5), None);

@@ -44,6 +44,12 @@ pub enum NoPicture {
     },
     /// It has no buffers recorded after it.
     NoBuffers,
+    /// The report did not record it (behaviour.md §13.5), and the snapshot of the last recorded
+    /// operation, its memory when it started, holds no buffer.
+    NothingAtStart {
+        /// The last recorded operation's id.
+        last: u64,
+    },
 }
 
 impl MemoryPicture {

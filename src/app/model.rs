@@ -39,6 +39,10 @@ pub struct Model {
     pub(crate) stack_trace_error: Option<String>,
     /// False for a report older than the `errors` table: no error is not the same as none.
     pub(crate) errors_recorded: bool,
+    /// The path of the log given beside the report (`--log`), sanitised; none without.
+    pub(crate) log_path: Option<String>,
+    /// False when the report records no stack trace at all: no line of the model can be named.
+    pub(crate) stack_traces_recorded: bool,
 }
 
 impl Model {
@@ -63,7 +67,17 @@ impl Model {
             arguments: HashMap::new(),
             stack_trace_error: None,
             errors_recorded: true,
+            log_path: None,
+            stack_traces_recorded: true,
         }
+    }
+
+    /// The model of a report read with a log beside it (`--log`), and whether the report records
+    /// any stack trace.
+    pub fn with_log_and_traces(mut self, log_path: Option<String>, stack_traces_recorded: bool) -> Self {
+        self.log_path = log_path;
+        self.stack_traces_recorded = stack_traces_recorded;
+        self
     }
 
     /// The model of a report version that does not record errors (no `errors` table), or does.
@@ -86,6 +100,8 @@ impl Model {
         let recorded = self.errors_recorded || !errors.is_empty();
         let mut fresh = Self::new(std::mem::take(&mut self.name), operations, errors, failed_in);
         fresh.errors_recorded = recorded;
+        fresh.log_path = self.log_path.take();
+        fresh.stack_traces_recorded = self.stack_traces_recorded;
         if !reordered {
             fresh.stack_traces = std::mem::take(&mut self.stack_traces);
             fresh.arguments = std::mem::take(&mut self.arguments);

@@ -47,6 +47,10 @@ pub fn follow(
 ) -> Result<(), FollowEnd> {
     let options = ExplainOptions { operation: None, ..*options };
     if let Ok(explanation) = collect(report, None, &options) {
+        // What `explain` prints after its count line.
+        if let Some(note) = super::text::no_stack_traces(report, &explanation) {
+            writeln!(out, "{note}")?;
+        }
         out.write_all(super::text::blocks(report, &explanation, &options).as_bytes())?;
     }
     // Nothing will ever be printed for such a report: say why rather than stay silent.
@@ -76,7 +80,7 @@ pub fn follow(
                         report.operations[i].id, e.error.operation_name
                     ));
                 }
-                text.push_str(&operation_block(&e, &sections.section(&e), &options));
+                text.push_str(&operation_block(report, &e, &sections.section(&e), &options));
             }
         }
         for &i in &update.new_unattached {

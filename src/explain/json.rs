@@ -2,13 +2,12 @@
 //! below (field order is key order); the document is written as it is serialised, one operation
 //! at a time, each memory section computed just before its entry and dropped after it.
 
+use super::failure_json::{FailureJson, failure_json};
 use super::memory_json::{MemoryJson, memory_json};
 use super::peak::PeakLine;
 use super::sections::{FailureSection, MemorySections};
 use super::{ExplainOptions, ExplainedError, Explanation};
-use crate::analysis::failure::{AllocationFailure, FailureKind};
 use crate::analysis::perf_callout::PerfStatus;
-use crate::analysis::reason::{Reason, explain, summary};
 use crate::analysis::sanitize::sanitize_line;
 use crate::analysis::usage_series::CeilingSource;
 use crate::report::MemoryReport;
@@ -25,6 +24,9 @@ struct Document<'r, 'a> {
     perf_report: Option<PerfReportJson>,
     operations: OperationEntries<'r, 'a>,
     unattached_errors: Vec<ErrorJson<'r>>,
+    /// Present with `--log` beside a report only: its failures no operation took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    log_failures: Option<Vec<serde_json::Value>>,
     /// Present with `--late` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     late: Option<Vec<super::late::LateJson<'r>>>,
@@ -70,10 +72,18 @@ struct ErrorJson<'r> {
 struct OperationJson<'r, 'm> {
     #[serde(flatten)]
     error: ErrorJson<'r>,
+    /// False for an operation the report did not record (behaviour.md §13.5).
+    recorded: bool,
     failed_device_operations: &'r [String],
     perf: Option<&'r PerfStatus>,
     memory: Option<MemoryJson<'m>>,
     fixes: Vec<FixJson>,
+    /// An unrecorded operation without a failure: the memory when it started.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory_at_start: Option<Vec<super::memory_json::StartJson<'m>>>,
+    /// Present with `--log` only: where the log shows the operation's failure, or null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    log: Option<Option<super::beside::LogJson<'r>>>,
 }
 
 /// One advice line as a replayed fix (memory.md §9.3).
@@ -83,40 +93,6 @@ struct FixJson {
     outcome: &'static str,
     address: Option<u64>,
     sentence: String,
-}
-
-/// The FAILURE object: kind, texts (addresses in hex with `hex`), and every figure.
-#[derive(Debug, Serialize)]
-pub(crate) struct FailureJson<'r> {
-    kind: FailureKind,
-    kind_label: &'static str,
-    summary: String,
-    reason: Option<Reason>,
-    reason_label: Option<&'static str>,
-    reason_detail: Option<String>,
-    beyond_reference: bool,
-    figures: FiguresJson<'r>,
-}
-
-/// Every figure as a number, null where the kind or era has none.
-#[derive(Debug, Serialize)]
-struct FiguresJson<'r> {
-    buffer_type: Option<&'static str>,
-    requested_bytes: Option<u64>,
-    num_banks: Option<u64>,
-    bytes_per_bank: Option<u64>,
-    bank_size_bytes: Option<u64>,
-    allocated_bytes: Option<u64>,
-    free_bytes: Option<u64>,
-    largest_free_block_bytes: Option<u64>,
-    placeable_bytes: Option<u64>,
-    largest_placeable_bytes: Option<u64>,
-    core_range: Option<&'r str>,
-    circular_buffer_region_end: Option<u64>,
-    max_l1_bytes: Option<u64>,
-    l1_buffer_address: Option<u64>,
-    circular_buffer_size_bytes: Option<u64>,
-    l1_buffer_size_bytes: Option<u64>,
 }
 
 /// The `"peak"` list of the `memory_report` object (`--peak`).
@@ -151,6 +127,7 @@ impl Serialize for PeaksJson<'_> {
 /// The operations array, streamed: each entry's memory section is computed as the entry is
 /// written and dropped once it is.
 struct OperationEntries<'r, 'a> {
+    report: &'r MemoryReport,
     operations: &'r [ExplainedError<'a>],
     sections: RefCell<MemorySections<'r>>,
     hex: bool,
@@ -162,12 +139,16 @@ impl Serialize for OperationEntries<'_, '_> {
         for e in self.operations {
             // An unreadable section is null, as an absent one.
             let section = self.sections.borrow_mut().section(e).ok().flatten();
+            let start = super::beside::memory_at_start(self.report, e);
             seq.serialize_element(&OperationJson {
                 error: error_json(e, self.hex),
+                recorded: e.recorded,
                 failed_device_operations: e.failed_device_operations.as_deref().unwrap_or_default(),
                 perf: e.perf.as_ref(),
                 memory: section.as_ref().map(|s| memory_json(&s.memory)),
                 fixes: section.as_ref().map(|s| fixes_json(s, self.hex)).unwrap_or_default(),
+                memory_at_start: start.as_ref().map(|s| s.iter().map(super::memory_json::start_json).collect()),
+                log: super::beside::log_json(self.report, e),
             })?;
         }
         seq.end()
@@ -212,11 +193,13 @@ pub fn write_json(
             reason: l.reason(),
         }),
         operations: OperationEntries {
+            report,
             operations: &explanation.operations,
             sections: RefCell::new(MemorySections::new(report)),
             hex: options.hex,
         },
         unattached_errors: explanation.unattached.iter().map(|e| error_json(e, options.hex)).collect(),
+        log_failures: super::beside::unjoined_json(report, options.hex),
         late: explanation.late.as_ref().map(super::late::late_json),
         late_summary: explanation.late.as_ref().map(super::late::late_summary_json),
         late_failures: explanation.late.as_ref().map(super::late::late_failures_json),
@@ -241,38 +224,5 @@ fn error_json<'r>(e: &ExplainedError<'r>, hex: bool) -> ErrorJson<'r> {
         message: &e.error.message,
         stack_trace: (!e.error.stack_trace.is_empty()).then_some(e.error.stack_trace.as_str()),
         allocation_failure: e.failure.map(|f| failure_json(f, hex)),
-    }
-}
-
-/// The FAILURE object of an allocation failure.
-pub(crate) fn failure_json(failure: &AllocationFailure, hex: bool) -> FailureJson<'_> {
-    let f = &failure.figures;
-    let explanation = explain(failure, hex);
-    FailureJson {
-        kind: failure.kind,
-        kind_label: failure.kind.label(),
-        summary: summary(failure, hex),
-        reason: explanation.as_ref().map(|e| e.reason),
-        reason_label: explanation.as_ref().map(|e| e.reason.label()),
-        reason_detail: explanation.map(|e| e.detail),
-        beyond_reference: failure.beyond_reference,
-        figures: FiguresJson {
-            buffer_type: f.buffer_type.map(|t| t.token()),
-            requested_bytes: f.requested,
-            num_banks: f.banks,
-            bytes_per_bank: f.per_bank,
-            bank_size_bytes: f.bank_size,
-            allocated_bytes: f.allocated,
-            free_bytes: f.free,
-            largest_free_block_bytes: f.largest_free_block,
-            placeable_bytes: f.placeable,
-            largest_placeable_bytes: f.largest_placeable,
-            core_range: f.core_range.as_deref(),
-            circular_buffer_region_end: f.region_end,
-            max_l1_bytes: f.max_l1,
-            l1_buffer_address: f.l1_buffer_address,
-            circular_buffer_size_bytes: f.circular_buffer_size,
-            l1_buffer_size_bytes: f.l1_buffer_size,
-        },
     }
 }

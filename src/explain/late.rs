@@ -3,8 +3,8 @@
 
 use crate::analysis::format::bare_shape;
 use crate::analysis::late::{
-    LateAtFailure, LateFindings, LateSummary, LateTensor, late_at_failure, late_at_failure_sentence, late_heading,
-    suggestion,
+    LateAtFailure, LateFindings, LateSummary, LateTensor, check_lifetimes, late_at_failure, late_at_failure_sentence,
+    late_heading, lifetime_lines, suggestion,
 };
 use crate::report::{FailureMemory, MemoryReport, ReportError};
 use serde::Serialize;
@@ -22,6 +22,8 @@ pub fn read_late(report: &MemoryReport) -> Result<LateFindings, ReportError> {
             findings.failures.extend(late_at_failure(&m));
         }
     }
+    let ids: Vec<u64> = findings.late.iter().map(|t| t.tensor_id).collect();
+    findings.lifetime = check_lifetimes(&findings.late, &report.tensor_lifetimes(&ids)?);
     Ok(findings)
 }
 
@@ -129,6 +131,9 @@ pub(super) fn late_text(report: &MemoryReport, findings: &LateFindings) -> Strin
     for f in &findings.failures {
         let name = report.operation_index(f.operation_id).map_or("", |i| report.operations[i].name.as_str());
         let _ = writeln!(out, "{}", late_at_failure_sentence(f, name));
+    }
+    for line in findings.lifetime.iter().flat_map(lifetime_lines) {
+        let _ = writeln!(out, "{line}");
     }
     out
 }

@@ -1,7 +1,7 @@
 //! `ttnn-tui explain --log`: the allocation failures of a log, read as a stream, explained as
 //! text or JSON (issue 15).
 
-use super::json::failure_json;
+use super::failure_json::failure_json;
 use super::paint::Paint;
 use crate::analysis::format::counted;
 use crate::analysis::log::{LogFailure, LogFindings, LogScanner};
@@ -69,7 +69,7 @@ pub fn render_log_text(findings: &LogFindings, hex: bool, color: bool) -> String
 
 /// `Line N: ttnn.conv2d at models/x/model.py:46: Out of memory`, the summary, the reason, the
 /// test and the other lines it appears on.
-fn failure_block(f: &LogFailure, hex: bool, paint: Paint) -> String {
+pub(super) fn failure_block(f: &LogFailure, hex: bool, paint: Paint) -> String {
     let body = CalloutBody::new(&f.failure, hex, &[], None);
     let origin = match (&f.operation_name, &f.source) {
         (Some(op), Some(source)) => format!("{} at {}: ", sanitize_line(op), sanitize_line(source)),
@@ -96,24 +96,23 @@ fn failure_block(f: &LogFailure, hex: bool, paint: Paint) -> String {
     out
 }
 
+/// One failure of a log as the JSON form lists it.
+pub(super) fn failure_value(f: &LogFailure, hex: bool) -> Value {
+    json!({
+        "line": f.line,
+        "also_at": f.also_at,
+        "operation_name": f.operation_name.as_deref().map(sanitize_line),
+        "source": f.source.as_deref().map(sanitize_line),
+        "test": f.test.as_deref().map(sanitize_line),
+        "message": sanitize_text(&f.message),
+        "allocation_failure": failure_json(&f.failure, hex),
+    })
+}
+
 /// The JSON form: `{"log": {…}, "failures": [{"line", "also_at", "operation_name", "source",
 /// "test", "message", "allocation_failure"}]}`, the FAILURE object as in the report contract.
 pub fn render_log_json(findings: &LogFindings, path: &str, hex: bool) -> String {
-    let failures: Vec<Value> = findings
-        .failures
-        .iter()
-        .map(|f| {
-            json!({
-                "line": f.line,
-                "also_at": f.also_at,
-                "operation_name": f.operation_name.as_deref().map(sanitize_line),
-                "source": f.source.as_deref().map(sanitize_line),
-                "test": f.test.as_deref().map(sanitize_line),
-                "message": sanitize_text(&f.message),
-                "allocation_failure": failure_json(&f.failure, hex),
-            })
-        })
-        .collect();
+    let failures: Vec<Value> = findings.failures.iter().map(|f| failure_value(f, hex)).collect();
     let other = findings.other_error.as_ref().map(|e| json!({"line": e.line, "text": sanitize_line(&e.text)}));
     let document = json!({
         "log": {

@@ -3,7 +3,9 @@
 //! each struct is the key order of the document.
 
 use crate::analysis::format::bare_shape;
-use crate::analysis::memory::{Block, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure};
+use crate::analysis::memory::{
+    Block, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, OperationMemory,
+};
 use crate::analysis::reason::Reason;
 use serde::Serialize;
 
@@ -12,6 +14,7 @@ use serde::Serialize;
 pub struct MemoryJson<'a> {
     device_id: u64,
     buffer_type: &'static str,
+    mesh: Option<MeshJson<'a>>,
     basis: &'static str,
     snapshot_operation_id: Option<u64>,
     region: RegionJson,
@@ -24,6 +27,42 @@ pub struct MemoryJson<'a> {
     reason_label: Option<&'static str>,
     fit: Option<FitJson<'a>>,
     circular_buffers: Option<ClashJson<'a>>,
+}
+
+/// One picture of the memory when an unrecorded operation started (behaviour.md §13.5): the
+/// MEMORY object's keys that a snapshot has.
+#[derive(Debug, Serialize)]
+pub(crate) struct StartJson<'a> {
+    device_id: u64,
+    buffer_type: &'static str,
+    snapshot_operation_id: Option<u64>,
+    region: RegionJson,
+    live_buffers: Vec<LiveBufferJson<'a>>,
+    used_per_bank: u64,
+    free_blocks: Vec<BlockJson>,
+    largest_free_block: Option<u64>,
+}
+
+/// The memory when an unrecorded operation started, for one device and buffer type.
+pub(crate) fn start_json(m: &OperationMemory) -> StartJson<'_> {
+    let region = &m.map.region;
+    StartJson {
+        device_id: m.device_id,
+        buffer_type: m.buffer_type.token(),
+        snapshot_operation_id: m.snapshot_operation_id,
+        region: RegionJson { start: region.start, end: region.end, source: region.source.map(|s| s.as_str()) },
+        live_buffers: m.live_buffers.iter().map(live_buffer_json).collect(),
+        used_per_bank: m.map.used_per_bank,
+        free_blocks: m.map.free_blocks.iter().map(block_json).collect(),
+        largest_free_block: m.map.largest_free_block,
+    }
+}
+
+/// `{"shape": [rows, cols], "chips": n}` (memory.md §8).
+#[derive(Debug, Serialize)]
+struct MeshJson<'a> {
+    shape: &'a [u64],
+    chips: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -94,6 +133,7 @@ pub fn memory_json(m: &MemoryAtFailure) -> MemoryJson<'_> {
     MemoryJson {
         device_id: m.device_id,
         buffer_type: m.buffer_type.token(),
+        mesh: m.mesh.as_ref().map(|mesh| MeshJson { shape: &mesh.dims, chips: mesh.chips() }),
         basis: m.basis.as_str(),
         snapshot_operation_id: m.snapshot_operation_id,
         region: RegionJson { start: region.start, end: region.end, source: region.source.map(|s| s.as_str()) },

@@ -1,6 +1,8 @@
 //! Print mode (`ttnn-tui explain`): every error of a report, explained as plain text or JSON for
 //! a terminal log, a CI job or a script.
 
+mod beside;
+mod failure_json;
 mod follow;
 mod json;
 mod late;
@@ -48,6 +50,8 @@ pub(crate) struct ExplainedError<'a> {
     pub(crate) operation_id: Option<u64>,
     /// The operation name; empty for an unattached row without one.
     pub(crate) operation_name: &'a str,
+    /// False for an operation the report did not record (behaviour.md §13.5).
+    pub(crate) recorded: bool,
     /// The operation's `{file}:{line}` from its stack trace, as the operations list shows it
     /// (behaviour.md §1.5); none for an unattached error or without such a place.
     pub(crate) source: Option<String>,
@@ -117,6 +121,7 @@ fn explained_operation<'a>(
         index: Some(index),
         operation_id: Some(op.id),
         operation_name: &op.name,
+        recorded: op.recorded,
         source: None,
         error,
         failure: error.failure.as_ref(),
@@ -131,6 +136,7 @@ fn explained_unattached(error: &ErrorRecord) -> ExplainedError<'_> {
         index: None,
         operation_id: error.operation_id,
         operation_name: &error.operation_name,
+        recorded: true,
         source: None,
         error,
         failure: error.failure.as_ref(),

@@ -3,6 +3,7 @@
 use super::paint::Paint;
 use super::sections::{MemorySections, Section};
 use super::{ExplainOptions, ExplainedError, Explanation};
+use crate::analysis::beside::{NO_STACK_TRACES, NOT_RECORDED};
 use crate::analysis::format::counted;
 use crate::analysis::memory::failure_lines_with_fixes;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
@@ -21,6 +22,9 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
             false => not_recorded_line(report.operations.len()),
         };
         let _ = writeln!(out, "{line}");
+        if let Some(note) = no_stack_traces(report, explanation) {
+            let _ = writeln!(out, "{note}");
+        }
     }
     out.push_str(&blocks(report, explanation, options));
     if let Some(peaks) = &explanation.peaks {
@@ -58,23 +62,40 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
     }
     let mut sections = MemorySections::new(report);
     for e in &explanation.operations {
-        out.push_str(&operation_block(e, &sections.section(e), options));
+        out.push_str(&operation_block(report, e, &sections.section(e), options));
     }
     for e in &explanation.unattached {
         out.push_str(&unattached_block(e, options));
     }
+    out.push_str(&super::beside::unjoined_text(report, options.hex, Paint::new(options.color)));
     out
 }
 
-/// The block of an operation's error, with its memory section when it has one.
-pub(super) fn operation_block(e: &ExplainedError<'_>, memory: &Section, options: &ExplainOptions) -> String {
+/// The block of an operation's error, with its memory section when it has one, and what the
+/// log beside the report adds (behaviour.md §13.5).
+pub(super) fn operation_block(
+    report: &MemoryReport,
+    e: &ExplainedError<'_>,
+    memory: &Section,
+    options: &ExplainOptions,
+) -> String {
+    let hex = options.hex;
     // The operations list's label: `{id} {name} ({file}:{line})` (behaviour.md §1.5).
     let id = e.operation_id.map_or_else(String::new, |id| format!(" {id}"));
     let mut heading = format!("Operation{id} {}", e.operation_name);
+    if !e.recorded {
+        let _ = write!(heading, " {NOT_RECORDED}");
+    }
     if let Some(source) = &e.source {
         let _ = write!(heading, " ({source})");
     }
-    block(&heading, e, memory, true, options)
+    let mut out = block(&heading, e, &Ok(None), true, options);
+    super::beside::push_lines(&mut out, &super::beside::log_lines(report, e));
+    out.push_str(&memory_lines(memory, options));
+    if let Some(start) = super::beside::memory_at_start(report, e) {
+        super::beside::push_lines(&mut out, &super::beside::start_lines(&start, hex));
+    }
+    out
 }
 
 /// The block of an error no operation picked.
@@ -97,6 +118,14 @@ fn unattached_operation(id: Option<u64>, name: &str) -> String {
         (None, "") => "Unknown operation".to_string(),
         (None, name) => format!("Unknown operation {name}"),
     }
+}
+
+/// Said once when the report records no stack trace and something printed would name the
+/// model's line (a failure, the late list), unless a log beside it gives the line.
+pub(super) fn no_stack_traces(report: &MemoryReport, explanation: &Explanation<'_>) -> Option<&'static str> {
+    let names_lines = !explanation.operations.is_empty() || explanation.late.is_some();
+    let recorded = || report.details().any_stack_trace(&report.errors).unwrap_or(true);
+    (names_lines && report.log().is_none() && !recorded()).then_some(NO_STACK_TRACES)
 }
 
 /// The first line for a report without an `errors` table: a count of none would read as if the
@@ -162,6 +191,14 @@ fn block(heading: &str, e: &ExplainedError<'_>, memory: &Section, with_type: boo
     if let Err(reason) = &e.failed_device_operations {
         let _ = writeln!(out, "  {}", paint.warning(&format!("Device operations unavailable: {reason}")));
     }
+    out.push_str(&memory_lines(memory, options));
+    out
+}
+
+/// The memory section's lines, indented, or why it is unavailable.
+fn memory_lines(memory: &Section, options: &ExplainOptions) -> String {
+    let (hex, paint) = (options.hex, Paint::new(options.color));
+    let mut out = String::new();
     match memory {
         Ok(Some(section)) => {
             for line in failure_lines_with_fixes(&section.memory, &section.fix_lines(hex), hex) {

@@ -13,6 +13,8 @@ use std::collections::HashMap;
 pub struct Details<'a> {
     pub(super) store: &'a Store,
     pub(super) operations: &'a [Operation],
+    /// The report folder, where graph capture's Python calls may lie beside the database.
+    pub(super) folder: Option<&'a std::path::Path>,
 }
 
 impl Details<'_> {
@@ -38,12 +40,31 @@ impl Details<'_> {
         Ok(out)
     }
 
-    /// The arguments of an operation (by index): name and printed value, in table order.
+    /// Whether the report records any stack trace: a `stack_traces` row with text, or an error
+    /// row's own (ttnn 0.66 and before keep the Python traceback there). Without one, no
+    /// failure names the model's line.
+    pub fn any_stack_trace(&self, errors: &[crate::analysis::model::ErrorRecord]) -> Result<bool, ReportError> {
+        if errors.iter().any(|e| !e.stack_trace.trim().is_empty()) {
+            return Ok(true);
+        }
+        if !self.store.schema.has_column("stack_traces", "stack_trace") {
+            return Ok(false);
+        }
+        let sql = "SELECT EXISTS (SELECT 1 FROM stack_traces WHERE length(trim(stack_trace)) > 0)";
+        self.store.conn.query_row(sql, [], |r| r.get(0)).map_err(ReportError::read("stack traces"))
+    }
+
+    /// The arguments of an operation (by index): name and printed value, in table order; for an
+    /// operation the report did not record, from graph capture's Python calls beside the report
+    /// (behaviour.md §13.5).
     pub fn arguments(&self, index: usize) -> Result<Vec<(String, String)>, ReportError> {
+        let op = &self.operations[index];
+        if !op.recorded {
+            return Ok(self.python_call(index)?.map(|c| c.arguments).unwrap_or_default());
+        }
         if !self.store.schema.has_table("operation_arguments") {
             return Ok(Vec::new());
         }
-        let op = &self.operations[index];
         let columns = self.store.schema.select_list("operation_arguments", &[("name", "''"), ("value", "''")]);
         let filter = self.store.schema.rank_filter("operation_arguments");
         let rows = self.store.rows_condition("operation_arguments", op.id).map_err(ReportError::read("arguments"))?;
@@ -56,5 +77,15 @@ impl Details<'_> {
             rows.collect()
         };
         read().map_err(ReportError::read("arguments"))
+    }
+
+    /// The Python call graph capture kept of an operation (by index) the report did not record:
+    /// the last call of its name; none for a recorded one, or without such a call.
+    pub fn python_call(&self, index: usize) -> Result<Option<super::python_io::PythonCall>, ReportError> {
+        let op = &self.operations[index];
+        match self.folder {
+            Some(folder) if !op.recorded => super::python_io::last_call(folder, &op.name),
+            _ => Ok(None),
+        }
     }
 }

@@ -3,11 +3,13 @@
 //! source lines of what was found.
 
 use super::ReportError;
+use super::database::{IN_LIST_CHUNK, id_list, opt_uint, text, uint};
 use super::memory::MemoryReport;
 use super::memory_replay::GraphReplay;
 use super::usage::UsageProgress;
-use crate::analysis::late::{BufferRun, BufferRuns, LateFindings, find_late};
+use crate::analysis::late::{BufferRun, BufferRuns, LateFindings, TensorLifetime, find_late};
 use crate::analysis::memory::LiveBuffer;
+use crate::analysis::sanitize::sanitize_line;
 use crate::analysis::stack::model_source_label;
 use crate::analysis::usage::MemoryUsage;
 use std::collections::{BTreeSet, HashMap};
@@ -100,6 +102,55 @@ impl MemoryReport {
         let runs = replay.runs.iter().map(|r| BufferRun { device_id: chip(r.device_id), ..*r }).collect();
         usage.runs = Some(BufferRuns::from_runs(runs));
         self.late_findings(&usage)
+    }
+
+    /// The `tensor_lifetime` rows of some tensors (the importer's own account of each tensor's
+    /// producer, last use and deallocation, issue 21 §4), their lines as `file.py:line`,
+    /// sanitised; empty without the table.
+    pub fn tensor_lifetimes(&self, ids: &[u64]) -> Result<Vec<TensorLifetime>, ReportError> {
+        let schema = &self.store.schema;
+        if !schema.has_column("tensor_lifetime", "tensor_id") || ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let columns = schema.select_list(
+            "tensor_lifetime",
+            &[
+                ("tensor_id", "0"),
+                ("producer_operation_id", "NULL"),
+                ("last_use_operation_id", "NULL"),
+                ("deallocate_operation_id", "NULL"),
+                ("last_use_source_file", "NULL"),
+                ("last_use_source_line", "NULL"),
+            ],
+        );
+        let filter = schema.rank_filter("tensor_lifetime");
+        let mut out = Vec::new();
+        let read = ReportError::read("tensor_lifetime");
+        for chunk in ids.chunks(IN_LIST_CHUNK) {
+            let sql = format!(
+                "SELECT {columns} FROM tensor_lifetime WHERE {filter} AND tensor_id IN ({})",
+                id_list(chunk.iter().copied())
+            );
+            let mut stmt = self.store.conn.prepare(&sql).map_err(&read)?;
+            let rows = stmt
+                .query_map([self.store.rank], |r| {
+                    let file = text(r.get_ref(4)?);
+                    let line = opt_uint(r.get_ref(5)?);
+                    let name = file.rsplit('/').next().unwrap_or_default();
+                    Ok(TensorLifetime {
+                        tensor_id: uint(r.get_ref(0)?),
+                        producer_operation_id: opt_uint(r.get_ref(1)?),
+                        last_use_operation_id: opt_uint(r.get_ref(2)?),
+                        deallocate_operation_id: opt_uint(r.get_ref(3)?),
+                        last_use_source: line
+                            .filter(|_| !name.is_empty())
+                            .map(|l| sanitize_line(&format!("{name}:{l}"))),
+                    })
+                })
+                .map_err(&read)?;
+            out.extend(rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&read)?);
+        }
+        Ok(out)
     }
 
     /// Names the source line of each live buffer's last use (`LiveBuffer::last_use_source`), the

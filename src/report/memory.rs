@@ -11,7 +11,7 @@ use super::memory_rows::Snapshots;
 use super::memory_tensors::{TensorCache, Tensors};
 use super::store::Store;
 use super::usage::{MarkCache, Usage};
-use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors, rows_of_rank};
+use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors, rows_of_rank, unrecorded_failure, unrecorded_id};
 use crate::analysis::failure::parse_allocation_failure;
 pub use crate::analysis::model::{ErrorRecord, Operation};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
@@ -53,6 +53,10 @@ pub struct MemoryReport {
     pub(super) tensor_cache: TensorCache,
     /// Where each error is marked on the memory over the run, found on the first question.
     pub(super) marks: MarkCache,
+    /// The log given beside the report (`--log`), joined to its operations.
+    pub(super) log: Option<std::sync::Arc<super::log_beside::LogBeside>>,
+    /// The failures of that log no operation took (indexes into its failures).
+    pub(super) unjoined_log: Vec<usize>,
 }
 
 impl MemoryReport {
@@ -130,6 +134,8 @@ impl MemoryReport {
             watch: None,
             tensor_cache: TensorCache::default(),
             marks: MarkCache::default(),
+            log: None,
+            unjoined_log: Vec::new(),
         };
         report.load().map_err(fail)?;
         if let Some(immutable) = watch {
@@ -184,6 +190,7 @@ impl MemoryReport {
                 duration: float(r.get_ref(2)?),
                 rank: int(r.get_ref(3)?) as u32,
                 error: None,
+                recorded: true,
             })
         })?;
         let mut operations = rows.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -234,23 +241,37 @@ impl MemoryReport {
                 rank: int(r.get_ref(6)?) as u32,
                 failure,
                 attached: false,
+                log: None,
             })
         })?;
         rows.collect()
     }
 
     /// Attaches error rows (in table order) to the operations, keeping the rank's rows; returns
-    /// where each row went in `errors` (none: set aside).
+    /// where each row went in `errors` (none: set aside). The operation that started and never
+    /// completed without an `operations` row is added after the last (behaviour.md §13.5), again
+    /// at each attachment.
     pub(super) fn attach(&mut self, mut errors: Vec<ErrorRecord>) -> Vec<Option<usize>> {
+        self.operations.retain(|o| o.recorded);
         let op_keys: Vec<_> =
             self.operations.iter().map(|o| OperationKey { id: o.id, name: &o.name, rank: o.rank }).collect();
         let error_keys: Vec<_> = errors
             .iter()
-            .map(|e| ErrorKey { operation_id: e.operation_id, operation_name: &e.operation_name, rank: e.rank })
+            .map(|e| ErrorKey {
+                operation_id: e.operation_id,
+                operation_name: &e.operation_name,
+                rank: e.rank,
+                incomplete: e.is_incomplete(),
+            })
             .collect();
-        let attachment = attach_errors(&op_keys, &error_keys);
+        let mut attachment = attach_errors(&op_keys, &error_keys);
         let listed =
             rows_of_rank(&error_keys, &attachment, self.store.rank, self.store.schema.has_column("errors", "rank"));
+        let unrecorded = unrecorded_failure(&op_keys, &error_keys, &attachment, &listed);
+        let unrecorded_id = unrecorded_id(&op_keys);
+        if let Some(i) = unrecorded {
+            attachment.attached[i] = true;
+        }
         for (e, attached) in errors.iter_mut().zip(&attachment.attached) {
             e.attached = *attached;
         }
@@ -265,7 +286,19 @@ impl MemoryReport {
         for (op, picked) in self.operations.iter_mut().zip(attachment.error_of_operation) {
             op.error = picked.and_then(|i| new_index[i]);
         }
+        if let Some(i) = unrecorded {
+            let error = &kept[new_index[i].unwrap_or_default()];
+            self.operations.push(Operation {
+                id: unrecorded_id,
+                name: error.operation_name.clone(),
+                duration: None,
+                rank: self.store.rank,
+                error: new_index[i],
+                recorded: false,
+            });
+        }
         self.errors = kept;
+        self.apply_log();
         new_index
     }
 
@@ -321,7 +354,11 @@ impl MemoryReport {
 
     /// Stack traces and arguments of shown operations.
     pub fn details(&self) -> Details<'_> {
-        Details { store: &self.store, operations: &self.operations }
+        let folder = match &self.source {
+            ReportSource::File { folder, .. } => Some(folder.as_path()),
+            ReportSource::Demo => None,
+        };
+        Details { store: &self.store, operations: &self.operations, folder }
     }
 
     /// The `buffers` snapshots.

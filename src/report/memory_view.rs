@@ -12,8 +12,9 @@ use crate::analysis::failure::BufferType;
 use crate::analysis::graph::{GraphNode, NodeType};
 use crate::analysis::memory::{
     DeviceFacts, EarlierSnapshot, FailureInputs, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
-    OperationMemory, SnapshotRow, TensorFacts, failure_mark_place, failure_place, found_device, found_place,
-    live_addresses, memory_at_failure, needs_earlier_snapshot, operation_memory, place_devices,
+    OperationMemory, SnapshotRow, TensorFacts, drop_freed_since, failure_mark_place, failure_place, found_device,
+    found_place, live_addresses, memory_at_failure, mesh_shape, needs_earlier_snapshot, operation_memory,
+    other_devices_with_buffers, place_devices,
 };
 use crate::analysis::usage_series::FailureMark;
 use std::collections::{BTreeSet, HashMap};
@@ -74,6 +75,7 @@ impl MemoryReport {
             p.inputs.tensors = self.tensors().facts(p.index, &places, &ids).map_err(&read)?;
             let memory = match memory_at_failure(&p.inputs) {
                 Some(mut m) => {
+                    self.name_the_mesh(&mut m, &p.inputs, p.index);
                     self.describe(&mut m.live_buffers).map_err(&read)?;
                     self.name_last_uses(&mut m.live_buffers);
                     p.notes.append(&mut m.notes);
@@ -87,6 +89,17 @@ impl MemoryReport {
         let order: HashMap<usize, usize> = indexes.iter().enumerate().map(|(k, &i)| (i, k)).collect();
         out.sort_by_key(|(i, _)| order.get(i).copied().unwrap_or(usize::MAX));
         Ok(out)
+    }
+
+    /// The mesh a failure happened on (memory.md §2): its shape from the failed operation's
+    /// arguments (unreadable, unnamed), and the other mesh devices with live buffers.
+    fn name_the_mesh(&self, m: &mut MemoryAtFailure, inputs: &FailureInputs, index: usize) {
+        let arguments = self.details().arguments(index).unwrap_or_default();
+        m.mesh = mesh_shape(arguments.iter().map(|(_, value)| value.as_str()));
+        let others = other_devices_with_buffers(inputs, m.device_id);
+        if m.mesh.is_some() && !others.is_empty() {
+            m.notes.push(MemoryNote::OtherMeshDevices { devices: others });
+        }
     }
 
     /// The snapshot-and-graph setup of some operations with an error (by index): the inputs of
@@ -190,8 +203,10 @@ impl MemoryReport {
         };
         match earlier {
             Earlier::Found(id) => {
-                let (rows, cut) = self.snapshots().rows(id, op.rank)?;
+                let (mut rows, cut) = self.snapshots().rows(id, op.rank)?;
                 p.notes.extend(cut);
+                let dropped = self.drop_freed_since(&mut rows, id, p.index, device)?;
+                p.notes.extend((dropped > 0).then_some(MemoryNote::FreedSince { snapshot: id, count: dropped }));
                 p.inputs.earlier_snapshot = Some(EarlierSnapshot { operation_id: id, rows });
             }
             Earlier::Stopped(rows) => p.notes.push(MemoryNote::EarlierSearchStopped { rows }),
@@ -213,6 +228,29 @@ impl MemoryReport {
         }
         p.notes.extend(r.notes.iter().cloned());
         Ok(None)
+    }
+
+    /// Takes out of S0's rows (the snapshot after operation `snapshot`) what the graphs of the
+    /// operations between it and N (by index) freed: they wrote no rows for the device
+    /// (`analysis::memory::drop_freed_since`). Looked at only when there are a few of them.
+    fn drop_freed_since(
+        &self,
+        rows: &mut Vec<SnapshotRow>,
+        snapshot: u64,
+        n: usize,
+        device: u64,
+    ) -> rusqlite::Result<usize> {
+        const AT_MOST: usize = 64;
+        let first = self.operations.partition_point(|o| o.id <= snapshot).min(n);
+        if first == n || n - first > AT_MOST {
+            return Ok(0);
+        }
+        let graphs = self.graphs().read((first..n).collect())?;
+        let mut ordered: Vec<(usize, Vec<crate::analysis::graph::GraphNode>)> =
+            graphs.into_iter().filter_map(|(i, g)| Some((i, g.ok()?))).collect();
+        ordered.sort_by_key(|(i, _)| *i);
+        let graphs: Vec<_> = ordered.into_iter().map(|(_, g)| g).collect();
+        Ok(drop_freed_since(rows, device, &graphs))
     }
 
     /// Fills `devices_with_rows` for the mesh-id rule (memory.md §2): whether the device found
@@ -261,7 +299,8 @@ impl MemoryReport {
 
     /// The post-operation picture of an operation (by index) for `place` (device, buffer
     /// type), else its L1 of the lowest device, else the first in its snapshot; none when it has
-    /// no `buffers` row.
+    /// no `buffers` row. For an operation the report did not record, the memory when it started:
+    /// the snapshot of the last recorded operation (behaviour.md §13.5).
     pub fn operation_memory(
         &self,
         index: usize,
@@ -269,7 +308,13 @@ impl MemoryReport {
     ) -> Result<Option<OperationMemory>, ReportError> {
         let read = ReportError::read("the memory after the operation");
         let op = &self.operations[index];
-        let (snapshot, graph, mut notes) = self.own_records(index).map_err(&read)?;
+        let started_from = index.checked_sub(1).filter(|_| !op.recorded);
+        let (mut snapshot, graph, mut notes) = self.own_records(index).map_err(&read)?;
+        if let Some(p) = started_from {
+            let (rows, cut) = self.snapshots().rows(self.operations[p].id, op.rank).map_err(&read)?;
+            snapshot = rows;
+            notes.extend(cut);
+        }
         let mut inputs = OperationInputs {
             operation_id: op.id,
             input_tensor_ids: self.input_tensor_ids(&[index]).map_err(&read)?.remove(&index).unwrap_or_default(),
@@ -285,11 +330,31 @@ impl MemoryReport {
         inputs.tensors = self.tensors().facts(index, &places, &ids).map_err(&read)?;
         let mut memory = operation_memory(&inputs, Some((first.device_id, first.buffer_type)));
         if let Some(m) = &mut memory {
+            m.snapshot_operation_id = started_from.map(|p| self.operations[p].id);
             self.describe(&mut m.live_buffers).map_err(&read)?;
             notes.append(&mut m.notes);
             m.notes = notes;
         }
         Ok(memory)
+    }
+
+    /// The memory when an unrecorded operation (by index) started, for each device and buffer
+    /// type of the last recorded operation's snapshot (behaviour.md §13.5); empty for a recorded
+    /// operation, or when that snapshot holds nothing.
+    pub fn memory_at_start(&self, index: usize) -> Result<Vec<OperationMemory>, ReportError> {
+        if self.operations[index].recorded {
+            return Ok(Vec::new());
+        }
+        let Some(first) = self.operation_memory(index, None)? else { return Ok(Vec::new()) };
+        let mut out = Vec::new();
+        for &place in &first.places {
+            let same = (first.device_id, first.buffer_type) == place;
+            match same {
+                true => out.push(first.clone()),
+                false => out.extend(self.operation_memory(index, Some(place))?),
+            }
+        }
+        Ok(out)
     }
 
     /// Fills in the shape and dtype of the tensors that hold buffers.
@@ -317,6 +382,11 @@ impl MemoryReport {
             let mut picked: Vec<_> = of_rank(rank).collect();
             picked.sort_by_key(|l| l.1);
             out.insert(i, picked.iter().map(|l| l.2).collect());
+        }
+        // An unrecorded operation's inputs are those of its Python call; unreadable, none.
+        for &i in indexes.iter().filter(|&&i| !self.operations[i].recorded) {
+            let call = self.details().python_call(i).ok().flatten();
+            out.insert(i, call.map(|c| c.input_tensor_ids).unwrap_or_default());
         }
         Ok(out)
     }

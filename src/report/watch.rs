@@ -35,6 +35,8 @@ pub struct Reopener {
     source: ReportSource,
     rank: u32,
     watched: bool,
+    /// The log given beside the report, joined again to the second connection's report.
+    log: Option<std::sync::Arc<super::log_beside::LogBeside>>,
 }
 
 impl MemoryReport {
@@ -51,7 +53,12 @@ impl MemoryReport {
 
     /// How to open this report again, for a second connection on a worker thread.
     pub fn reopener(&self) -> Reopener {
-        Reopener { source: self.source.clone(), rank: self.store.rank, watched: self.is_watched() }
+        Reopener {
+            source: self.source.clone(),
+            rank: self.store.rank,
+            watched: self.is_watched(),
+            log: self.log.clone(),
+        }
     }
 
     /// Records what the opening transaction read, so polls read only what comes after.
@@ -157,6 +164,8 @@ impl MemoryReport {
     /// duration); when one comes before the last known, sorts them again and forgets what relied
     /// on the order (rowid searches, the error graphs by index).
     fn merge_operations(&mut self, new_operations: Vec<Operation>, update: &mut WatchUpdate) {
+        // The unrecorded operation after the last is found again by the attachment that follows.
+        self.operations.retain(|o| o.recorded);
         let last_id = self.operations.last().map(|o| o.id);
         for op in new_operations {
             match self.operation_index(op.id) {
@@ -196,6 +205,10 @@ impl MemoryReport {
 impl Reopener {
     /// A second read-only connection to the report.
     pub fn open(&self) -> Result<MemoryReport, ReportError> {
-        MemoryReport::open_with(&self.source, self.rank, self.watched)
+        let mut report = MemoryReport::open_with(&self.source, self.rank, self.watched)?;
+        if let Some(log) = &self.log {
+            report.join_log(log.clone());
+        }
+        Ok(report)
     }
 }

@@ -29,8 +29,12 @@ pub struct Session {
 
 /// The state of a report: its model, opened on operation `operation` (an id) when given.
 pub fn app_for(report: &MemoryReport, hex: bool, operation: Option<u64>) -> App {
+    let log_path = report.log().map(|l| crate::analysis::sanitize::sanitize_line(&l.path));
+    // Unreadable, the traces are taken as there: the pane then says so per operation.
+    let traces = report.details().any_stack_trace(&report.errors).unwrap_or(true);
     let model = Model::new(report.name.clone(), report.operations.clone(), report.errors.clone(), failed_in(report))
-        .with_errors_recorded(report.records_errors());
+        .with_errors_recorded(report.records_errors())
+        .with_log_and_traces(log_path, traces);
     App::new(model, hex, operation)
 }
 
@@ -138,6 +142,12 @@ impl Session {
 
     /// Why an operation has no memory picture.
     fn nothing_reason(&self, index: usize) -> NoPicture {
+        let ops = &self.report.operations;
+        if let (false, Some(last)) = (ops[index].recorded, index.checked_sub(1))
+            && self.report.error_of(index).is_some_and(|e| e.failure.is_none())
+        {
+            return NoPicture::NothingAtStart { last: ops[last].id };
+        }
         match self.report.error_of(index) {
             Some(e) if e.failure.is_some() => NoPicture::FailedWithoutRecords,
             Some(e) => NoPicture::FailedBeforeAllocating {

@@ -2,8 +2,10 @@
 //! detail pane, expanded list items, the unattached-errors callout and the Performance tab.
 
 use super::theme::Theme;
+use crate::analysis::beside::operation_note;
 use crate::analysis::model::ErrorRecord;
 use crate::analysis::reason::CalloutBody;
+use crate::app::Model;
 use ratatui::text::{Line, Span};
 
 /// The words after the kind label of a failure recognised beyond the reference (behaviour.md §13).
@@ -34,6 +36,15 @@ pub(crate) fn callout_lines(body: &CalloutBody, theme: &Theme, indent: &str) -> 
 /// The callout body of an error that is an allocation failure, with `Failed in …`.
 pub(crate) fn error_callout(error: &ErrorRecord, hex: bool, failed_in: &[String]) -> Option<CalloutBody> {
     error.failure.as_ref().map(|f| CalloutBody::new(f, hex, failed_in, None))
+}
+
+/// What an operation's callout adds after the failure (behaviour.md §13.5): where the log beside
+/// the report shows it, or why an operation the report did not record has no message.
+pub(crate) fn note_line(model: &Model, operation: usize, theme: &Theme, indent: &str) -> Option<Line<'static>> {
+    let op = &model.operations[operation];
+    let error = model.error_of(operation)?;
+    let note = operation_note(error, op.recorded, &op.name, model.log_path.as_deref())?;
+    Some(Line::styled(format!("{indent}{note}"), theme.dim))
 }
 
 /// Lines of a multi-line text, each indented.

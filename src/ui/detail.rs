@@ -3,8 +3,9 @@
 //! it holds more than fits.
 
 use super::View;
-use super::callout::{callout_lines, error_callout, text_lines};
+use super::callout::{callout_lines, error_callout, note_line, text_lines};
 use super::text::wrap_lines;
+use crate::analysis::beside::{NO_STACK_TRACES, NOT_RECORDED};
 use crate::analysis::stack::most_recent_call_last;
 use crate::app::bindings::key_label;
 use crate::app::{Action, Loaded, Pane, Scroll};
@@ -32,8 +33,9 @@ pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
     let (model, theme) = (view.model, view.theme);
     let op = &model.operations[operation];
     // Id, name and duration on one line, so the callout shows on small terminals too.
+    let name = if op.recorded { op.name.clone() } else { format!("{} {NOT_RECORDED}", op.name) };
     let mut lines = vec![Line::from(vec![
-        Span::styled(format!("{} {}", op.id, op.name), theme.bold),
+        Span::styled(format!("{} {name}", op.id), theme.bold),
         Span::styled(
             format!(" · duration {}", duration_text(op.duration, model.error_of(operation).is_some())),
             theme.dim,
@@ -48,6 +50,7 @@ pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
                 lines.extend(text_lines(&error.message, ""));
             }
         }
+        lines.extend(note_line(model, operation, theme, ""));
         let key = key_label(Pane::Operations, Action::ViewError);
         lines.push(Line::styled(format!("{key}: raw message and stack trace"), theme.dim));
     }
@@ -74,6 +77,10 @@ pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
     match (model.stack_traces.get(&operation), &model.stack_trace_error) {
         (None, Some(reason)) => lines.push(Line::styled(format!("  {reason}"), theme.danger)),
         (None, None) => lines.push(Line::styled("  loading…", theme.dim)),
+        // A report without any says so, and how to get the model's line (a log given has it).
+        (Some(t), _) if t.trim().is_empty() && !model.stack_traces_recorded && model.log_path.is_none() => {
+            lines.push(Line::styled(format!("  {NO_STACK_TRACES}"), theme.dim))
+        }
         (Some(t), _) if t.trim().is_empty() => lines.push(Line::styled("  none recorded", theme.dim)),
         (Some(t), _) => lines.extend(text_lines(&most_recent_call_last(t), "  ")),
     }

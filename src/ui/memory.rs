@@ -29,6 +29,9 @@ pub fn no_picture_sentence(id: u64, reason: &NoPicture) -> String {
             "Operation {id} failed before allocating ({error_type}: {first_line}) and the report records no buffers after it."
         ),
         NoPicture::NoBuffers => format!("Operation {id} has no buffers recorded after it."),
+        NoPicture::NothingAtStart { last } => format!(
+            "Operation {id} was not recorded; the snapshot after operation {last}, the memory when it started, holds no buffer."
+        ),
     }
 }
 
@@ -45,9 +48,16 @@ pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String
                 m.buffer_type.label()
             )
         }
-        MemoryPicture::Operation(m) => {
-            format!("Memory after {} {} · device {} · {}", op.id, op.name, m.device_id, m.buffer_type.label())
-        }
+        MemoryPicture::Operation(m) => match m.snapshot_operation_id {
+            Some(p) => format!(
+                "Memory when {} {} started (after {p}) · device {} · {}",
+                op.id,
+                op.name,
+                m.device_id,
+                m.buffer_type.label()
+            ),
+            None => format!("Memory after {} {} · device {} · {}", op.id, op.name, m.device_id, m.buffer_type.label()),
+        },
         MemoryPicture::NeedsReplay | MemoryPicture::Nothing(_) => format!("Memory of {} {}", op.id, op.name),
     }
 }

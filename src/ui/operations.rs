@@ -1,10 +1,11 @@
 //! The Operations tab: the unattached-errors callout, the list (only the visible rows are built)
 //! and the detail pane beside it, or below it on narrow terminals.
 
-use super::callout::error_lines;
+use super::callout::{error_lines, note_line};
 use super::text::{truncate, truncate_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
 use super::{View, detail, unattached};
+use crate::analysis::beside::NOT_RECORDED;
 use crate::analysis::format::counted;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
 use crate::app::{OperationsTab, WindowedRows};
@@ -66,7 +67,11 @@ pub(crate) fn list_title(view: &View, shown: usize, errors_only: bool) -> String
 /// the name is cut with `…` before the place is.
 pub(crate) fn list_label(view: &View, operation: usize, width: usize) -> String {
     let op = &view.model.operations[operation];
-    let place = view.model.source_label(operation).map(|p| format!(" ({p})")).unwrap_or_default();
+    let mut place = view.model.source_label(operation).map(|p| format!(" ({p})")).unwrap_or_default();
+    if !op.recorded {
+        // Kept whole, as the place is: the name is cut first.
+        place = format!(" {NOT_RECORDED}{place}");
+    }
     // Operations are in id order: the last has the widest id.
     let id_width = view.model.operations.last().map_or(1, |o| o.id.to_string().len());
     let id = format!("{:>id_width$} ", op.id);
@@ -85,7 +90,15 @@ pub(crate) fn expansion_lines(view: &View, operation: usize, width: usize) -> Ve
     let lines = match model.error_of(operation) {
         None if !model.errors_recorded => vec![Line::styled(format!("{INDENT}{ERRORS_NOT_RECORDED}"), view.theme.dim)],
         None => vec![Line::styled(format!("{INDENT}No error recorded for this operation"), view.theme.dim)],
-        Some(error) => error_lines(error, view.hex, model.failed_in(operation), view.theme, INDENT),
+        Some(error) => {
+            let mut lines = error_lines(error, view.hex, model.failed_in(operation), view.theme, INDENT);
+            // After the callout, before the raw message.
+            let at = lines.iter().position(|l| l.to_string().trim() == "Error Message").unwrap_or(lines.len());
+            if let Some(note) = note_line(model, operation, view.theme, INDENT) {
+                lines.insert(at, note);
+            }
+            lines
+        }
     };
     wrap_lines(lines, width)
 }

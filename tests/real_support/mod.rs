@@ -21,6 +21,18 @@ pub const SCENARIOS: [&str; 11] = [
     "stale_chain",
 ];
 
+/// The recordings of issue 21 (meshes, two cases that were wrong, `tensor_lifetime`); each has its
+/// tests in `real_cases.rs`.
+pub const CASES: [&str; 7] = [
+    "empty_dealloc_oom",
+    "mesh_n300",
+    "mesh_submesh_1x1",
+    "mesh_submeshes",
+    "mesh_t3k",
+    "null_address_input",
+    "small_model_lifetime",
+];
+
 /// The folder holding one folder per recorded scenario.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("real")

@@ -90,6 +90,13 @@ impl<T> std::ops::Deref for ReadOnly<T> {
     }
 }
 
+/// What is read may change in memory (a log joined to a report); the folder may not.
+impl<T> std::ops::DerefMut for ReadOnly<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.value
+    }
+}
+
 impl<T> Drop for ReadOnly<T> {
     fn drop(&mut self) {
         if !std::thread::panicking() {

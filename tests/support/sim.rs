@@ -18,6 +18,7 @@
 
 mod alloc;
 mod late;
+mod log;
 mod record;
 mod truth;
 mod write;
@@ -181,6 +182,11 @@ pub struct Sim {
     /// Buffers allocated outside any record: name → (device, buffer type, address).
     pub(crate) outside: HashMap<String, (u64, BufferType, u64)>,
     pub truth: Option<Truth>,
+    /// The allocator's message of the failure, once an operation failed.
+    pub message: Option<String>,
+    /// The failed operation, when the era records no `operations` row for it (its name and
+    /// inputs, as graph capture's Python calls keep them).
+    pub unrecorded: Option<Op>,
     /// Bytes per bank held after each operation with a snapshot, per (table device, buffer type):
     /// `(operation id, device, buffer type, bytes)`.
     pub usage: Vec<(u64, u64, BufferType, u64)>,
@@ -197,6 +203,8 @@ impl Sim {
             errors: Vec::new(),
             outside: HashMap::new(),
             truth: None,
+            message: None,
+            unrecorded: None,
             usage: Vec::new(),
         }
     }

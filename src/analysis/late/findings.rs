@@ -61,4 +61,57 @@ pub struct LateFindings {
     /// At each allocation failure, whether freeing them would have let the request fit (the
     /// report layer fills it from the memory at each failure).
     pub failures: Vec<LateAtFailure>,
+    /// The report's `tensor_lifetime` table against the list, when it has rows for it (filled
+    /// by print mode).
+    pub lifetime: Option<LifetimeCheck>,
+}
+
+/// What `tensor_lifetime` says of a tensor of the list that the list does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Disagreement {
+    /// Another producer.
+    Producer {
+        /// The tensor.
+        tensor_id: u64,
+        /// `tensor_lifetime`'s.
+        table: Option<u64>,
+        /// The list's.
+        list: Option<u64>,
+    },
+    /// Another last use.
+    LastUse {
+        /// The tensor.
+        tensor_id: u64,
+        /// `tensor_lifetime`'s.
+        table: Option<u64>,
+        /// The list's.
+        list: u64,
+    },
+    /// Deallocated by an operation at or before the one the list holds it until.
+    Deallocated {
+        /// The tensor.
+        tensor_id: u64,
+        /// The deallocating operation.
+        by: u64,
+        /// Where the list holds it until.
+        held_until: u64,
+    },
+    /// Another line for the last use.
+    Source {
+        /// The tensor.
+        tensor_id: u64,
+        /// `tensor_lifetime`'s.
+        table: String,
+        /// The list's.
+        list: String,
+    },
+}
+
+/// The list's tensors checked against the table: how many had a row, and what disagrees.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LifetimeCheck {
+    /// Tensors of the list the table has a row for.
+    pub checked: usize,
+    /// What the table says otherwise, in the list's order.
+    pub disagreements: Vec<Disagreement>,
 }

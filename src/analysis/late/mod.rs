@@ -9,12 +9,14 @@
 
 pub(crate) mod findings;
 mod fit;
+mod lifetime;
 mod peak;
 pub(crate) mod runs;
 mod text;
 
-pub use findings::{LateFindings, LateSummary, LateTensor};
+pub use findings::{Disagreement, LateFindings, LateSummary, LateTensor, LifetimeCheck};
 pub use fit::{LateAtFailure, late_at_failure, late_at_failure_sentence};
+pub use lifetime::{TensorLifetime, check_lifetimes, lifetime_lines};
 pub use runs::{BufferRun, BufferRuns};
 pub use text::{late_heading, late_row, suggestion};
 
@@ -71,7 +73,7 @@ pub fn find_late(usage: &MemoryUsage, tensors: &[TensorFacts], errors: &[u64], l
         })
         .collect::<Vec<_>>();
     summary.sort_by_key(|s| (s.device_id, s.buffer_type as u8));
-    LateFindings { late, summary, failures: Vec::new() }
+    LateFindings { late, summary, failures: Vec::new(), lifetime: None }
 }
 
 /// The tensor a run holds (memory.md §4, N = the run's last snapshot) when the run goes on past

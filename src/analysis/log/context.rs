@@ -87,6 +87,10 @@ pub(crate) struct Context {
     /// The operations ttnn's logger said were started and not yet finished (`enable_logging`:
     /// `… - Started ttnn.add`, `… - Finished ttnn.add`), outermost first.
     running: Vec<String>,
+    /// A pytest test whose section ended while ttnn's logger left an operation started and not
+    /// finished, and the outermost such operation: pytest prints a test's captured log after its
+    /// traceback, so the failure was seen before the operation that raised it was named.
+    unfinished: Option<(String, String)>,
 }
 
 /// Operations followed at most in `Context::running` (ttnn operations nest a few deep).
@@ -170,7 +174,25 @@ impl Context {
         self.tt_error.as_ref().or(self.python_error.as_ref())
     }
 
+    /// The test whose section ended with an operation started and not finished, and that
+    /// operation, once (see `unfinished`).
+    pub(crate) fn take_unfinished(&mut self) -> Option<(String, String)> {
+        self.unfinished.take()
+    }
+
+    /// The end of the log: it ends the last test's section.
+    pub(crate) fn finish(&mut self) {
+        self.restart(None, None);
+    }
+
     fn restart(&mut self, test: Option<String>, traceback: Option<Traceback>) {
+        if self.test.is_some() && test != self.test {
+            // The section of a test ended: what its captured log left running is its own.
+            let running = std::mem::take(&mut self.running).into_iter().next();
+            if let (Some(ended), Some(operation)) = (self.test.clone(), running) {
+                self.unfinished = Some((ended, operation));
+            }
+        }
         self.test = test;
         self.traceback = traceback;
         self.frame = None;
@@ -322,6 +344,29 @@ mod tests {
         assert_eq!(c.origin("x").operation.as_deref(), Some("ttnn.conv2d"));
         // The failure ended them.
         assert_eq!(c.origin("x").operation, None);
+    }
+
+    /// pytest prints a test's captured log after its traceback: the operation ttnn's logger left
+    /// started when the test's section ended is that test's, and ends there.
+    #[test]
+    fn the_operation_a_test_s_captured_log_left_running() {
+        let mut c = context(&[
+            "_____ test_scenario[a] _____",
+            "E       Out of Memory: …",
+            "----- Captured stderr call -----",
+            "2026-12-01 15:17:03.688 | DEBUG    | ttnn.decorators:call_wrapper:930 - Finished ttnn.empty",
+            "2026-12-01 15:17:03.759 | DEBUG    | ttnn.decorators:call_wrapper:895 - Started ttnn.add",
+        ]);
+        assert_eq!(c.take_unfinished(), None);
+        c.update(6, "=========== short test summary info ===========");
+        assert_eq!(c.take_unfinished(), Some(("test_scenario[a]".into(), "ttnn.add".into())));
+        assert_eq!(c.take_unfinished(), None);
+        assert_eq!(c.origin("x").operation, None);
+        // A traceback inside the same test does not end its section; the end of the log does.
+        let mut c = context(&["_____ test_b _____", "log - Started ttnn.matmul", "Traceback (most recent call last):"]);
+        assert_eq!(c.take_unfinished(), None);
+        c.finish();
+        assert_eq!(c.take_unfinished(), Some(("test_b".into(), "ttnn.matmul".into())));
     }
 
     #[test]

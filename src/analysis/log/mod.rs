@@ -11,6 +11,7 @@
 
 mod clean;
 mod context;
+pub(crate) mod join;
 #[cfg(test)]
 mod tests;
 
@@ -87,6 +88,23 @@ pub struct LogScanner {
     findings: LogFindings,
     context: Context,
     candidate: Option<Candidate>,
+    /// The line before, cleaned: a terminal may have wrapped a message's `Out of Memory:` there.
+    previous: String,
+}
+
+/// What the out-of-memory messages begin with, before their opening.
+const OUT_OF_MEMORY: &str = "Out of Memory:";
+
+/// When a terminal wrapped `Out of Memory:` before the opening on `line` (`… Out` / `of Memory:
+/// Not enough space …`), the part of `previous` the message begins with.
+fn wrapped_prefix<'p>(previous: &'p str, line: &str) -> Option<&'p str> {
+    let head = line[..OPENING.find(line)?.start()].trim();
+    if head.is_empty() || head.len() >= OUT_OF_MEMORY.len() || !OUT_OF_MEMORY.ends_with(head) {
+        return None;
+    }
+    let start = OUT_OF_MEMORY[..OUT_OF_MEMORY.len() - head.len()].trim_end();
+    let previous = previous.trim_end();
+    previous.ends_with(start).then(|| &previous[previous.len() - start.len()..])
 }
 
 impl LogScanner {
@@ -109,19 +127,38 @@ impl LogScanner {
             }
         }
         self.context.update(number, &line);
+        self.name_unfinished();
         if opening {
             let origin = self.context.origin(&line);
-            self.candidate = Some(Candidate { line: number, lines: vec![line.into_owned()], origin });
+            // A message wrapped inside `Out of Memory:` begins on the line before.
+            let candidate = match wrapped_prefix(&self.previous, &line) {
+                Some(start) => Candidate { line: number - 1, lines: vec![start.to_string(), line.to_string()], origin },
+                None => Candidate { line: number, lines: vec![line.to_string()], origin },
+            };
+            self.candidate = Some(candidate);
         }
+        self.previous = line.into_owned();
     }
 
     /// Ends the scan.
     pub fn finish(mut self) -> LogFindings {
         self.close_candidate();
+        self.context.finish();
+        self.name_unfinished();
         if self.findings.failures.is_empty() {
             self.findings.other_error = self.context.other_error_seen().cloned();
         }
         self.findings
+    }
+
+    /// A test's section ended with an operation ttnn's logger left started: the test's failures
+    /// that no line named an operation for are that operation's.
+    fn name_unfinished(&mut self) {
+        let Some((test, operation)) = self.context.take_unfinished() else { return };
+        let failures = self.findings.failures.iter_mut().rev().take(REPEAT_LOOKBACK);
+        for f in failures.filter(|f| f.test.as_deref() == Some(test.as_str()) && f.operation_name.is_none()) {
+            f.operation_name = Some(operation.clone());
+        }
     }
 
     fn close_candidate(&mut self) {

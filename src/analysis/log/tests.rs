@@ -143,3 +143,28 @@ fn a_wrapped_message_under_pytest_markers_and_timestamps_on_every_line() {
     );
     assert!(f.failure.beyond_reference);
 }
+
+/// A terminal that wraps inside `Out of Memory:` leaves the message's start on the line before
+/// its opening: `line` is where the message begins, whatever the split, and the failure is the
+/// one the whole message gives.
+#[test]
+fn a_message_wrapped_inside_out_of_memory_begins_on_the_line_before() {
+    let whole = scan_text(M05).failures[0].failure.clone();
+    for (before, after) in
+        [("Out of", "Memory:"), ("Out", "of Memory:"), ("Ou", "t of Memory:"), ("Out of Memory", ":")]
+    {
+        let rest = &M05["Out of Memory:".len()..];
+        let log = format!(
+            "collected 1 item\nE       RuntimeError: TT_FATAL: {before}\nE       {after}{rest}\nE       backtrace:\n"
+        );
+        let found = scan_text(&log);
+        assert_eq!(found.failures.len(), 1, "{before:?}");
+        let f = &found.failures[0];
+        assert_eq!(f.line, 2, "{before:?}");
+        assert_eq!(f.message, format!("{before}\n{after}{rest}"), "{before:?}");
+        assert_eq!((f.failure.kind, &f.failure.figures), (whole.kind, &whole.figures), "{before:?}");
+    }
+    // A line that merely ends with `Out` before an unprefixed message is not its start.
+    let found = scan_text(&format!("Sold Out\n{}", &M05["Out of Memory: ".len()..]));
+    assert_eq!(found.failures[0].line, 2);
+}

@@ -157,6 +157,7 @@ pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
         kind: failure.kind,
         device_id: device,
         buffer_type,
+        mesh: None,
         basis: live.basis,
         snapshot_operation_id: live.snapshot_operation_id,
         live_buffers,

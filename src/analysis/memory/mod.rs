@@ -12,6 +12,7 @@ mod inputs;
 mod live;
 mod live_index;
 mod map;
+mod mesh;
 mod model;
 mod notes;
 mod place;
@@ -24,11 +25,14 @@ pub(crate) use inputs::valid_buffer;
 pub use inputs::{
     DeviceFacts, EarlierSnapshot, FailureInputs, GraphBuffer, OperationInputs, SnapshotRow, TensorFacts, TensorUse,
 };
+pub(crate) use mesh::other_devices_with_buffers;
+pub use mesh::{MeshShape, mesh_shape};
 pub use model::{
     Basis, Block, Check, CheckStatus, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, MemoryMap,
     NoFit, OperationMemory, Origin, Region, RegionSource,
 };
 pub use notes::MemoryNote;
+pub(crate) use replay::drop_freed_since;
 pub(crate) use replay::failure_point;
 pub use replayer::GraphReplayer;
 pub use text::{
@@ -84,6 +88,7 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
     notes.extend(map_notes);
     Some(OperationMemory {
         operation_id: inputs.operation_id,
+        snapshot_operation_id: None,
         places,
         device_id: device,
         buffer_type,

@@ -277,6 +277,9 @@ pub struct MemoryAtFailure {
     pub device_id: u64,
     /// Where it failed: buffer type (L1, DRAM or L1_SMALL).
     pub buffer_type: BufferType,
+    /// The mesh the device is, when the failed operation's arguments name its shape (memory.md
+    /// §2: the figures hold on each of its chips); filled by the report layer.
+    pub mesh: Option<super::mesh::MeshShape>,
     /// Which records the picture rests on.
     pub basis: Basis,
     /// S0's operation, when one was used.
@@ -304,6 +307,9 @@ pub struct MemoryAtFailure {
 pub struct OperationMemory {
     /// The operation.
     pub operation_id: u64,
+    /// The operation whose snapshot is shown, when it is not this one: the last recorded
+    /// operation, for the memory when an unrecorded operation started (behaviour.md §13.5).
+    pub snapshot_operation_id: Option<u64>,
     /// Every (device, buffer type) its snapshot holds, ascending.
     pub places: Vec<(u64, BufferType)>,
     /// The one shown.

@@ -68,6 +68,20 @@ pub enum MemoryNote {
         /// The device read instead.
         chosen: u64,
     },
+    /// Operations between the earlier snapshot and N wrote no `buffers` rows for the device; their
+    /// graphs freed some of the snapshot's buffers, left out.
+    FreedSince {
+        /// The snapshot's operation.
+        snapshot: u64,
+        /// How many of its buffers.
+        count: usize,
+    },
+    /// Other mesh devices hold live buffers at the failure (memory.md §2): a submesh's allocator
+    /// does not see its parent's or a sibling's buffers, which may lie on the same chips.
+    OtherMeshDevices {
+        /// Their ids.
+        devices: Vec<u64>,
+    },
     /// The search for an earlier snapshot of the device stopped before the start of the table.
     EarlierSearchStopped {
         /// How many `buffers` rows were looked at.
@@ -125,6 +139,18 @@ impl MemoryNote {
             Self::MeshDevice { found, chosen } => format!(
                 "device {found} has no buffers rows up to this operation; read as device {chosen}, the only device that has them (a single chip opened as a mesh)"
             ),
+            Self::FreedSince { snapshot, count } => format!(
+                "{} of the snapshot after operation {snapshot} freed by the graphs of the operations after it, which wrote no buffers rows (nothing left live), left out",
+                counted(*count, "buffer", "buffers")
+            ),
+            Self::OtherMeshDevices { devices } => {
+                let ids: Vec<String> = devices.iter().map(u64::to_string).collect();
+                let (which, have) = if ids.len() == 1 { ("mesh device", "has") } else { ("mesh devices", "have") };
+                format!(
+                    "{which} {} also {have} live buffers at the failure; they may share these chips, and this mesh's allocator does not see them",
+                    ids.join(", ")
+                )
+            }
             Self::EarlierSearchStopped { rows } => format!(
                 "no earlier snapshot of the device in the {rows} buffers rows before the operation; looked no further"
             ),

@@ -158,6 +158,48 @@ pub(crate) fn free_addresses(nodes: &[GraphNode]) -> Vec<Option<u64>> {
         .collect()
 }
 
+/// Carries the earlier snapshot S0 of `device` (memory.md §3.1) over the operations between it
+/// and N that wrote no `buffers` rows for it: an operation that leaves nothing live writes no rows
+/// (a snapshot of nothing), so its graph is replayed on S0 — a buffer of S0 it frees is gone
+/// (`ttnn.empty`, `ttnn.deallocate`, then a failure: the deallocate's graph frees the buffer).
+/// A node on a device S0 has no rows for is read as `device` (mesh ids, §2). Returns how many of
+/// S0's rows were taken out.
+pub(crate) fn drop_freed_since(
+    rows: &mut Vec<super::inputs::SnapshotRow>,
+    device: u64,
+    graphs: &[Vec<GraphNode>],
+) -> usize {
+    let with_rows: Vec<u64> = rows.iter().map(|r| r.device_id).collect();
+    let on_device = |n: &GraphNode| n.device_id.is_none_or(|d| d == device || !with_rows.contains(&d));
+    let mut dropped = 0;
+    for graph in graphs {
+        // Buffers the graph allocated itself: its frees of them leave S0 alone.
+        let mut own: Vec<GraphBuffer> = Vec::new();
+        for (node, address) in graph.iter().zip(free_addresses(graph)) {
+            if node.is(NodeType::BufferAllocate) && on_device(node) {
+                own.extend(node.address.map(|a| GraphBuffer::key_of(node, a)));
+                continue;
+            }
+            let Some(address) = address.filter(|_| on_device(node)) else { continue };
+            let freed = GraphBuffer::key_of(node, address);
+            if let Some(k) = own.iter().rposition(|b| b.address == address) {
+                own.remove(k);
+                continue;
+            }
+            let of_s0 = |r: &super::inputs::SnapshotRow| {
+                r.device_id == device
+                    && r.address == i64::try_from(address).ok()
+                    && types_match(r.buffer_type, true, freed.buffer_type, freed.exact_type)
+            };
+            if let Some(k) = rows.iter().position(of_s0) {
+                rows.remove(k);
+                dropped += 1;
+            }
+        }
+    }
+    dropped
+}
+
 /// A set of live buffers that graphs are replayed over, with what had to be set aside.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Replay {
@@ -226,5 +268,53 @@ impl Replay {
         .into_iter()
         .flatten()
         .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::memory::SnapshotRow;
+
+    fn node(node_type: NodeType, device: u64, address: u64) -> GraphNode {
+        GraphNode {
+            node_type: Some(node_type),
+            device_id: Some(device),
+            address: Some(address),
+            buffer_type: Some(BufferType::L1),
+            buffer_type_code: true,
+            ..GraphNode::default()
+        }
+    }
+
+    fn row(device_id: u64, address: i64) -> SnapshotRow {
+        SnapshotRow {
+            device_id,
+            address: Some(address),
+            size_per_bank: Some(131072),
+            buffer_type: Some(BufferType::L1),
+            layout: None,
+        }
+    }
+
+    /// `empty_dealloc_oom` (ttnn 0.81): the snapshot after `ttnn.empty` holds its buffer on
+    /// device 0; the deallocate's graph frees it on the mesh id 1 and writes no rows.
+    #[test]
+    fn a_buffer_freed_by_an_operation_without_rows_leaves_the_snapshot() {
+        let mut rows = vec![row(0, 1368064), row(0, 1236992)];
+        let deallocate = vec![node(NodeType::BufferDeallocate, 1, 1368064)];
+        assert_eq!(drop_freed_since(&mut rows, 0, &[deallocate]), 1);
+        assert_eq!(rows, vec![row(0, 1236992)]);
+        // A buffer the graph allocated and freed itself is not S0's; another device's free
+        // (one S0 has rows for) is not this device's; a DRAM free is not an L1 buffer's.
+        let mut rows = vec![row(0, 1236992), row(2, 4096)];
+        let temp = vec![
+            node(NodeType::BufferAllocate, 0, 1236992),
+            node(NodeType::BufferDeallocate, 0, 1236992),
+            node(NodeType::BufferDeallocate, 2, 1236992),
+            GraphNode { buffer_type: Some(BufferType::Dram), ..node(NodeType::BufferDeallocate, 0, 1236992) },
+        ];
+        assert_eq!(drop_freed_since(&mut rows, 0, &[temp]), 0);
+        assert_eq!(rows.len(), 2);
     }
 }

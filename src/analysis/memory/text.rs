@@ -3,6 +3,7 @@
 //! circular buffers in the way, and the notes. `hex` selects hexadecimal addresses.
 
 use super::model::{Basis, CheckStatus, Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, OperationMemory};
+use super::notes::MemoryNote;
 use crate::analysis::failure::{BufferType, FailureKind};
 use crate::analysis::format::{counted, format_address, format_percent, size};
 
@@ -23,10 +24,11 @@ fn basis_text(m: &MemoryAtFailure) -> String {
     }
 }
 
-/// `21 live L1 buffers on device 0 hold 1.27 MiB per bank`, and the region when known.
-fn holding(count: usize, buffer_type: BufferType, device: u64, used: u64, m: &MemoryMap, hex: bool) -> String {
+/// `21 live L1 buffers on device 0 hold 1.27 MiB per bank`, and the region when known; `device`
+/// says where (`device 0`, `mesh device 2 (1×2, 2 chips; the same on each)`).
+fn holding(count: usize, buffer_type: BufferType, device: &str, used: u64, m: &MemoryMap, hex: bool) -> String {
     let mut line = format!(
-        "{} on device {device} {} {} per bank",
+        "{} on {device} {} {} per bank",
         counted(
             count,
             &format!("live {} buffer", buffer_type.label()),
@@ -43,8 +45,22 @@ fn holding(count: usize, buffer_type: BufferType, device: u64, used: u64, m: &Me
 
 /// `At the failure (after-failure snapshot + unwinding): 21 live L1 buffers on device 0 hold …`.
 pub fn basis_sentence(m: &MemoryAtFailure, hex: bool) -> String {
-    let what = holding(m.live_buffers.len(), m.buffer_type, m.device_id, m.map.used_per_bank, &m.map, hex);
+    let what = holding(m.live_buffers.len(), m.buffer_type, &device_text(m), m.map.used_per_bank, &m.map, hex);
     format!("At the failure ({}): {what}", basis_text(m))
+}
+
+/// Where a failure happened: `device 0`; on a mesh of several chips (memory.md §2) `mesh device 2
+/// (1×2, 2 chips; the same on each)`; on a one-chip mesh beside other mesh devices holding
+/// buffers (a submesh), `mesh device 1 (1×1, 1 chip)`.
+fn device_text(m: &MemoryAtFailure) -> String {
+    let beside_others = m.notes.iter().any(|n| matches!(n, MemoryNote::OtherMeshDevices { .. }));
+    match &m.mesh {
+        Some(mesh) if mesh.chips() > 1 => {
+            format!("mesh device {} ({}, {} chips; the same on each)", m.device_id, mesh.text(), mesh.chips())
+        }
+        Some(mesh) if beside_others => format!("mesh device {} ({}, 1 chip)", m.device_id, mesh.text()),
+        _ => format!("device {}", m.device_id),
+    }
 }
 
 /// The check against the allocator's figures, with the difference when they disagree.
@@ -309,11 +325,15 @@ pub fn failure_lines_with_fixes(m: &MemoryAtFailure, fixes: &[String], hex: bool
     lines
 }
 
-/// Every line of an operation's post-operation picture: what it holds, the largest free block,
-/// the holders, the notes.
+/// Every line of an operation's post-operation picture (or, for an unrecorded operation, of the
+/// snapshot it started from): what it holds, the largest free block, the holders, the notes.
 pub fn operation_lines(m: &OperationMemory, hex: bool) -> Vec<String> {
-    let what = holding(m.live_buffers.len(), m.buffer_type, m.device_id, m.map.used_per_bank, &m.map, hex);
-    let mut first = format!("After operation {}: {what}", m.operation_id);
+    let device = format!("device {}", m.device_id);
+    let what = holding(m.live_buffers.len(), m.buffer_type, &device, m.map.used_per_bank, &m.map, hex);
+    let mut first = match m.snapshot_operation_id {
+        Some(p) => format!("When operation {} started (the snapshot after operation {p}): {what}", m.operation_id),
+        None => format!("After operation {}: {what}", m.operation_id),
+    };
     if let Some(largest) = m.map.largest_free_block {
         first.push_str(&format!("; largest free block {}", size(largest)));
     }

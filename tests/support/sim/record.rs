@@ -18,6 +18,11 @@ pub enum Era {
     DecoratorWithErrors,
     /// The graph-report importer: like the decorator with errors, nodes carry `id` (V2.1).
     Importer,
+    /// The importer of ttnn 0.67–0.78 (behaviour.md §13.5): the failed operation leaves no
+    /// `operations` row, no graph, no snapshot and no message, only the row
+    /// `(0, name, 'incomplete_operation', "Operation 'name' started but never completed (likely
+    /// crashed)")`; the message is in the run's log ([`Sim::log`]).
+    ImporterWithoutMessage,
     /// No `buffers` rows at all: captured graphs only.
     GraphOnly,
 }
@@ -79,7 +84,9 @@ impl Sim {
     fn graph(&self) -> Graph {
         match self.era {
             Era::DecoratorBeforeErrors { .. } => Graph::strings_with_levels(),
-            Era::Importer => Graph::with_style(Style::Integers).node_key(NodeKey::CounterAndId),
+            Era::Importer | Era::ImporterWithoutMessage => {
+                Graph::with_style(Style::Integers).node_key(NodeKey::CounterAndId)
+            }
             _ => Graph::new(),
         }
     }
@@ -267,19 +274,25 @@ impl Sim {
         };
         self.truth = Some(truth);
         let g = self.unwind(g, &op, &own, failed.is_some()).capture_end();
+        let text = format!(
+            "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\n{message}\nbacktrace:\n --- x"
+        );
+        self.message = Some(message);
+        if self.era == Era::ImporterWithoutMessage {
+            self.errors.push(ErrorRow::incomplete(0, &op.name));
+            self.unrecorded = Some(Op::new(id as i64, &op.name).inputs(&inputs));
+            return id;
+        }
         let mut row = Op::new(id as i64, &op.name).inputs(&inputs);
         let (graph, snapshot) = match self.era {
             Era::DecoratorBeforeErrors { .. } => (false, false),
             Era::DecoratorWithErrors | Era::Importer => (true, !self.options.no_failure_snapshot),
-            Era::GraphOnly => (true, false),
+            Era::GraphOnly | Era::ImporterWithoutMessage => (true, false),
         };
         if graph {
             row = row.duration(0.0001).graph(g);
         }
         self.record(row, snapshot);
-        let text = format!(
-            "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\n{message}\nbacktrace:\n --- x"
-        );
         self.errors.push(ErrorRow::new(id as i64, &op.name, "RuntimeError", &text));
         id
     }

@@ -1,0 +1,89 @@
+//! A mesh is one device in the report (memory.md §2): its shape, named by the failed operation's
+//! tensor arguments (`mesh_shape=MeshShape([1, 2])`), says how many chips the failure holds on;
+//! another mesh device with live buffers at the failure may share those chips.
+
+use super::inputs::FailureInputs;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// `mesh_shape=MeshShape([1, 2])` in a printed `ttnn.Tensor`.
+static MESH_SHAPE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"mesh_shape=MeshShape\(\[([0-9, ]+)\]\)").expect("the mesh pattern is valid"));
+
+/// The shape of the mesh a failure happened on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeshShape {
+    /// Its extent along each dimension: `[rows, cols]`.
+    pub dims: Vec<u64>,
+}
+
+impl MeshShape {
+    /// How many chips it spans.
+    pub fn chips(&self) -> u64 {
+        self.dims.iter().product()
+    }
+
+    /// `1×2`.
+    pub fn text(&self) -> String {
+        self.dims.iter().map(u64::to_string).collect::<Vec<_>>().join("×")
+    }
+}
+
+/// The mesh shape the first argument naming one gives (the failed operation's tensor
+/// arguments); none when none does, or the shape is empty or has a zero.
+pub fn mesh_shape<'a>(arguments: impl IntoIterator<Item = &'a str>) -> Option<MeshShape> {
+    arguments.into_iter().find_map(|value| {
+        let captures = MESH_SHAPE.captures(value)?;
+        let dims: Option<Vec<u64>> = captures[1].split(',').map(|d| d.trim().parse().ok()).collect();
+        dims.filter(|d| !d.is_empty() && d.iter().all(|&x| x > 0)).map(|dims| MeshShape { dims })
+    })
+}
+
+/// The other devices with valid `buffers` rows in the snapshot the picture of a failure on
+/// `device` rests on (N's own, else S0): other mesh devices with live buffers at the failure.
+pub(crate) fn other_devices_with_buffers(inputs: &FailureInputs, device: u64) -> Vec<u64> {
+    let rows = match inputs.own_snapshot.iter().any(|r| r.device_id == device) {
+        true => &inputs.own_snapshot,
+        false => match &inputs.earlier_snapshot {
+            Some(s) => &s.rows,
+            None => return Vec::new(),
+        },
+    };
+    let mut others: Vec<u64> =
+        rows.iter().filter(|r| r.device_id != device && r.valid().is_some()).map(|r| r.device_id).collect();
+    others.sort_unstable();
+    others.dedup();
+    others
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::memory::{EarlierSnapshot, SnapshotRow};
+
+    #[test]
+    fn the_shape_of_the_first_tensor_argument_that_names_one() {
+        let add = "ttnn.Tensor(shape=Shape([1, 1, 2048, 2048]), storage_type=StorageType.DEVICE, tensor_id=2, device_id=2, mesh_shape=MeshShape([1, 2]), mesh_coords=['MeshCoordinate([0, 0])', 'MeshCoordinate([0, 1])'])";
+        let shape = mesh_shape(["MemoryConfig(…)", add]).unwrap();
+        assert_eq!((shape.dims.clone(), shape.chips(), shape.text()), (vec![1, 2], 2, "1×2".to_string()));
+        assert_eq!(mesh_shape(["mesh_shape=MeshShape([2, 4])"]).unwrap().chips(), 8);
+        assert_eq!(mesh_shape(["MeshDevice(1x1 grid, 1 devices)", "[1, 1, 32, 32]"]), None);
+        assert_eq!(mesh_shape(["mesh_shape=MeshShape([0, 2])", "mesh_shape=MeshShape([])"]), None);
+    }
+
+    #[test]
+    fn other_devices_with_buffers_in_the_snapshot_used() {
+        let row = |device_id, address| SnapshotRow {
+            device_id,
+            address: Some(address),
+            size_per_bank: Some(64),
+            ..SnapshotRow::default()
+        };
+        let earlier = EarlierSnapshot { operation_id: 3, rows: vec![row(2, 1024), row(0, 2048), row(1, 0)] };
+        let inputs = FailureInputs { earlier_snapshot: Some(earlier), ..FailureInputs::default() };
+        // Device 1's only row is set aside (address 0).
+        assert_eq!(other_devices_with_buffers(&inputs, 2), vec![0]);
+        let own = FailureInputs { own_snapshot: vec![row(2, 1024)], ..inputs };
+        assert_eq!(other_devices_with_buffers(&own, 2), Vec::<u64>::new());
+    }
+}
