@@ -82,7 +82,12 @@ fn explain_log(path: &std::path::Path, json: bool, hex: bool, color: bool) -> Ex
 /// cannot be read, 2 for usage errors (clap's, before this).
 fn what_if(open: &OpenArgs, args: &WhatifArgs) -> ExitCode {
     let answered = (|| {
-        let Some(report) = open_report(open, false, None)? else { return Ok(String::new()) };
+        let Some(mut report) = open_report(open, false, None)? else { return Ok(String::new()) };
+        if let Some(path) = &open.log {
+            // A release that records no message (0.67–0.78): the log's failure is replayed.
+            let log = read_log(path).map_err(|message| Failure { message, code: 2 })?;
+            report.join_log(Arc::new(log));
+        }
         let path = report.source.display_path();
         let fail = |message: String| Failure { message: format!("{message}: {path}"), code: 1 };
         let index = match open.operation {

@@ -138,3 +138,31 @@ fn explain_advice_says_what_the_reruns_did() {
         assert!(text.lines().any(|l| l == line), "{scenario}: {line:?} in\n{text}");
     }
 }
+
+/// Every recorded release replays exactly too — 0.66's live writer, 0.80's importer, and 0.75,
+/// which records no message for the failed operation: its run's log (`--log`) gives the request.
+#[test]
+fn the_replay_reproduces_every_release() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("releases");
+    let mut replayed = 0;
+    for version in ["0.66.0", "0.75.0", "0.80.0"] {
+        for scenario in ["a_l1_add_oom", "c_cb_clash", "dram_oom", "l1_fragmented", "small_model"] {
+            let dir = root.join(version).join(scenario);
+            let log = dir.join("run.log");
+            let before = folder_bytes(&dir);
+            let (dir_s, log_s) = (dir.to_str().unwrap(), log.to_str().unwrap());
+            let mut args = vec!["whatif", dir_s, "--from-start", "--json"];
+            if version == "0.75.0" {
+                args.extend(["--log", log_s]);
+            }
+            let o = run(&args, None);
+            assert_eq!(o.status.code(), Some(0), "{version}/{scenario}: {}", String::from_utf8_lossy(&o.stderr));
+            assert_eq!(folder_bytes(&dir), before, "{version}/{scenario}: the folder changed");
+            let answer: Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(answer["replay_check"], "exact", "{version}/{scenario}: {answer}");
+            assert_eq!(answer["outcome"], "does_not_fit", "{version}/{scenario}: {answer}");
+            replayed += 1;
+        }
+    }
+    assert_eq!(replayed, 15);
+}
