@@ -97,10 +97,11 @@ fn assert_late_truth(sim: &Sim) -> Value {
 }
 
 /// The JSON of a run equals the simulation's truth, the late list and summary
-/// ([`assert_late_truth`]) and, at the failure, whether freeing them all would have let it fit.
-fn assert_truth(sim: &Sim) {
+/// ([`assert_late_truth`]) and, at the failure, what freeing them all at their last use would
+/// have done: the simulation re-run with each of them freed right after its last use
+/// ([`fits_in_the_rerun`]) — the truth `free-late`'s replay must give.
+fn assert_truth(sim: &Sim, script: &dyn Fn(&mut Sim), failing: Option<&SimOp>) {
     let value = assert_late_truth(sim);
-    // At the failure: would the request have fit with every tensor held past its last use freed?
     let at_failure: Vec<(u64, u64, bool)> = value["late_failures"]
         .as_array()
         .unwrap()
@@ -117,12 +118,35 @@ fn assert_truth(sim: &Sim) {
         .truth
         .iter()
         .filter(|_| sim.era != Era::DecoratorBeforeErrors { errors_table: false })
-        .filter_map(|t| {
+        .filter(|t| t.need.is_some())
+        .map(|t| {
             let stale = t.live.iter().filter(|b| b.stale).count() as u64;
-            Some((t.operation_id, stale, t.fits_if_late_freed?))
+            (t.operation_id, stale, rerun_placement(sim, script, failing.expect("the failing operation")).is_some())
         })
         .collect();
     assert_eq!(at_failure, expected);
+}
+
+/// The simulation run again with every tensor it held past its last use (on the failure's
+/// device and buffer type, last used before the failure) freed right after that use: where the
+/// request that failed lands now, when the failing operation's allocations up to it all fit.
+fn rerun_placement(sim: &Sim, script: &dyn Fn(&mut Sim), failing: &SimOp) -> Option<u64> {
+    let t = sim.truth.as_ref().expect("a failure");
+    let mut rerun = Sim::new(sim.era, sim.options, sim.devices_count());
+    for l in sim.late_truth() {
+        if l.last_use < t.operation_id && (l.device, l.buffer_type) == (t.device, t.buffer_type) {
+            rerun.free_after.entry(l.last_use).or_default().push(l.tensor);
+        }
+    }
+    script(&mut rerun);
+    let own = t.live.iter().filter(|b| b.own).count();
+    let (mut l1, mut dram) = (rerun.allocator_copy(failing.device, L1), rerun.allocator_copy(failing.device, DRAM));
+    let requests = failing.temps.iter().copied().chain(failing.outputs.iter().map(|o| (o.1, o.2)));
+    let mut placed = None;
+    for (bt, size) in requests.take(own + 1) {
+        placed = Some(if bt == DRAM { dram.allocate(size) } else { l1.allocate(size) }?);
+    }
+    placed
 }
 
 /// A small model on device `d`: a weight, a chain of operations, a `ttnn.deallocate` long after
@@ -161,7 +185,7 @@ fn every_writer_era_gives_the_simulation_s_truth() {
         let mut sim = Sim::new(era, traced(), 1);
         model(&mut sim, 0);
         sim.fail(failing(0));
-        assert_truth(&sim);
+        assert_truth(&sim, &|s| model(s, 0), Some(&failing(0)));
     }
 }
 
@@ -169,7 +193,7 @@ fn every_writer_era_gives_the_simulation_s_truth() {
 fn a_run_that_ends_without_a_failure_holds_them_to_its_last_operation() {
     let mut sim = Sim::new(Era::DecoratorWithErrors, traced(), 1);
     model(&mut sim, 0);
-    assert_truth(&sim);
+    assert_truth(&sim, &|s| model(s, 0), None);
 }
 
 #[test]
@@ -178,7 +202,11 @@ fn two_devices_keep_their_own_lists_and_peaks() {
     model(&mut sim, 0);
     model(&mut sim, 1);
     sim.fail(failing(1));
-    assert_truth(&sim);
+    let script = |s: &mut Sim| {
+        model(s, 0);
+        model(s, 1);
+    };
+    assert_truth(&sim, &script, Some(&failing(1)));
 }
 
 #[test]
@@ -186,7 +214,7 @@ fn without_stack_traces_there_is_no_source_line() {
     let mut sim = Sim::new(Era::DecoratorWithErrors, Options::default(), 1);
     model(&mut sim, 0);
     sim.fail(failing(0));
-    assert_truth(&sim);
+    assert_truth(&sim, &|s| model(s, 0), Some(&failing(0)));
 }
 
 #[test]
@@ -196,7 +224,7 @@ fn a_chip_opened_as_a_mesh_reads_the_same() {
         let mut sim = Sim::new(Era::Importer, options, 1);
         model(&mut sim, 0);
         sim.fail(failing(0));
-        assert_truth(&sim);
+        assert_truth(&sim, &|s| model(s, 0), Some(&failing(0)));
     }
 }
 
@@ -204,11 +232,12 @@ fn a_chip_opened_as_a_mesh_reads_the_same() {
 fn the_fit_advice_names_the_same_source_line_as_the_late_list() {
     let mut sim = Sim::new(Era::DecoratorWithErrors, traced(), 1);
     model(&mut sim, 0);
-    sim.fail(SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").output("c", L1, 600_000));
+    let conv = SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").output("c", L1, 600_000);
+    sim.fail(conv.clone());
     let truth = sim.truth.clone().unwrap();
     let relu_output = sim.tensor("h3");
     assert_eq!(truth.to_free, Some(vec![relu_output.address]), "the simulation frees the relu's output");
-    assert_truth(&sim);
+    assert_truth(&sim, &|s| model(s, 0), Some(&conv));
     let dir = TempDir::new("late-sim-advice");
     sim.report().write_to(dir.path());
     let o = run(&["explain", "--late", dir.path().to_str().unwrap()], None);
@@ -227,23 +256,29 @@ fn the_fit_advice_names_the_same_source_line_as_the_late_list() {
 fn freeing_them_at_a_failure_is_not_always_enough() {
     let mut sim = Sim::new(Era::DecoratorWithErrors, traced(), 1);
     model(&mut sim, 0);
-    // The inputs p (32 KiB) and the temporary (32 KiB) stay: 1.3 MiB cannot fit beside them.
-    sim.fail(
-        SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").temp(L1, 32_768).output("c", L1, 1_330_000),
-    );
-    assert_eq!(sim.truth.as_ref().unwrap().fits_if_late_freed, Some(false));
-    assert_truth(&sim);
+    // The inputs p (32 KiB) and the temporary (32 KiB) stay: 1.3 MiB cannot fit beside them,
+    // whatever was freed before.
+    let big =
+        SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").temp(L1, 32_768).output("c", L1, 1_330_000);
+    sim.fail(big.clone());
+    assert_eq!(rerun_placement(&sim, &|s| model(s, 0), &big), None, "the re-run still fails");
+    assert_truth(&sim, &|s| model(s, 0), Some(&big));
     let mut sim = Sim::new(Era::DecoratorWithErrors, traced(), 1);
     model(&mut sim, 0);
-    sim.fail(SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").output("c", L1, 600_000));
-    assert_eq!(sim.truth.as_ref().unwrap().fits_if_late_freed, Some(true));
+    let conv = SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").on(0).input("p").output("c", L1, 600_000);
+    sim.fail(conv.clone());
+    let address = rerun_placement(&sim, &|s| model(s, 0), &conv).expect("the re-run places the request");
     let dir = TempDir::new("late-sim-fits");
     sim.report().write_to(dir.path());
     let o = run(&["explain", "--late", dir.path().to_str().unwrap()], None);
     let text = String::from_utf8(o.stdout).unwrap();
-    let line =
-        "At operation 8 ttnn.conv2d: freeing the 5 held past their last use would have let the 586 KiB request fit.";
-    assert!(text.lines().any(|l| l == line), "{text}");
+    // Every tensor of the line held past its last use before the failure: the re-run frees them.
+    let n = sim.late_truth().iter().filter(|l| l.last_use < 8 && l.buffer_type == L1).count();
+    assert_eq!(n, 6, "five live at the failure, and h, freed by ttnn.deallocate two operations after its last use");
+    let line = format!(
+        "At operation 8 ttnn.conv2d: freeing all {n} at their last use: the 586 KiB request fits at {address}."
+    );
+    assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");
 }
 
 #[test]

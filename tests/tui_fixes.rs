@@ -113,3 +113,20 @@ fn a_tiny_terminal_draws_the_fixes_without_panicking() {
     h.press(&[NextFix]);
     assert_snapshot!("fixes_stale_chain_60x15", h.terminal.backend());
 }
+
+/// Tab 5's list of tensors held past their last use says, at the failure, what freeing them all
+/// there does — replayed: the real re-run (fixtures/rerun/stale_chain__free_late) placed the
+/// output at 112640 and then failed on its dataflow buffers.
+#[test]
+fn the_late_list_says_what_freeing_them_all_does_at_the_failure() {
+    let report = MemoryReport::open(&resolve_report(Some(&folder("stale_chain"))).unwrap(), 0).unwrap();
+    let mut h = Harness::new(report, 120, 40, false, Some(5));
+    h.press(&[GoToTab(4)]);
+    h.run_jobs();
+    let text = joined(&h);
+    assert!(
+        text.contains("At operation 5 ttnn.matmul: freeing all 6 at their last use: the 1 MiB request fits at 112640, but ttnn.add used 12 KiB of circular buffers at operation 2 and only 7 KiB would be left below it."),
+        "{}",
+        h.screen()
+    );
+}

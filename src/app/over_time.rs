@@ -4,7 +4,7 @@
 
 use super::jobs::JobState;
 use super::{Action, Availability, Outcome};
-use crate::analysis::late::{LateFindings, LateSummary, LateTensor, suggestion};
+use crate::analysis::late::{LateAtFailure, LateFindings, LateSummary, LateTensor, suggestion};
 use crate::analysis::usage_series::UsageSeries;
 
 /// The Over time tab.
@@ -84,6 +84,21 @@ impl OverTimeTab {
     pub(crate) fn late_of_shown(&self) -> Vec<&LateTensor> {
         let Some(s) = self.series() else { return Vec::new() };
         self.late.late.iter().filter(|t| (t.device_id, t.buffer_type) == (s.device_id, s.buffer_type)).collect()
+    }
+
+    /// What freeing every late tensor at its last use would have done (replayed) at one failure
+    /// the shown line marks: the one under the cursor, else the next after it, else the last.
+    pub(crate) fn late_failure_at_cursor(&self) -> Option<&LateAtFailure> {
+        let s = self.series()?;
+        let at = s.points.get(self.cursor).map_or(0, |p| p.operation_id);
+        let marked: Vec<u64> = s.failures.iter().filter_map(|&k| s.points.get(k)).map(|p| p.operation_id).collect();
+        let mine: Vec<&LateAtFailure> = self
+            .late
+            .failures
+            .iter()
+            .filter(|f| f.buffer_type == s.buffer_type && marked.contains(&f.operation_id))
+            .collect();
+        mine.iter().find(|f| f.operation_id >= at).or(mine.last()).copied()
     }
 
     /// The shown line's peak and what freeing every late tensor would make it.

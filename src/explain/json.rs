@@ -202,7 +202,7 @@ pub fn write_json(
         log_failures: super::beside::unjoined_json(report, options.hex),
         late: explanation.late.as_ref().map(super::late::late_json),
         late_summary: explanation.late.as_ref().map(super::late::late_summary_json),
-        late_failures: explanation.late.as_ref().map(super::late::late_failures_json),
+        late_failures: explanation.late.as_ref().map(|l| super::late::late_failures_json(report, l)),
     };
     let mut serializer = serde_json::Serializer::with_formatter(&mut *out, PrettyFormatter::new());
     document.serialize(&mut serializer)?;

@@ -3,10 +3,10 @@
 
 use crate::analysis::format::bare_shape;
 use crate::analysis::late::{
-    LateAtFailure, LateFindings, LateSummary, LateTensor, check_lifetimes, late_at_failure, late_at_failure_sentence,
-    late_heading, lifetime_lines, suggestion,
+    LateAtFailure, LateFindings, LateSummary, LateTensor, check_lifetimes, late_at_failure_sentence, late_heading,
+    lifetime_lines, suggestion,
 };
-use crate::report::{FailureMemory, MemoryReport, ReportError};
+use crate::report::{MemoryReport, ReportError};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -14,17 +14,15 @@ use std::fmt::Write;
 /// last use; then, at each allocation failure, whether freeing them would have let it fit.
 /// A report without `buffers` rows is read from its replayed graphs instead, as tab 5 charts it.
 pub fn read_late(report: &MemoryReport) -> Result<LateFindings, ReportError> {
-    let (mut findings, replay) = report.late_list_and_replay()?;
-    let failed: Vec<usize> =
-        (0..report.operations.len()).filter(|&i| report.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
-    for (_, memory) in report.memory_at_failures(&failed, replay.as_ref())? {
-        if let FailureMemory::Found(m) = memory {
-            findings.failures.extend(late_at_failure(&m));
-        }
-    }
+    let (mut findings, _) = report.late_list_and_replay()?;
     let ids: Vec<u64> = findings.late.iter().map(|t| t.tensor_id).collect();
     findings.lifetime = check_lifetimes(&findings.late, &report.tensor_lifetimes(&ids)?);
     Ok(findings)
+}
+
+/// The name of an operation by id (empty when the report has none).
+fn name_of(report: &MemoryReport, id: u64) -> String {
+    report.operation_index(id).map_or_else(String::new, |i| report.operations[i].name.clone())
 }
 
 /// One entry of `late_failures`.
@@ -36,10 +34,14 @@ pub(super) struct LateFailureJson {
     needed_per_bank: u64,
     held_past_last_use: usize,
     fits_if_all_freed: bool,
+    /// What the replay of `free-late` says (memory.md §9.2); null when nothing was freed before.
+    outcome: Option<&'static str>,
+    address: Option<u64>,
+    sentence: String,
 }
 
 /// The `late_failures` list, in operation order.
-pub(super) fn late_failures_json(findings: &LateFindings) -> Vec<LateFailureJson> {
+pub(super) fn late_failures_json(report: &MemoryReport, findings: &LateFindings) -> Vec<LateFailureJson> {
     findings
         .failures
         .iter()
@@ -49,7 +51,10 @@ pub(super) fn late_failures_json(findings: &LateFindings) -> Vec<LateFailureJson
             buffer_type: f.buffer_type.token(),
             needed_per_bank: f.needed_per_bank,
             held_past_last_use: f.held,
-            fits_if_all_freed: f.fits_if_all_freed,
+            fits_if_all_freed: f.fits_if_all_freed(),
+            outcome: f.answer.as_ref().map(|a| a.outcome.as_str()),
+            address: f.answer.as_ref().and_then(|a| a.address),
+            sentence: late_at_failure_sentence(f, &name_of(report, f.operation_id), false),
         })
         .collect()
 }
@@ -129,8 +134,7 @@ pub(super) fn late_text(report: &MemoryReport, findings: &LateFindings) -> Strin
         out.push_str("No tensor is held past its last use.\n");
     }
     for f in &findings.failures {
-        let name = report.operation_index(f.operation_id).map_or("", |i| report.operations[i].name.as_str());
-        let _ = writeln!(out, "{}", late_at_failure_sentence(f, name));
+        let _ = writeln!(out, "{}", late_at_failure_sentence(f, &name_of(report, f.operation_id), false));
     }
     for line in findings.lifetime.iter().flat_map(lifetime_lines) {
         let _ = writeln!(out, "{line}");

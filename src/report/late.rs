@@ -6,9 +6,14 @@ use super::ReportError;
 use super::database::{IN_LIST_CHUNK, id_list, opt_uint, text, uint};
 use super::memory::MemoryReport;
 use super::memory_replay::GraphReplay;
+use super::memory_view::FailureMemory;
 use super::usage::UsageProgress;
-use crate::analysis::late::{BufferRun, BufferRuns, LateFindings, TensorLifetime, find_late};
+use super::whatif::WhatIfOptions;
+use crate::analysis::late::{
+    BufferRun, BufferRuns, LateAtFailure, LateFindings, TensorLifetime, find_late, late_at_failure,
+};
 use crate::analysis::memory::LiveBuffer;
+use crate::analysis::memory::whatif::Fix;
 use crate::analysis::sanitize::sanitize_line;
 use crate::analysis::stack::model_source_label;
 use crate::analysis::usage::MemoryUsage;
@@ -44,14 +49,54 @@ impl MemoryReport {
         }
     }
 
+    /// At each allocation failure (by the graph replay `replay` when its basis needs one), what
+    /// freeing every tensor held past its last use at it would have done: the fix `free-late`
+    /// replayed (memory.md §9.2), when any such tensor of its device and buffer type was freed
+    /// before it.
+    pub fn late_failures(
+        &self,
+        findings: &LateFindings,
+        replay: Option<&GraphReplay>,
+    ) -> Result<Vec<LateAtFailure>, ReportError> {
+        let failed: Vec<usize> =
+            (0..self.operations.len()).filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
+        let mut out = Vec::new();
+        for (index, memory) in self.memory_at_failures(&failed, replay)? {
+            let FailureMemory::Found(m) = memory else { continue };
+            let Some(mut f) = late_at_failure(&m) else { continue };
+            let n = self.operations[index].id;
+            let view = self.device_view(m.device_id);
+            let ours = |d: u64| d == m.device_id || view.aliases.contains(&d);
+            f.freed = findings
+                .late
+                .iter()
+                .filter(|t| t.last_use_operation_id < n && ours(t.device_id) && t.buffer_type == m.buffer_type)
+                .count();
+            if f.freed > 0 {
+                let options = WhatIfOptions { late: Some(findings), from_start: false };
+                f.answer = Some(self.what_if_at(index, &[Fix::FreeLate], &options, Some(&m))?.answer);
+            }
+            out.push(f);
+        }
+        Ok(out)
+    }
+
     /// The tensors held past their last use (see [`Self::late_list_and_replay`]).
     pub fn late_list(&self) -> Result<LateFindings, ReportError> {
         Ok(self.late_list_and_replay()?.0)
     }
 
     /// The tensors held past their last use in a pass's runs (`usage` built
-    /// [`MemoryUsage::with_runs`]), with their shapes and the source lines of their last uses.
+    /// [`MemoryUsage::with_runs`]), with their shapes and the source lines of their last uses,
+    /// and at each failure what freeing them at it would have done (replayed).
     pub fn late_findings(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {
+        let mut findings = self.late_tensors(usage)?;
+        findings.failures = self.late_failures(&findings, None)?;
+        Ok(findings)
+    }
+
+    /// The tensors held past their last use in a pass's runs, without the failures.
+    fn late_tensors(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {
         let Some(runs) = usage.runs.as_ref() else { return Ok(LateFindings::default()) };
         let places: BTreeSet<(u64, u64)> = runs.runs().map(|r| (r.device_id, r.address)).collect();
         if places.is_empty() || self.operations.is_empty() {
@@ -101,7 +146,9 @@ impl MemoryReport {
         }
         let runs = replay.runs.iter().map(|r| BufferRun { device_id: chip(r.device_id), ..*r }).collect();
         usage.runs = Some(BufferRuns::from_runs(runs));
-        self.late_findings(&usage)
+        let mut findings = self.late_tensors(&usage)?;
+        findings.failures = self.late_failures(&findings, Some(replay))?;
+        Ok(findings)
     }
 
     /// The `tensor_lifetime` rows of some tensors (the importer's own account of each tensor's

@@ -193,7 +193,7 @@ impl MemoryReport {
 
     /// The device a replay follows and the other ids its records give it: a single chip opened
     /// as a mesh names itself by both 0 and 1 (memory.md §1–§2).
-    fn device_view(&self, device: u64) -> DeviceView {
+    pub(super) fn device_view(&self, device: u64) -> DeviceView {
         let facts = self.devices.iter().find(|d| d.device_id == device).or(self.devices.first()).map(|d| d.facts());
         let same = |a: &super::devices::Device, b: &super::devices::Device| {
             let (a, b) = (a.facts(), b.facts());

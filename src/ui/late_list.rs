@@ -5,7 +5,7 @@
 
 use super::View;
 use super::text::{truncate_line, wrap_lines};
-use crate::analysis::late::{LateTensor, late_heading, late_row, suggestion};
+use crate::analysis::late::{LateTensor, late_at_failure_sentence, late_heading, late_row, suggestion};
 use crate::app::OverTimeTab;
 use ratatui::style::Style;
 use ratatui::text::Line;
@@ -19,7 +19,13 @@ struct Parts {
 fn parts(view: &View, tab: &OverTimeTab, width: usize) -> Option<Parts> {
     let summary = tab.late_summary_of_shown()?;
     let heading = format!("Held past their last use: {}", late_heading(summary));
-    let heading = wrap_lines([Line::styled(heading, view.theme.bold)], width);
+    let mut lines = vec![Line::styled(heading, view.theme.bold)];
+    // At the line's failure under the cursor (or the next), what freeing them all does (replayed).
+    if let Some(f) = tab.late_failure_at_cursor() {
+        let name = view.model.operation_index(f.operation_id).map_or("", |i| view.model.operations[i].name.as_str());
+        lines.push(Line::from(late_at_failure_sentence(f, name, view.hex)));
+    }
+    let heading = wrap_lines(lines, width);
     let detail = tab.selected_late().map_or_else(Vec::new, |t| wrap_lines([Line::from(suggestion(t))], width));
     Some(Parts { heading, detail })
 }

@@ -190,6 +190,8 @@ pub struct Sim {
     /// Bytes per bank held after each operation with a snapshot, per (table device, buffer type):
     /// `(operation id, device, buffer type, bytes)`.
     pub usage: Vec<(u64, u64, BufferType, u64)>,
+    /// A re-run's fix: tensors (by id) freed outside any record right after an operation.
+    pub free_after: HashMap<u64, Vec<u64>>,
 }
 
 impl Sim {
@@ -206,6 +208,7 @@ impl Sim {
             message: None,
             unrecorded: None,
             usage: Vec::new(),
+            free_after: HashMap::new(),
         }
     }
 
@@ -235,6 +238,11 @@ impl Sim {
     pub fn allocator_copy(&self, d: u64, buffer_type: BufferType) -> Allocator {
         let device = &self.devices[d as usize];
         if buffer_type == BufferType::Dram { device.dram.clone() } else { device.l1.clone() }
+    }
+
+    /// How many devices it simulates.
+    pub fn devices_count(&self) -> usize {
+        self.devices.len()
     }
 
     /// How many operations have run (the id of the last one).
@@ -284,6 +292,16 @@ impl Sim {
     pub fn outside_alloc(&mut self, name: &str, device: u64, buffer_type: BufferType, per_bank: u64) {
         let address = self.devices[device as usize].allocator(buffer_type).allocate(per_bank).expect("fits");
         self.outside.insert(name.into(), (device, buffer_type, address));
+    }
+
+    /// Frees what a re-run's fix frees right after operation `id` (`free_after`), outside any
+    /// record, as a `ttnn.deallocate` the script would have had there.
+    pub(crate) fn apply_free_after(&mut self, id: u64) {
+        for tensor in self.free_after.remove(&id).unwrap_or_default() {
+            if let Some(name) = self.tensors.iter().find(|t| t.id == tensor && t.live).map(|t| t.name.clone()) {
+                self.outside_free(&name);
+            }
+        }
     }
 
     /// Frees, between operations and in no record, a buffer allocated outside or a tensor's.

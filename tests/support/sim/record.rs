@@ -187,6 +187,7 @@ impl Sim {
         let g = g.end(&op.name).capture_end();
         let row = Op::new(id as i64, &op.name).duration(0.0001).graph(g).inputs(&inputs).outputs(&outputs);
         self.record(row, true);
+        self.apply_free_after(id);
         id
     }
 
@@ -203,7 +204,13 @@ impl Sim {
     /// A `ttnn.deallocate` of a tensor; returns its id.
     pub fn deallocate(&mut self, name: &str) -> u64 {
         let id = self.ops.len() as u64 + 1;
-        let i = self.tensors.iter().rposition(|t| t.name == name && t.live).expect("a live tensor");
+        let Some(i) = self.tensors.iter().rposition(|t| t.name == name && t.live) else {
+            // A re-run's fix freed it already (`free_after`): the call frees nothing now.
+            assert!(self.tensors.iter().any(|t| t.name == name), "a tensor called {name}");
+            let g = self.graph().capture_start().start("ttnn.deallocate").end("ttnn.deallocate").capture_end();
+            self.record(Op::new(id as i64, "ttnn.deallocate").duration(0.00001).graph(g), true);
+            return id;
+        };
         self.tensors[i].consumers.push(id);
         self.tensors[i].live = false;
         self.tensors[i].freed_at = Some(id);
@@ -219,6 +226,7 @@ impl Sim {
             .capture_end();
         let row = Op::new(id as i64, "ttnn.deallocate").duration(0.00001).graph(g).inputs(&[t.id as i64]);
         self.record(row, true);
+        self.apply_free_after(id);
         id
     }
 
