@@ -12,8 +12,8 @@ use super::whatif::WhatIfOptions;
 use crate::analysis::late::{
     BufferRun, BufferRuns, LateAtFailure, LateFindings, TensorLifetime, find_late, late_at_failure,
 };
-use crate::analysis::memory::LiveBuffer;
 use crate::analysis::memory::whatif::Fix;
+use crate::analysis::memory::{LiveBuffer, MemoryAtFailure};
 use crate::analysis::sanitize::sanitize_line;
 use crate::analysis::stack::model_source_label;
 use crate::analysis::usage::MemoryUsage;
@@ -52,12 +52,52 @@ impl MemoryReport {
     /// At each allocation failure (by the graph replay `replay` when its basis needs one), what
     /// freeing every tensor held past its last use at it would have done: the fix `free-late`
     /// replayed (memory.md §9.2), when any such tensor of its device and buffer type was freed
-    /// before it.
+    /// before it — every failure in one replay per device (`free_late_at_failures`).
     pub fn late_failures(
         &self,
         findings: &LateFindings,
         replay: Option<&GraphReplay>,
     ) -> Result<Vec<LateAtFailure>, ReportError> {
+        let found = self.late_at_failures(findings, replay)?;
+        let replayed: Vec<(usize, &MemoryAtFailure)> =
+            found.iter().filter(|(_, _, f)| f.freed > 0).map(|(i, m, _)| (*i, m.as_ref())).collect();
+        let mut answers = self.free_late_at_failures(&replayed, findings)?.into_iter();
+        Ok(found
+            .into_iter()
+            .map(|(_, _, mut f)| {
+                if f.freed > 0 {
+                    f.answer = answers.next().map(|w| w.answer);
+                }
+                f
+            })
+            .collect())
+    }
+
+    /// [`Self::late_failures`] with one replay per failure, as `ttnn-tui whatif --free-late`
+    /// runs it: what the single pass must agree with.
+    pub fn late_failures_one_by_one(
+        &self,
+        findings: &LateFindings,
+        replay: Option<&GraphReplay>,
+    ) -> Result<Vec<LateAtFailure>, ReportError> {
+        let mut out = Vec::new();
+        for (index, m, mut f) in self.late_at_failures(findings, replay)? {
+            if f.freed > 0 {
+                let options = WhatIfOptions { late: Some(findings), from_start: false };
+                f.answer = Some(self.what_if_at(index, &[Fix::FreeLate], &options, Some(&m))?.answer);
+            }
+            out.push(f);
+        }
+        Ok(out)
+    }
+
+    /// Each allocation failure with a memory picture: its index, the picture, and the late
+    /// tensors of its device and buffer type freed before it (not yet replayed).
+    fn late_at_failures(
+        &self,
+        findings: &LateFindings,
+        replay: Option<&GraphReplay>,
+    ) -> Result<Vec<(usize, Box<MemoryAtFailure>, LateAtFailure)>, ReportError> {
         let failed: Vec<usize> =
             (0..self.operations.len()).filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
         let mut out = Vec::new();
@@ -72,11 +112,7 @@ impl MemoryReport {
                 .iter()
                 .filter(|t| t.last_use_operation_id < n && ours(t.device_id) && t.buffer_type == m.buffer_type)
                 .count();
-            if f.freed > 0 {
-                let options = WhatIfOptions { late: Some(findings), from_start: false };
-                f.answer = Some(self.what_if_at(index, &[Fix::FreeLate], &options, Some(&m))?.answer);
-            }
-            out.push(f);
+            out.push((index, m, f));
         }
         Ok(out)
     }
@@ -84,6 +120,21 @@ impl MemoryReport {
     /// The tensors held past their last use (see [`Self::late_list_and_replay`]).
     pub fn late_list(&self) -> Result<LateFindings, ReportError> {
         Ok(self.late_list_and_replay()?.0)
+    }
+
+    /// The tensors held past their last use, without what freeing them does at each failure:
+    /// what the fix `free-late` frees.
+    pub fn late_tensor_list(&self) -> Result<LateFindings, ReportError> {
+        let cancel = AtomicBool::new(false);
+        let mut usage = MemoryUsage::with_runs();
+        self.usage().read(&mut usage, &cancel, &mut |_| {})?;
+        if usage.rows > 0 {
+            return self.late_tensors(&usage);
+        }
+        match self.graphs().replay(&mut |_, _| {}, &cancel)? {
+            Some(replay) => self.late_tensors(&self.replay_usage(&replay)),
+            None => self.late_tensors(&usage),
+        }
     }
 
     /// The tensors held past their last use in a pass's runs (`usage` built
@@ -124,6 +175,13 @@ impl MemoryReport {
     /// Graph device ids are read as the tables': a single chip opened as a mesh (ttnn 0.81) has
     /// graph buffer nodes on the mesh id 1 while `devices` has the one row 0 (memory.md §1–§2).
     pub fn replay_late(&self, replay: &GraphReplay) -> Result<LateFindings, ReportError> {
+        let mut findings = self.late_tensors(&self.replay_usage(replay))?;
+        findings.failures = self.late_failures(&findings, Some(replay))?;
+        Ok(findings)
+    }
+
+    /// A graph replay read as the usage pass's sums and runs (see [`Self::replay_late`]).
+    fn replay_usage(&self, replay: &GraphReplay) -> MemoryUsage {
         let chip = |device: u64| match self.devices.as_slice() {
             [only] => only.device_id,
             _ => device,
@@ -146,9 +204,7 @@ impl MemoryReport {
         }
         let runs = replay.runs.iter().map(|r| BufferRun { device_id: chip(r.device_id), ..*r }).collect();
         usage.runs = Some(BufferRuns::from_runs(runs));
-        let mut findings = self.late_tensors(&usage)?;
-        findings.failures = self.late_failures(&findings, Some(replay))?;
-        Ok(findings)
+        usage
     }
 
     /// The `tensor_lifetime` rows of some tensors (the importer's own account of each tensor's

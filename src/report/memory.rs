@@ -7,7 +7,7 @@ use super::details::Details;
 use super::devices::Device;
 use super::graphs::{ErrorGraphs, Graphs};
 use super::locate::{ReportSource, report_name_from_config, report_name_from_folder};
-use super::memory_rows::Snapshots;
+use super::memory_rows::{DramBaseCache, Snapshots};
 use super::memory_tensors::{TensorCache, Tensors};
 use super::store::Store;
 use super::usage::{MarkCache, Usage};
@@ -53,6 +53,8 @@ pub struct MemoryReport {
     pub(super) tensor_cache: TensorCache,
     /// Where each error is marked on the memory over the run, found on the first question.
     pub(super) marks: MarkCache,
+    /// The DRAM base rows, read once (`Snapshots::lowest_dram_address`).
+    pub(super) dram_base: DramBaseCache,
     /// The log given beside the report (`--log`), joined to its operations.
     pub(super) log: Option<std::sync::Arc<super::log_beside::LogBeside>>,
     /// The failures of that log no operation took (indexes into its failures).
@@ -134,6 +136,7 @@ impl MemoryReport {
             watch: None,
             tensor_cache: TensorCache::default(),
             marks: MarkCache::default(),
+            dram_base: DramBaseCache::default(),
             log: None,
             unjoined_log: Vec::new(),
         };
@@ -363,7 +366,7 @@ impl MemoryReport {
 
     /// The `buffers` snapshots.
     pub fn snapshots(&self) -> Snapshots<'_> {
-        Snapshots { store: &self.store }
+        Snapshots { store: &self.store, dram_base: &self.dram_base }
     }
 
     /// Captured graphs: read, mapped in one pass, replayed from nothing.

@@ -13,6 +13,8 @@ use crate::analysis::memory::{MemoryNote, SnapshotRow, valid_buffer};
 use crate::analysis::model::Operation;
 use rusqlite::params;
 use rusqlite::types::ValueRef;
+use std::cell::OnceCell;
+use std::collections::HashMap;
 
 /// At most this many `buffers` rows of one operation are read for a picture of memory.
 pub(crate) const SNAPSHOT_ROWS: usize = 250_000;
@@ -23,6 +25,10 @@ pub(crate) const EARLIER_SEARCH_ROWS: usize = 200_000;
 /// At most this many `buffers` rows, from the start of the table, are read to find the DRAM
 /// base of a device.
 pub(crate) const DRAM_BASE_ROWS: i64 = 200_000;
+
+/// The DRAM rows among the first [`DRAM_BASE_ROWS`] of `buffers` by device (operation id, lowest
+/// address up to it), read once for the report's rank: every failure's DRAM base asks it.
+pub(crate) type DramBaseCache = OnceCell<HashMap<u64, Vec<(u64, u64)>>>;
 
 /// The earlier snapshot of a device, as found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +61,7 @@ pub struct BufferRecord {
 /// a question asked of the report's store.
 pub struct Snapshots<'a> {
     pub(super) store: &'a Store,
+    pub(super) dram_base: &'a DramBaseCache,
 }
 
 impl Snapshots<'_> {
@@ -112,30 +119,61 @@ impl Snapshots<'_> {
     /// The lowest DRAM address of `device` in a valid row of an operation up to `n` (rank
     /// `rank`) among the first [`DRAM_BASE_ROWS`] rows of `buffers` (memory.md §2: the DRAM
     /// allocator's first buffer sits at its base, and the run's first rows record it); a bounded
-    /// read, however large the table.
+    /// read, however large the table, made once for the report's rank ([`DramBaseCache`]).
     pub(crate) fn lowest_dram_address(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<Option<u64>> {
+        let read;
+        let base = match (rank == self.store.rank, self.dram_base.get()) {
+            (true, Some(base)) => base,
+            (true, None) => {
+                let _ = self.dram_base.set(self.dram_base_rows(rank)?);
+                self.dram_base.get().expect("just set")
+            }
+            (false, _) => {
+                read = self.dram_base_rows(rank)?;
+                &read
+            }
+        };
+        let Some(lowest) = base.get(&device) else { return Ok(None) };
+        let upto = lowest.partition_point(|&(operation_id, _)| operation_id <= n);
+        Ok(upto.checked_sub(1).map(|i| lowest[i].1))
+    }
+
+    /// The valid DRAM rows among the first [`DRAM_BASE_ROWS`] rows of `buffers`, by device: each
+    /// operation id with rows and the lowest address up to it, ascending.
+    fn dram_base_rows(&self, rank: u32) -> rusqlite::Result<HashMap<u64, Vec<(u64, u64)>>> {
         let has = |c: &str| self.store.schema.has_column("buffers", c);
+        let mut out: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
         if !self.store.schema.has_table("buffers")
             || !["operation_id", "device_id", "address", "max_size_per_bank", "buffer_type"].iter().all(|c| has(c))
         {
-            return Ok(None);
+            return Ok(out);
         }
-        let Some((first, _)) = rowid_range(&self.store.conn, "buffers")? else { return Ok(None) };
+        let Some((first, _)) = rowid_range(&self.store.conn, "buffers")? else { return Ok(out) };
         let filter = self.store.schema.rank_filter("buffers");
         let sql = format!(
-            "SELECT address, max_size_per_bank FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND operation_id <= ?4 \
-             AND device_id = ?5 AND (buffer_type = 0 OR buffer_type = 'DRAM') AND {filter}"
+            "SELECT operation_id, device_id, address, max_size_per_bank FROM buffers WHERE rowid >= ?2 \
+             AND rowid < ?3 AND (buffer_type = 0 OR buffer_type = 'DRAM') AND {filter}"
         );
         let mut stmt = self.store.conn.prepare_cached(&sql)?;
-        let end = first.saturating_add(DRAM_BASE_ROWS);
-        let mut rows = stmt.query(params![rank, first, end, n, device])?;
-        let mut lowest: Option<u64> = None;
+        let mut rows = stmt.query(params![rank, first, first.saturating_add(DRAM_BASE_ROWS)])?;
         while let Some(r) = rows.next()? {
-            if let Some((address, _)) = valid_buffer(signed(r.get_ref(0)?), signed(r.get_ref(1)?)) {
-                lowest = Some(lowest.map_or(address, |l| l.min(address)));
+            if let Some((address, _)) = valid_buffer(signed(r.get_ref(2)?), signed(r.get_ref(3)?)) {
+                out.entry(uint(r.get_ref(1)?)).or_default().push((uint(r.get_ref(0)?), address));
             }
         }
-        Ok(lowest)
+        for lowest in out.values_mut() {
+            lowest.sort_unstable();
+            let mut so_far = u64::MAX;
+            for entry in lowest.iter_mut() {
+                so_far = so_far.min(entry.1);
+                entry.1 = so_far;
+            }
+            // One entry per operation: its last, the lowest up to and with it.
+            lowest.reverse();
+            lowest.dedup_by_key(|e| e.0);
+            lowest.reverse();
+        }
+        Ok(out)
     }
 
     /// Whether `device` has any `buffers` row of an operation before `n` (rank `rank`): one

@@ -27,6 +27,7 @@ pub mod usage;
 pub mod watch;
 mod watch_state;
 pub mod whatif;
+mod whatif_late;
 mod whatif_range;
 
 pub use locate::{Located, ReportSource, locate_report, resolve_report};

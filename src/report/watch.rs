@@ -7,6 +7,7 @@ use super::ReportError;
 use super::database::{open_database, rowid_range, wal_writer_files_exist};
 use super::locate::ReportSource;
 use super::memory::{MemoryReport, Operation};
+use super::memory_rows::DramBaseCache;
 use super::memory_tensors::TensorCache;
 use super::usage::MarkCache;
 use super::watch_state::WatchState;
@@ -128,6 +129,8 @@ impl MemoryReport {
         self.tensor_cache = TensorCache::default();
         // So may the errors and the `buffers` rows that place them.
         self.marks = MarkCache::default();
+        // And the first rows, which give the DRAM base, while the table is short.
+        self.dram_base = DramBaseCache::default();
         let operations_rowid = rowid_range(&self.store.conn, "operations")?.map_or(operations_after, |(_, last)| last);
         let new_operations =
             if operations_rowid > operations_after { self.read_operations(operations_after)?.0 } else { Vec::new() };

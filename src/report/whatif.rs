@@ -45,12 +45,12 @@ pub struct WhatIfOptions<'a> {
 
 /// The fixes resolved: the plan, the operation the replay starts after (none: the first), and
 /// what could not be resolved.
-struct Resolved {
-    plan: Plan,
+pub(super) struct Resolved {
+    pub(super) plan: Plan,
     /// Operations the fixes touch first: the replay starts after the earliest (none: before the
     /// first operation).
-    starts: Vec<Option<u64>>,
-    notes: Vec<WhatIfNote>,
+    pub(super) starts: Vec<Option<u64>>,
+    pub(super) notes: Vec<WhatIfNote>,
 }
 
 impl MemoryReport {
@@ -85,41 +85,69 @@ impl MemoryReport {
         options: &WhatIfOptions<'_>,
         memory: Option<&MemoryAtFailure>,
     ) -> Result<WhatIf, ReportError> {
-        let late = options.late;
-        let op = &self.operations[index];
         let failure = self.error_of(index).and_then(|e| e.failure.clone());
-        let (Some(failure), Some(m)) = (failure, memory) else {
+        let (Some(_), Some(m)) = (failure, memory) else {
+            return Ok(self.unknown(index, fixes, "the operation has no allocation failure with a memory picture"));
+        };
+        let read_now = match (fixes.contains(&Fix::FreeLate), options.late) {
+            (true, None) => Some(self.late_tensor_list()?),
+            _ => None,
+        };
+        let late = read_now.as_ref().or(options.late);
+        let read = ReportError::read("the run's records");
+        let view = self.device_view(m.device_id);
+        let resolved = self.resolve(index, fixes, m, &view, late).map_err(&read)?;
+        let snapshots = self.records_snapshots().map_err(&read)?;
+        let start = self.replay_start(index, &resolved, snapshots && !options.from_start);
+        let (mut run, first) = self.begin(view, self.regions(m.device_id, m), resolved.plan, start)?;
+        self.replay_operations(&mut run, first..index, snapshots)?;
+        self.answer_at(run, index, fixes, m, resolved.notes, start)
+    }
+
+    /// Where a replay starts: after the earliest operation a fix touches, when the report keeps
+    /// snapshots to start from (`from_checkpoint`); else from the first operation (none).
+    pub(super) fn replay_start(&self, index: usize, resolved: &Resolved, from_checkpoint: bool) -> Option<u64> {
+        match from_checkpoint {
+            true => resolved.starts.iter().copied().min().unwrap_or(self.previous(index)),
+            false => None,
+        }
+    }
+
+    /// A replay of `view`'s device with `plan`, started from the snapshot after `start` (none:
+    /// from nothing), and the index of the first operation it has still to be given.
+    pub(super) fn begin(
+        &self,
+        view: DeviceView,
+        regions: Regions,
+        plan: Plan,
+        start: Option<u64>,
+    ) -> Result<(WhatIfRun, usize), ReportError> {
+        let mut run = WhatIfRun::new(view.clone(), regions, plan);
+        let Some(c) = start else { return Ok((run, 0)) };
+        let (rows, _) = self.snapshots().rows(c, self.rank()).map_err(ReportError::read("the run's records"))?;
+        run.start(self.recorded(&rows, &view), Some(c));
+        Ok((run, self.operation_index(c).map_or(0, |i| i + 1)))
+    }
+
+    /// Gives `run` (which has every operation before the failed one, by index) the failed
+    /// operation up to its failure and says what tt-metal would do with its request.
+    pub(super) fn answer_at(
+        &self,
+        mut run: WhatIfRun,
+        index: usize,
+        fixes: &[Fix],
+        m: &MemoryAtFailure,
+        notes: Vec<WhatIfNote>,
+        start: Option<u64>,
+    ) -> Result<WhatIf, ReportError> {
+        let op = &self.operations[index];
+        let Some(failure) = self.error_of(index).and_then(|e| e.failure.clone()) else {
             return Ok(self.unknown(index, fixes, "the operation has no allocation failure with a memory picture"));
         };
         let device = m.device_id;
-        let view = self.device_view(device);
-        let read = ReportError::read("the run's records");
-        let read_now = match (fixes.contains(&Fix::FreeLate), late) {
-            (true, None) => Some(self.late_list()?),
-            _ => None,
-        };
-        let late = read_now.as_ref().or(late);
-        let resolved = self.resolve(index, fixes, m, &view, late).map_err(&read)?;
-        let snapshots = self.records_snapshots().map_err(&read)?;
-        // A report without snapshots is replayed from its first graph.
-        let start = match snapshots && !options.from_start {
-            true => resolved.starts.iter().copied().min().unwrap_or(self.previous(index)),
-            false => None,
-        };
-        let regions = self.regions(device, m);
-        let mut run = WhatIfRun::new(view.clone(), regions, resolved.plan);
-        let first = match start {
-            Some(c) => {
-                let (rows, _) = self.snapshots().rows(c, op.rank).map_err(&read)?;
-                run.start(self.recorded(&rows, &view), Some(c));
-                self.operation_index(c).map_or(0, |i| i + 1)
-            }
-            None => 0,
-        };
-        self.replay_operations(&mut run, first..index, snapshots)?;
         let graph = self.graphs().graph(index).unwrap_or_default();
         let through = crate::analysis::memory::failure_point(&graph);
-        let (own, _) = self.snapshots().rows(op.id, op.rank).map_err(&read)?;
+        let (own, _) = self.snapshots().rows(op.id, op.rank).map_err(ReportError::read("the run's records"))?;
         run.operation(&OperationRecord {
             operation_id: op.id,
             graph: &graph,
@@ -135,12 +163,12 @@ impl MemoryReport {
             .filter(|b| b.input_of_operation)
             .map(|b| ((device, m.buffer_type), b.address))
             .collect();
-        let hint = self.cb_hint(index, regions.l1.map(|(a, _)| a));
+        let hint = self.cb_hint(index, run.regions().l1.map(|(a, _)| a));
         let mut answer = match request {
             Some(request) => run.answer(op.id, fixes.to_vec(), request, &inputs, hint),
             None => return Ok(self.unknown(index, fixes, "the message gives no request to place")),
         };
-        answer.notes.splice(0..0, resolved.notes);
+        answer.notes.splice(0..0, notes);
         // The holder memory.md §4 finds at the failure names a buffer live then; a graph's own
         // tensor node (an inner tensor of the operation that made it) only the others.
         let held = |recorded: u64| m.live_buffers.iter().find(|b| b.address == recorded).and_then(|b| b.tensor_id);
@@ -184,7 +212,7 @@ impl MemoryReport {
     }
 
     /// Whether the report keeps `buffers` snapshots (any row at all).
-    fn records_snapshots(&self) -> rusqlite::Result<bool> {
+    pub(super) fn records_snapshots(&self) -> rusqlite::Result<bool> {
         if !self.store.schema.has_table("buffers") {
             return Ok(false);
         }
@@ -209,7 +237,7 @@ impl MemoryReport {
     /// The regions of the device's allocators: L1 and L1_SMALL from its `devices` row, DRAM from
     /// the failure's region, else from its base (the lowest DRAM address recorded, else the
     /// release's) and one bank of the size DRAM messages give (else a Wormhole's 1 GiB).
-    fn regions(&self, device: u64, m: &MemoryAtFailure) -> Regions {
+    pub(super) fn regions(&self, device: u64, m: &MemoryAtFailure) -> Regions {
         let facts = self.devices.iter().find(|d| d.device_id == device).or(self.devices.first()).map(|d| d.facts());
         let (l1, l1_small) = match facts.as_ref().and_then(|f| Some((f.l1_start?, f.l1_bank_size, f.worker_l1_size))) {
             Some((a, b, w)) => (Some((a, a + b)), Some((a + b, w.max(a + b)))),
@@ -269,7 +297,7 @@ impl MemoryReport {
     }
 
     /// The fixes as the replay acts on them, and where the replay must start.
-    fn resolve(
+    pub(super) fn resolve(
         &self,
         index: usize,
         fixes: &[Fix],
