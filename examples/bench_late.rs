@@ -19,7 +19,7 @@ mod timing;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
-use ttnn_tui::analysis::usage::MemoryUsage;
+use ttnn_tui::analysis::memory::usage::MemoryUsage;
 use ttnn_tui::report::{MemoryReport, resolve_report};
 
 const RUNS: usize = 3;

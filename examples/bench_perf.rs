@@ -6,9 +6,9 @@
 mod perf;
 
 use std::time::{Duration, Instant};
-use ttnn_tui::analysis::link::{MemoryOperation, link};
-use ttnn_tui::analysis::scopes::CompletedDeviceOperation;
-use ttnn_tui::report::perf::PerfReport;
+use ttnn_tui::analysis::graph::scopes::CompletedDeviceOperation;
+use ttnn_tui::analysis::perf::link::{MemoryOperation, link};
+use ttnn_tui::report::perf::perf_report::PerfReport;
 
 const ROWS: usize = 100_000;
 const DEVICE_OPS_PER_OPERATION: usize = 2;

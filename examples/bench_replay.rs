@@ -21,9 +21,9 @@ mod support;
 
 use std::time::{Duration, Instant};
 use support::{Alloc, BufferType, Graph, Layout};
-use ttnn_tui::analysis::failure::{BufferType as Type, parse_allocation_failure};
-use ttnn_tui::analysis::graph::parse_graph;
+use ttnn_tui::analysis::graph::nodes::parse_graph;
 use ttnn_tui::analysis::memory::{EarlierSnapshot, FailureInputs, SnapshotRow, memory_at_failure};
+use ttnn_tui::analysis::messages::failure::{BufferType as Type, parse_allocation_failure};
 
 const BASE: u64 = 1_048_640;
 const PER_BANK: u64 = 2048;

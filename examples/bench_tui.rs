@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use ttnn_tui::app::Action;
-use ttnn_tui::report::perf::{PerfReport, PerfSource};
+use ttnn_tui::report::perf::perf_report::{PerfReport, PerfSource};
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
 use ttnn_tui::tui::worker::{Update, no_waker};
 use ttnn_tui::tui::{Session, app_for, link_job};
@@ -65,8 +65,8 @@ fn ms(d: Duration) -> String {
 
 /// Writes a perf CSV whose rows are the report's completed device operations, in order.
 fn linking_csv(report: &MemoryReport) -> PathBuf {
-    use ttnn_tui::analysis::graph::parse_scopes;
-    use ttnn_tui::analysis::link::MemoryOperation;
+    use ttnn_tui::analysis::graph::nodes::parse_scopes;
+    use ttnn_tui::analysis::perf::link::MemoryOperation;
     let names = report
         .graphs()
         .map(parse_scopes, |i, graph| {

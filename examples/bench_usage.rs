@@ -24,7 +24,7 @@ use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
-use ttnn_tui::analysis::usage::MemoryUsage;
+use ttnn_tui::analysis::memory::usage::MemoryUsage;
 use ttnn_tui::report::{MemoryReport, ReportError, resolve_report};
 use ttnn_tui::tui::usage_job;
 use ttnn_tui::tui::worker::{Update, no_waker};

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use ttnn_tui::analysis::memory::whatif::{Fix, advice};
 use ttnn_tui::explain::read_late;
-use ttnn_tui::report::whatif::WhatIfOptions;
+use ttnn_tui::report::memory::whatif::WhatIfOptions;
 use ttnn_tui::report::{MemoryReport, resolve_report};
 
 /// Peak resident memory of this process so far, from /proc/self/status.

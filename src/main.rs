@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use ttnn_tui::cli::{Cli, ColorChoice, Command, ExplainArgs, OpenArgs, WhatifArgs};
 use ttnn_tui::explain::{ExplainOptions, FollowEnd, collect, read_late, read_peaks, render_text, write_json};
-use ttnn_tui::report::linked::LinkedReports;
 use ttnn_tui::report::pending::unwritten_report;
-use ttnn_tui::report::perf::{PerfReport, PerfSource, default_perf_report};
+use ttnn_tui::report::perf::linked::LinkedReports;
+use ttnn_tui::report::perf::perf_report::{PerfReport, PerfSource, default_perf_report};
 use ttnn_tui::report::{MemoryReport, ReportSource, locate_report, resolve_report};
 use ttnn_tui::ui::Theme;
 

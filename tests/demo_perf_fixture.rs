@@ -12,10 +12,10 @@ mod support;
 use std::path::{Path, PathBuf};
 use support::TempDir;
 use support::demo_perf::{CSV_NAME, build_demo_perf, device_rows};
-use ttnn_tui::analysis::flags::FlagKind;
-use ttnn_tui::analysis::link::LinkState;
-use ttnn_tui::report::linked::LinkedReports;
-use ttnn_tui::report::perf::{DEMO_PERF_PATH, PerfReport};
+use ttnn_tui::analysis::perf::flags::FlagKind;
+use ttnn_tui::analysis::perf::link::LinkState;
+use ttnn_tui::report::perf::linked::LinkedReports;
+use ttnn_tui::report::perf::perf_report::{DEMO_PERF_PATH, PerfReport};
 use ttnn_tui::report::{MemoryReport, ReportSource};
 
 fn demo_perf_dir() -> PathBuf {

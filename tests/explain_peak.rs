@@ -8,8 +8,8 @@ use cli::run;
 use serde_json::json;
 use std::sync::atomic::AtomicBool;
 use support::{BufferRow, Device, Op, ReportBuilder, Schema, TempDir};
-use ttnn_tui::analysis::failure::BufferType;
-use ttnn_tui::analysis::usage::MemoryUsage;
+use ttnn_tui::analysis::memory::usage::MemoryUsage;
+use ttnn_tui::analysis::messages::failure::BufferType;
 use ttnn_tui::report::{MemoryReport, resolve_report};
 
 /// Three operations on one Wormhole. After each, in bytes per bank:

@@ -11,8 +11,8 @@ use serde_json::Value;
 use std::process::Output;
 use support::perf::{Era, PerfCsv, Row};
 use support::{Device, ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir};
-use ttnn_tui::report::linked::LinkedReports;
-use ttnn_tui::report::perf::PerfReport;
+use ttnn_tui::report::perf::linked::LinkedReports;
+use ttnn_tui::report::perf::perf_report::PerfReport;
 use ttnn_tui::report::{MemoryReport, resolve_report};
 
 fn stdout(o: &Output) -> String {

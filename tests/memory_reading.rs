@@ -216,7 +216,10 @@ fn any_operation_s_post_operation_picture() {
         m.live_buffers.iter().map(|b| (b.tensor_id, b.input_of_operation, b.stale)).collect();
     // x (its input, 256 KiB) then the weight (128 KiB, last used at 1: stale).
     assert_eq!(holders, [(Some(sim.tensor_id("x")), true, false), (Some(sim.tensor_id("w")), false, true)]);
-    let dram = report.operation_memory(1, Some((0, ttnn_tui::analysis::failure::BufferType::Dram))).unwrap().unwrap();
+    let dram = report
+        .operation_memory(1, Some((0, ttnn_tui::analysis::messages::failure::BufferType::Dram)))
+        .unwrap()
+        .unwrap();
     let own = &dram.live_buffers[0];
     assert_eq!(
         (own.tensor_id, own.is_this_operation(), own.producer_operation_id),

@@ -294,9 +294,9 @@ fn a_v0_message_is_explained_from_the_map_beyond_the_reference() {
     let truth = sim.truth.clone().unwrap();
     let report = open(&sim);
     let failure = report.errors[0].failure.as_ref().expect("explained beyond the reference");
-    let summary = ttnn_tui::analysis::reason::summary(failure, false);
+    let summary = ttnn_tui::analysis::messages::reason::summary(failure, false);
     assert!(summary.starts_with("Requested ") && !summary.contains("bank size"), "{summary}");
-    assert!(ttnn_tui::analysis::reason::explain(failure, false).is_none());
+    assert!(ttnn_tui::analysis::messages::reason::explain(failure, false).is_none());
     let m = found(memory(&report, &truth));
     assert_eq!(m.map.region.bounds(), Some(truth.region));
     assert_eq!(m.check.status.as_str(), "unchecked");

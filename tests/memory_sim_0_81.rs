@@ -150,9 +150,9 @@ fn the_chart_marks_a_failure_on_the_mesh_on_the_chip_s_line() {
     let sim = run(Options { no_failure_snapshot: true, ..mesh(0) });
     let truth = sim.truth.clone().unwrap();
     let report = open(&sim);
-    let mut usage = ttnn_tui::analysis::usage::MemoryUsage::default();
+    let mut usage = ttnn_tui::analysis::memory::usage::MemoryUsage::default();
     report.usage().read(&mut usage, &std::sync::atomic::AtomicBool::new(false), &mut |_| {}).unwrap();
-    let series = report.usage().series(&usage, 0, ttnn_tui::analysis::failure::BufferType::L1);
+    let series = report.usage().series(&usage, 0, ttnn_tui::analysis::messages::failure::BufferType::L1);
     let marked: Vec<u64> = series.failures.iter().map(|&i| series.points[i].operation_id).collect();
     assert_eq!(marked, [truth.operation_id]);
 }

@@ -6,17 +6,17 @@ mod support;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use support::perf::{Era, PerfCsv, Row};
-use ttnn_tui::analysis::failure::parse_allocation_failure;
-use ttnn_tui::analysis::flags::{FlagKind, flags_for_rows};
-use ttnn_tui::analysis::graph::parse_graph;
-use ttnn_tui::analysis::link::{LinkState, MemoryOperation, link, per_device_map};
-use ttnn_tui::analysis::perf_callout::{FailedOperation, failure_listings, perf_callout, perf_status_for_operation};
-use ttnn_tui::analysis::scopes::failed_device_operations;
-use ttnn_tui::report::perf::PerfReport;
+use ttnn_tui::analysis::graph::nodes::parse_graph;
+use ttnn_tui::analysis::graph::scopes::failed_device_operations;
+use ttnn_tui::analysis::messages::failure::parse_allocation_failure;
+use ttnn_tui::analysis::perf::callout::{FailedOperation, failure_listings, perf_callout, perf_status_for_operation};
+use ttnn_tui::analysis::perf::flags::{FlagKind, flags_for_rows};
+use ttnn_tui::analysis::perf::link::{LinkState, MemoryOperation, link, per_device_map};
+use ttnn_tui::report::perf::perf_report::PerfReport;
 
 const L1_FAILURE: &str = "Out of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is only 1382720 B";
 
-fn graph(nodes: &[(&str, &str, bool)]) -> Vec<ttnn_tui::analysis::graph::GraphNode> {
+fn graph(nodes: &[(&str, &str, bool)]) -> Vec<ttnn_tui::analysis::graph::nodes::GraphNode> {
     let mut all = vec![json!({"counter": 0, "node_type": "capture_start", "params": null})];
     for (i, (kind, name, aborted)) in nodes.iter().enumerate() {
         let mut params = json!({"name": name});

@@ -4,7 +4,7 @@ mod support;
 
 use std::path::PathBuf;
 use support::perf::{ANALYSED_HEADER, Era, PerfCsv, Row, analysed_row, header};
-use ttnn_tui::report::perf::{PerfReport, newest_ops_csv, newest_perf_folder};
+use ttnn_tui::report::perf::perf_report::{PerfReport, newest_ops_csv, newest_perf_folder};
 
 fn temp_folder(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ttnn-tui-perf-{}-{name}", std::process::id()));
@@ -18,7 +18,7 @@ fn open(csv: &PerfCsv, name: &str) -> PerfReport {
     PerfReport::open(&csv.write(&dir, "ops_perf_results.csv")).unwrap()
 }
 
-fn codes(rows: &[ttnn_tui::analysis::perf_rows::PerfRow]) -> Vec<(u64, String)> {
+fn codes(rows: &[ttnn_tui::analysis::perf::rows::PerfRow]) -> Vec<(u64, String)> {
     rows.iter().map(|r| (r.id, r.op_code.to_string())).collect()
 }
 

@@ -5,15 +5,15 @@
 //! bytes never panics. The fuzz targets under `tests/fuzz/` push the same paths much further.
 
 use proptest::prelude::*;
-use ttnn_tui::analysis::failure::parse_allocation_failure;
 use ttnn_tui::analysis::format::{format_address, format_percent, format_size};
-use ttnn_tui::analysis::graph::{parse_graph, parse_scopes};
-use ttnn_tui::analysis::reason::{CalloutBody, explain, summary};
-use ttnn_tui::analysis::sanitize::{sanitize_line, sanitize_text};
-use ttnn_tui::analysis::scopes::{
+use ttnn_tui::analysis::graph::nodes::{parse_graph, parse_scopes};
+use ttnn_tui::analysis::graph::scopes::{
     completed_device_operations, failed_device_operations, pair_scopes, scope_closes, started_device_operations,
 };
-use ttnn_tui::analysis::tree::device_ops_tree;
+use ttnn_tui::analysis::graph::tree::device_ops_tree;
+use ttnn_tui::analysis::messages::failure::parse_allocation_failure;
+use ttnn_tui::analysis::messages::reason::{CalloutBody, explain, summary};
+use ttnn_tui::analysis::sanitize::{sanitize_line, sanitize_text};
 use ttnn_tui::explain::{render_log_json, render_log_text, scan_log};
 
 fn config() -> ProptestConfig {

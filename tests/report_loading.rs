@@ -5,7 +5,7 @@ mod support;
 
 use std::path::Path;
 use support::{ErrorRow, Graph, Op, ReadOnly, ReportBuilder, Schema, TempDir};
-use ttnn_tui::analysis::failure::FailureKind;
+use ttnn_tui::analysis::messages::failure::FailureKind;
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
 
 const OOM: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\nOut of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]";
@@ -284,7 +284,7 @@ fn the_demo_opens_from_the_binary() {
 #[test]
 fn buffers_are_read_on_demand_with_text_or_integer_types() {
     use support::BufferRow;
-    use ttnn_tui::analysis::failure::BufferType;
+    use ttnn_tui::analysis::messages::failure::BufferType;
     for schema in [Schema::Legacy, Schema::V2] {
         let dir = TempDir::new("buffers");
         ReportBuilder::new(schema)

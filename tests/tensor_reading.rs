@@ -6,12 +6,12 @@ mod support;
 
 use support::perf::{Era, PerfCsv, Row};
 use support::{BufferType, Device, ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir, TensorRow};
-use ttnn_tui::analysis::dram_fallback::TensorPlacement;
-use ttnn_tui::analysis::failure::BufferType as Type;
-use ttnn_tui::analysis::flags::FlagKind;
-use ttnn_tui::report::linked::LinkedReports;
-use ttnn_tui::report::perf::PerfReport;
-use ttnn_tui::report::tensors::OperationTensors;
+use ttnn_tui::analysis::messages::failure::BufferType as Type;
+use ttnn_tui::analysis::perf::dram_fallback::TensorPlacement;
+use ttnn_tui::analysis::perf::flags::FlagKind;
+use ttnn_tui::report::memory::operation_tensors::OperationTensors;
+use ttnn_tui::report::perf::linked::LinkedReports;
+use ttnn_tui::report::perf::perf_report::PerfReport;
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
 
 const L1_MC: &str =
@@ -263,5 +263,5 @@ fn no_fallback_without_a_link() {
     assert!(linked.flags().iter().flatten().all(|f| f.kind != FlagKind::DramFallback));
     // The memory side alone still sees both signals.
     let operations = report.tensors().fallback_operations(&report.errors).unwrap();
-    assert_eq!(ttnn_tui::analysis::dram_fallback::detect_dram_fallbacks(&operations).len(), 2);
+    assert_eq!(ttnn_tui::analysis::perf::dram_fallback::detect_dram_fallbacks(&operations).len(), 2);
 }

@@ -8,8 +8,8 @@ mod cli;
 
 use cli::run;
 use std::path::{Path, PathBuf};
-use ttnn_tui::analysis::perf_rows::PerfRow;
-use ttnn_tui::report::perf::PerfReport;
+use ttnn_tui::analysis::perf::rows::PerfRow;
+use ttnn_tui::report::perf::perf_report::PerfReport;
 
 /// tt-perf-report's default `--csv` output.
 const DEFAULT: &str = "tt-perf-report-1.4.0.csv";

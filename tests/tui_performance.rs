@@ -7,7 +7,7 @@ mod tui_support;
 
 use insta::assert_snapshot;
 use ratatui::style::Color;
-use ttnn_tui::analysis::flags::FlagKind;
+use ttnn_tui::analysis::perf::flags::FlagKind;
 use ttnn_tui::app::Action::*;
 use ttnn_tui::app::{Pane, Tab};
 use tui_support::perf::{harness, linked_csv, linked_report, seven_failures, two_devices, unrelated_csv};
@@ -291,8 +291,8 @@ fn help_lists_the_performance_keys_and_dims_the_disabled_ones() {
 
 /// The embedded demo with its embedded performance report, as `--demo` opens them.
 fn demo(width: u16, height: u16) -> Harness {
-    use ttnn_tui::report::linked::LinkedReports;
-    use ttnn_tui::report::perf::PerfReport;
+    use ttnn_tui::report::perf::linked::LinkedReports;
+    use ttnn_tui::report::perf::perf_report::PerfReport;
     use ttnn_tui::report::{MemoryReport, ReportSource};
     let memory = MemoryReport::open(&ReportSource::Demo, 0).unwrap();
     let linked = LinkedReports::new(&memory, PerfReport::demo().unwrap()).unwrap();

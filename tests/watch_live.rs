@@ -9,9 +9,9 @@ use live::{Writer, contents, initial, names, without_writer_files};
 use std::sync::atomic::AtomicBool;
 use support::TempDir;
 use support::live_writer::FAILED_DEVICE_OPERATION;
-use ttnn_tui::analysis::failure::{BufferType, FailureKind};
-use ttnn_tui::analysis::usage::MemoryUsage;
-use ttnn_tui::report::watch::WatchUpdate;
+use ttnn_tui::analysis::memory::usage::MemoryUsage;
+use ttnn_tui::analysis::messages::failure::{BufferType, FailureKind};
+use ttnn_tui::report::memory::watch::WatchUpdate;
 use ttnn_tui::report::{MemoryReport, resolve_report};
 
 #[test]

@@ -1,7 +1,7 @@
 //! What a memory report holds once read: its operations and error rows, sanitised, as plain data
 //! the rules, the print mode and the terminal UI share.
 
-use crate::analysis::failure::AllocationFailure;
+use crate::analysis::messages::failure::AllocationFailure;
 
 /// One operation of the report, in `operation_id` order.
 #[derive(Debug, Clone, PartialEq)]

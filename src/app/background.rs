@@ -4,8 +4,8 @@
 
 use super::over_time::UsageSource;
 use super::{App, Job, JobState, MemoryTab, PerfInput, PerfState, PerfTab, Tab};
+use crate::analysis::memory::usage_series::UsageSeries;
 use crate::analysis::model::{ErrorRecord, Operation};
-use crate::analysis::usage_series::UsageSeries;
 use std::collections::HashMap;
 
 impl App {
@@ -54,7 +54,7 @@ impl App {
     }
 
     /// The tensors held past their last use, found from the same pass as the run over time.
-    pub fn set_late(&mut self, late: crate::analysis::late::LateFindings) {
+    pub fn set_late(&mut self, late: crate::analysis::memory::late::LateFindings) {
         self.over_time.set_late(late);
     }
 

@@ -3,8 +3,8 @@
 
 use super::model::Loaded;
 use super::{Action, Outcome};
-use crate::analysis::graph::GraphNode;
-use crate::analysis::tree::{TreeEntry, device_ops_tree, entry_at, first_failed_path};
+use crate::analysis::graph::nodes::GraphNode;
+use crate::analysis::graph::tree::{TreeEntry, device_ops_tree, entry_at, first_failed_path};
 use std::collections::HashMap;
 use tui_tree_widget::{TreeItem, TreeState};
 

@@ -4,8 +4,8 @@
 
 use super::{Action, App, Outcome, Popup, Scroll, UNATTACHED_SHOWN};
 use crate::analysis::format::counted;
-use crate::analysis::raw_message::raw_message;
-use crate::analysis::reason::CalloutBody;
+use crate::analysis::messages::raw_message::raw_message;
+use crate::analysis::messages::reason::CalloutBody;
 
 impl App {
     /// A key arrived while the terminal was too small to show what it would do: it is dropped, and

@@ -8,8 +8,8 @@ use super::memory_fixes::FixList;
 use super::model::{Loaded, Model};
 use super::rows::WindowedRows;
 use super::{Action, Availability, Outcome};
-use crate::analysis::failure::BufferType;
 use crate::analysis::memory::{LiveBuffer, MemoryAtFailure, OperationMemory};
+use crate::analysis::messages::failure::BufferType;
 use std::collections::HashMap;
 
 /// A device and buffer type of a snapshot.

@@ -2,7 +2,7 @@
 //! once (unattached errors, failed device operations), and the per-operation details read so far.
 //! The loop fills it; the tabs only read it.
 
-use crate::analysis::failure::FailureKind;
+use crate::analysis::messages::failure::FailureKind;
 use crate::analysis::model::{ErrorRecord, Operation, operation_index};
 use crate::analysis::stack::source_label;
 use std::collections::HashMap;

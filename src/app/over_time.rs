@@ -4,8 +4,8 @@
 
 use super::jobs::JobState;
 use super::{Action, Availability, Outcome};
-use crate::analysis::late::{LateAtFailure, LateFindings, LateSummary, LateTensor, suggestion};
-use crate::analysis::usage_series::UsageSeries;
+use crate::analysis::memory::late::{LateAtFailure, LateFindings, LateSummary, LateTensor, suggestion};
+use crate::analysis::memory::usage_series::UsageSeries;
 
 /// The Over time tab.
 #[derive(Debug, Default)]
@@ -62,7 +62,7 @@ impl OverTimeTab {
                 let earliest = self.series.iter().map(first_failure).min().filter(|&f| f < usize::MAX)?;
                 position(&|s| first_failure(s) == earliest)
             })
-            .or_else(|| position(&|s| s.buffer_type == crate::analysis::failure::BufferType::L1))
+            .or_else(|| position(&|s| s.buffer_type == crate::analysis::messages::failure::BufferType::L1))
             .unwrap_or(0);
         self.pass = JobState::Done;
         let Some(series) = self.series() else { return };

@@ -6,13 +6,13 @@
 
 use super::rows::WindowedRows;
 use super::{Action, Availability, Outcome};
-use crate::analysis::dram_fallback::DramFallback;
-use crate::analysis::failure::AllocationFailure;
-use crate::analysis::flags::{Flag, flags_for_rows};
-use crate::analysis::graph::GraphNode;
-use crate::analysis::link::{Link, LinkMap, per_device_map};
-use crate::analysis::perf_callout::{FailedOperation, FailureListing, LISTED_FAILURES, failure_listings};
-use crate::analysis::perf_rows::PerfRow;
+use crate::analysis::graph::nodes::GraphNode;
+use crate::analysis::messages::failure::AllocationFailure;
+use crate::analysis::perf::callout::{FailedOperation, FailureListing, LISTED_FAILURES, failure_listings};
+use crate::analysis::perf::dram_fallback::DramFallback;
+use crate::analysis::perf::flags::{Flag, flags_for_rows};
+use crate::analysis::perf::link::{Link, LinkMap, per_device_map};
+use crate::analysis::perf::rows::PerfRow;
 use std::collections::HashMap;
 
 /// A view of the perf rows and the maxCores its flags use.

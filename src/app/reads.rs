@@ -4,7 +4,7 @@
 use super::device_ops::DeviceTree;
 use super::model::Loaded;
 use super::{App, MemoryPicture, PerfState, Place, Tab};
-use crate::analysis::graph::GraphNode;
+use crate::analysis::graph::nodes::GraphNode;
 use crate::analysis::memory::whatif::{Fix, ReplayedAdvice};
 use std::collections::HashMap;
 

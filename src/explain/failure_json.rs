@@ -1,8 +1,8 @@
 //! The FAILURE object of the JSON contract: an allocation failure's kind, texts and every figure,
 //! the same for a report's error and a log's failure.
 
-use crate::analysis::failure::{AllocationFailure, FailureKind};
-use crate::analysis::reason::{Reason, explain, summary};
+use crate::analysis::messages::failure::{AllocationFailure, FailureKind};
+use crate::analysis::messages::reason::{Reason, explain, summary};
 use serde::Serialize;
 
 /// The FAILURE object: kind, texts (addresses in hex with `hex`), and every figure.

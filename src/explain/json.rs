@@ -7,9 +7,9 @@ use super::memory_json::{MemoryJson, memory_json};
 use super::peak::PeakLine;
 use super::sections::{FailureSection, MemorySections};
 use super::{ExplainOptions, ExplainedError, Explanation};
-use crate::analysis::perf_callout::PerfStatus;
+use crate::analysis::memory::usage_series::CeilingSource;
+use crate::analysis::perf::callout::PerfStatus;
 use crate::analysis::sanitize::sanitize_line;
-use crate::analysis::usage_series::CeilingSource;
 use crate::report::MemoryReport;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
@@ -104,7 +104,7 @@ struct PeaksJson<'r>(&'r [PeakLine]);
 #[derive(Serialize)]
 struct PeakJson {
     #[serde(flatten)]
-    peak: crate::analysis::usage_series::Peak,
+    peak: crate::analysis::memory::usage_series::Peak,
     region_per_bank: Option<u64>,
     region_source: Option<&'static str>,
     percent_of_region: Option<f64>,

@@ -2,7 +2,7 @@
 //! as text and as the `late` / `late_summary` keys of the JSON document.
 
 use crate::analysis::format::bare_shape;
-use crate::analysis::late::{
+use crate::analysis::memory::late::{
     LateAtFailure, LateFindings, LateSummary, LateTensor, check_lifetimes, late_at_failure_sentence, late_heading,
     lifetime_lines, suggestion,
 };

@@ -5,7 +5,7 @@ use super::failure_json::failure_json;
 use super::paint::Paint;
 use crate::analysis::format::counted;
 use crate::analysis::log::{LogFailure, LogFindings, LogScanner};
-use crate::analysis::reason::CalloutBody;
+use crate::analysis::messages::reason::CalloutBody;
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use serde_json::{Value, json};
 use std::fmt::Write;

@@ -6,7 +6,7 @@ use crate::analysis::format::bare_shape;
 use crate::analysis::memory::{
     Block, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, OperationMemory,
 };
-use crate::analysis::reason::Reason;
+use crate::analysis::messages::reason::Reason;
 use serde::Serialize;
 
 /// The MEMORY object of memory.md §8, borrowing from the memory at a failure.

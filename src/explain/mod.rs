@@ -14,11 +14,11 @@ mod sections;
 mod text;
 mod whatif;
 
-use crate::analysis::failure::AllocationFailure;
+use crate::analysis::messages::failure::AllocationFailure;
 pub use crate::analysis::model::first_line;
-use crate::analysis::perf_callout::PerfStatus;
+use crate::analysis::perf::callout::PerfStatus;
 use crate::analysis::stack::source_label;
-use crate::report::linked::LinkedReports;
+use crate::report::perf::linked::LinkedReports;
 use crate::report::{ErrorRecord, MemoryReport, ReportError};
 
 pub use follow::{FollowEnd, follow};
@@ -76,7 +76,7 @@ pub struct Explanation<'a> {
     /// Each device's peak use per buffer type (`--peak`), with the region sizes; none without.
     pub peaks: Option<Peaks>,
     /// The tensors held past their last use (`--late`); none without.
-    pub late: Option<crate::analysis::late::LateFindings>,
+    pub late: Option<crate::analysis::memory::late::LateFindings>,
 }
 
 /// Collects what to print; `Err` names an `--operation` id the report does not have. The memory

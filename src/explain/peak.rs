@@ -2,8 +2,8 @@
 
 use crate::analysis::format::{format_percent, size};
 use crate::analysis::memory::MemoryNote;
-use crate::analysis::usage::MemoryUsage;
-use crate::analysis::usage_series::{Ceiling, Peak};
+use crate::analysis::memory::usage::MemoryUsage;
+use crate::analysis::memory::usage_series::{Ceiling, Peak};
 use crate::report::{MemoryReport, ReportError};
 use std::fmt::Write;
 use std::sync::atomic::AtomicBool;

@@ -1,8 +1,8 @@
 //! `ttnn-tui whatif`: the replay's answer as text and as the JSON of memory.md §9.3.
 
-use crate::analysis::failure::BufferType;
 use crate::analysis::format::size;
 use crate::analysis::memory::whatif::{ReplayCheck, WhatIfNote, answer_sentence, fixes_phrase, note_text};
+use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
 use crate::report::WhatIf;
 use serde::Serialize;

@@ -2,7 +2,7 @@
 //! tables whose columns vary by era (behaviour.md §1.3).
 
 use super::ReportError;
-use crate::analysis::failure::BufferType;
+use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};

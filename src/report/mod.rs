@@ -1,41 +1,20 @@
-//! Read-only loading of TT-NN memory reports (and, later, performance reports), tolerant of
-//! every schema era.
+//! Read-only loading of TT-NN reports, tolerant of every schema era: opening and locating a
+//! report here, the memory report (`db.sqlite`) and its questions in `memory/`, the performance
+//! report and its link to the memory report in `perf/`.
 
 pub mod database;
-pub mod details;
-pub mod devices;
-pub mod graphs;
-pub mod late;
-pub mod linked;
 pub mod locate;
-pub mod log_beside;
-mod log_join;
 pub mod memory;
-pub mod memory_recent;
-pub mod memory_replay;
-pub mod memory_rows;
-pub mod memory_tensors;
-pub mod memory_view;
 pub mod pending;
 pub mod perf;
-pub mod perf_csv;
-pub(crate) mod python_io;
 mod store;
-pub(crate) mod tensor_index;
-pub mod tensors;
-pub mod usage;
-pub mod watch;
-mod watch_state;
-pub mod whatif;
-mod whatif_late;
-mod whatif_range;
 
 pub use locate::{Located, ReportSource, locate_report, resolve_report};
-pub use log_beside::LogBeside;
-pub use memory::{ErrorRecord, MemoryReport, Operation};
-pub use memory_replay::{GraphReplay, OperationUsage};
-pub use memory_view::FailureMemory;
-pub use whatif::{WhatIf, WhatIfOptions};
+pub use memory::log_beside::LogBeside;
+pub use memory::memory_report::{ErrorRecord, MemoryReport, Operation};
+pub use memory::replay::{GraphReplay, OperationUsage};
+pub use memory::view::FailureMemory;
+pub use memory::whatif::{WhatIf, WhatIfOptions};
 
 use std::path::Path;
 
@@ -64,7 +43,7 @@ pub enum ReportError {
     },
     /// A captured graph is not valid JSON of nodes.
     #[error(transparent)]
-    Graph(#[from] crate::analysis::graph::GraphError),
+    Graph(#[from] crate::analysis::graph::nodes::GraphError),
     /// A long read was cancelled by its caller.
     #[error("cancelled")]
     Cancelled,

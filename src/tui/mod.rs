@@ -14,7 +14,7 @@ pub use session::{Session, app_for, perf_input};
 pub use workers::{LinkResult, ReplayResult, UsageResult, Workers, link_job, replay_job, usage_job};
 
 use crate::app::{Action, App, keymap};
-use crate::report::perf::PerfSource;
+use crate::report::perf::perf_report::PerfSource;
 use crate::ui::{self, Theme};
 use ratatui::backend::{Backend, ClearType};
 use ratatui::crossterm::clipboard::CopyToClipboard;

@@ -2,14 +2,14 @@
 //! graph-only replay). `perform` answers the state's reads; `app_for` and `perf_input` turn report
 //! data into the state's model.
 
+use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::whatif::{Advice, AdviceKind, Fix, ReplayedAdvice};
 use crate::analysis::model::first_line;
-use crate::analysis::usage::MemoryUsage;
 use crate::app::{App, Job, Loaded, MemoryPicture, Model, NoPicture, PerfInput, PerfRows, Place, Read, ReadResult};
-use crate::report::linked::LinkedReports;
-use crate::report::memory_replay::GraphReplay;
-use crate::report::memory_view::FailureMemory;
-use crate::report::perf::file_name_of;
+use crate::report::memory::replay::GraphReplay;
+use crate::report::memory::view::FailureMemory;
+use crate::report::perf::linked::LinkedReports;
+use crate::report::perf::perf_report::file_name_of;
 use crate::report::{MemoryReport, ReportError};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;

@@ -5,12 +5,12 @@
 
 use super::session::{Session, perf_input};
 use super::worker::{Update, Waker, Worker};
-use crate::analysis::usage::MemoryUsage;
+use crate::analysis::memory::usage::MemoryUsage;
 use crate::app::{App, Job, PerfInput};
-use crate::report::linked::LinkedReports;
-use crate::report::memory_replay::GraphReplay;
-use crate::report::perf::PerfSource;
-use crate::report::watch::Reopener;
+use crate::report::memory::replay::GraphReplay;
+use crate::report::memory::watch::Reopener;
+use crate::report::perf::linked::LinkedReports;
+use crate::report::perf::perf_report::PerfSource;
 use crate::report::{MemoryReport, ReportError};
 use std::sync::atomic::{AtomicBool, Ordering};
 

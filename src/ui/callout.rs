@@ -3,8 +3,8 @@
 
 use super::theme::Theme;
 use crate::analysis::beside::operation_note;
+use crate::analysis::messages::reason::CalloutBody;
 use crate::analysis::model::ErrorRecord;
-use crate::analysis::reason::CalloutBody;
 use crate::app::Model;
 use ratatui::text::{Line, Span};
 

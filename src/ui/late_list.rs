@@ -5,7 +5,7 @@
 
 use super::View;
 use super::text::{truncate_line, wrap_lines};
-use crate::analysis::late::{LateTensor, late_at_failure_sentence, late_heading, late_row, suggestion};
+use crate::analysis::memory::late::{LateTensor, late_at_failure_sentence, late_heading, late_row, suggestion};
 use crate::app::OverTimeTab;
 use ratatui::style::Style;
 use ratatui::text::Line;

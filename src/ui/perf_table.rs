@@ -4,7 +4,7 @@
 use super::View;
 use super::text::truncate;
 use super::theme::{SELECTION_SYMBOL, Theme};
-use crate::analysis::flags::{Flag, FlagKind};
+use crate::analysis::perf::flags::{Flag, FlagKind};
 use crate::app::bindings::key_label;
 use crate::app::{Action, Pane};
 use crate::app::{Focus, PerfTab, micros};

@@ -5,8 +5,8 @@ use super::messages::{FRAGMENTED, LARGER_THAN_BANK, NOT_ENOUGH};
 use super::support::perf::{Era, PerfCsv, Row};
 use super::{Harness, Report};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use ttnn_tui::report::linked::LinkedReports;
-use ttnn_tui::report::perf::PerfReport;
+use ttnn_tui::report::perf::linked::LinkedReports;
+use ttnn_tui::report::perf::perf_report::PerfReport;
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 

@@ -4,7 +4,7 @@
 //! recorded or not, of the same name: it takes the last failure of that name in the log.
 
 use super::LogFailure;
-use crate::analysis::failure::AllocationFailure;
+use crate::analysis::messages::failure::AllocationFailure;
 use crate::analysis::sanitize::sanitize_line;
 
 /// What a report's operation with an error offers a log failure.
@@ -23,7 +23,8 @@ pub(crate) struct JoinTarget<'a> {
 /// wrap what the report stored on one line).
 pub(crate) fn same_failure(a: &AllocationFailure, b: &AllocationFailure) -> bool {
     let range = |f: &AllocationFailure| f.figures.core_range.as_deref().map(sanitize_line);
-    let figures = |f: &AllocationFailure| crate::analysis::failure::Figures { core_range: None, ..f.figures.clone() };
+    let figures =
+        |f: &AllocationFailure| crate::analysis::messages::failure::Figures { core_range: None, ..f.figures.clone() };
     a.kind == b.kind && figures(a) == figures(b) && range(a) == range(b)
 }
 
@@ -60,7 +61,7 @@ pub(crate) fn join_failures(failures: &[LogFailure], targets: &[JoinTarget<'_>])
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::failure::parse_allocation_failure;
+    use crate::analysis::messages::failure::parse_allocation_failure;
 
     const OOM: &str = "Out of Memory: Not enough space to allocate 8388608 B L1 buffer across 64 banks, where each bank needs to store 131072 B, but bank size is 1393312 B (allocated: 1310720 B, free: 82592 B, largest free block: 82592 B)";
     const OTHER: &str = "Out of Memory: Not enough space to allocate 4194304 B L1 buffer across 64 banks, where each bank needs to store 65536 B, but bank size is 1393312 B (allocated: 1343488 B, free: 49824 B, largest free block: 49824 B)";

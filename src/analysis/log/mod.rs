@@ -15,7 +15,7 @@ pub(crate) mod join;
 #[cfg(test)]
 mod tests;
 
-use crate::analysis::failure::{AllocationFailure, parse_allocation_failure};
+use crate::analysis::messages::failure::{AllocationFailure, parse_allocation_failure};
 use context::{Context, Origin};
 use regex::Regex;
 use std::sync::LazyLock;

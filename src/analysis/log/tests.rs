@@ -1,8 +1,8 @@
 //! The log scan on real messages (messages.md §R) in the shapes logs give them.
 
 use super::*;
-use crate::analysis::failure::FailureKind;
-use crate::analysis::reason::summary;
+use crate::analysis::messages::failure::FailureKind;
+use crate::analysis::messages::reason::summary;
 
 /// M05, one line (V3 DRAM, not enough free space).
 const M05: &str = "Out of Memory: Not enough space to allocate 1073741824 B DRAM buffer across 12 banks, where each bank needs to store 89479168 B, but bank size is 1070773184 B (allocated: 1003628544 B, free: 67144640 B, largest free block: 67140352 B)";

@@ -11,8 +11,8 @@ use super::map::{build_map, check};
 use super::model::{Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, Region};
 use super::notes::MemoryNote;
 use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, region};
-use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind, Figures};
-use crate::analysis::reason::{Explanation, explain};
+use crate::analysis::messages::failure::{AllocationFailure, BufferType, FailureKind, Figures};
+use crate::analysis::messages::reason::{Explanation, explain};
 use std::borrow::Cow;
 
 /// The device §2 finds for N's error before the mesh-id rule: from N's graph, its first input

@@ -4,8 +4,8 @@
 use super::graph_index::GraphIndex;
 use super::model::{CircularBuffer, CircularBufferClash, LiveBuffer};
 use super::replay::failure_point;
-use crate::analysis::failure::Figures;
-use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::messages::failure::Figures;
 
 /// The clash of kinds 3 and 4: the circular buffers allocated after the last deallocation of
 /// all circular buffers before the failure point (tensor-backed ones skipped), and the live L1

@@ -3,8 +3,8 @@
 //! an allocation connects to) and the innermost function scope open at each node.
 
 use super::live_index::IntMap;
-use crate::analysis::graph::{GraphNode, NodeType};
-use crate::analysis::scopes::scope_closes;
+use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::graph::scopes::scope_closes;
 use std::cell::OnceCell;
 use std::collections::BinaryHeap;
 

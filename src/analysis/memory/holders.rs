@@ -6,8 +6,8 @@ use super::graph_index::GraphIndex;
 use super::inputs::{TensorFacts, TensorUse};
 use super::live::Placed;
 use super::model::{LiveBuffer, Origin};
-use crate::analysis::failure::BufferType;
-use crate::analysis::graph::GraphNode;
+use crate::analysis::graph::nodes::GraphNode;
+use crate::analysis::messages::failure::BufferType;
 use std::collections::HashMap;
 
 /// True for the operation that frees a tensor: `ttnn.deallocate` or `ttnn::deallocate`.

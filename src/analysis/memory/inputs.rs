@@ -2,8 +2,8 @@
 //! operation, with bad values kept as written so that the rules can set them aside with a note.
 //! Everything here can be built from arbitrary data; the rules never panic on it.
 
-use crate::analysis::failure::{AllocationFailure, BufferType};
-use crate::analysis::graph::GraphNode;
+use crate::analysis::graph::nodes::GraphNode;
+use crate::analysis::messages::failure::{AllocationFailure, BufferType};
 
 /// One `buffers` row as stored; NULL and negative values are kept, to be set aside with a note.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -6,8 +6,8 @@ use super::live_index::{Entry, IntMap, IntSet};
 use super::model::Basis;
 use super::notes::{MemoryNote, Tally};
 use super::replay::{Replay, failure_point, free_addresses};
-use crate::analysis::failure::BufferType;
-use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::messages::failure::BufferType;
 
 /// A live buffer before its holder is known.
 #[derive(Debug, Clone, PartialEq, Eq)]

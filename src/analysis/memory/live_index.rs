@@ -4,8 +4,8 @@
 //! in, which the outputs read them in.
 
 use super::inputs::{DeviceFacts, GraphBuffer, default_banks};
-use crate::analysis::failure::BufferType;
-use crate::analysis::graph::GraphNode;
+use crate::analysis::graph::nodes::GraphNode;
+use crate::analysis::messages::failure::BufferType;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 

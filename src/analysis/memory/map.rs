@@ -2,7 +2,7 @@
 
 use super::model::{Block, Check, CheckStatus, MemoryMap, Region};
 use super::notes::{MemoryNote, Tally};
-use crate::analysis::failure::Figures;
+use crate::analysis::messages::failure::Figures;
 
 /// The map of buffers `(address, size)` in a region: merged occupied ranges (clipped to the
 /// region when it is known), the free blocks between them, the largest; with a note for

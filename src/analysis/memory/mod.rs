@@ -9,6 +9,7 @@ mod fit;
 mod graph_index;
 pub(crate) mod holders;
 mod inputs;
+pub mod late;
 mod live;
 mod live_index;
 mod map;
@@ -19,6 +20,8 @@ mod place;
 mod replay;
 mod replayer;
 mod text;
+pub mod usage;
+pub mod usage_series;
 pub mod whatif;
 
 pub(crate) use inputs::valid_buffer;
@@ -45,8 +48,8 @@ pub(crate) use at_failure::{
 };
 pub use at_failure::{live_addresses, memory_at_failure};
 
-use crate::analysis::failure::BufferType;
-use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::messages::failure::BufferType;
 use holders::Holders;
 use live::snapshot_buffers;
 use map::build_map;

@@ -4,8 +4,8 @@
 //! picture and any operation's post-operation picture.
 
 use super::notes::MemoryNote;
-use crate::analysis::failure::{BufferType, FailureKind};
-use crate::analysis::reason::Explanation;
+use crate::analysis::messages::failure::{BufferType, FailureKind};
+use crate::analysis::messages::reason::Explanation;
 
 /// Which records the live buffers were rebuilt from (memory.md §3.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,8 +5,8 @@ pub(crate) use super::inputs::default_banks;
 use super::inputs::{DeviceFacts, FailureInputs, GraphBuffer, TensorFacts};
 use super::model::{Region, RegionSource};
 use super::replay::failure_point;
-use crate::analysis::failure::{AllocationFailure, BufferType, FailureKind};
-use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::messages::failure::{AllocationFailure, BufferType, FailureKind};
 
 /// The buffer type of a failure: the message's L1, DRAM or L1_SMALL; L1 for circular buffers.
 /// None for any other type (no memory section).

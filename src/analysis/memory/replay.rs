@@ -5,8 +5,8 @@
 use super::inputs::GraphBuffer;
 use super::live_index::LiveIndex;
 use super::notes::{MemoryNote, Tally};
-use crate::analysis::failure::BufferType;
-use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::messages::failure::BufferType;
 use std::collections::HashMap;
 
 /// The failure point F (memory.md §3.3): scanning back from the last node, the first node that

@@ -6,9 +6,9 @@ use super::inputs::DeviceFacts;
 use super::live_index::{Entry, LiveIndex};
 use super::notes::MemoryNote;
 use super::replay::Replay;
-use crate::analysis::failure::BufferType;
-use crate::analysis::graph::{GraphNode, NodeType};
-use crate::analysis::late::BufferRun;
+use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::memory::late::BufferRun;
+use crate::analysis::messages::failure::BufferType;
 
 /// Replays every captured graph of a report in operation order from empty (the `graph_only`
 /// basis, memory.md §3.4), one graph at a time, so that the buffers live before any operation

@@ -4,8 +4,8 @@
 
 use super::model::{Basis, CheckStatus, Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, OperationMemory};
 use super::notes::MemoryNote;
-use crate::analysis::failure::{BufferType, FailureKind};
 use crate::analysis::format::{counted, format_address, format_percent, size};
+use crate::analysis::messages::failure::{BufferType, FailureKind};
 
 fn address(a: u64, hex: bool) -> String {
     format_address(Some(a), hex)
@@ -114,7 +114,7 @@ pub fn check_sentence(m: &MemoryAtFailure) -> String {
 /// The reason computed from the map for messages without free figures: `From the map: …`.
 pub fn reason_sentence(m: &MemoryAtFailure) -> Option<String> {
     // Larger than an empty bank needs no map: the callout already says it.
-    let e = m.reason.as_ref().filter(|e| e.reason != crate::analysis::reason::Reason::LargerThanEmptyBank)?;
+    let e = m.reason.as_ref().filter(|e| e.reason != crate::analysis::messages::reason::Reason::LargerThanEmptyBank)?;
     let source = if m.map.region.bounds().is_some() { "From the map" } else { "From the message" };
     Some(format!("{source}: {}. {}", e.reason.label(), e.detail))
 }

@@ -6,28 +6,28 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::LazyLock;
-use ttnn_tui::analysis::failure::{AllocationFailure, parse_allocation_failure};
-use ttnn_tui::analysis::flags::flags_for_rows;
-use ttnn_tui::analysis::failure::BufferType;
-use ttnn_tui::analysis::graph::{GraphNode, parse_graph, parse_scopes};
+use ttnn_tui::analysis::messages::failure::{AllocationFailure, parse_allocation_failure};
+use ttnn_tui::analysis::perf::flags::flags_for_rows;
+use ttnn_tui::analysis::messages::failure::BufferType;
+use ttnn_tui::analysis::graph::nodes::{GraphNode, parse_graph, parse_scopes};
 use ttnn_tui::analysis::memory::{
     CheckStatus, DeviceFacts, EarlierSnapshot, FailureInputs, MemoryMap, OperationInputs, SnapshotRow, TensorFacts,
     TensorUse, failure_lines, live_addresses, memory_at_failure, operation_lines, operation_memory,
 };
-use ttnn_tui::analysis::link::{MemoryOperation, link, per_device_map};
-use ttnn_tui::analysis::perf_callout::{FailedOperation, failure_listings, perf_callout};
-use ttnn_tui::analysis::reason::{CalloutBody, explain, summary};
+use ttnn_tui::analysis::perf::link::{MemoryOperation, link, per_device_map};
+use ttnn_tui::analysis::perf::callout::{FailedOperation, failure_listings, perf_callout};
+use ttnn_tui::analysis::messages::reason::{CalloutBody, explain, summary};
 use ttnn_tui::analysis::sanitize::{sanitize_line, sanitize_text};
-use ttnn_tui::analysis::scopes::{
+use ttnn_tui::analysis::graph::scopes::{
     completed_device_operations, failed_device_operations, pair_scopes, scope_closes, started_device_operations,
 };
-use ttnn_tui::analysis::tree::{TreeEntry, device_ops_tree, entry_at, first_failed_path};
+use ttnn_tui::analysis::graph::tree::{TreeEntry, device_ops_tree, entry_at, first_failed_path};
 use ttnn_tui::analysis::model::first_line;
-use ttnn_tui::analysis::raw_message::raw_message_text;
+use ttnn_tui::analysis::messages::raw_message::raw_message_text;
 use ttnn_tui::explain::{ExplainOptions, collect, render_json, render_log_json, render_log_text, render_text, scan_log};
 use ttnn_tui::report::MemoryReport;
-use ttnn_tui::report::linked::LinkedReports;
-use ttnn_tui::report::perf::{DeviceLog, PerfReport};
+use ttnn_tui::report::perf::linked::LinkedReports;
+use ttnn_tui::report::perf::perf_report::{DeviceLog, PerfReport};
 
 /// An allocation-failure message: parsed, then summarised, explained and laid out as a callout
 /// in both address styles.

@@ -2,7 +2,7 @@
 //! circular buffers; the any-operation picture; and that no input makes the rules panic.
 
 use super::*;
-use crate::analysis::reason::Reason;
+use crate::analysis::messages::reason::Reason;
 use proptest::prelude::*;
 
 /// L1 `[1000, 10000)`: 1000–2000 free, 2000–4000 stale tensor 81, 4000–4500 free, 4500–10000

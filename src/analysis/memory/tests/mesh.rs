@@ -116,7 +116,7 @@ fn the_over_time_mark_is_the_failure_s_place_after_the_mesh_id_rule() {
     // A circular buffer larger than its L1 buffer has no memory section: marked on L1 of the
     // device the graph names, read as the device with rows.
     let mut larger = i.clone();
-    larger.failure = parse_allocation_failure(crate::analysis::messages_r::G01);
+    larger.failure = parse_allocation_failure(crate::analysis::messages::messages_r::G01);
     assert_eq!(failure_place(&larger), None);
     assert_eq!(failure_mark_place(&larger), (Some(0), Some(BufferType::L1)));
     // An error that is no allocation failure: the device only.

@@ -9,8 +9,8 @@ mod text;
 
 use super::place::{default_banks, region};
 use super::*;
-use crate::analysis::failure::{AllocationFailure, parse_allocation_failure};
-use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::messages::failure::{AllocationFailure, parse_allocation_failure};
 
 /// Device 0: L1 `[1000, 10000)`, L1_SMALL `[10000, 12000)`, 10 L1 banks.
 fn device(id: u64) -> DeviceFacts {

@@ -6,9 +6,9 @@
 
 use super::text::{answer_sentence, join_and};
 use super::{Answer, Fix, fixes_phrase};
-use crate::analysis::failure::{BufferType, FailureKind};
 use crate::analysis::format::format_address;
 use crate::analysis::memory::MemoryAtFailure;
+use crate::analysis::messages::failure::{BufferType, FailureKind};
 
 /// What an advice line tries.
 #[derive(Debug, Clone, PartialEq, Eq)]

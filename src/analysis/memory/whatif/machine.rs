@@ -5,7 +5,7 @@
 use super::allocator::BankAllocator;
 use super::sequence::{BufferId, Place, Recorded, Sequence, Step};
 use super::{Mismatch, Plan, Regions, WhatIfNote};
-use crate::analysis::failure::BufferType;
+use crate::analysis::messages::failure::BufferType;
 use std::collections::BTreeMap;
 
 /// The allocators of the followed device, by buffer type, built from their regions.

@@ -22,7 +22,7 @@ pub use text::{answer_sentence, fix_phrase, fixes_phrase, note_text};
 use super::fit::fit;
 use super::map::build_map;
 use super::model::{LiveBuffer, MemoryMap, NoFit, Origin, Region, RegionSource};
-use crate::analysis::failure::BufferType;
+use crate::analysis::messages::failure::BufferType;
 use machine::{Fixed, Recording};
 
 /// What tt-metal would do with the request.

@@ -3,7 +3,7 @@
 //! and the regions the allocators manage.
 
 use super::sequence::{Place, Recorded};
-use crate::analysis::failure::BufferType;
+use crate::analysis::messages::failure::BufferType;
 
 /// The `[start, end)` each allocator of the device manages; none where the report does not say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

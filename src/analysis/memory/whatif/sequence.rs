@@ -4,12 +4,12 @@
 //! freed outside any graph. Each buffer gets an id once, at its allocation, so that a fix can
 //! name it and a replay can move it; the recorded address is kept to check the replay against.
 
-use crate::analysis::failure::BufferType;
-use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::memory::graph_index::GraphIndex;
 use crate::analysis::memory::inputs::{DeviceFacts, GraphBuffer, SnapshotRow, default_banks};
 use crate::analysis::memory::live_index::IntMap;
 use crate::analysis::memory::replay::free_addresses;
+use crate::analysis::messages::failure::BufferType;
 use std::collections::HashMap;
 
 /// Where a buffer lives: a device and a buffer type (L1, L1_SMALL or DRAM).

@@ -2,7 +2,7 @@
 //! eleventh operation cannot place its output; each fix moves what it should and nothing else.
 
 use super::*;
-use crate::analysis::graph::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::memory::SnapshotRow;
 
 const A: u64 = 1024;

@@ -3,8 +3,8 @@
 //! then …` when the circular buffers the operation needs would no longer fit below it.
 
 use super::{Answer, Fix, InTheWay, Mismatch, Outcome, ReplayCheck, WhatIfNote};
-use crate::analysis::failure::BufferType;
 use crate::analysis::format::{counted, format_address, size};
+use crate::analysis::messages::failure::BufferType;
 
 fn address(a: u64, hex: bool) -> String {
     format_address(Some(a), hex)

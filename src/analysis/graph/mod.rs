@@ -1,0 +1,10 @@
+//! The captured graphs: nodes normalised from every era's JSON, function scopes and their
+//! outcomes, and the device-operations tree; with the reference's scope vectors.
+
+mod json;
+pub mod nodes;
+pub mod scopes;
+pub mod tree;
+
+#[cfg(test)]
+mod scope_vectors;

@@ -1,0 +1,205 @@
+//! Memory over the run: the per-operation sums of `max_size_per_bank` per device and buffer type,
+//! built from `buffers` rows as they are read (memory.md §1: each operation's rows are a snapshot
+//! of every buffer live after it on the devices it touched).
+
+use super::late::findings::LateFindings;
+use super::late::runs::BufferRuns;
+use super::valid_buffer;
+use crate::analysis::messages::failure::BufferType;
+use std::collections::BTreeMap;
+
+/// One line of the chart: a device and a buffer type.
+pub(crate) type UsageKey = (u64, BufferType);
+
+/// The sums of one pass (or of several passes, each continuing where the last stopped).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemoryUsage {
+    /// Per (device, buffer type): `(operation id, bytes per bank)`, ascending by operation id.
+    pub sums: BTreeMap<UsageKey, Vec<(u64, u64)>>,
+    /// Per device: the operations with any `buffers` row on it (a snapshot), ascending.
+    pub(crate) snapshots: BTreeMap<u64, Vec<u64>>,
+    /// Rows added.
+    pub rows: u64,
+    /// Rows set aside because their buffer type is none of the five (kept out of every sum).
+    pub unknown_type_rows: u64,
+    /// Rows set aside by the one valid-row rule (memory.md §3: a missing, zero or negative
+    /// address or size), kept out of every sum as in every other view of memory.
+    pub set_aside_rows: u64,
+    /// The rowid the next pass starts from (the report layer's bookmark).
+    pub(crate) next_rowid: i64,
+    /// The operation whose rows are being added, and its sums so far.
+    current: Option<Current>,
+    /// Each buffer's run of snapshots, when asked for ([`MemoryUsage::with_runs`]): the same
+    /// rows, the same pass (where to free memory, issue 16).
+    pub runs: Option<BufferRuns>,
+    /// The tensors held past their last use found from `runs` after the pass, when the pass's
+    /// worker found them (the loop then need not).
+    pub late: Option<LateFindings>,
+}
+
+/// The rows of the operation being read; moved into the sums when another operation starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Current {
+    operation_id: u64,
+    sums: Vec<(UsageKey, u64)>,
+    devices: Vec<u64>,
+}
+
+impl MemoryUsage {
+    /// Sums that also follow each buffer from snapshot to snapshot (for `analysis::late`).
+    pub fn with_runs() -> Self {
+        Self { runs: Some(BufferRuns::default()), ..Self::default() }
+    }
+
+    /// Adds one `buffers` row as stored; `buffer_type` is none for a type that is none of the
+    /// five. A row the valid-row rule sets aside still marks a snapshot of its device.
+    pub(crate) fn add(
+        &mut self,
+        operation_id: u64,
+        device_id: u64,
+        buffer_type: Option<BufferType>,
+        (address, size_per_bank): (Option<i64>, Option<i64>),
+    ) {
+        self.rows += 1;
+        if self.current.as_ref().is_none_or(|c| c.operation_id != operation_id) {
+            self.flush();
+            self.current = Some(Current { operation_id, sums: Vec::new(), devices: Vec::new() });
+        }
+        let Some(current) = self.current.as_mut() else { return };
+        if !current.devices.contains(&device_id) {
+            current.devices.push(device_id);
+        }
+        let valid = buffer_type.zip(valid_buffer(address, size_per_bank));
+        if let Some(runs) = self.runs.as_mut() {
+            runs.add(operation_id, device_id, valid.map(|(t, (a, s))| (t, a, s)));
+        }
+        let Some(buffer_type) = buffer_type else {
+            self.unknown_type_rows += 1;
+            return;
+        };
+        let Some((_, size_per_bank)) = valid_buffer(address, size_per_bank) else {
+            self.set_aside_rows += 1;
+            return;
+        };
+        let key = (device_id, buffer_type);
+        match current.sums.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, sum)) => *sum = sum.saturating_add(size_per_bank),
+            None => current.sums.push((key, size_per_bank)),
+        }
+    }
+
+    /// Moves the operation being read into the sums; call at the end of a pass.
+    pub(crate) fn flush(&mut self) {
+        if let Some(runs) = self.runs.as_mut() {
+            runs.flush();
+        }
+        let Some(current) = self.current.take() else { return };
+        let id = current.operation_id;
+        for (key, sum) in current.sums {
+            let add = |entry: &mut (u64, u64), (_, sum): (u64, u64)| entry.1 = entry.1.saturating_add(sum);
+            merge(self.sums.entry(key).or_default(), id, (id, sum), |(i, _)| *i, add);
+        }
+        for device in current.devices {
+            merge(self.snapshots.entry(device).or_default(), id, id, |i| *i, |_, _| ());
+        }
+    }
+
+    /// The (device, buffer type) pairs that have rows, in device then type order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = UsageKey> + '_ {
+        self.sums.keys().copied()
+    }
+}
+
+/// Adds `item` (for operation `id`) to a list ascending by id: appended in the usual case (rows in
+/// operation order), combined with an existing entry, or inserted in place when the table is out
+/// of order.
+fn merge<T>(list: &mut Vec<T>, id: u64, item: T, id_of: impl Fn(&T) -> u64, combine: impl FnOnce(&mut T, T)) {
+    if list.last().is_none_or(|last| id_of(last) < id) {
+        list.push(item);
+        return;
+    }
+    match list.binary_search_by_key(&id, id_of) {
+        Ok(at) => combine(&mut list[at], item),
+        Err(at) => list.insert(at, item),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use BufferType::{Dram, L1, L1Small};
+
+    #[test]
+    fn sums_per_operation_device_and_type() {
+        let mut u = MemoryUsage::default();
+        for (op, dev, ty, size) in [
+            (1, 0, Some(L1), 100),
+            (1, 0, Some(Dram), 7),
+            (1, 0, Some(L1), 50),
+            (1, 1, Some(L1), 3),
+            (2, 0, Some(L1Small), 9),
+            (2, 0, None, 1_000),
+            (3, 1, Some(L1), 4),
+        ] {
+            u.add(op, dev, ty, (Some(64), Some(size)));
+        }
+        u.flush();
+        assert_eq!(u.sums[&(0, L1)], vec![(1, 150)]);
+        assert_eq!(u.sums[&(0, Dram)], vec![(1, 7)]);
+        assert_eq!(u.sums[&(0, L1Small)], vec![(2, 9)]);
+        assert_eq!(u.sums[&(1, L1)], vec![(1, 3), (3, 4)]);
+        assert_eq!(u.snapshots[&0], vec![1, 2]);
+        assert_eq!(u.snapshots[&1], vec![1, 3]);
+        assert_eq!((u.rows, u.unknown_type_rows), (7, 1));
+        assert_eq!(u.keys().collect::<Vec<_>>(), vec![(0, Dram), (0, L1), (0, L1Small), (1, L1)]);
+    }
+
+    #[test]
+    fn rows_out_of_operation_order_still_add_up() {
+        let mut u = MemoryUsage::default();
+        for (op, size) in [(5, 10), (3, 1), (5, 20), (4, 2), (3, 100)] {
+            u.add(op, 0, Some(L1), (Some(64), Some(size)));
+        }
+        u.flush();
+        assert_eq!(u.sums[&(0, L1)], vec![(3, 101), (4, 2), (5, 30)]);
+        assert_eq!(u.snapshots[&0], vec![3, 4, 5]);
+    }
+
+    #[test]
+    fn a_second_pass_continues_the_operation_the_first_stopped_in() {
+        let mut u = MemoryUsage::default();
+        u.add(1, 0, Some(L1), (Some(64), Some(10)));
+        u.add(2, 0, Some(L1), (Some(64), Some(20)));
+        u.flush();
+        u.add(2, 0, Some(L1), (Some(64), Some(5)));
+        u.add(3, 0, Some(L1), (Some(64), Some(1)));
+        u.flush();
+        assert_eq!(u.sums[&(0, L1)], vec![(1, 10), (2, 25), (3, 1)]);
+    }
+
+    #[test]
+    fn rows_the_valid_row_rule_sets_aside_are_counted_not_summed() {
+        let mut u = MemoryUsage::default();
+        for (address, size) in [(Some(0), Some(100)), (Some(64), Some(10)), (None, Some(5)), (Some(-64), Some(7))] {
+            u.add(1, 0, Some(L1), (address, size));
+        }
+        u.add(1, 0, Some(L1), (Some(128), Some(0)));
+        u.add(1, 0, Some(L1), (Some(128), None));
+        u.flush();
+        assert_eq!(u.sums[&(0, L1)], vec![(1, 10)]);
+        assert_eq!((u.rows, u.set_aside_rows, u.unknown_type_rows), (6, 5, 0));
+        // A device whose rows were all set aside still took a snapshot.
+        u.add(2, 3, Some(L1), (Some(0), Some(1)));
+        u.flush();
+        assert_eq!(u.snapshots[&3], vec![2]);
+    }
+
+    #[test]
+    fn a_device_with_only_unknown_types_is_still_a_snapshot() {
+        let mut u = MemoryUsage::default();
+        u.add(7, 2, None, (Some(64), Some(64)));
+        u.flush();
+        assert!(u.sums.is_empty());
+        assert_eq!(u.snapshots[&2], vec![7]);
+    }
+}

@@ -1,0 +1,147 @@
+//! The captured graphs (behaviour.md §1.5, §3): those of the operations with an error read at
+//! open, any other read when its operation is shown, one query for many operations; and the
+//! failed device operations of an operation with an error (§3.5).
+
+use super::devices::Device;
+use crate::analysis::graph::nodes::{GraphError, GraphNode, parse_graph};
+use crate::analysis::graph::scopes::failed_device_operations;
+use crate::analysis::model::{ErrorRecord, Operation};
+use crate::report::ReportError;
+use crate::report::database::{int, text, uint};
+use crate::report::store::Store;
+use rusqlite::types::ValueRef;
+use std::collections::HashMap;
+
+/// The captured graphs of the operations with an error, by operation index: read at open (the
+/// first screen names their failed device operations) and kept with the report.
+pub(crate) type ErrorGraphs = HashMap<usize, Result<Vec<GraphNode>, ReportError>>;
+
+/// An operation's captured graph, or why it cannot be read.
+pub(crate) type GraphResult = Result<Vec<GraphNode>, GraphError>;
+
+/// The captured graphs: a question asked of the report's store for its operations (and, for the
+/// replay from nothing, its errors and devices); the graphs read at open are looked up first.
+pub struct Graphs<'a> {
+    pub(super) store: &'a Store,
+    pub(super) operations: &'a [Operation],
+    pub(super) errors: &'a [ErrorRecord],
+    pub(super) devices: &'a [Device],
+    pub(super) error_graphs: &'a ErrorGraphs,
+}
+
+impl Graphs<'_> {
+    /// Reads the captured graphs of the operations that have an error, in one query.
+    pub(super) fn read_with_errors(&self) -> rusqlite::Result<ErrorGraphs> {
+        let wanted: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
+        self.read(wanted)
+    }
+
+    /// Reads the captured graphs of some operations (by index), in one query.
+    pub(super) fn read(&self, wanted: Vec<usize>) -> rusqlite::Result<ErrorGraphs> {
+        if wanted.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let ids: Vec<u64> = wanted.iter().map(|&i| self.operations[i].id).collect();
+        let texts = self.graph_texts(&ids)?;
+        Ok(wanted
+            .into_iter()
+            .map(|i| {
+                let op = &self.operations[i];
+                (i, pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| Ok(parse_graph(t)?)))
+            })
+            .collect())
+    }
+
+    /// Raw `captured_graph` texts of some operation ids, with their ranks, in table order.
+    fn graph_texts(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
+        self.store.texts_by_operation("captured_graph", "captured_graph", ids)
+    }
+
+    /// The captured graph of an operation (by index): nodes, or why they are unavailable.
+    pub fn graph(&self, index: usize) -> Result<Vec<GraphNode>, ReportError> {
+        if let Some(graph) = self.error_graphs.get(&index) {
+            return graph.clone();
+        }
+        let op = &self.operations[index];
+        let texts = self.graph_texts(&[op.id]).map_err(ReportError::read("the captured graph"))?;
+        pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| Ok(parse_graph(t)?))
+    }
+
+    /// The failed device operations of an operation with an error (behaviour.md §3.5);
+    /// empty when it has no graph, or why its graph is unavailable.
+    pub fn failed_device_operations(&self, index: usize) -> Result<Vec<String>, ReportError> {
+        match self.error_graphs.get(&index) {
+            Some(Ok(nodes)) => Ok(failed_device_operations(nodes)),
+            Some(Err(reason)) => Err(reason.clone()),
+            None => self.graph(index).map(|nodes| failed_device_operations(&nodes)),
+        }
+    }
+
+    /// Every operation's captured graph, in operation order, read in one pass over the table and
+    /// parsed as it is read by `parse` (e.g. `parse_scopes`), keeping only what `summarise` makes
+    /// of each graph, so the nodes of 100 k graphs are never held at once (linking keeps a few
+    /// names per graph). For each operation the first row of its rank wins, else the first row for
+    /// its id; an operation without a graph is summarised from no nodes.
+    pub fn map<T>(
+        &self,
+        parse: fn(&str) -> GraphResult,
+        mut summarise: impl FnMut(usize, GraphResult) -> T,
+    ) -> Result<Vec<T>, ReportError> {
+        // Per operation: what was made of the graph taken so far, and whether its row had the
+        // operation's rank.
+        let mut taken: Vec<Option<(bool, T)>> = std::iter::repeat_with(|| None).take(self.operations.len()).collect();
+        self.for_each(|_, id, rank, text| {
+            let first = self.operations.partition_point(|o| o.id < id);
+            let same_id = self.operations[first..].iter().take_while(|o| o.id == id);
+            for (offset, (op, slot)) in same_id.zip(&mut taken[first..]).enumerate() {
+                let rank_matches = op.rank == rank;
+                if matches!(slot, Some((true, _))) || (slot.is_some() && !rank_matches) {
+                    continue;
+                }
+                *slot = Some((rank_matches, summarise(first + offset, parse(text))));
+            }
+            true
+        })
+        .map_err(ReportError::read("captured graphs"))?;
+        Ok(taken
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| match t {
+                Some((_, summary)) => summary,
+                None => summarise(i, Ok(Vec::new())),
+            })
+            .collect())
+    }
+
+    /// Streams every `captured_graph` row in rowid order, one at a time, as (rowid, operation
+    /// id, rank, text); `visit` returns false to stop. Nothing is kept between rows.
+    pub(super) fn for_each(&self, mut visit: impl FnMut(i64, u64, u32, &str) -> bool) -> rusqlite::Result<()> {
+        if !self.store.schema.has_table("captured_graph") {
+            return Ok(());
+        }
+        let columns = self
+            .store
+            .schema
+            .select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")]);
+        let mut stmt =
+            self.store.conn.prepare(&format!("SELECT rowid, {columns} FROM captured_graph ORDER BY rowid"))?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let (rowid, id, rank) = (int(r.get_ref(0)?), uint(r.get_ref(1)?), int(r.get_ref(3)?) as u32);
+            let text: std::borrow::Cow<'_, str> = match r.get_ref(2)? {
+                ValueRef::Text(bytes) => String::from_utf8_lossy(bytes),
+                other => text(other).into(),
+            };
+            if !visit(rowid, id, rank, &text) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The graph of an operation: the first row of its rank, otherwise the first row for the id.
+fn pick_graph(rows: Option<&Vec<(u32, String)>>, rank: u32) -> Option<&str> {
+    let rows = rows?;
+    rows.iter().find(|(r, _)| *r == rank).or_else(|| rows.first()).map(|(_, t)| t.as_str())
+}

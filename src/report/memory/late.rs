@@ -1,0 +1,278 @@
+//! Where to free memory (issue 16): the report's side of `analysis::late` — the one pass over
+//! `buffers` with each buffer's run, the tensors at the runs' addresses, and the shapes and
+//! source lines of what was found.
+
+use super::memory_report::MemoryReport;
+use super::replay::GraphReplay;
+use super::usage::UsageProgress;
+use super::view::FailureMemory;
+use super::whatif::WhatIfOptions;
+use crate::analysis::memory::late::{
+    BufferRun, BufferRuns, LateAtFailure, LateFindings, TensorLifetime, find_late, late_at_failure,
+};
+use crate::analysis::memory::usage::MemoryUsage;
+use crate::analysis::memory::whatif::Fix;
+use crate::analysis::memory::{LiveBuffer, MemoryAtFailure};
+use crate::analysis::sanitize::sanitize_line;
+use crate::analysis::stack::model_source_label;
+use crate::report::ReportError;
+use crate::report::database::{IN_LIST_CHUNK, id_list, opt_uint, text, uint};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::AtomicBool;
+
+impl MemoryReport {
+    /// Reads every `buffers` row once (the usage pass, following each buffer's run) and finds
+    /// the tensors held past their last use; also returns the usage, for the chart or the peaks.
+    pub fn read_late(
+        &self,
+        cancel: &AtomicBool,
+        progress: &mut dyn FnMut(UsageProgress),
+    ) -> Result<(MemoryUsage, LateFindings), ReportError> {
+        let mut usage = MemoryUsage::with_runs();
+        self.usage().read(&mut usage, cancel, progress)?;
+        let findings = self.late_findings(&usage)?;
+        Ok((usage, findings))
+    }
+
+    /// The tensors held past their last use, from the `buffers` rows (one pass), else, on a
+    /// report without them, from its replayed graphs (as tab 5 charts it); with the graph
+    /// replay when it ran.
+    pub fn late_list_and_replay(&self) -> Result<(LateFindings, Option<GraphReplay>), ReportError> {
+        let cancel = AtomicBool::new(false);
+        let (usage, findings) = self.read_late(&cancel, &mut |_| {})?;
+        if usage.rows > 0 {
+            return Ok((findings, None));
+        }
+        match self.graphs().replay(&mut |_, _| {}, &cancel)? {
+            Some(replay) => Ok((self.replay_late(&replay)?, Some(replay))),
+            None => Ok((findings, None)),
+        }
+    }
+
+    /// At each allocation failure (by the graph replay `replay` when its basis needs one), what
+    /// freeing every tensor held past its last use at it would have done: the fix `free-late`
+    /// replayed (memory.md §9.2), when any such tensor of its device and buffer type was freed
+    /// before it — every failure in one replay per device (`free_late_at_failures`).
+    pub fn late_failures(
+        &self,
+        findings: &LateFindings,
+        replay: Option<&GraphReplay>,
+    ) -> Result<Vec<LateAtFailure>, ReportError> {
+        let found = self.late_at_failures(findings, replay)?;
+        let replayed: Vec<(usize, &MemoryAtFailure)> =
+            found.iter().filter(|(_, _, f)| f.freed > 0).map(|(i, m, _)| (*i, m.as_ref())).collect();
+        let mut answers = self.free_late_at_failures(&replayed, findings)?.into_iter();
+        Ok(found
+            .into_iter()
+            .map(|(_, _, mut f)| {
+                if f.freed > 0 {
+                    f.answer = answers.next().map(|w| w.answer);
+                }
+                f
+            })
+            .collect())
+    }
+
+    /// [`Self::late_failures`] with one replay per failure, as `ttnn-tui whatif --free-late`
+    /// runs it: what the single pass must agree with.
+    pub fn late_failures_one_by_one(
+        &self,
+        findings: &LateFindings,
+        replay: Option<&GraphReplay>,
+    ) -> Result<Vec<LateAtFailure>, ReportError> {
+        let mut out = Vec::new();
+        for (index, m, mut f) in self.late_at_failures(findings, replay)? {
+            if f.freed > 0 {
+                let options = WhatIfOptions { late: Some(findings), from_start: false };
+                f.answer = Some(self.what_if_at(index, &[Fix::FreeLate], &options, Some(&m))?.answer);
+            }
+            out.push(f);
+        }
+        Ok(out)
+    }
+
+    /// Each allocation failure with a memory picture: its index, the picture, and the late
+    /// tensors of its device and buffer type freed before it (not yet replayed).
+    fn late_at_failures(
+        &self,
+        findings: &LateFindings,
+        replay: Option<&GraphReplay>,
+    ) -> Result<Vec<(usize, Box<MemoryAtFailure>, LateAtFailure)>, ReportError> {
+        let failed: Vec<usize> =
+            (0..self.operations.len()).filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
+        let mut out = Vec::new();
+        for (index, memory) in self.memory_at_failures(&failed, replay)? {
+            let FailureMemory::Found(m) = memory else { continue };
+            let Some(mut f) = late_at_failure(&m) else { continue };
+            let n = self.operations[index].id;
+            let view = self.device_view(m.device_id);
+            let ours = |d: u64| d == m.device_id || view.aliases.contains(&d);
+            f.freed = findings
+                .late
+                .iter()
+                .filter(|t| t.last_use_operation_id < n && ours(t.device_id) && t.buffer_type == m.buffer_type)
+                .count();
+            out.push((index, m, f));
+        }
+        Ok(out)
+    }
+
+    /// The tensors held past their last use (see [`Self::late_list_and_replay`]).
+    pub fn late_list(&self) -> Result<LateFindings, ReportError> {
+        Ok(self.late_list_and_replay()?.0)
+    }
+
+    /// The tensors held past their last use, without what freeing them does at each failure:
+    /// what the fix `free-late` frees.
+    pub fn late_tensor_list(&self) -> Result<LateFindings, ReportError> {
+        let cancel = AtomicBool::new(false);
+        let mut usage = MemoryUsage::with_runs();
+        self.usage().read(&mut usage, &cancel, &mut |_| {})?;
+        if usage.rows > 0 {
+            return self.late_tensors(&usage);
+        }
+        match self.graphs().replay(&mut |_, _| {}, &cancel)? {
+            Some(replay) => self.late_tensors(&self.replay_usage(&replay)),
+            None => self.late_tensors(&usage),
+        }
+    }
+
+    /// The tensors held past their last use in a pass's runs (`usage` built
+    /// [`MemoryUsage::with_runs`]), with their shapes and the source lines of their last uses,
+    /// and at each failure what freeing them at it would have done (replayed).
+    pub fn late_findings(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {
+        let mut findings = self.late_tensors(usage)?;
+        findings.failures = self.late_failures(&findings, None)?;
+        Ok(findings)
+    }
+
+    /// The tensors held past their last use in a pass's runs, without the failures.
+    fn late_tensors(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {
+        let Some(runs) = usage.runs.as_ref() else { return Ok(LateFindings::default()) };
+        let places: BTreeSet<(u64, u64)> = runs.runs().map(|r| (r.device_id, r.address)).collect();
+        if places.is_empty() || self.operations.is_empty() {
+            return Ok(LateFindings::default());
+        }
+        let read = ReportError::read("tensors");
+        let places: Vec<(u64, u64)> = places.into_iter().collect();
+        let facts = self.tensors().every_tenant_at(&places).map_err(&read)?;
+        let errors: Vec<u64> = self.usage().failure_marks().iter().map(|m| m.operation_id).collect();
+        let last = self.operations.iter().map(|o| o.id).max().unwrap_or(0);
+        let mut findings = find_late(usage, &facts, &errors, last);
+        let ids: Vec<u64> = findings.late.iter().map(|t| t.tensor_id).collect();
+        let texts = self.tensors().describe(&ids).map_err(&read)?;
+        let sources = self.model_sources(findings.late.iter().map(|t| t.last_use_operation_id));
+        for t in &mut findings.late {
+            t.shape = texts.get(&t.tensor_id).and_then(|(shape, _)| shape.clone());
+            t.source = sources.get(&t.last_use_operation_id).cloned();
+        }
+        Ok(findings)
+    }
+
+    /// The tensors held past their last use on a report without `buffers` rows: the graph
+    /// replay's buffer stays read as the snapshots' runs, and its bytes per bank after each
+    /// operation as the usage (memory.md §3.4, the basis tab 5 charts for such a report).
+    /// Graph device ids are read as the tables': a single chip opened as a mesh (ttnn 0.81) has
+    /// graph buffer nodes on the mesh id 1 while `devices` has the one row 0 (memory.md §1–§2).
+    pub fn replay_late(&self, replay: &GraphReplay) -> Result<LateFindings, ReportError> {
+        let mut findings = self.late_tensors(&self.replay_usage(replay))?;
+        findings.failures = self.late_failures(&findings, Some(replay))?;
+        Ok(findings)
+    }
+
+    /// A graph replay read as the usage pass's sums and runs (see [`Self::replay_late`]).
+    fn replay_usage(&self, replay: &GraphReplay) -> MemoryUsage {
+        let chip = |device: u64| match self.devices.as_slice() {
+            [only] => only.device_id,
+            _ => device,
+        };
+        let mut usage = MemoryUsage::default();
+        for u in &replay.usage {
+            let key = (chip(u.device_id), u.buffer_type);
+            usage.sums.entry(key).or_default().push((u.operation_id, u.used_per_bank));
+        }
+        for series in usage.sums.values_mut() {
+            series.sort_by_key(|p| p.0);
+            // Two graph ids read as one chip: their bytes after an operation add up.
+            series.dedup_by(|later, kept| {
+                let same = later.0 == kept.0;
+                if same {
+                    kept.1 = kept.1.saturating_add(later.1);
+                }
+                same
+            });
+        }
+        let runs = replay.runs.iter().map(|r| BufferRun { device_id: chip(r.device_id), ..*r }).collect();
+        usage.runs = Some(BufferRuns::from_runs(runs));
+        usage
+    }
+
+    /// The `tensor_lifetime` rows of some tensors (the importer's own account of each tensor's
+    /// producer, last use and deallocation, issue 21 §4), their lines as `file.py:line`,
+    /// sanitised; empty without the table.
+    pub fn tensor_lifetimes(&self, ids: &[u64]) -> Result<Vec<TensorLifetime>, ReportError> {
+        let schema = &self.store.schema;
+        if !schema.has_column("tensor_lifetime", "tensor_id") || ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let columns = schema.select_list(
+            "tensor_lifetime",
+            &[
+                ("tensor_id", "0"),
+                ("producer_operation_id", "NULL"),
+                ("last_use_operation_id", "NULL"),
+                ("deallocate_operation_id", "NULL"),
+                ("last_use_source_file", "NULL"),
+                ("last_use_source_line", "NULL"),
+            ],
+        );
+        let filter = schema.rank_filter("tensor_lifetime");
+        let mut out = Vec::new();
+        let read = ReportError::read("tensor_lifetime");
+        for chunk in ids.chunks(IN_LIST_CHUNK) {
+            let sql = format!(
+                "SELECT {columns} FROM tensor_lifetime WHERE {filter} AND tensor_id IN ({})",
+                id_list(chunk.iter().copied())
+            );
+            let mut stmt = self.store.conn.prepare(&sql).map_err(&read)?;
+            let rows = stmt
+                .query_map([self.store.rank], |r| {
+                    let file = text(r.get_ref(4)?);
+                    let line = opt_uint(r.get_ref(5)?);
+                    let name = file.rsplit('/').next().unwrap_or_default();
+                    Ok(TensorLifetime {
+                        tensor_id: uint(r.get_ref(0)?),
+                        producer_operation_id: opt_uint(r.get_ref(1)?),
+                        last_use_operation_id: opt_uint(r.get_ref(2)?),
+                        deallocate_operation_id: opt_uint(r.get_ref(3)?),
+                        last_use_source: line
+                            .filter(|_| !name.is_empty())
+                            .map(|l| sanitize_line(&format!("{name}:{l}"))),
+                    })
+                })
+                .map_err(&read)?;
+            out.extend(rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&read)?);
+        }
+        Ok(out)
+    }
+
+    /// Names the source line of each live buffer's last use (`LiveBuffer::last_use_source`), the
+    /// same line `explain --late` gives; without stack traces the buffers stay as they are.
+    pub(crate) fn name_last_uses(&self, buffers: &mut [LiveBuffer]) {
+        let sources = self.model_sources(buffers.iter().filter_map(|b| b.last_use_operation_id));
+        for b in buffers {
+            b.last_use_source = b.last_use_operation_id.and_then(|id| sources.get(&id).cloned());
+        }
+    }
+
+    /// The model's line (`analysis::stack::model_source_label`) of some operations, by id, read
+    /// in one query; an operation without a stack trace, or without a line of the model in it, has
+    /// none — and so have all when the stack traces cannot be read.
+    pub(crate) fn model_sources(&self, ids: impl Iterator<Item = u64>) -> HashMap<u64, String> {
+        let mut indexes: Vec<usize> = ids.filter_map(|id| self.operation_index(id)).collect();
+        indexes.sort_unstable();
+        indexes.dedup();
+        let traces = self.details().stack_traces(&indexes).unwrap_or_default();
+        traces.iter().filter_map(|(&i, trace)| Some((self.operations[i].id, model_source_label(trace)?))).collect()
+    }
+}

@@ -1,0 +1,388 @@
+//! The TT-NN memory report: operations, errors and devices read at start; graphs, stack traces
+//! and arguments read when an operation is shown (behaviour.md §1–§2).
+
+use super::details::Details;
+use super::devices::Device;
+use super::graphs::{ErrorGraphs, Graphs};
+use super::rows::{DramBaseCache, Snapshots};
+use super::tensors::{TensorCache, Tensors};
+use super::usage::{MarkCache, Usage};
+use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors, rows_of_rank, unrecorded_failure, unrecorded_id};
+use crate::analysis::messages::failure::parse_allocation_failure;
+pub use crate::analysis::model::{ErrorRecord, Operation};
+use crate::analysis::sanitize::{sanitize_line, sanitize_text};
+use crate::report::ReportError;
+use crate::report::database::{float, int, open_database, open_error, opt_uint, text, uint};
+use crate::report::locate::{ReportSource, report_name_from_config, report_name_from_folder};
+use crate::report::store::Store;
+use rusqlite::{Connection, MAIN_DB, params};
+use std::path::Path;
+
+/// The embedded demo report (`fixtures/demo/`).
+static DEMO_DATABASE: &[u8] = include_bytes!("../../../fixtures/demo/db.sqlite");
+/// The embedded demo report's config file.
+static DEMO_CONFIG: &str = include_str!("../../../fixtures/demo/config.json");
+
+/// Why a non-zero `--rank` is refused on a report without per-rank data (behaviour.md §1.4, in
+/// the CLI's terms rather than the reference's web wording).
+pub(crate) const NO_RANKS: &str = "this report stores no per-rank data";
+
+/// An opened memory report.
+pub struct MemoryReport {
+    /// Where it came from.
+    pub source: ReportSource,
+    /// Display name: `report_name` of its config, else the folder name.
+    pub name: String,
+    /// `report_metadata.schema_version`, when recorded.
+    pub schema_version: Option<String>,
+    /// Warnings about the report as a whole (e.g. `Incompatible report version`).
+    pub warnings: Vec<String>,
+    /// Operations of the rank, by `operation_id`.
+    pub operations: Vec<Operation>,
+    /// Error rows of the rank, in table order.
+    pub errors: Vec<ErrorRecord>,
+    /// Devices of the rank.
+    pub devices: Vec<Device>,
+    /// Captured graphs of the operations with an error, by operation index.
+    pub(super) error_graphs: ErrorGraphs,
+    /// The database every question reads.
+    pub(super) store: Store,
+    /// What a watched report has read so far (`open_watched`); none otherwise.
+    pub(super) watch: Option<super::watch_state::WatchState>,
+    /// The tensors' index, built by [`Tensors`] on the first question that needs it.
+    pub(super) tensor_cache: TensorCache,
+    /// Where each error is marked on the memory over the run, found on the first question.
+    pub(super) marks: MarkCache,
+    /// The DRAM base rows, read once (`Snapshots::lowest_dram_address`).
+    pub(super) dram_base: DramBaseCache,
+    /// The log given beside the report (`--log`), joined to its operations.
+    pub(super) log: Option<std::sync::Arc<super::log_beside::LogBeside>>,
+    /// The failures of that log no operation took (indexes into its failures).
+    pub(super) unjoined_log: Vec<usize>,
+}
+
+impl MemoryReport {
+    /// Opens a report read-only for one rank, reading only what the first screen needs.
+    pub fn open(source: &ReportSource, rank: u32) -> Result<Self, ReportError> {
+        Self::open_with(source, rank, false)
+    }
+
+    /// Opens a report; `watch` also starts [`MemoryReport::poll_changes`] (see `watch.rs`).
+    pub(super) fn open_with(source: &ReportSource, rank: u32, watch: bool) -> Result<Self, ReportError> {
+        let mut immutable = false;
+        let (conn, path, name) = match source {
+            ReportSource::File { database, folder } => {
+                let conn;
+                (conn, immutable) = open_database(database)?;
+                let name = report_name_from_folder(folder, rank)
+                    .unwrap_or_else(|| crate::report::locate::folder_name(folder, database));
+                (conn, database.clone(), name)
+            }
+            ReportSource::Demo => {
+                let mut conn = Connection::open_in_memory().map_err(|e| open_error(e, Path::new("demo"), false))?;
+                conn.deserialize_bytes(MAIN_DB, DEMO_DATABASE).map_err(|e| open_error(e, Path::new("demo"), false))?;
+                let name = report_name_from_config(DEMO_CONFIG).unwrap_or_else(|| "demo".into());
+                (conn, "demo".into(), name)
+            }
+        };
+        Self::read(conn, source, &path, name, rank, watch.then_some(immutable))
+    }
+
+    /// Opens a database held in memory (a copy of `bytes`) as the demo is opened, named `name`:
+    /// for fuzzing and tests that mutate a report's bytes.
+    pub fn from_bytes(bytes: &[u8], name: &str, rank: u32) -> Result<Self, ReportError> {
+        let fail = |e: rusqlite::Error| open_error(e, Path::new(name), false);
+        if bytes.is_empty() {
+            return Err(ReportError::new("empty file, not a TT-NN memory report", Path::new(name)));
+        }
+        let mut conn = Connection::open_in_memory().map_err(fail)?;
+        conn.deserialize_read_exact(MAIN_DB, bytes, bytes.len(), true).map_err(fail)?;
+        Self::read(conn, &ReportSource::Demo, Path::new(name), name.to_string(), rank, None)
+    }
+
+    /// Reads what the first screen needs from an open connection; `watch` (whether the
+    /// connection is immutable) starts watching for changes.
+    fn read(
+        conn: Connection,
+        source: &ReportSource,
+        path: &Path,
+        name: String,
+        rank: u32,
+        watch: Option<bool>,
+    ) -> Result<Self, ReportError> {
+        let fail = |e: rusqlite::Error| open_error(e, path, false);
+        // One read transaction for everything read at start: each statement outside one takes
+        // and drops the file lock and revalidates the page cache. Reading writes nothing.
+        conn.execute_batch("BEGIN").map_err(fail)?;
+        let store = Store::new(conn, rank).map_err(fail)?;
+        if !store.schema.has_table("operations") {
+            return Err(ReportError::new("no operations table: not a TT-NN memory report", path)
+                .hint("point at the db.sqlite of a TT-NN report folder"));
+        }
+        if rank > 0 && !store.schema.has_column("operations", "rank") {
+            let what = format!("{NO_RANKS}, so --rank {rank} cannot be read");
+            return Err(ReportError::new(what, path).hint("omit --rank, or use --rank 0"));
+        }
+        let mut report = Self {
+            source: source.clone(),
+            name,
+            schema_version: None,
+            warnings: Vec::new(),
+            operations: Vec::new(),
+            errors: Vec::new(),
+            devices: Vec::new(),
+            error_graphs: ErrorGraphs::new(),
+            store,
+            watch: None,
+            tensor_cache: TensorCache::default(),
+            marks: MarkCache::default(),
+            dram_base: DramBaseCache::default(),
+            log: None,
+            unjoined_log: Vec::new(),
+        };
+        report.load().map_err(fail)?;
+        if let Some(immutable) = watch {
+            report.start_watch(immutable).map_err(fail)?;
+        }
+        report.store.conn.execute_batch("COMMIT").map_err(fail)?;
+        Ok(report)
+    }
+
+    fn load(&mut self) -> rusqlite::Result<()> {
+        self.schema_version = self.read_schema_version()?;
+        if let Some(major) =
+            self.schema_version.as_deref().and_then(|v| v.split('.').next()?.trim().parse::<u64>().ok())
+            && major > 3
+        {
+            self.warnings.push("Incompatible report version".to_string());
+        }
+        (self.operations, self.store.rows_in_operation_order) = self.read_operations(i64::MIN)?;
+        let errors = self.read_errors(i64::MIN)?;
+        self.attach(errors);
+        self.mark_sharded_requests()?;
+        self.devices = super::devices::read_devices(&self.store.conn, &self.store.schema, self.store.rank)?;
+        self.error_graphs = self.graphs().read_with_errors()?;
+        Ok(())
+    }
+
+    fn read_schema_version(&self) -> rusqlite::Result<Option<String>> {
+        if !self.store.schema.has_column("report_metadata", "key")
+            || !self.store.schema.has_column("report_metadata", "value")
+        {
+            return Ok(None);
+        }
+        let mut stmt = self.store.conn.prepare("SELECT value FROM report_metadata WHERE key = 'schema_version'")?;
+        let mut rows = stmt.query([])?;
+        Ok(rows.next()?.map(|r| sanitize_line(&text(r.get_ref_unwrap(0)))))
+    }
+
+    /// Operations stored past a rowid, in id order, and whether the table already stored them so.
+    pub(super) fn read_operations(&self, after_rowid: i64) -> rusqlite::Result<(Vec<Operation>, bool)> {
+        let columns = self
+            .store
+            .schema
+            .select_list("operations", &[("operation_id", "0"), ("name", "''"), ("duration", "NULL"), ("rank", "0")]);
+        let filter = self.store.schema.rank_filter("operations");
+        // Table order, then a stable sort by id: cheap when the table is already in id order.
+        let sql = format!("SELECT {columns} FROM operations WHERE {filter} AND rowid > ?2");
+        let mut stmt = self.store.conn.prepare(&sql)?;
+        let rows = stmt.query_map(params![self.store.rank, after_rowid], |r| {
+            Ok(Operation {
+                id: uint(r.get_ref(0)?),
+                name: sanitize_line(&text(r.get_ref(1)?)),
+                duration: float(r.get_ref(2)?),
+                rank: int(r.get_ref(3)?) as u32,
+                error: None,
+                recorded: true,
+            })
+        })?;
+        let mut operations = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+        // The per-operation tables are written by the same loop as `operations`: when this one
+        // is out of id order, theirs may be too, and lookups must not trust rowid order.
+        let in_order = operations.is_sorted_by_key(|o| o.id);
+        operations.sort_by_key(|o| o.id);
+        Ok((operations, in_order))
+    }
+
+    /// Error rows of the rank, and of rank 0 for the fallback, stored past a rowid, in table order.
+    pub(super) fn read_errors(&self, after_rowid: i64) -> rusqlite::Result<Vec<ErrorRecord>> {
+        if !self.store.schema.has_table("errors") {
+            return Ok(Vec::new());
+        }
+        let columns = self.store.schema.select_list(
+            "errors",
+            &[
+                ("operation_id", "0"),
+                ("operation_name", "''"),
+                ("error_type", "''"),
+                ("error_message", "NULL"),
+                ("stack_trace", "''"),
+                ("timestamp", "''"),
+                ("rank", "0"),
+            ],
+        );
+        let filter = if self.store.schema.has_column("errors", "rank") { "rank = ?1 OR rank = 0" } else { "(1 OR ?1)" };
+        let sql = format!("SELECT {columns} FROM errors WHERE ({filter}) AND rowid > ?2 ORDER BY rowid");
+        let mut stmt = self.store.conn.prepare(&sql)?;
+        let rows = stmt.query_map(params![self.store.rank, after_rowid], |r| {
+            // The raw message is parsed before sanitising; only sanitised text is kept.
+            let raw = match r.get_ref(3)? {
+                rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+                _ => None,
+            };
+            let failure = raw.as_deref().and_then(parse_allocation_failure).map(|mut f| {
+                f.figures.core_range = f.figures.core_range.map(|c| sanitize_line(&c));
+                f
+            });
+            Ok(ErrorRecord {
+                operation_id: opt_uint(r.get_ref(0)?),
+                operation_name: sanitize_line(&text(r.get_ref(1)?)),
+                error_type: sanitize_line(&text(r.get_ref(2)?)),
+                message: sanitize_text(raw.as_deref().unwrap_or("")),
+                stack_trace: sanitize_text(&text(r.get_ref(4)?)),
+                timestamp: sanitize_line(&text(r.get_ref(5)?)),
+                rank: int(r.get_ref(6)?) as u32,
+                failure,
+                attached: false,
+                log: None,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// Attaches error rows (in table order) to the operations, keeping the rank's rows; returns
+    /// where each row went in `errors` (none: set aside). The operation that started and never
+    /// completed without an `operations` row is added after the last (behaviour.md §13.5), again
+    /// at each attachment.
+    pub(super) fn attach(&mut self, mut errors: Vec<ErrorRecord>) -> Vec<Option<usize>> {
+        self.operations.retain(|o| o.recorded);
+        let op_keys: Vec<_> =
+            self.operations.iter().map(|o| OperationKey { id: o.id, name: &o.name, rank: o.rank }).collect();
+        let error_keys: Vec<_> = errors
+            .iter()
+            .map(|e| ErrorKey {
+                operation_id: e.operation_id,
+                operation_name: &e.operation_name,
+                rank: e.rank,
+                incomplete: e.is_incomplete(),
+            })
+            .collect();
+        let mut attachment = attach_errors(&op_keys, &error_keys);
+        let listed =
+            rows_of_rank(&error_keys, &attachment, self.store.rank, self.store.schema.has_column("errors", "rank"));
+        let unrecorded = unrecorded_failure(&op_keys, &error_keys, &attachment, &listed);
+        let unrecorded_id = unrecorded_id(&op_keys);
+        if let Some(i) = unrecorded {
+            attachment.attached[i] = true;
+        }
+        for (e, attached) in errors.iter_mut().zip(&attachment.attached) {
+            e.attached = *attached;
+        }
+        let mut new_index = vec![None; errors.len()];
+        let mut kept = Vec::new();
+        for (i, e) in errors.into_iter().enumerate() {
+            if listed[i] {
+                new_index[i] = Some(kept.len());
+                kept.push(e);
+            }
+        }
+        for (op, picked) in self.operations.iter_mut().zip(attachment.error_of_operation) {
+            op.error = picked.and_then(|i| new_index[i]);
+        }
+        if let Some(i) = unrecorded {
+            let error = &kept[new_index[i].unwrap_or_default()];
+            self.operations.push(Operation {
+                id: unrecorded_id,
+                name: error.operation_name.clone(),
+                duration: None,
+                rank: self.store.rank,
+                error: new_index[i],
+                recorded: false,
+            });
+        }
+        self.errors = kept;
+        self.apply_log();
+        new_index
+    }
+
+    /// Marks the L1 allocation failures whose operation asked for a sharded output (its
+    /// `memory_config` argument): a sharded buffer is not confined to the interleaved region, so
+    /// its reason carries no caveat about it. One query for the operations with such an error.
+    pub(super) fn mark_sharded_requests(&mut self) -> rusqlite::Result<()> {
+        let wanted: Vec<u64> = self
+            .operations
+            .iter()
+            .filter(|o| o.error.and_then(|e| self.errors[e].failure.as_ref()).is_some_and(|f| !f.sharded))
+            .map(|o| o.id)
+            .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let configs = self.store.texts_by_operation_named("operation_arguments", "memory_config", &wanted)?;
+        for o in &self.operations {
+            let sharded = configs.get(&o.id).is_some_and(|v| v.iter().any(|(_, t)| t.contains("_SHARDED")));
+            if let (true, Some(e)) = (sharded, o.error)
+                && let Some(f) = self.errors[e].failure.as_mut()
+            {
+                f.sharded = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// The error attached to an operation (by index).
+    pub fn error_of(&self, index: usize) -> Option<&ErrorRecord> {
+        self.operations[index].error.map(|e| &self.errors[e])
+    }
+
+    /// Whether the report can record errors: reports older than the `errors` table cannot.
+    pub fn records_errors(&self) -> bool {
+        self.store.schema.has_table("errors")
+    }
+
+    /// Error rows no operation picked, in table order.
+    pub fn unattached_errors(&self) -> impl Iterator<Item = &ErrorRecord> {
+        self.errors.iter().filter(|e| !e.attached)
+    }
+
+    /// The rank read.
+    pub fn rank(&self) -> u32 {
+        self.store.rank
+    }
+
+    /// Index of the operation with this id, when there is one.
+    pub fn operation_index(&self, id: u64) -> Option<usize> {
+        crate::analysis::model::operation_index(&self.operations, id)
+    }
+
+    /// Stack traces and arguments of shown operations.
+    pub fn details(&self) -> Details<'_> {
+        let folder = match &self.source {
+            ReportSource::File { folder, .. } => Some(folder.as_path()),
+            ReportSource::Demo => None,
+        };
+        Details { store: &self.store, operations: &self.operations, folder }
+    }
+
+    /// The `buffers` snapshots.
+    pub fn snapshots(&self) -> Snapshots<'_> {
+        Snapshots { store: &self.store, dram_base: &self.dram_base }
+    }
+
+    /// Captured graphs: read, mapped in one pass, replayed from nothing.
+    pub fn graphs(&self) -> Graphs<'_> {
+        let Self { store, operations, errors, devices, error_graphs, .. } = self;
+        Graphs { store, operations, errors, devices, error_graphs }
+    }
+
+    /// Tensors and their links.
+    pub fn tensors(&self) -> Tensors<'_> {
+        Tensors { store: &self.store, operations: &self.operations, cache: &self.tensor_cache }
+    }
+
+    /// The memory over the run: the pass over `buffers`, its series and peaks, region ceilings.
+    pub fn usage(&self) -> Usage<'_> {
+        let (store, operations, devices) = (&self.store, self.operations.as_slice(), self.devices.as_slice());
+        Usage { store, operations, devices, marks: Box::new(move || self.marked_failures()) }
+    }
+}

@@ -1,0 +1,26 @@
+//! The TT-NN memory report (`db.sqlite`): its core (`memory_report.rs`, what is read at open),
+//! the questions asked of it (details, snapshots, graphs, tensors, usage), what combines them
+//! (the memory at a failure, where to free memory, what if), a report still being written, and
+//! a log or Python calls beside it.
+
+pub mod details;
+pub mod devices;
+pub mod graphs;
+pub mod late;
+pub mod log_beside;
+mod log_join;
+pub mod memory_report;
+pub mod operation_tensors;
+pub(crate) mod python_io;
+pub mod recent;
+pub mod replay;
+pub mod rows;
+pub(crate) mod tensor_index;
+pub mod tensors;
+pub mod usage;
+pub mod view;
+pub mod watch;
+mod watch_state;
+pub mod whatif;
+mod whatif_late;
+mod whatif_range;

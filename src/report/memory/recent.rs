@@ -1,0 +1,186 @@
+//! The recent tenants first (memory.md §4 without scanning `tensors`): the link rows of the
+//! operations just before N, newest first, in windows of operations that double (64, 128, …),
+//! each window's rows found by rowid span (the link tables are written in operation order), and
+//! the tensors they name read by `tensor_id` (its UNIQUE index).
+//!
+//! A buffer is live now, so its tenant is the tensor at its address that operations named last:
+//! an earlier tenant's uses all came before it was freed. The walk stops once every live
+//! address has a tenant whose production (an `output_tensors` row) it has seen — a tensor is
+//! recorded no earlier than the operation that produced it, so nothing older could be a more
+//! recent tenant — or at the first operation. Past [`MAX_OPERATIONS`] operations (a weight
+//! produced before the report, a buffer no tensor holds), it gives up and the report's tensor
+//! index answers instead.
+
+use super::tensor_index::Placement;
+use crate::analysis::memory::{TensorFacts, TensorUse};
+use crate::analysis::model::operation_index;
+use crate::report::database::{RowSpan, id_list, operation_row_span, uint};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// The first window, in operations.
+const FIRST_WINDOW: usize = 64;
+/// How many operations back the walk may go.
+pub(crate) const MAX_OPERATIONS: usize = 2048;
+/// The link tables, and whether their rows are outputs.
+const LINK_TABLES: [(&str, bool); 2] = [("input_tensors", false), ("output_tensors", true)];
+
+/// What the walk back has seen: each tensor's link rows (operation, output), and the placement
+/// of each tensor they named.
+#[derive(Default)]
+struct Seen {
+    uses: HashMap<u64, Vec<(u64, bool)>>,
+    placed: HashMap<u64, Placement>,
+}
+
+use super::tensors::Tensors;
+
+impl Tensors<'_> {
+    /// The tensors at `places` and the tensors `ids`, from the link rows of the operations just
+    /// before operation `n` (by index); none when the walk cannot answer (tables out of order or
+    /// ranked, or no tenant found within [`MAX_OPERATIONS`]).
+    pub(super) fn recent_tensor_facts(
+        &self,
+        n: usize,
+        places: &[(u64, u64)],
+        ids: &[u64],
+    ) -> rusqlite::Result<Option<Vec<TensorFacts>>> {
+        let ranked = LINK_TABLES.iter().any(|(t, _)| self.store.schema.has_column(t, "rank"));
+        if !self.store.rows_in_operation_order || ranked || n >= self.operations.len() {
+            return Ok(None);
+        }
+        let device_places = self.device_tensors_at(places)?;
+        let mut seen = Seen::default();
+        let (mut hi, mut width, mut walked) = (n, FIRST_WINDOW, 0);
+        loop {
+            let lo = (hi + 1).saturating_sub(width);
+            let Some(new_ids) = self.window_links(lo, hi, &mut seen)? else { return Ok(None) };
+            for id in &new_ids {
+                seen.placed.insert(*id, Placement { tensor_id: *id, ..Placement::default() });
+            }
+            for p in self.placements_by_id(&new_ids)? {
+                seen.placed.insert(p.tensor_id, p);
+            }
+            walked += hi + 1 - lo;
+            if lo == 0 || self.tenants_produced(places, &seen.placed, &device_places, &seen.uses) {
+                break;
+            }
+            if walked >= MAX_OPERATIONS {
+                return Ok(None);
+            }
+            (hi, width) = (lo - 1, width * 2);
+        }
+        let mut wanted: BTreeSet<u64> = ids.iter().copied().collect();
+        let held = seen.placed.values().filter(|p| at(p, &device_places, places).is_some());
+        wanted.extend(held.map(|p| p.tensor_id));
+        Ok(Some(wanted.into_iter().map(|id| self.seen_facts(id, &seen, &device_places)).collect()))
+    }
+
+    /// Reads the link rows of the operations `lo..=hi` (by index) into `seen.uses`; gives the
+    /// tensors named for the first time, or none when a table's rows cannot be found by span.
+    fn window_links(&self, lo: usize, hi: usize, seen: &mut Seen) -> rusqlite::Result<Option<Vec<u64>>> {
+        let span = self.operations[lo].id..=self.operations[hi].id;
+        let mut new_ids: BTreeSet<u64> = BTreeSet::new();
+        for (table, output) in LINK_TABLES {
+            if !self.store.schema.has_table(table) {
+                continue;
+            }
+            let (start, end) = match operation_row_span(&self.store.conn, table, span.clone())? {
+                RowSpan::Unknown => return Ok(None),
+                RowSpan::Empty => continue,
+                RowSpan::Rowids(start, end) => (start, end),
+            };
+            let sql = format!("SELECT operation_id, tensor_id FROM {table} WHERE rowid >= ?1 AND rowid < ?2");
+            let mut stmt = self.store.conn.prepare_cached(&sql)?;
+            let mut rows = stmt.query([start, end])?;
+            while let Some(r) = rows.next()? {
+                let (operation, tensor) = (uint(r.get_ref(0)?), uint(r.get_ref(1)?));
+                seen.uses.entry(tensor).or_default().push((operation, output));
+                if !seen.placed.contains_key(&tensor) {
+                    new_ids.insert(tensor);
+                }
+            }
+        }
+        Ok(Some(new_ids.into_iter().collect()))
+    }
+
+    /// What the walk saw of one tensor: its placement, `device_tensors` rows and link rows.
+    fn seen_facts(&self, id: u64, seen: &Seen, device_places: &HashMap<u64, Vec<(u64, u64)>>) -> TensorFacts {
+        let p = seen.placed.get(&id).copied().unwrap_or(Placement { tensor_id: id, ..Placement::default() });
+        let name = |operation: u64| -> Arc<str> {
+            operation_index(self.operations, operation)
+                .map_or_else(|| "".into(), |i| self.operations[i].name.as_str().into())
+        };
+        let uses = seen.uses.get(&id).into_iter().flatten();
+        TensorFacts {
+            tensor_id: id,
+            device_id: p.device_id,
+            address: p.address,
+            buffer_type: p.buffer_type,
+            device_addresses: device_places.get(&id).cloned().unwrap_or_default(),
+            uses: uses
+                .map(|&(operation_id, output)| TensorUse { operation_id, operation_name: name(operation_id), output })
+                .collect(),
+            ..TensorFacts::default()
+        }
+    }
+
+    /// True when every place has a tenant among the tensors seen, and the most recent one's
+    /// production was seen.
+    fn tenants_produced(
+        &self,
+        places: &[(u64, u64)],
+        placed: &HashMap<u64, Placement>,
+        device_places: &HashMap<u64, Vec<(u64, u64)>>,
+        uses: &HashMap<u64, Vec<(u64, bool)>>,
+    ) -> bool {
+        let mut best: HashMap<(u64, u64), (u64, u64)> = HashMap::new();
+        for p in placed.values() {
+            for place in at(p, device_places, places).into_iter().flatten() {
+                let first = uses.get(&p.tensor_id).and_then(|u| u.iter().map(|u| u.0).min()).unwrap_or(0);
+                let entry = best.entry(place).or_insert((first, p.tensor_id));
+                *entry = (*entry).max((first, p.tensor_id));
+            }
+        }
+        places.iter().all(|place| {
+            best.get(place).is_some_and(|(_, tensor)| uses.get(tensor).is_some_and(|u| u.iter().any(|u| u.1)))
+        })
+    }
+
+    /// The `device_tensors` rows at `places`, by tensor (one pass, only when the table has rows).
+    pub(super) fn device_tensors_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<HashMap<u64, Vec<(u64, u64)>>> {
+        let mut out: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
+        if places.is_empty() || !self.store.schema.has_table("device_tensors") {
+            return Ok(out);
+        }
+        let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
+        let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();
+        let list = id_list(addresses.iter().copied());
+        let columns = self
+            .store
+            .schema
+            .select_list("device_tensors", &[("tensor_id", "0"), ("device_id", "0"), ("address", "NULL")]);
+        let mut stmt =
+            self.store.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IN ({list})"))?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let place = (uint(r.get_ref(1)?), uint(r.get_ref(2)?));
+            if wanted.contains(&place) {
+                out.entry(uint(r.get_ref(0)?)).or_default().push(place);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The places of `places` a tensor was recorded at, when any.
+fn at(p: &Placement, device_places: &HashMap<u64, Vec<(u64, u64)>>, places: &[(u64, u64)]) -> Option<Vec<(u64, u64)>> {
+    let mut found: Vec<(u64, u64)> = Vec::new();
+    if let (Some(d), Some(a)) = (p.device_id, p.address)
+        && places.contains(&(d, a))
+    {
+        found.push((d, a));
+    }
+    found.extend(device_places.get(&p.tensor_id).into_iter().flatten().filter(|pl| places.contains(pl)));
+    (!found.is_empty()).then_some(found)
+}

@@ -1,0 +1,398 @@
+//! The memory at a failure and after any operation, as the report can tell it: what the rules of
+//! `analysis::memory` read is gathered here — the operation's graph and `buffers` rows, the
+//! earlier snapshot of the failure's device, the tensors at the live addresses and their links
+//! (from the report's tensor index, read once) — in a few queries per operation.
+
+use super::memory_report::MemoryReport;
+use super::replay::GraphReplay;
+use super::rows::Earlier;
+use super::usage::MarkedFailure;
+use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::memory::usage_series::FailureMark;
+use crate::analysis::memory::{
+    DeviceFacts, EarlierSnapshot, FailureInputs, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
+    OperationMemory, SnapshotRow, TensorFacts, drop_freed_since, failure_mark_place, failure_place, found_device,
+    found_place, live_addresses, memory_at_failure, mesh_shape, needs_earlier_snapshot, operation_memory,
+    other_devices_with_buffers, place_devices,
+};
+use crate::analysis::messages::failure::BufferType;
+use crate::report::ReportError;
+use std::collections::{BTreeSet, HashMap};
+
+/// The memory at an operation's failure, as far as the report can tell it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FailureMemory {
+    /// No memory section: no allocation failure of L1, DRAM or L1_SMALL, or no basis (memory.md
+    /// §3.4).
+    Absent,
+    /// The basis is `graph_only` and the graphs of the earlier operations have not been replayed:
+    /// run [`Graphs::replay`](super::graphs::Graphs::replay) once, then ask again with its result.
+    NeedsReplay,
+    /// The memory at the failure.
+    Found(Box<MemoryAtFailure>),
+}
+
+/// One failure on its way to its memory section.
+struct Pending {
+    index: usize,
+    inputs: FailureInputs,
+    notes: Vec<MemoryNote>,
+}
+
+impl MemoryReport {
+    /// The memory at the failure of an operation (by index); `replay` is the graph-only pass's
+    /// result when it has run.
+    pub fn memory_at_failure(&self, index: usize, replay: Option<&GraphReplay>) -> Result<FailureMemory, ReportError> {
+        Ok(self.memory_at_failures(&[index], replay)?.pop().map_or(FailureMemory::Absent, |(_, m)| m))
+    }
+
+    /// The memory at the failures of some operations (by index), in the order given.
+    pub fn memory_at_failures(
+        &self,
+        indexes: &[usize],
+        replay: Option<&GraphReplay>,
+    ) -> Result<Vec<(usize, FailureMemory)>, ReportError> {
+        let read = ReportError::read("the memory at the failure");
+        let with_failure: Vec<usize> =
+            indexes.iter().copied().filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
+        let mut out: Vec<(usize, FailureMemory)> = Vec::new();
+        let mut ready: Vec<Pending> = Vec::new();
+        for mut p in self.failure_inputs(&with_failure).map_err(&read)? {
+            match self.gather(&mut p, replay).map_err(&read)? {
+                Some(outcome) => out.push((p.index, outcome)),
+                None => ready.push(p),
+            }
+        }
+        for mut p in ready {
+            // The tensors at its live addresses, and those its graph and inputs name.
+            // Under the mesh-id rule, a tensor may be recorded on the device found (memory.md §2).
+            let devices = place_devices(&p.inputs);
+            let addresses = live_addresses(&p.inputs);
+            let places: Vec<(u64, u64)> =
+                devices.iter().flat_map(|&d| addresses.iter().map(move |&a| (d, a))).collect();
+            let mut ids = graph_tensors(&p.inputs.graph);
+            ids.extend(p.inputs.input_tensor_ids.iter().copied());
+            p.inputs.tensors = self.tensors().facts(p.index, &places, &ids).map_err(&read)?;
+            let memory = match memory_at_failure(&p.inputs) {
+                Some(mut m) => {
+                    self.name_the_mesh(&mut m, &p.inputs, p.index);
+                    self.describe(&mut m.live_buffers).map_err(&read)?;
+                    self.name_last_uses(&mut m.live_buffers);
+                    p.notes.append(&mut m.notes);
+                    m.notes = p.notes;
+                    FailureMemory::Found(Box::new(m))
+                }
+                None => FailureMemory::Absent,
+            };
+            out.push((p.index, memory));
+        }
+        let order: HashMap<usize, usize> = indexes.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+        out.sort_by_key(|(i, _)| order.get(i).copied().unwrap_or(usize::MAX));
+        Ok(out)
+    }
+
+    /// The mesh a failure happened on (memory.md §2): its shape from the failed operation's
+    /// arguments (unreadable, unnamed), and the other mesh devices with live buffers.
+    fn name_the_mesh(&self, m: &mut MemoryAtFailure, inputs: &FailureInputs, index: usize) {
+        let arguments = self.details().arguments(index).unwrap_or_default();
+        m.mesh = mesh_shape(arguments.iter().map(|(_, value)| value.as_str()));
+        let others = other_devices_with_buffers(inputs, m.device_id);
+        if m.mesh.is_some() && !others.is_empty() {
+            m.notes.push(MemoryNote::OtherMeshDevices { devices: others });
+        }
+    }
+
+    /// The snapshot-and-graph setup of some operations with an error (by index): the inputs of
+    /// the rules as far as N's own records go — its error's allocation failure, graph (an
+    /// invalid one as a note), `buffers` rows, the devices, its input tensors and the device of
+    /// its first one.
+    fn failure_inputs(&self, indexes: &[usize]) -> rusqlite::Result<Vec<Pending>> {
+        let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
+        let inputs_of = self.input_tensor_ids(indexes)?;
+        let mut pending: Vec<Pending> = Vec::new();
+        for &index in indexes {
+            let op = &self.operations[index];
+            let Some(error) = self.error_of(index) else { continue };
+            let (own_snapshot, graph, notes) = self.own_records(index)?;
+            let inputs = FailureInputs {
+                operation_id: op.id,
+                failure: error.failure.clone(),
+                graph,
+                own_snapshot,
+                devices: devices.clone(),
+                input_tensor_ids: inputs_of.get(&index).cloned().unwrap_or_default(),
+                ..FailureInputs::default()
+            };
+            pending.push(Pending { index, inputs, notes });
+        }
+        // The device of each failure may come from its first input.
+        let first_inputs: Vec<u64> =
+            pending.iter().filter_map(|p| p.inputs.input_tensor_ids.first().copied()).collect();
+        let first_facts: Vec<TensorFacts> = self
+            .tensors()
+            .placements_by_id(&first_inputs)?
+            .into_iter()
+            .map(|p| TensorFacts { tensor_id: p.tensor_id, device_id: p.device_id, ..TensorFacts::default() })
+            .collect();
+        for p in &mut pending {
+            p.inputs.tensors = first_facts.clone();
+        }
+        Ok(pending)
+    }
+
+    /// An operation's own records (by index), the snapshot-and-graph setup of every memory
+    /// view: its `buffers` rows and its captured graph, with notes for rows cut off and a graph
+    /// that is invalid (then read as empty).
+    fn own_records(&self, index: usize) -> rusqlite::Result<(Vec<SnapshotRow>, Vec<GraphNode>, Vec<MemoryNote>)> {
+        let op = &self.operations[index];
+        let (snapshot, cut) = self.snapshots().rows(op.id, op.rank)?;
+        let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
+        let graph = self.graphs().graph(index).unwrap_or_else(|e| {
+            notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
+            Vec::new()
+        });
+        Ok((snapshot, graph, notes))
+    }
+
+    /// Every operation with an attached error, with the device and buffer type it failed on and
+    /// its message's bank size (see [`Self::failure_mark_places`]): found once and kept; when
+    /// the reads fail, every error is marked on every line.
+    pub(super) fn marked_failures(&self) -> &[MarkedFailure] {
+        self.marks.get_or_init(|| {
+            self.failure_mark_places().unwrap_or_else(|_| {
+                let with_error = self.operations.iter().filter(|o| o.error.is_some());
+                with_error
+                    .map(|o| (FailureMark { operation_id: o.id, device_id: None, buffer_type: None }, None))
+                    .collect()
+            })
+        })
+    }
+
+    /// Where the error of each operation with one is marked on the memory over the run
+    /// (`analysis::memory::failure_mark_place`: the failure's place of memory.md §2, the mesh-id
+    /// rule included), with its allocation failure's bank size; in `operations` order.
+    pub(super) fn failure_mark_places(&self) -> rusqlite::Result<Vec<MarkedFailure>> {
+        let indexes: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
+        let mut out = Vec::new();
+        for mut p in self.failure_inputs(&indexes)? {
+            let op = &self.operations[p.index];
+            self.devices_with_rows(&mut p.inputs, op.id, op.rank)?;
+            let (device_id, buffer_type) = failure_mark_place(&p.inputs);
+            let bank_size = p.inputs.failure.as_ref().and_then(|f| f.figures.bank_size);
+            out.push((FailureMark { operation_id: op.id, device_id, buffer_type }, bank_size));
+        }
+        Ok(out)
+    }
+
+    /// Reads what the rules need of a failure beyond its own records: which devices have rows
+    /// (mesh ids), the earlier snapshot S0 of its device, its DRAM base, the graph-only pass's
+    /// result. The outcome already, when there is no section to compute (no place, or the
+    /// graphs must be replayed first).
+    fn gather(&self, p: &mut Pending, replay: Option<&GraphReplay>) -> rusqlite::Result<Option<FailureMemory>> {
+        let op = &self.operations[p.index];
+        let Some(mut lookups) = self.devices_with_rows(&mut p.inputs, op.id, op.rank)? else {
+            return Ok(Some(FailureMemory::Absent));
+        };
+        let Some((device, buffer_type)) = failure_place(&p.inputs) else { return Ok(Some(FailureMemory::Absent)) };
+        let earlier = match needs_earlier_snapshot(&p.inputs, device) {
+            true => match lookups.remove(&device) {
+                Some(earlier) => earlier,
+                None => self.snapshots().earlier(op.id, device, op.rank)?,
+            },
+            false => Earlier::None,
+        };
+        match earlier {
+            Earlier::Found(id) => {
+                let (mut rows, cut) = self.snapshots().rows(id, op.rank)?;
+                p.notes.extend(cut);
+                let dropped = self.drop_freed_since(&mut rows, id, p.index, device)?;
+                p.notes.extend((dropped > 0).then_some(MemoryNote::FreedSince { snapshot: id, count: dropped }));
+                p.inputs.earlier_snapshot = Some(EarlierSnapshot { operation_id: id, rows });
+            }
+            Earlier::Stopped(rows) => p.notes.push(MemoryNote::EarlierSearchStopped { rows }),
+            Earlier::None => {}
+        }
+        let dram = buffer_type == BufferType::Dram;
+        if dram {
+            p.inputs.lowest_dram_address = self.snapshots().lowest_dram_address(op.id, device, op.rank)?;
+        }
+        let own_rows = p.inputs.own_snapshot.iter().any(|r| r.device_id == device);
+        if own_rows || p.inputs.earlier_snapshot.is_some() {
+            return Ok(None);
+        }
+        let Some(r) = replay else { return Ok(Some(FailureMemory::NeedsReplay)) };
+        p.inputs.replayed_before = Some(r.live_before(op.id).map(<[_]>::to_vec).unwrap_or_default());
+        if dram {
+            let replayed = r.lowest_dram_before(op.id, device);
+            p.inputs.lowest_dram_address = p.inputs.lowest_dram_address.into_iter().chain(replayed).min();
+        }
+        p.notes.extend(r.notes.iter().cloned());
+        Ok(None)
+    }
+
+    /// Takes out of S0's rows (the snapshot after operation `snapshot`) what the graphs of the
+    /// operations between it and N (by index) freed: they wrote no rows for the device
+    /// (`analysis::memory::drop_freed_since`). Looked at only when there are a few of them.
+    fn drop_freed_since(
+        &self,
+        rows: &mut Vec<SnapshotRow>,
+        snapshot: u64,
+        n: usize,
+        device: u64,
+    ) -> rusqlite::Result<usize> {
+        const AT_MOST: usize = 64;
+        let first = self.operations.partition_point(|o| o.id <= snapshot).min(n);
+        if first == n || n - first > AT_MOST {
+            return Ok(0);
+        }
+        let graphs = self.graphs().read((first..n).collect())?;
+        let mut ordered: Vec<(usize, Vec<crate::analysis::graph::nodes::GraphNode>)> =
+            graphs.into_iter().filter_map(|(i, g)| Some((i, g.ok()?))).collect();
+        ordered.sort_by_key(|(i, _)| *i);
+        let graphs: Vec<_> = ordered.into_iter().map(|(_, g)| g).collect();
+        Ok(drop_freed_since(rows, device, &graphs))
+    }
+
+    /// Fills `devices_with_rows` for the mesh-id rule (memory.md §2): whether the device found
+    /// has a `buffers` row before N, and only when it has none (and none of N's own), which of
+    /// the other `devices` do. Gives the earlier snapshots found on the way, by device; none when
+    /// nothing names the error's device.
+    fn devices_with_rows(
+        &self,
+        inputs: &mut FailureInputs,
+        n: u64,
+        rank: u32,
+    ) -> rusqlite::Result<Option<HashMap<u64, Earlier>>> {
+        let found = found_place(inputs).map(|(device, _)| device).or_else(|| found_device(inputs));
+        let Some(found) = found else { return Ok(None) };
+        let mut lookups = HashMap::new();
+        let own = |device: u64| inputs.own_snapshot.iter().any(|r| r.device_id == device);
+        if own(found) {
+            return Ok(Some(lookups));
+        }
+        let earlier = self.snapshots().earlier(n, found, rank)?;
+        let mut with_rows = Vec::new();
+        let found_has_rows = match earlier {
+            Earlier::Found(_) => true,
+            Earlier::None => false,
+            // The bounded search stopped: a mesh id (no `devices` row) has none; a device of the
+            // report is looked up for certain.
+            Earlier::Stopped(_) => {
+                self.devices.iter().any(|d| d.device_id == found) && self.snapshots().has_rows(n, found, rank)?
+            }
+        };
+        if found_has_rows {
+            with_rows.push(found);
+        } else {
+            for device in self.devices.iter().map(|d| d.device_id).filter(|&d| d != found && !own(d)) {
+                let other = self.snapshots().earlier(n, device, rank)?;
+                if matches!(other, Earlier::Found(_)) {
+                    with_rows.push(device);
+                }
+                lookups.insert(device, other);
+            }
+        }
+        lookups.insert(found, earlier);
+        inputs.devices_with_rows = with_rows;
+        Ok(Some(lookups))
+    }
+
+    /// The post-operation picture of an operation (by index) for `place` (device, buffer
+    /// type), else its L1 of the lowest device, else the first in its snapshot; none when it has
+    /// no `buffers` row. For an operation the report did not record, the memory when it started:
+    /// the snapshot of the last recorded operation (behaviour.md §13.5).
+    pub fn operation_memory(
+        &self,
+        index: usize,
+        place: Option<(u64, BufferType)>,
+    ) -> Result<Option<OperationMemory>, ReportError> {
+        let read = ReportError::read("the memory after the operation");
+        let op = &self.operations[index];
+        let started_from = index.checked_sub(1).filter(|_| !op.recorded);
+        let (mut snapshot, graph, mut notes) = self.own_records(index).map_err(&read)?;
+        if let Some(p) = started_from {
+            let (rows, cut) = self.snapshots().rows(self.operations[p].id, op.rank).map_err(&read)?;
+            snapshot = rows;
+            notes.extend(cut);
+        }
+        let mut inputs = OperationInputs {
+            operation_id: op.id,
+            input_tensor_ids: self.input_tensor_ids(&[index]).map_err(&read)?.remove(&index).unwrap_or_default(),
+            graph,
+            snapshot,
+            devices: self.devices.iter().map(|d| d.facts()).collect(),
+            tensors: Vec::new(),
+        };
+        let Some(first) = operation_memory(&inputs, place) else { return Ok(None) };
+        let places: Vec<(u64, u64)> = first.live_buffers.iter().map(|b| (first.device_id, b.address)).collect();
+        let mut ids = graph_tensors(&inputs.graph);
+        ids.extend(inputs.input_tensor_ids.iter().copied());
+        inputs.tensors = self.tensors().facts(index, &places, &ids).map_err(&read)?;
+        let mut memory = operation_memory(&inputs, Some((first.device_id, first.buffer_type)));
+        if let Some(m) = &mut memory {
+            m.snapshot_operation_id = started_from.map(|p| self.operations[p].id);
+            self.describe(&mut m.live_buffers).map_err(&read)?;
+            notes.append(&mut m.notes);
+            m.notes = notes;
+        }
+        Ok(memory)
+    }
+
+    /// The memory when an unrecorded operation (by index) started, for each device and buffer
+    /// type of the last recorded operation's snapshot (behaviour.md §13.5); empty for a recorded
+    /// operation, or when that snapshot holds nothing.
+    pub fn memory_at_start(&self, index: usize) -> Result<Vec<OperationMemory>, ReportError> {
+        if self.operations[index].recorded {
+            return Ok(Vec::new());
+        }
+        let Some(first) = self.operation_memory(index, None)? else { return Ok(Vec::new()) };
+        let mut out = Vec::new();
+        for &place in &first.places {
+            let same = (first.device_id, first.buffer_type) == place;
+            match same {
+                true => out.push(first.clone()),
+                false => out.extend(self.operation_memory(index, Some(place))?),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Fills in the shape and dtype of the tensors that hold buffers.
+    fn describe(&self, buffers: &mut [LiveBuffer]) -> rusqlite::Result<()> {
+        let ids: Vec<u64> = buffers.iter().filter_map(|b| b.tensor_id).collect::<BTreeSet<_>>().into_iter().collect();
+        let texts = self.tensors().describe(&ids)?;
+        for b in buffers {
+            if let Some((shape, dtype)) = b.tensor_id.and_then(|id| texts.get(&id)) {
+                (b.shape, b.dtype) = (shape.clone(), dtype.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// The input tensor ids of some operations (by index), by `input_index`; rows of the
+    /// operation's rank, else of rank 0.
+    fn input_tensor_ids(&self, indexes: &[usize]) -> rusqlite::Result<HashMap<usize, Vec<u64>>> {
+        let ids: Vec<u64> = indexes.iter().map(|&i| self.operations[i].id).collect();
+        let links = self.tensors().tensor_links("input_tensors", "input_index", &ids)?;
+        let mut out = HashMap::new();
+        for &i in indexes {
+            let op = &self.operations[i];
+            let of_rank = |rank: u32| links.iter().filter(move |l| l.0 == op.id && l.3 == rank);
+            let rank = if of_rank(op.rank).next().is_some() { op.rank } else { 0 };
+            let mut picked: Vec<_> = of_rank(rank).collect();
+            picked.sort_by_key(|l| l.1);
+            out.insert(i, picked.iter().map(|l| l.2).collect());
+        }
+        // An unrecorded operation's inputs are those of its Python call; unreadable, none.
+        for &i in indexes.iter().filter(|&&i| !self.operations[i].recorded) {
+            let call = self.details().python_call(i).ok().flatten();
+            out.insert(i, call.map(|c| c.input_tensor_ids).unwrap_or_default());
+        }
+        Ok(out)
+    }
+}
+
+/// The tensor ids of a graph's `tensor` nodes.
+fn graph_tensors(graph: &[crate::analysis::graph::nodes::GraphNode]) -> Vec<u64> {
+    graph.iter().filter(|n| n.is(NodeType::Tensor)).filter_map(|n| n.tensor_id).collect()
+}

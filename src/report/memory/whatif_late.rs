@@ -1,0 +1,85 @@
+//! `free-late` at every failure in one pass (memory.md §9.2): the late list's answer at each
+//! allocation failure, replayed once per device instead of once per failure.
+//!
+//! A failure's own replay frees each tensor of its device held past its last use `k < n`,
+//! right after `k`, and starts at the snapshot after the earliest such `k`. Every failure of a
+//! device with anything freed before it therefore starts at the same snapshot, and a plan that
+//! frees every late tensor of the device acts the same up to each failure (a free after
+//! `k ≥ n` comes after `n`). So one replay per (device, regions, start) gives every answer:
+//! before each failed operation the replay is forked, the fork is given the operation up to
+//! its failure and answers, and the replay goes on with the operation as recorded — as a later
+//! failure's own replay gives it. `tests/late_sim.rs` checks the answers equal the one-by-one
+//! replays.
+
+use super::memory_report::MemoryReport;
+use super::whatif::{Resolved, WhatIf};
+use crate::analysis::memory::MemoryAtFailure;
+use crate::analysis::memory::late::LateFindings;
+use crate::analysis::memory::whatif::{Fix, Regions};
+use crate::report::ReportError;
+
+/// The failures one replay serves: their device, regions and start, and the failures (by
+/// index, ascending) with their memory.
+struct Group<'m> {
+    device: u64,
+    regions: Regions,
+    start: Option<u64>,
+    resolved: Resolved,
+    failures: Vec<(usize, &'m MemoryAtFailure)>,
+}
+
+impl MemoryReport {
+    /// `free-late` replayed at each failure of `failures` (by index, ascending, each with its
+    /// memory at the failure), in their order: what the fix `free-late` says at each.
+    pub(super) fn free_late_at_failures(
+        &self,
+        failures: &[(usize, &MemoryAtFailure)],
+        late: &LateFindings,
+    ) -> Result<Vec<WhatIf>, ReportError> {
+        let read = ReportError::read("the run's records");
+        let snapshots = self.records_snapshots().map_err(&read)?;
+        let fixes = [Fix::FreeLate];
+        let mut groups: Vec<Group<'_>> = Vec::new();
+        let mut place = Vec::with_capacity(failures.len());
+        for &(index, m) in failures {
+            let view = self.device_view(m.device_id);
+            let resolved = self.resolve(index, &fixes, m, &view, Some(late)).map_err(&read)?;
+            let start = self.replay_start(index, &resolved, snapshots);
+            let regions = self.regions(m.device_id, m);
+            let same = |g: &Group<'_>| g.device == m.device_id && g.regions == regions && g.start == start;
+            let at = match groups.iter().position(same) {
+                Some(at) => {
+                    // Failures come in run order: the latest one's plan frees every late tensor
+                    // an earlier one's frees.
+                    groups[at].resolved = resolved;
+                    at
+                }
+                None => {
+                    groups.push(Group { device: m.device_id, regions, start, resolved, failures: Vec::new() });
+                    groups.len() - 1
+                }
+            };
+            groups[at].failures.push((index, m));
+            place.push((at, groups[at].failures.len() - 1));
+        }
+        let mut answers: Vec<Vec<WhatIf>> = Vec::with_capacity(groups.len());
+        for g in groups {
+            answers.push(self.replay_group(g, &fixes, snapshots)?);
+        }
+        Ok(place.into_iter().map(|(g, i)| answers[g][i].clone()).collect())
+    }
+
+    /// One replay for a group: forked before each of its failures to answer there.
+    fn replay_group(&self, g: Group<'_>, fixes: &[Fix], snapshots: bool) -> Result<Vec<WhatIf>, ReportError> {
+        let view = self.device_view(g.device);
+        let (mut run, mut next) = self.begin(view, g.regions, g.resolved.plan, g.start)?;
+        let mut out = Vec::with_capacity(g.failures.len());
+        for (index, m) in g.failures {
+            self.replay_operations(&mut run, next..index, snapshots)?;
+            out.push(self.answer_at(run.clone(), index, fixes, m, Vec::new(), g.start)?);
+            self.replay_operations(&mut run, index..index + 1, snapshots)?;
+            next = index + 1;
+        }
+        Ok(out)
+    }
+}
