@@ -2,8 +2,12 @@
 //! (the graph replay, the pass over `buffers`) and their progress, the performance report linked
 //! on a worker thread, and a watched report's changes.
 
+use super::jobs::{Job, JobState};
+use super::memory::MemoryTab;
 use super::over_time::UsageSource;
-use super::{App, Job, JobState, MemoryTab, PerfInput, PerfState, PerfTab, Tab};
+use super::perf::{PerfInput, PerfState, PerfTab};
+use super::state::App;
+use super::tab::Tab;
 use crate::analysis::memory::usage_series::UsageSeries;
 use crate::analysis::model::{ErrorRecord, Operation};
 use std::collections::HashMap;

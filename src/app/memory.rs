@@ -4,10 +4,11 @@
 //! failures need, run once per report by the loop.
 
 use super::jobs::JobState;
+use super::keys::Action;
 use super::memory_fixes::FixList;
 use super::model::{Loaded, Model};
 use super::rows::WindowedRows;
-use super::{Action, Availability, Outcome};
+use super::tab::{Availability, Outcome};
 use crate::analysis::memory::{LiveBuffer, MemoryAtFailure, OperationMemory};
 use crate::analysis::messages::failure::BufferType;
 use std::collections::HashMap;

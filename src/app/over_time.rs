@@ -3,7 +3,8 @@
 //! session), the series shown (`d` / `t`), and the cursor on it.
 
 use super::jobs::JobState;
-use super::{Action, Availability, Outcome};
+use super::keys::Action;
+use super::tab::{Availability, Outcome};
 use crate::analysis::memory::late::{LateAtFailure, LateFindings, LateSummary, LateTensor, suggestion};
 use crate::analysis::memory::usage_series::UsageSeries;
 

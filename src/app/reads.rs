@@ -2,8 +2,11 @@
 //! results back with `deliver`. Nothing here touches the report.
 
 use super::device_ops::DeviceTree;
+use super::memory::{MemoryPicture, Place};
 use super::model::Loaded;
-use super::{App, MemoryPicture, PerfState, Place, Tab};
+use super::perf::PerfState;
+use super::state::App;
+use super::tab::Tab;
 use crate::analysis::graph::nodes::GraphNode;
 use crate::analysis::memory::whatif::{Fix, ReplayedAdvice};
 use std::collections::HashMap;

@@ -2,11 +2,11 @@
 //! the basis and check, the advice (or why there is none), the map of the region, and the
 //! holders table (only its visible rows are built).
 
-use super::View;
 use super::memory_holders::draw_holders;
 use super::memory_map::{MapMarks, legend, map_lines};
 use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
+use super::view::View;
 use crate::analysis::format::size;
 use crate::analysis::memory::whatif::ReplayedAdvice;
 use crate::analysis::memory::{

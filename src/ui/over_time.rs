@@ -4,10 +4,10 @@
 //! a progress bar while the one pass over `buffers` runs; below, the tensors held past their
 //! last use on that line (issue 16), the selected one's span marked on the chart.
 
-use super::View;
 use super::late_list::{late_height, late_lines};
 use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
+use super::view::View;
 use crate::analysis::format::size;
 use crate::analysis::memory::MemoryNote;
 use crate::analysis::memory::late::LateTensor;

@@ -2,9 +2,9 @@
 //! built from `buffers` rows as they are read (memory.md §1: each operation's rows are a snapshot
 //! of every buffer live after it on the devices it touched).
 
+use super::inputs::valid_buffer;
 use super::late::findings::LateFindings;
 use super::late::runs::BufferRuns;
-use super::valid_buffer;
 use crate::analysis::messages::failure::BufferType;
 use std::collections::BTreeMap;
 

@@ -9,7 +9,7 @@ use crate::analysis::graph::nodes::parse_buffers;
 use crate::analysis::memory::late::{BufferRun, LateFindings};
 use crate::analysis::memory::{DeviceFacts, GraphBuffer, GraphReplayer, MemoryNote};
 use crate::analysis::messages::failure::BufferType;
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
