@@ -107,6 +107,7 @@ impl App {
                 }
             }
         }
+        self.follow_selection();
     }
 
     /// The report is watched (`--watch`): the status bar says it is live.
@@ -150,6 +151,7 @@ impl App {
                 self.operations.show_operation(index, &self.model);
             }
         }
+        self.follow_selection();
     }
 
     /// Reading a watched report's changes failed: why (the status bar says it).

@@ -154,8 +154,8 @@ impl MemoryTab {
 
     /// Keeps the holders window over the picture of `operation`, resetting it when the picture
     /// changed.
-    pub fn follow(&mut self, operation: Option<usize>) {
-        let key = operation.map(|i| self.key(i));
+    pub(crate) fn follow(&mut self, operation: usize) {
+        let key = Some(self.key(operation));
         let len = key.and_then(|k| self.pictures.get(&k)).map_or(0, |p| match p {
             Loaded::Ready(picture) => picture.live_buffers().len(),
             Loaded::Unavailable(_) => 0,

@@ -113,5 +113,6 @@ impl App {
             ReadResult::Fixes(i, fixes) => self.memory.fixes.deliver(i, fixes),
             ReadResult::WhatIf(i, fixes, replayed) => self.memory.fixes.deliver_yours(i, &fixes, *replayed),
         }
+        self.follow_selection();
     }
 }

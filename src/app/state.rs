@@ -231,6 +231,19 @@ impl App {
             _ => self.update_tab(action),
         };
         self.apply(outcome);
+        self.follow_selection();
+    }
+
+    /// The Memory tab's holders window stays over the picture of the selected operation, reset
+    /// when that picture changes (another operation or place, a picture read or dropped). Called
+    /// after everything that can change them; only while the tab is shown, as the window is then
+    /// drawn.
+    pub(super) fn follow_selection(&mut self) {
+        if self.tab == Tab::Memory
+            && let Some(operation) = self.selected_operation()
+        {
+            self.memory.follow(operation);
+        }
     }
 
     /// Applies an action no global key took to the current tab's own state.

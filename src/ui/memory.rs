@@ -133,7 +133,6 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
         frame.render_widget(Paragraph::new(lines).style(theme.dim), area.inner(Margin::new(1, 1)));
     };
     let Some(i) = operation else { return message(frame, "No operation selected".into()) };
-    tab.follow(Some(i));
     let (by_address, replay) = (tab.by_address, tab.replay.clone());
     let (picture, holders, fixes) = tab.drawn(i);
     let picture = match picture {
