@@ -34,9 +34,9 @@ fn opens_on_the_first_failure_with_the_counts() {
     // The first operation with an error is selected; the list title counts; the status bar gives
     // the operation id and the position.
     assert_eq!(h.selected_id(), Some(2));
-    assert_eq!(list_title(&h), "Operations · 10 operations · 7 with errors", "{screen}");
-    assert_eq!(status(&h), " op 2 · 2/10", "{screen}");
-    let rows = list_rows(&h);
+    assert_eq!(h.list_title(), "Operations · 10 operations · 7 with errors", "{screen}");
+    assert_eq!(h.status(), " op 2 · 2/10", "{screen}");
+    let rows = h.list_rows();
     assert_eq!(rows[1], "▶ ✖ OOM    2 ttnn.matmul (model.py:20)", "{screen}");
     assert_eq!(rows[9], "  ✖ error 10 ttnn.concat (model.py:100)", "{screen}");
     // Ids are right-aligned: every name starts in the same column.
@@ -51,14 +51,14 @@ fn opens_on_the_first_failure_with_the_counts() {
     let report = Report::default().op(1, "ttnn.add", None).op(2, "ttnn.mul", None).open();
     let h = Harness::new(report, 120, 40, false, None);
     assert_eq!(h.selected_id(), Some(1));
-    assert_eq!(list_title(&h), "Operations · 2 operations · 0 with errors", "{}", h.screen());
+    assert_eq!(h.list_title(), "Operations · 2 operations · 0 with errors", "{}", h.screen());
     let report = Report::default()
         .op(1, "ttnn.add", None)
         .op(2, "ttnn.mul", None)
         .error(2, "ttnn.mul", "RuntimeError", tui_support::messages::NOT_ENOUGH)
         .open();
     let h = Harness::new(report, 120, 40, false, None);
-    assert_eq!(list_title(&h), "Operations · 2 operations · 1 with an error", "{}", h.screen());
+    assert_eq!(h.list_title(), "Operations · 2 operations · 1 with an error", "{}", h.screen());
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn hex_toggle_changes_addresses() {
         text.contains("\nOverlaps an L1 buffer. The circular buffers overlap the L1 buffer at 0x928C0 by 21 KiB.\n"),
         "{text}"
     );
-    assert_eq!(status(&h), " op 9 · 9/10 │ hex │ Addresses in hexadecimal", "{}", h.screen());
+    assert_eq!(h.status(), " op 9 · 9/10 │ hex │ Addresses in hexadecimal", "{}", h.screen());
 }
 
 #[test]
@@ -183,12 +183,12 @@ fn error_filter_on_and_off() {
     h.press(&[ToggleErrorsOnly]);
     let screen = h.screen();
     assert!(screen.contains("Operations · Showing 7 of 10 operations "), "{screen}");
-    let rows: Vec<String> = list_rows(&h).into_iter().filter(|r| !r.is_empty()).collect();
+    let rows: Vec<String> = h.list_rows().into_iter().filter(|r| !r.is_empty()).collect();
     assert!(rows.len() == 7 && rows.iter().all(|r| r.contains('✖')), "{screen}");
     assert_eq!(h.selected_id(), Some(4));
     assert_snapshot!("filter_on", h.terminal.backend());
     h.press(&[ToggleErrorsOnly]);
-    assert_eq!(list_title(&h), "Operations · 10 operations · 7 with errors", "{}", h.screen());
+    assert_eq!(h.list_title(), "Operations · 10 operations · 7 with errors", "{}", h.screen());
     assert_snapshot!("filter_off", h.terminal.backend());
 }
 
@@ -198,7 +198,7 @@ fn error_filter_disabled_without_errors() {
     let mut h = Harness::new(report, 120, 40, false, None);
     assert!(!h.enabled(ToggleErrorsOnly));
     h.press(&[ToggleErrorsOnly]);
-    assert_eq!(status(&h), " op 1 · 1/2 │ No operation in the list has an error attached", "{}", h.screen());
+    assert_eq!(h.status(), " op 1 · 1/2 │ No operation in the list has an error attached", "{}", h.screen());
     assert_snapshot!("filter_disabled", h.terminal.backend());
     assert_eq!(hint_key_colour(&h, "e errors only"), Some(Color::DarkGray), "the disabled key is dimmed");
     let h = harness(120, 40);
@@ -220,7 +220,7 @@ fn error_popup_shows_message_and_stack_trace() {
     select_id(&mut h, 2);
     h.press(&[ViewError]);
     assert_eq!(h.app.pane(), Pane::ErrorPopup);
-    let popup = popup_lines(&h, "┌ Error of operation 2 ttnn.matmul ─");
+    let popup = h.popup_lines("┌ Error of operation 2 ttnn.matmul ─");
     assert_eq!((popup[0].as_str(), popup[1].as_str()), ("Error details", "RuntimeError"), "{}", h.screen());
     assert!(popup.iter().any(|l| l == "Stack Trace"), "{}", h.screen());
     assert_snapshot!("error_popup", h.terminal.backend());
@@ -228,7 +228,7 @@ fn error_popup_shows_message_and_stack_trace() {
     assert_eq!(h.app.pane(), Pane::Operations);
     select_id(&mut h, 10);
     h.press(&[ViewError]);
-    let popup = popup_lines(&h, "┌ Error of operation 10 ttnn.concat ─");
+    let popup = h.popup_lines("┌ Error of operation 10 ttnn.concat ─");
     assert_eq!(
         popup[..6],
         [
@@ -265,7 +265,7 @@ fn expanded_items_explain_above_the_raw_message() {
     assert_snapshot!("expanded_item", h.terminal.backend());
     select_id(&mut h, 10);
     h.press(&[Toggle]);
-    let rows = list_rows(&h);
+    let rows = h.list_rows();
     let at = rows.iter().position(|r| r.ends_with("10 ttnn.concat (model.py:100)")).expect("op 10's row");
     assert_eq!(
         rows[at + 1..at + 4],
@@ -298,14 +298,14 @@ fn search_with_matches_and_with_none() {
     assert_snapshot!("search_no_match", h.terminal.backend());
     h.press(&[Back]);
     assert_eq!(h.app.pane(), Pane::Operations);
-    assert_eq!(status(&h), " op 1 · 1/10", "{}", h.screen());
+    assert_eq!(h.status(), " op 1 · 1/10", "{}", h.screen());
 }
 
 #[test]
 fn help_lists_every_key() {
     let mut h = harness(120, 40);
     h.press(&[Help]);
-    let popup = popup_lines(&h, "┌ Keys ─");
+    let popup = h.popup_lines("┌ Keys ─");
     for line in ["  e               errors only", "  Ctrl-d/Ctrl-u   half page down/up"] {
         assert!(popup.iter().any(|l| l == line), "{line:?} in\n{}", h.screen());
     }
@@ -320,7 +320,7 @@ fn help_lists_every_key() {
 fn operation_start_up_selects_and_shows_it() {
     let h = Harness::new(scenario(2).open(), 120, 40, false, Some(9));
     assert_eq!(h.selected_id(), Some(9));
-    assert_eq!(status(&h), " op 9 · 9/10", "{}", h.screen());
+    assert_eq!(h.status(), " op 9 · 9/10", "{}", h.screen());
     assert_snapshot!("operation_start_up", h.terminal.backend());
 }
 
@@ -360,15 +360,15 @@ fn paging_and_ends_move_the_selection() {
     h.press(&[PageDown]);
     assert_eq!(h.selected_id(), Some(36));
     h.press(&[Last]);
-    assert_eq!(status(&h), " op 500 · 500/500", "{}", h.screen());
+    assert_eq!(h.status(), " op 500 · 500/500", "{}", h.screen());
     assert_eq!(
-        list_rows(&h).last().map(String::as_str),
+        h.list_rows().last().map(String::as_str),
         Some("▶         500 ttnn.add (model.py:5000)"),
         "{}",
         h.screen()
     );
     h.press(&[HalfPageUp, First]);
-    assert_eq!(status(&h), " op 1 · 1/500", "{}", h.screen());
+    assert_eq!(h.status(), " op 1 · 1/500", "{}", h.screen());
 }
 
 #[test]
@@ -377,7 +377,7 @@ fn long_names_are_cut_with_an_ellipsis_keeping_the_place() {
     let report = Report::default().op(1, name, None).op(2, "ttnn.add", None).open();
     let h = Harness::new(report, 80, 24, false, None);
     assert_eq!(
-        list_rows(&h)[0],
+        h.list_rows()[0],
         "▶         1 ttnn.experimental.all_gather_concat_heads_fused_wi… (model.py:10)",
         "{}",
         h.screen()
@@ -435,19 +435,8 @@ fn the_demo_opens_on_its_first_failure() {
     let report = ttnn_tui::report::MemoryReport::open(&ttnn_tui::report::ReportSource::Demo, 0).unwrap();
     let h = Harness::new(report, 120, 40, false, None);
     assert_eq!(h.selected_id(), Some(7));
-    assert_eq!(list_title(&h), "Operations · 40 operations · 14 with errors", "{}", h.screen());
-    assert_eq!(status(&h), " op 7 · 7/40", "{}", h.screen());
-}
-
-/// The list's rows, between its borders (the list is the left pane at 120 columns).
-fn list_rows(h: &Harness) -> Vec<String> {
-    let screen = h.screen();
-    let lines: Vec<&str> = screen.lines().map(|l| l.trim_matches('"')).collect();
-    let top = lines.iter().position(|l| l.starts_with("┌ Operations")).expect("the list");
-    let bottom = top + lines[top..].iter().position(|l| l.starts_with('└')).expect("its bottom");
-    let width = lines[top].chars().position(|c| c == '┐').expect("the list's corner");
-    let inside = |l: &&str| l.chars().skip(1).take(width - 2).collect::<String>().trim_end().to_string();
-    lines[top + 1..bottom].iter().map(inside).collect()
+    assert_eq!(h.list_title(), "Operations · 40 operations · 14 with errors", "{}", h.screen());
+    assert_eq!(h.status(), " op 7 · 7/40", "{}", h.screen());
 }
 
 #[test]
@@ -455,7 +444,7 @@ fn the_list_fills_its_pane_when_the_selection_is_near_the_end() {
     // 120×16: ten rows for ten operations. Opened on operation 9, the list shows all ten, not
     // 5–10 over four blank rows.
     let mut h = Harness::new(scenario(2).open(), 120, 16, false, Some(9));
-    let rows = list_rows(&h);
+    let rows = h.list_rows();
     assert_eq!(rows.len(), 10, "{}", h.screen());
     assert_eq!(rows[0], "           1 ttnn.from_torch (model.py:10)", "{}", h.screen());
     assert_eq!(rows[8], "▶ ✖ CB     9 ttnn.layer_norm (model.py:90)", "{}", h.screen());
@@ -483,34 +472,8 @@ fn a_new_failure_at_the_end_of_a_watched_run_leaves_no_blank_rows() {
     assert!(h.session.poll_changes(&mut h.app));
     h.draw();
     assert_eq!(h.selected_id(), Some(12));
-    let rows = list_rows(&h);
+    let rows = h.list_rows();
     assert_eq!(rows.len(), 11, "{}", h.screen());
     assert_eq!(rows[0], "           2 ttnn.add", "{}", h.screen());
     assert_eq!(rows[10], "▶ ✖ OOM   12 ttnn.conv2d", "{}", h.screen());
-}
-
-/// The list's title, from its top border (`┌ Operations · … ─`).
-fn list_title(h: &Harness) -> String {
-    let top = h.lines().into_iter().find(|l| l.starts_with("┌ Operations")).expect("the list");
-    top[top.find(' ').unwrap() + 1..].split(" ─").next().unwrap().to_string()
-}
-
-/// The status bar's first line.
-fn status(h: &Harness) -> String {
-    let lines = h.lines();
-    lines[lines.len() - 2].clone()
-}
-
-/// The lines inside a popup whose top border starts with `title`, between its borders.
-fn popup_lines(h: &Harness, title: &str) -> Vec<String> {
-    let lines = h.lines();
-    let top = lines.iter().position(|l| l.contains(title)).unwrap_or_else(|| panic!("{title:?} in\n{}", h.screen()));
-    let left = lines[top][..lines[top].find(title).unwrap()].chars().count();
-    let right = left + lines[top].chars().skip(left).position(|c| c == '┐').expect("the popup's corner");
-    lines[top + 1..]
-        .iter()
-        .map(|l| l.chars().collect::<Vec<char>>())
-        .take_while(|l| l.get(left) != Some(&'└'))
-        .map(|l| l[left + 1..right.min(l.len())].iter().collect::<String>().trim_end().to_string())
-        .collect()
 }

@@ -4,6 +4,7 @@
 
 pub mod graphs;
 pub mod perf;
+mod screen;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -255,18 +256,5 @@ impl Harness {
     /// The screen's lines that contain `text` (without the quotes the backend prints).
     pub fn lines_with(&self, text: &str) -> Vec<String> {
         self.screen().lines().map(|l| l.trim_matches('"')).filter(|l| l.contains(text)).map(str::to_string).collect()
-    }
-
-    /// The screen's lines as drawn, without the quotes the backend prints and the blanks at
-    /// their end.
-    pub fn lines(&self) -> Vec<String> {
-        self.screen().lines().map(|l| l.trim_matches('"').trim_end().to_string()).collect()
-    }
-
-    /// Asserts that one line of the screen is exactly `line` (blanks at its end aside), showing
-    /// the screen when none is.
-    #[track_caller]
-    pub fn assert_line(&self, line: &str) {
-        assert!(self.lines().iter().any(|l| l == line), "no line {line:?} on\n{}", self.screen());
     }
 }
