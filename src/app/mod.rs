@@ -23,7 +23,7 @@ mod tab;
 pub use bindings::keymap;
 pub(crate) use device_ops::{DeviceOpsTab, TreeAnnotations};
 pub use device_ops::{DeviceTree, TreeItems};
-pub use jobs::{Job, JobState};
+pub use jobs::{JOBS, Job, JobEnd, JobState, Jobs};
 pub use keys::{Action, Binding, Pane};
 pub use memory::{MemoryPicture, NoPicture, Place};
 pub(crate) use memory::{MemoryTab, ordered_holders};

@@ -3,6 +3,7 @@
 
 use super::bindings;
 use super::device_ops::{DeviceOpsTab, DeviceTree};
+use super::jobs::Jobs;
 use super::keys::{Action, Pane};
 use super::memory::{MemoryPicture, MemoryTab};
 use super::model::{Loaded, Model};
@@ -32,6 +33,8 @@ pub struct App {
     pub(crate) memory: MemoryTab,
     /// Tab 5.
     pub(crate) over_time: OverTimeTab,
+    /// The background passes the tabs wait on.
+    pub(crate) jobs: Jobs,
     /// A one-off message for the status bar.
     pub(crate) message: Option<String>,
     /// A watched report: how many operations it has, and how many the last change added.
@@ -59,6 +62,7 @@ impl App {
             perf: PerfState::None,
             memory: MemoryTab::default(),
             over_time: OverTimeTab::default(),
+            jobs: Jobs::default(),
             message: None,
             live: None,
             clipboard: None,
@@ -253,7 +257,10 @@ impl App {
             (Tab::DeviceOps, _) if action == Action::ShowMemory => self.show_tab(Tab::Memory),
             (Tab::DeviceOps, _) => self.device_ops.update(action, self.operations.selected_operation()),
             (Tab::Memory, _) => self.memory.update(action, self.operations.selected_operation()),
-            (Tab::OverTime, _) => self.over_time.update(action),
+            (Tab::OverTime, _) => {
+                let pass = self.over_time.pass(&self.jobs).clone();
+                self.over_time.update(action, &pass)
+            }
             (Tab::Performance, PerfState::Ready(perf)) => perf.update(action),
             (Tab::Performance, PerfState::Linking(_)) => Outcome::Message("Linking the reports…".to_string()),
             (Tab::Performance, PerfState::None | PerfState::Failed(_)) => Outcome::None,

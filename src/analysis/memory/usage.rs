@@ -3,7 +3,6 @@
 //! of every buffer live after it on the devices it touched).
 
 use super::inputs::valid_buffer;
-use super::late::findings::LateFindings;
 use super::late::runs::BufferRuns;
 use crate::analysis::messages::failure::BufferType;
 use std::collections::BTreeMap;
@@ -32,9 +31,6 @@ pub struct MemoryUsage {
     /// Each buffer's run of snapshots, when asked for ([`MemoryUsage::with_runs`]): the same
     /// rows, the same pass (where to free memory, issue 16).
     pub runs: Option<BufferRuns>,
-    /// The tensors held past their last use found from `runs` after the pass, when the pass's
-    /// worker found them (the loop then need not).
-    pub late: Option<LateFindings>,
 }
 
 /// The rows of the operation being read; moved into the sums when another operation starts.
