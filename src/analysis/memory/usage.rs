@@ -42,7 +42,7 @@ struct Current {
 }
 
 impl MemoryUsage {
-    /// Sums that also follow each buffer from snapshot to snapshot (for `analysis::late`).
+    /// Sums that also follow each buffer from snapshot to snapshot (for `analysis::memory::late`).
     pub fn with_runs() -> Self {
         Self { runs: Some(BufferRuns::default()), ..Self::default() }
     }
