@@ -23,7 +23,7 @@ use ttnn_tui::app::Action;
 use ttnn_tui::report::perf::perf_report::{PerfReport, PerfSource};
 use ttnn_tui::report::{MemoryReport, ReportSource, resolve_report};
 use ttnn_tui::tui::worker::{Update, no_waker};
-use ttnn_tui::tui::{Session, app_for, link_job};
+use ttnn_tui::tui::{LinkPass, Session, app_for, start_worker};
 use ttnn_tui::ui::Theme;
 
 /// The key presses, in order: 1000 in all.
@@ -95,7 +95,7 @@ fn first_frame_with_perf(source: &ReportSource, csv: &std::path::Path, theme: &T
         let perf = PerfSource::Path(csv.to_path_buf());
         let mut app = app_for(&report, false, None);
         app.set_perf_linking(perf.file_name());
-        let linking = link_job(&report, 0, no_waker(), perf);
+        let linking = start_worker(LinkPass::new(perf), &report, 0, no_waker());
         let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a test terminal");
         terminal.draw(|f| ttnn_tui::ui::draw(f, &mut app, theme)).expect("a frame");
         let first = start.elapsed();

@@ -26,8 +26,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use ttnn_tui::analysis::memory::usage::MemoryUsage;
 use ttnn_tui::report::{MemoryReport, ReportError, resolve_report};
-use ttnn_tui::tui::usage_job;
 use ttnn_tui::tui::worker::{Update, no_waker};
+use ttnn_tui::tui::{UsageOutput, UsagePass, start_worker};
 
 const RUNS: usize = 5;
 const GROUP_BY: &str = "SELECT operation_id, device_id, buffer_type, SUM(max_size_per_bank) FROM buffers \
@@ -121,7 +121,7 @@ fn main() {
     let mut latencies: Vec<Duration> = [0.05, 0.25, 0.5, 0.75, 0.9]
         .into_iter()
         .map(|fraction| {
-            let mut worker = usage_job(&report, 0, no_waker(), MemoryUsage::default());
+            let mut worker = start_worker(UsagePass::new(MemoryUsage::default()), &report, 0, no_waker());
             loop {
                 match worker.try_update() {
                     Some(Update::Progress { done, total }) if total > 0 && done as f64 / total as f64 >= fraction => {
@@ -133,7 +133,9 @@ fn main() {
             }
             let start = Instant::now();
             worker.cancel();
-            let Update::Done((usage, result)) = worker.wait() else { panic!("the pass answers") };
+            let Update::Done(UsageOutput { usage, read: result, .. }) = worker.wait() else {
+                panic!("the pass answers")
+            };
             let elapsed = start.elapsed();
             assert_eq!(result, Err(ReportError::Cancelled), "cancelled after {} rows", usage.rows);
             elapsed

@@ -6,7 +6,7 @@ mod tui_support;
 
 use insta::assert_snapshot;
 use ttnn_tui::app::Action::*;
-use ttnn_tui::app::{Job, Tab};
+use ttnn_tui::app::{Job, JobEnd, Tab};
 use ttnn_tui::report::{MemoryReport, ReportSource};
 use tui_support::Harness;
 
@@ -28,8 +28,8 @@ fn the_pass_is_asked_for_shows_its_progress_and_is_cancelled_by_leaving() {
     assert!(screen.contains("25 %"), "{screen}");
     // Leaving the tab: the running pass is no longer wanted; once cancelled it waits to go on.
     h.press(&[GoToTab(0)]);
-    assert_eq!(h.app.unwanted_jobs(), [Job::Usage]);
-    h.app.job_cancelled(Job::Usage);
+    assert!(!h.app.want(Job::Usage), "the running pass is to be cancelled");
+    h.app.job_ended(Job::Usage, JobEnd::Cancelled);
     assert!(h.app.wanted_jobs().is_empty(), "not wanted off the tab");
     h.press(&[GoToTab(4)]);
     assert_eq!(h.app.wanted_jobs(), [Job::Usage]);
@@ -104,6 +104,42 @@ fn a_report_without_snapshots_is_followed_through_its_graphs() {
     h.press(&[NextLateTensor]);
     let suggestion = "ttnn.deallocate(…) after operation 2 — tensor 1 (256 KiB per bank, [262144]) is last used by operation 2 ttnn.relu";
     assert!(h.screen().contains(suggestion), "{}", h.screen());
+}
+
+/// The replay a failure's picture asked for on tab 4 (without the run over time) serves tab 5
+/// too: the run over time is found from it, and tab 5 shows what it shows when it asked first.
+#[test]
+fn a_replay_made_for_tab_4_serves_tab_5_as_if_tab_5_had_asked() {
+    use tui_support::support::sim::{Era, Options, Sim, SimOp};
+    use tui_support::support::{BufferType, TempDir};
+    let l1 = BufferType::L1;
+    let mut sim = Sim::new(Era::GraphOnly, Options::default(), 1);
+    sim.run(SimOp::new("ttnn.to_layout", "TilizeDeviceOperation").output("x", l1, 262_144));
+    sim.run(SimOp::new("ttnn.relu", "UnaryDeviceOperation").input("x").output("y", l1, 327_680));
+    sim.fail(SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").input("y").output("c", l1, 1_048_576));
+    let dir = TempDir::new("tui-over-time-replay-from-tab-4");
+    sim.report().write_to(dir.path());
+    let open = || MemoryReport::open(&ttnn_tui::report::resolve_report(Some(dir.path())).unwrap(), 0).unwrap();
+    // Tab 5 first: the pass over `buffers` finds none, then the replay brings the run over time.
+    let mut first = Harness::new(open(), 120, 40, false, None);
+    first.press(&[GoToTab(4)]);
+    first.run_jobs();
+    first.run_jobs();
+    // Tab 4 first: the failure's picture has the graphs replayed, for itself only.
+    let mut h = Harness::new(open(), 120, 40, false, None);
+    h.press(&[GoToTab(3)]);
+    assert_eq!(h.app.wanted_jobs(), [Job::ReplayGraphs]);
+    h.run_jobs();
+    h.assert_line(
+        "At the failure (every captured graph replayed): 2 live L1 buffers on device 0 hold 576 KiB per bank of the",
+    );
+    // Then tab 5: one pass, which finds no `buffers` rows and reads the kept replay.
+    h.press(&[GoToTab(4)]);
+    assert_eq!(h.app.wanted_jobs(), [Job::Usage]);
+    h.run_jobs();
+    assert!(h.app.wanted_jobs().is_empty());
+    assert_eq!(h.screen(), first.screen());
+    h.assert_line("Held past their last use: freeing the one at its last use leaves the peak at 576 KiB");
 }
 
 #[test]

@@ -12,8 +12,8 @@ use ttnn_tui::analysis::memory::usage_series::{Ceiling, CeilingSource, UsageBasi
 use ttnn_tui::analysis::messages::failure::BufferType as Type;
 use ttnn_tui::report::memory::usage::UsageProgress;
 use ttnn_tui::report::{MemoryReport, ReportError, resolve_report};
-use ttnn_tui::tui::usage_job;
 use ttnn_tui::tui::worker::{Update, Worker, no_waker};
+use ttnn_tui::tui::{RunOverTime, UsageOutput, UsagePass, start_worker};
 
 const OOM_L1: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\nOut of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]";
 
@@ -164,9 +164,7 @@ fn a_pass_cancelled_before_it_starts_reads_nothing() {
 }
 
 /// Waits for a worker's result, and the last progress it gave before it.
-fn finish(
-    worker: &mut Worker<(MemoryUsage, Result<(), ReportError>)>,
-) -> ((MemoryUsage, Result<(), ReportError>), UsageProgress) {
+fn finish(worker: &mut Worker<UsageOutput>) -> (UsageOutput, UsageProgress) {
     let start = std::time::Instant::now();
     let mut last = UsageProgress::default();
     loop {
@@ -183,21 +181,21 @@ fn finish(
 #[test]
 fn the_worker_thread_reads_the_same_sums_and_can_be_cancelled_and_resumed() {
     let (_dir, report, expected) = opened_run("usage-worker");
-    let mut worker = usage_job(&report, 0, no_waker(), MemoryUsage::default());
-    let ((usage, result), progress) = finish(&mut worker);
+    let mut worker = start_worker(UsagePass::new(MemoryUsage::default()), &report, 0, no_waker());
+    let (UsageOutput { usage, read: result, .. }, progress) = finish(&mut worker);
     assert_eq!(result, Ok(()));
     assert_eq!(sums_of(&usage), expected);
     assert_eq!(progress, UsageProgress { done: usage.rows, total: usage.rows }, "the last progress is complete");
     assert_eq!(worker.try_update(), None, "the result is given once");
 
     // Cancelled at once: the thread is still opening its connection, and stops before reading.
-    let mut worker = usage_job(&report, 0, no_waker(), MemoryUsage::default());
+    let mut worker = start_worker(UsagePass::new(MemoryUsage::default()), &report, 0, no_waker());
     worker.cancel();
-    let ((partial, result), _) = finish(&mut worker);
+    let (UsageOutput { usage: partial, read: result, .. }, _) = finish(&mut worker);
     assert_eq!(result, Err(ReportError::Cancelled));
     assert!(partial.rows < usage.rows);
-    let mut worker = usage_job(&report, 0, no_waker(), partial);
-    let ((resumed, result), _) = finish(&mut worker);
+    let mut worker = start_worker(UsagePass::new(partial), &report, 0, no_waker());
+    let (UsageOutput { usage: resumed, read: result, .. }, _) = finish(&mut worker);
     assert_eq!((sums_of(&resumed), result), (expected, Ok(())));
 }
 
@@ -280,11 +278,12 @@ fn a_circular_buffer_larger_than_its_buffer_is_marked_on_the_l1_line_only() {
 #[test]
 fn the_worker_finds_the_tensors_held_past_their_last_use_from_the_same_pass() {
     let report = MemoryReport::open(&ttnn_tui::report::ReportSource::Demo, 0).unwrap();
-    let mut worker = usage_job(&report, 0, no_waker(), MemoryUsage::with_runs());
-    let ((usage, result), _) = finish(&mut worker);
+    let mut worker = start_worker(UsagePass::new(MemoryUsage::with_runs()), &report, 0, no_waker());
+    let (UsageOutput { usage, read: result, run }, _) = finish(&mut worker);
     assert_eq!(result, Ok(()));
-    let late = usage.late.clone().expect("found on the worker");
-    assert_eq!(late, report.late_findings(&usage).unwrap(), "what the loop would find itself");
-    let ids: Vec<u64> = late.late.iter().filter(|t| t.buffer_type == Type::L1).map(|t| t.tensor_id).collect();
+    let run = run.expect("the run over time, found on the worker");
+    assert_eq!(run, RunOverTime::of_usage(&report, &usage), "what the pass finds in place");
+    assert_eq!(run.late, report.late_findings(&usage).unwrap());
+    let ids: Vec<u64> = run.late.late.iter().filter(|t| t.buffer_type == Type::L1).map(|t| t.tensor_id).collect();
     assert_eq!(ids, vec![2004, 2007, 2008], "biggest peak saving first, as tab 5 lists them");
 }

@@ -1,108 +1,77 @@
 //! What arrives from outside the keyboard: the background passes the state asks the loop for
-//! (the graph replay, the pass over `buffers`) and their progress, the performance report linked
-//! on a worker thread, and a watched report's changes.
+//! (`want`, the graph replay and the run over time) and what they bring, the performance report
+//! linked on a worker thread, and a watched report's changes.
 
+use super::jobs::{JOBS, Job, JobEnd, JobState};
+use super::memory::MemoryTab;
 use super::over_time::UsageSource;
-use super::{App, Job, JobState, MemoryTab, PerfInput, PerfState, PerfTab, Tab};
+use super::perf::{PerfInput, PerfState, PerfTab};
+use super::state::App;
+use super::tab::Tab;
+use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::usage_series::UsageSeries;
 use crate::analysis::model::{ErrorRecord, Operation};
 use std::collections::HashMap;
 
 impl App {
-    /// The background passes the state needs now and that have not started.
-    pub fn wanted_jobs(&self) -> Vec<Job> {
-        let mut jobs = Vec::new();
-        let over_time = &self.over_time;
-        let replay_for_over_time = over_time.source == UsageSource::GraphReplay && over_time.pass == JobState::Wanted;
-        if self.memory.replay == JobState::Wanted || replay_for_over_time {
-            jobs.push(Job::ReplayGraphs);
-        }
-        if self.tab == Tab::OverTime && over_time.source == UsageSource::Snapshots && over_time.pass == JobState::Idle {
-            jobs.push(Job::Usage);
-        }
-        jobs
-    }
-
-    /// Background passes running that the state no longer needs: the pass over `buffers` once
-    /// the Over time tab is left. The loop cancels them and calls `job_cancelled`.
-    pub fn unwanted_jobs(&self) -> Vec<Job> {
-        let reading = self.over_time.source == UsageSource::Snapshots;
-        let running = reading && matches!(self.over_time.pass, JobState::Running { .. });
-        if running && self.tab != Tab::OverTime { vec![Job::Usage] } else { Vec::new() }
-    }
-
-    /// A background pass was cancelled (left behind, or started for an earlier state of a
-    /// watched report); it starts again when wanted (the pass over `buffers` from where it
-    /// stopped).
-    pub fn job_cancelled(&mut self, job: Job) {
-        match job {
-            Job::Usage => self.over_time.pass = JobState::Idle,
-            Job::ReplayGraphs => {
-                if matches!(self.memory.replay, JobState::Wanted | JobState::Running { .. }) {
-                    self.memory.replay = JobState::Wanted;
-                }
-                if self.over_time.source == UsageSource::GraphReplay && self.over_time.pass != JobState::Done {
-                    self.over_time.pass = JobState::Wanted;
-                }
-            }
-        }
-    }
-
-    /// The run over time landed: every series.
-    pub fn set_usage(&mut self, series: Vec<UsageSeries>) {
-        self.over_time.set_series(series);
-    }
-
-    /// The tensors held past their last use, found from the same pass as the run over time.
-    pub fn set_late(&mut self, late: crate::analysis::memory::late::LateFindings) {
-        self.over_time.set_late(late);
-    }
-
-    /// Whether the run over time waits for the graph replay.
-    pub fn usage_waits_for_replay(&self) -> bool {
-        self.over_time.source == UsageSource::GraphReplay && self.over_time.pass != JobState::Done
-    }
-
-    /// The report has no `buffers` rows: the run over time needs every graph replayed.
-    pub fn usage_needs_replay(&mut self) {
-        self.over_time.source = UsageSource::GraphReplay;
-        self.over_time.pass = JobState::Wanted;
-    }
-
-    /// A background pass's progress: `done` of `total` units.
-    pub fn job_progress(&mut self, job: Job, done: u64, total: u64) {
+    /// Whether the state needs a background pass now: the loop starts it when it does not run,
+    /// and cancels it when it runs and is not needed. The graph replay, once for the report, when
+    /// a failure's picture or the run over time of a report without `buffers` rows waits for it;
+    /// the run over time while tab 5 is shown (left, it stops and later goes on from there).
+    pub fn want(&self, job: Job) -> bool {
+        let (jobs, over_time) = (&self.jobs, &self.over_time);
+        let from_replay = over_time.source == UsageSource::GraphReplay;
         match job {
             Job::ReplayGraphs => {
-                if self.usage_waits_for_replay() {
-                    self.over_time.pass = JobState::Running { done, total };
-                }
-                if self.memory.replay != JobState::Idle {
-                    self.memory.replay = JobState::Running { done, total };
-                }
-            }
-            Job::Usage => self.over_time.pass = JobState::Running { done, total },
-        }
-    }
-
-    /// A background pass ended, or failed and why.
-    pub fn job_finished(&mut self, job: Job, result: Result<(), String>) {
-        match job {
-            Job::ReplayGraphs => {
-                if self.memory.replay != JobState::Idle {
-                    self.memory.replay_finished(result.clone());
-                }
-                if let Err(reason) = result
-                    && self.usage_waits_for_replay()
-                {
-                    self.over_time.pass = JobState::Failed(reason);
-                }
+                jobs.replay.open() && (self.memory.needs_replay() || (from_replay && jobs.usage.open()))
             }
             Job::Usage => {
-                if let Err(reason) = result {
-                    self.over_time.pass = JobState::Failed(reason);
-                }
+                self.tab == Tab::OverTime && jobs.usage.open() && (!from_replay || jobs.replay == JobState::Done)
             }
         }
+    }
+
+    /// The passes wanted that do not run yet.
+    pub fn wanted_jobs(&self) -> Vec<Job> {
+        JOBS.into_iter().filter(|&j| self.want(j) && !matches!(self.jobs.state(j), JobState::Running { .. })).collect()
+    }
+
+    /// Whether the graph replay, when it starts, should also find the run over time (a report
+    /// without `buffers` rows whose tab 5 waits for it).
+    pub fn over_time_waits_for_replay(&self) -> bool {
+        self.over_time.source == UsageSource::GraphReplay && self.jobs.usage.open()
+    }
+
+    /// A background pass's progress: `done` of `total` units (both 0 as it starts).
+    pub fn job_progress(&mut self, job: Job, done: u64, total: u64) {
+        self.jobs.set(job, JobState::Running { done, total });
+    }
+
+    /// A background pass ended. A replay done lets the pictures that waited for it be read again.
+    pub fn job_ended(&mut self, job: Job, end: JobEnd) {
+        let state = match end {
+            JobEnd::Done => JobState::Done,
+            JobEnd::Cancelled => JobState::Idle,
+            JobEnd::Failed(reason) => JobState::Failed(reason),
+        };
+        if job == Job::ReplayGraphs && state == JobState::Done {
+            self.memory.replay_landed();
+        }
+        self.jobs.set(job, state);
+        self.follow_selection();
+    }
+
+    /// The run over time landed: every series, and the tensors held past their last use.
+    pub fn set_run_over_time(&mut self, series: Vec<UsageSeries>, late: LateFindings) {
+        self.over_time.set_series(series);
+        self.over_time.set_late(late);
+        self.jobs.usage = JobState::Done;
+    }
+
+    /// The report has no `buffers` rows: the run over time waits for every graph replayed.
+    pub fn usage_needs_replay(&mut self) {
+        self.over_time.source = UsageSource::GraphReplay;
+        self.jobs.usage = JobState::Idle;
     }
 
     /// The report is watched (`--watch`): the status bar says it is live.
@@ -128,13 +97,15 @@ impl App {
         self.operations.model_changed(&self.model, selected_id, reordered);
         self.live = Some((self.model.operations.len(), self.model.operations.len().saturating_sub(before)));
         self.memory = MemoryTab::default();
+        // What the graph replay found is for the report as it was.
+        self.jobs.replay = JobState::Idle;
         if reordered {
             self.device_ops.clear();
         }
-        if self.over_time.pass == JobState::Done {
+        if self.jobs.usage == JobState::Done {
             // The pass goes on from where it stopped: only the new rows are read (and, if there
             // are still none, the graphs are replayed again).
-            self.over_time.pass = JobState::Idle;
+            self.jobs.usage = JobState::Idle;
             self.over_time.source = UsageSource::Snapshots;
         }
         if let Some(&id) = new_failures.last() {
@@ -146,6 +117,7 @@ impl App {
                 self.operations.show_operation(index, &self.model);
             }
         }
+        self.follow_selection();
     }
 
     /// Reading a watched report's changes failed: why (the status bar says it).

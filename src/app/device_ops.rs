@@ -1,8 +1,9 @@
 //! The Device ops tab's state: each operation's device-operations tree, built once from its
 //! captured graph and kept, with what is open and selected.
 
+use super::keys::Action;
 use super::model::Loaded;
-use super::{Action, Outcome};
+use super::tab::Outcome;
 use crate::analysis::graph::nodes::GraphNode;
 use crate::analysis::graph::tree::{TreeEntry, device_ops_tree, entry_at, first_failed_path};
 use std::collections::HashMap;

@@ -2,7 +2,11 @@
 //! every unattached error (`U`), the keys inside an open popup, and the keys the loop could not
 //! act on.
 
-use super::{Action, App, Outcome, Popup, Scroll, UNATTACHED_SHOWN};
+use super::keys::Action;
+use super::operations::UNATTACHED_SHOWN;
+use super::rows::Scroll;
+use super::state::App;
+use super::tab::{Outcome, Popup};
 use crate::analysis::format::counted;
 use crate::analysis::messages::raw_message::raw_message;
 use crate::analysis::messages::reason::CalloutBody;

@@ -1,5 +1,5 @@
-//! The background passes the state asks the loop for, and how far each is: one state type for
-//! the Memory tab's graph replay and the Over time tab's pass.
+//! The background passes the state asks the loop for, and how far each is: one state per pass,
+//! kept in one place (`Jobs`) that both tabs read.
 
 /// A background pass the loop runs for the state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -7,18 +7,21 @@ pub enum Job {
     /// Replay every captured graph (the memory at `graph_only` failures, and the run over time
     /// of a report without `buffers` rows).
     ReplayGraphs,
-    /// Sum every `buffers` row per operation, device and buffer type (the run over time).
+    /// The run over time: every `buffers` row summed per operation, device and buffer type (or,
+    /// on a report without them, the replayed graphs' figures), and the tensors held past their
+    /// last use.
     Usage,
 }
 
-/// A background pass the state may need: its progress, or how it ended.
+/// Every background pass, in the order the loop looks at them.
+pub const JOBS: [Job; 2] = [Job::ReplayGraphs, Job::Usage];
+
+/// A background pass: its progress, or how it ended.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum JobState {
-    /// Not asked for.
+    /// Not running: not started, or cancelled (it starts again when wanted).
     #[default]
     Idle,
-    /// Asked for, not started yet.
-    Wanted,
     /// Running: `done` of `total` units read.
     Running {
         /// Units done.
@@ -38,6 +41,49 @@ impl JobState {
         match self {
             Self::Running { done, total } if *total > 0 => (*done as f64 / *total as f64).clamp(0.0, 1.0),
             _ => 0.0,
+        }
+    }
+
+    /// Not finished yet: idle or running.
+    pub(crate) fn open(&self) -> bool {
+        matches!(self, Self::Idle | Self::Running { .. })
+    }
+}
+
+/// How a background pass ended, as the loop tells the state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobEnd {
+    /// It ended with its result (handed over just before).
+    Done,
+    /// It was cancelled (left behind, or started for an earlier state of a watched report).
+    Cancelled,
+    /// It failed, and why.
+    Failed(String),
+}
+
+/// The state of every background pass.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Jobs {
+    /// The graph replay.
+    pub(crate) replay: JobState,
+    /// The run over time.
+    pub(crate) usage: JobState,
+}
+
+impl Jobs {
+    /// The state of one pass.
+    pub fn state(&self, job: Job) -> &JobState {
+        match job {
+            Job::ReplayGraphs => &self.replay,
+            Job::Usage => &self.usage,
+        }
+    }
+
+    /// Sets the state of one pass.
+    pub(crate) fn set(&mut self, job: Job, state: JobState) {
+        match job {
+            Job::ReplayGraphs => self.replay = state,
+            Job::Usage => self.usage = state,
         }
     }
 }

@@ -3,11 +3,11 @@
 //! and order; the device and buffer type chosen with `d` / `t`; and the graph-only replay some
 //! failures need, run once per report by the loop.
 
-use super::jobs::JobState;
+use super::keys::Action;
 use super::memory_fixes::FixList;
 use super::model::{Loaded, Model};
 use super::rows::WindowedRows;
-use super::{Action, Availability, Outcome};
+use super::tab::{Availability, Outcome};
 use crate::analysis::memory::{LiveBuffer, MemoryAtFailure, OperationMemory};
 use crate::analysis::messages::failure::BufferType;
 use std::collections::HashMap;
@@ -86,8 +86,6 @@ pub struct MemoryTab {
     pub(crate) by_address: bool,
     /// The picture the holders window is over.
     holders_of: Option<(usize, Option<Place>)>,
-    /// The graph-only replay.
-    pub(crate) replay: JobState,
     /// The fixes of the failures shown, replayed.
     pub(crate) fixes: FixList,
 }
@@ -117,21 +115,17 @@ impl MemoryTab {
     /// Keeps a picture read by the loop (for a failure without a picture of its own, the loop
     /// reads the operation's snapshot instead).
     pub(crate) fn deliver(&mut self, operation: usize, place: Option<Place>, picture: Loaded<MemoryPicture>) {
-        if picture == Loaded::Ready(MemoryPicture::NeedsReplay) && self.replay == JobState::Idle {
-            self.replay = JobState::Wanted;
-        }
         self.pictures.insert((operation, place), picture);
     }
 
-    /// The replay landed (or failed): pictures that waited for it are read again.
-    pub(crate) fn replay_finished(&mut self, result: Result<(), String>) {
-        self.replay = match result {
-            Ok(()) => JobState::Done,
-            Err(reason) => JobState::Failed(reason),
-        };
-        if self.replay == JobState::Done {
-            self.pictures.retain(|_, p| *p != Loaded::Ready(MemoryPicture::NeedsReplay));
-        }
+    /// Whether a picture read waits for every graph replayed.
+    pub(crate) fn needs_replay(&self) -> bool {
+        self.pictures.values().any(|p| *p == Loaded::Ready(MemoryPicture::NeedsReplay))
+    }
+
+    /// The replay landed: pictures that waited for it are read again.
+    pub(crate) fn replay_landed(&mut self) {
+        self.pictures.retain(|_, p| *p != Loaded::Ready(MemoryPicture::NeedsReplay));
     }
 
     /// The holders of an operation's picture in the table's order.
@@ -153,8 +147,8 @@ impl MemoryTab {
 
     /// Keeps the holders window over the picture of `operation`, resetting it when the picture
     /// changed.
-    pub fn follow(&mut self, operation: Option<usize>) {
-        let key = operation.map(|i| self.key(i));
+    pub(crate) fn follow(&mut self, operation: usize) {
+        let key = Some(self.key(operation));
         let len = key.and_then(|k| self.pictures.get(&k)).map_or(0, |p| match p {
             Loaded::Ready(picture) => picture.live_buffers().len(),
             Loaded::Unavailable(_) => 0,

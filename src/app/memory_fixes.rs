@@ -2,8 +2,9 @@
 //! tt-metal would do, the one shown on the map (`f` / `F`, `Esc` back to the failure as
 //! recorded), and the fixes the user types (`w`), each replayed by the loop and added to the list.
 
+use super::keys::Action;
 use super::model::Loaded;
-use super::{Action, Outcome};
+use super::tab::Outcome;
 use crate::analysis::memory::whatif::{AfterFix, Fix, ReplayedAdvice};
 use std::collections::HashMap;
 

@@ -3,11 +3,12 @@
 //! detail pane's scroll.
 
 use super::bindings::key_label;
+use super::keys::Action;
 use super::keys::Pane;
 use super::model::Model;
 use super::rows::{Scroll, WindowedRows};
 use super::search_index::SearchIndex;
-use super::{Action, Availability, Outcome};
+use super::tab::{Availability, Outcome};
 use crate::analysis::model::ERRORS_NOT_RECORDED;
 use std::collections::HashSet;
 

@@ -2,16 +2,15 @@
 //! (read by the loop on a worker thread — the one pass over all of `buffers` — and kept for the
 //! session), the series shown (`d` / `t`), and the cursor on it.
 
-use super::jobs::JobState;
-use super::{Action, Availability, Outcome};
+use super::jobs::{JobState, Jobs};
+use super::keys::Action;
+use super::tab::{Availability, Outcome};
 use crate::analysis::memory::late::{LateAtFailure, LateFindings, LateSummary, LateTensor, suggestion};
 use crate::analysis::memory::usage_series::UsageSeries;
 
 /// The Over time tab.
 #[derive(Debug, Default)]
 pub struct OverTimeTab {
-    /// The pass over `buffers`, or the graph replay on reports without snapshots (`source`).
-    pub(crate) pass: JobState,
     /// Where the series come from: the pass over `buffers`, or, on a report without `buffers`
     /// rows, the graph replay.
     pub(crate) source: UsageSource,
@@ -64,7 +63,6 @@ impl OverTimeTab {
             })
             .or_else(|| position(&|s| s.buffer_type == crate::analysis::messages::failure::BufferType::L1))
             .unwrap_or(0);
-        self.pass = JobState::Done;
         let Some(series) = self.series() else { return };
         let last = series.points.len().saturating_sub(1);
         if !self.moved {
@@ -72,6 +70,15 @@ impl OverTimeTab {
             self.cursor = followed.or(series.failures.first().copied()).or(series.peak).unwrap_or(0);
         }
         self.cursor = self.cursor.min(last);
+    }
+
+    /// What the tab waits on (`jobs` holds every pass): the graph replay while a report without
+    /// `buffers` rows waits for it, else the run over time.
+    pub(crate) fn pass<'a>(&self, jobs: &'a Jobs) -> &'a JobState {
+        match (self.source, &jobs.replay) {
+            (UsageSource::GraphReplay, replay) if *replay != JobState::Done => replay,
+            _ => &jobs.usage,
+        }
     }
 
     /// Takes the tensors held past their last use found from the same pass.
@@ -176,10 +183,10 @@ impl OverTimeTab {
         })
     }
 
-    /// Applies an action on the tab.
-    pub(crate) fn update(&mut self, action: Action) -> Outcome {
+    /// Applies an action on the tab; `pass` is how far the run over time is.
+    pub(crate) fn update(&mut self, action: Action, pass: &JobState) -> Outcome {
         let Some(series) = self.series() else {
-            return match self.pass {
+            return match pass {
                 JobState::Done => Outcome::Message("The report records no buffers on any device".to_string()),
                 _ => Outcome::None,
             };

@@ -4,8 +4,9 @@
 //! Keys act on what is visibly selected: the table's row, or — after `[`/`]` — the callout's
 //! listing.
 
+use super::keys::Action;
 use super::rows::WindowedRows;
-use super::{Action, Availability, Outcome};
+use super::tab::{Availability, Outcome};
 use crate::analysis::graph::nodes::GraphNode;
 use crate::analysis::messages::failure::AllocationFailure;
 use crate::analysis::perf::callout::{FailedOperation, FailureListing, LISTED_FAILURES, failure_listings};
@@ -327,6 +328,18 @@ impl PerfTab {
         };
         nodes.iter().enumerate().filter_map(|(k, node)| Some((k, annotation(*rows.get(&node.id)?)))).collect()
     }
+}
+
+/// The Performance tab's report: none, being linked on a worker thread, or linked.
+pub(crate) enum PerfState {
+    /// No performance report was opened.
+    None,
+    /// Reading and linking `file_name` on a worker thread.
+    Linking(String),
+    /// Read and linked (or found not to link).
+    Ready(Box<PerfTab>),
+    /// The memory report could not be read again to link: why.
+    Failed(String),
 }
 
 #[cfg(test)]

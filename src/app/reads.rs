@@ -2,8 +2,11 @@
 //! results back with `deliver`. Nothing here touches the report.
 
 use super::device_ops::DeviceTree;
+use super::memory::{MemoryPicture, Place};
 use super::model::Loaded;
-use super::{App, MemoryPicture, PerfState, Place, Tab};
+use super::perf::PerfState;
+use super::state::App;
+use super::tab::Tab;
 use crate::analysis::graph::nodes::GraphNode;
 use crate::analysis::memory::whatif::{Fix, ReplayedAdvice};
 use std::collections::HashMap;
@@ -110,5 +113,6 @@ impl App {
             ReadResult::Fixes(i, fixes) => self.memory.fixes.deliver(i, fixes),
             ReadResult::WhatIf(i, fixes, replayed) => self.memory.fixes.deliver_yours(i, &fixes, *replayed),
         }
+        self.follow_selection();
     }
 }

@@ -3,7 +3,7 @@
 //! `ListState`, the offset is fitted to the height by the state itself (`fit`, called when the view
 //! is rendered), never patched by a draw function.
 
-use super::Action;
+use super::keys::Action;
 use std::ops::Range;
 
 /// A selection over `len` rows, of which `height` lines show from row `offset`.

@@ -1,7 +1,7 @@
 //! Read-only SQLite access: opening a report database without ever writing to it, and reading
 //! tables whose columns vary by era (behaviour.md §1.3).
 
-use super::ReportError;
+use super::error::ReportError;
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
 use rusqlite::types::ValueRef;

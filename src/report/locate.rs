@@ -1,7 +1,7 @@
 //! Finding the report to open: a folder, a database file, TT-NN's default report root, or the
 //! embedded demo; and the report's display name from its config file.
 
-use super::ReportError;
+use super::error::ReportError;
 use std::path::{Path, PathBuf};
 
 /// TT-NN's default report root, relative to the run's working directory.
@@ -66,7 +66,7 @@ pub fn locate_report(argument: Option<&Path>) -> Result<Located, ReportError> {
         let root = Path::new(DEFAULT_REPORT_ROOT);
         return Ok(Located { source: newest_report(root)?, newest_in: Some(root.to_path_buf()) });
     };
-    let metadata = super::path_metadata(path)?;
+    let metadata = super::error::path_metadata(path)?;
     if !metadata.is_dir() {
         let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
         return Ok(Located { source: ReportSource::File { database: path.to_path_buf(), folder }, newest_in: None });

@@ -5,13 +5,17 @@
 //! restored on exit, error and panic.
 
 mod events;
+mod pass;
+mod passes;
 mod session;
 pub mod worker;
 mod workers;
 
 use events::{Events, Wake};
-pub use session::{Session, app_for, perf_input};
-pub use workers::{LinkResult, ReplayResult, UsageResult, Workers, link_job, replay_job, usage_job};
+pub use pass::{JobPass, Pass, start_worker};
+pub use passes::{LinkOutput, LinkPass, ReplayOutput, ReplayPass, RunOverTime, UsageOutput, UsagePass, perf_input};
+pub use session::{Session, app_for};
+pub use workers::Workers;
 
 use crate::app::{Action, App, keymap};
 use crate::report::perf::perf_report::PerfSource;

@@ -1,25 +1,24 @@
 //! What the loop reads for the state: the report, and what background passes found in it (the
-//! graph-only replay). `perform` answers the state's reads; `app_for` and `perf_input` turn report
-//! data into the state's model.
+//! graph replay, the `buffers` sums read so far). `perform` answers the state's reads; `app_for`
+//! turns report data into the state's model.
 
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::whatif::{Advice, AdviceKind, Fix, ReplayedAdvice};
 use crate::analysis::model::first_line;
-use crate::app::{App, Job, Loaded, MemoryPicture, Model, NoPicture, PerfInput, PerfRows, Place, Read, ReadResult};
+use crate::app::{App, Loaded, MemoryPicture, Model, NoPicture, Place, Read, ReadResult};
 use crate::report::memory::replay::GraphReplay;
 use crate::report::memory::view::FailureMemory;
-use crate::report::perf::linked::LinkedReports;
-use crate::report::perf::perf_report::file_name_of;
 use crate::report::{MemoryReport, ReportError};
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 /// The report the UI shows, and what background passes found in it.
 pub struct Session {
     /// The report.
     pub report: MemoryReport,
-    /// Every captured graph replayed, once a failure or the run over time needed it.
-    replay: Option<GraphReplay>,
+    /// Every captured graph replayed, once a failure or the run over time needed it (shared
+    /// with a run over time that reads from it).
+    pub(crate) replay: Option<Arc<GraphReplay>>,
     /// The `buffers` sums read so far (a cancelled pass goes on from where it stopped).
     pub(crate) usage: MemoryUsage,
     /// How many times a watched report changed since it was opened: a job started for an
@@ -46,19 +45,6 @@ fn failed_in(report: &MemoryReport) -> HashMap<usize, Vec<String>> {
         .collect()
 }
 
-/// What the Performance tab needs from two linked reports.
-pub fn perf_input(linked: LinkedReports) -> PerfInput {
-    let LinkedReports { perf, rows, link, failed, fallbacks } = linked;
-    let merged = PerfRows { max_cores: perf.max_cores(&rows), rows };
-    let per_device = perf.has_per_device_view().then(|| {
-        let rows = perf.rows(false);
-        PerfRows { max_cores: perf.max_cores(&rows), rows }
-    });
-    let unlinked_reason = link.reason();
-    let file_name = file_name_of(&perf.path);
-    PerfInput { file_name, merged, per_device, link, unlinked_reason, failed, fallbacks }
-}
-
 /// A read's result as the state keeps it: the value, or why it is unavailable.
 fn loaded<T>(result: Result<T, ReportError>) -> Loaded<T> {
     match result {
@@ -76,11 +62,6 @@ impl Session {
     /// The report's generation: it grows each time a watched report changes.
     pub fn generation(&self) -> u64 {
         self.generation
-    }
-
-    /// Keeps the graph-only replay's result.
-    pub(crate) fn set_replay(&mut self, replay: GraphReplay) {
-        self.replay = Some(replay);
     }
 
     /// Reads what the state asked for.
@@ -108,7 +89,7 @@ impl Session {
     /// its own snapshot at `place`.
     fn memory(&self, index: usize, place: Option<Place>, failure: bool) -> Result<MemoryPicture, ReportError> {
         if failure {
-            match self.report.memory_at_failure(index, self.replay.as_ref())? {
+            match self.report.memory_at_failure(index, self.replay.as_deref())? {
                 FailureMemory::Found(m) => return Ok(MemoryPicture::Failure(m)),
                 FailureMemory::NeedsReplay => return Ok(MemoryPicture::NeedsReplay),
                 FailureMemory::Absent => {}
@@ -122,7 +103,7 @@ impl Session {
 
     /// The advice of an operation's failure, each line replayed (none without a picture).
     fn fixes(&self, index: usize) -> Result<Vec<ReplayedAdvice>, ReportError> {
-        match self.report.memory_at_failure(index, self.replay.as_ref())? {
+        match self.report.memory_at_failure(index, self.replay.as_deref())? {
             FailureMemory::Found(m) => self.report.failure_fixes(index, &m),
             _ => Ok(Vec::new()),
         }
@@ -130,7 +111,7 @@ impl Session {
 
     /// The replay of fixes the user typed for an operation's failure.
     fn what_if(&self, index: usize, fixes: &[Fix]) -> Result<ReplayedAdvice, ReportError> {
-        let memory = match self.report.memory_at_failure(index, self.replay.as_ref())? {
+        let memory = match self.report.memory_at_failure(index, self.replay.as_deref())? {
             FailureMemory::Found(m) => Some(m),
             _ => None,
         };
@@ -158,32 +139,9 @@ impl Session {
         }
     }
 
-    /// Keeps the sums of a pass over `buffers` and tells the state: the series of every device
-    /// and buffer type, or — a report without `buffers` rows — that the graphs must be replayed.
-    pub(crate) fn finish_usage(&mut self, app: &mut App, usage: MemoryUsage, read: Result<(), ReportError>) {
-        self.usage = usage;
-        match read {
-            Err(ReportError::Cancelled) => app.job_cancelled(Job::Usage),
-            Err(e) => app.job_finished(Job::Usage, Err(e.to_string())),
-            Ok(()) if self.usage.rows > 0 => {
-                // Where to free memory, from the same pass (found on its worker when it ran on
-                // one, taken so that a later pass finds its own); without it the chart still stands.
-                let found = self.usage.late.take();
-                let (usage, report) = (&self.usage, &self.report);
-                let questions = report.usage();
-                app.set_usage(usage.keys().map(|(d, t)| questions.series(usage, d, t)).collect());
-                app.set_late(found.unwrap_or_else(|| report.late_findings(usage).unwrap_or_default()));
-            }
-            Ok(()) => match &mut self.replay {
-                Some(replay) => show_replayed_run(&self.report, app, replay),
-                None => app.usage_needs_replay(),
-            },
-        }
-    }
-
     /// Looks for what a writer committed to a watched report and hands it to the state; true
     /// when anything changed. What the graph replay found is dropped: new operations need it run
-    /// again; a job still running for the earlier state is stale (see `Workers::collect`).
+    /// again; a pass still running for the earlier state is stale (see `Slot::collect`).
     pub fn poll_changes(&mut self, app: &mut App) -> bool {
         match self.report.poll_changes() {
             Ok(Some(update)) => {
@@ -201,44 +159,4 @@ impl Session {
             }
         }
     }
-
-    /// Runs a job here and now, for tests and benchmarks: the loop runs it on a worker thread.
-    pub fn run_job(&mut self, job: Job, app: &mut App) {
-        match job {
-            Job::ReplayGraphs => {
-                let replayed = self.report.graphs().replay(&mut |_, _| {}, &AtomicBool::new(false));
-                self.finish_replay(app, replayed);
-            }
-            Job::Usage => {
-                let mut usage = std::mem::take(&mut self.usage);
-                let read = self.report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {});
-                self.finish_usage(app, usage, read);
-            }
-        }
-    }
-
-    /// Keeps the replay's result and tells the state.
-    pub(crate) fn finish_replay(&mut self, app: &mut App, replayed: Result<Option<GraphReplay>, ReportError>) {
-        let result = match replayed {
-            Ok(Some(mut replay)) => {
-                if app.usage_waits_for_replay() {
-                    show_replayed_run(&self.report, app, &mut replay);
-                }
-                self.set_replay(replay);
-                Ok(())
-            }
-            Ok(None) => Err("cancelled".to_string()),
-            Err(e) => Err(e.to_string()),
-        };
-        app.job_finished(Job::ReplayGraphs, result);
-    }
-}
-
-/// Hands the state the run over time of a report without `buffers` rows — the replayed graphs'
-/// series and the tensors held past their last use there (found on the replay's worker when it
-/// knew they were wanted, else here, once).
-fn show_replayed_run(report: &MemoryReport, app: &mut App, replay: &mut GraphReplay) {
-    app.set_usage(report.usage().replay_series(replay));
-    let late = replay.late.take().unwrap_or_else(|| report.replay_late(replay).unwrap_or_default());
-    app.set_late(late);
 }

@@ -2,9 +2,9 @@
 //! error type and message), arguments and stack trace. `J`/`K` scroll it; a scrollbar shows when
 //! it holds more than fits.
 
-use super::View;
 use super::callout::{callout_lines, error_callout, note_line, text_lines};
 use super::text::wrap_lines;
+use super::view::View;
 use crate::analysis::beside::{NO_STACK_TRACES, NOT_RECORDED};
 use crate::analysis::stack::most_recent_call_last;
 use crate::app::bindings::key_label;

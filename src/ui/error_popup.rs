@@ -3,7 +3,7 @@
 
 use super::status::popup_hints;
 use super::text::wrap_lines;
-use super::{View, clear};
+use super::view::{View, clear};
 use crate::app::{Action, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::Rect;

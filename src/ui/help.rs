@@ -2,7 +2,8 @@
 
 use super::status::popup_hints;
 use super::text::wrap_lines;
-use super::{Theme, clear};
+use super::theme::Theme;
+use super::view::clear;
 use crate::app::bindings::{bindings, pane_title};
 use crate::app::keys::PANES;
 use crate::app::{Action, App, Availability, Pane, Scroll};

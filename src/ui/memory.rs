@@ -2,11 +2,11 @@
 //! the basis and check, the advice (or why there is none), the map of the region, and the
 //! holders table (only its visible rows are built).
 
-use super::View;
 use super::memory_holders::draw_holders;
 use super::memory_map::{MapMarks, legend, map_lines};
 use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
+use super::view::View;
 use crate::analysis::format::size;
 use crate::analysis::memory::whatif::ReplayedAdvice;
 use crate::analysis::memory::{
@@ -126,15 +126,21 @@ fn failure_marks(m: &MemoryAtFailure) -> (Option<u64>, Option<(u64, u64)>) {
 }
 
 /// Draws the tab for the selected operation.
-pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>, tab: &mut MemoryTab) {
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    view: &View,
+    operation: Option<usize>,
+    tab: &mut MemoryTab,
+    replay: &JobState,
+) {
     let theme = view.theme;
     let message = |frame: &mut Frame, text: String| {
         let lines = wrap_lines([Line::from(text)], area.width.saturating_sub(2) as usize);
         frame.render_widget(Paragraph::new(lines).style(theme.dim), area.inner(Margin::new(1, 1)));
     };
     let Some(i) = operation else { return message(frame, "No operation selected".into()) };
-    tab.follow(Some(i));
-    let (by_address, replay) = (tab.by_address, tab.replay.clone());
+    let by_address = tab.by_address;
     let (picture, holders, fixes) = tab.drawn(i);
     let picture = match picture {
         None => return message(frame, "Reading the memory of this operation…".into()),
@@ -142,7 +148,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>
         Some(Loaded::Ready(MemoryPicture::Nothing(reason))) => {
             return message(frame, no_picture_sentence(view.model.operations[i].id, reason));
         }
-        Some(Loaded::Ready(MemoryPicture::NeedsReplay)) => return draw_replay(frame, area, view, &replay),
+        Some(Loaded::Ready(MemoryPicture::NeedsReplay)) => return draw_replay(frame, area, view, replay),
         Some(Loaded::Ready(picture)) => picture,
     };
     let width = area.width as usize;

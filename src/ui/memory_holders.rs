@@ -1,10 +1,10 @@
 //! The Memory tab's holders table: one row per live buffer, only the visible rows built; the text
 //! columns sized by what the visible rows hold, cut with `…` when they do not all fit.
 
-use super::View;
 use super::memory_map::tensor_fill;
 use super::text::truncate;
 use super::theme::SELECTION_SYMBOL;
+use super::view::View;
 use crate::analysis::format::{bare_shape, format_address, size};
 use crate::analysis::memory::LiveBuffer;
 use crate::app::WindowedRows;

@@ -23,29 +23,21 @@ pub mod text;
 pub mod theme;
 mod unattached;
 mod unattached_popup;
+mod view;
 
 pub use theme::Theme;
+pub use view::View;
 
-use crate::app::{App, Model, Popup, Tab};
+use crate::app::{App, Popup, Tab};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::widgets::{Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 /// The smallest terminal the UI draws in; below it, one line says so.
 pub const MIN_SIZE: (u16, u16) = (60, 15);
 
 /// The line drawn on a terminal smaller than `MIN_SIZE`.
 pub const TOO_SMALL: &str = "terminal too small (need 60×15)";
-
-/// What every region reads: the model, the address base and the styles.
-pub struct View<'a> {
-    /// The memory report as shown.
-    pub model: &'a Model,
-    /// Hexadecimal addresses.
-    pub hex: bool,
-    /// Styles.
-    pub theme: &'a Theme,
-}
 
 /// Whether a terminal of this size is too small to draw the UI in.
 pub fn too_small(area: Rect) -> bool {
@@ -66,14 +58,14 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
         Layout::vertical([Constraint::Length(1), Constraint::Fill(1), Constraint::Length(2)]).areas(area);
     tabs::draw(frame, tabs_area, app, theme);
     let selected = app.selected_operation();
-    let App { model, hex, tab, operations, device_ops, perf, memory, over_time, .. } = app;
+    let App { model, hex, tab, operations, device_ops, perf, memory, over_time, jobs, .. } = app;
     let view = View { model, hex: *hex, theme };
     match tab {
         Tab::Operations => operations::draw(frame, body, &view, operations),
         Tab::DeviceOps => device_ops::draw(frame, body, &view, selected, device_ops),
         Tab::Performance => performance::draw(frame, body, &view, perf),
-        Tab::Memory => memory::draw(frame, body, &view, selected, memory),
-        Tab::OverTime => over_time::draw(frame, body, &view, over_time),
+        Tab::Memory => memory::draw(frame, body, &view, selected, memory, &jobs.replay),
+        Tab::OverTime => over_time::draw(frame, body, &view, over_time, over_time.pass(jobs)),
     }
     status::draw(frame, status_area, app, theme);
     let from = app.tab_pane();
@@ -100,9 +92,4 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
 /// A centred rectangle of a percentage of the area, for a popup.
 fn popup_area(area: Rect, width_percent: u16, height_percent: u16) -> Rect {
     area.centered(Constraint::Percentage(width_percent), Constraint::Percentage(height_percent))
-}
-
-/// Clears a popup's area before drawing it.
-fn clear(frame: &mut Frame, area: Rect) {
-    frame.render_widget(Clear, area);
 }

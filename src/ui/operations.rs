@@ -4,7 +4,8 @@
 use super::callout::{error_lines, note_line};
 use super::text::{truncate, truncate_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
-use super::{View, detail, unattached};
+use super::view::View;
+use super::{detail, unattached};
 use crate::analysis::beside::NOT_RECORDED;
 use crate::analysis::format::counted;
 use crate::analysis::model::ERRORS_NOT_RECORDED;

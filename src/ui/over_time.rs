@@ -4,10 +4,10 @@
 //! a progress bar while the one pass over `buffers` runs; below, the tensors held past their
 //! last use on that line (issue 16), the selected one's span marked on the chart.
 
-use super::View;
 use super::late_list::{late_height, late_lines};
 use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
+use super::view::View;
 use crate::analysis::format::size;
 use crate::analysis::memory::MemoryNote;
 use crate::analysis::memory::late::LateTensor;
@@ -55,7 +55,7 @@ pub fn cursor_line(view: &View, series: &UsageSeries, cursor: usize) -> String {
 type ChartLine<'a> = (&'static str, Marker, GraphType, Style, &'a [(f64, f64)]);
 
 /// Draws the tab.
-pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) {
+pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab, pass: &JobState) {
     let theme = view.theme;
     let inner = area.inner(Margin::new(1, 1));
     let message = |frame: &mut Frame, text: &str| {
@@ -63,12 +63,12 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) {
         frame.render_widget(Paragraph::new(lines).style(theme.dim), inner);
     };
     let Some(series) = tab.series() else {
-        return match &tab.pass {
+        return match pass {
             JobState::Failed(reason) => message(frame, &format!("The run over time cannot be read: {reason}")),
             JobState::Done => {
                 message(frame, "The report records no buffers on any device, and no captured graph allocates any.")
             }
-            pass => draw_progress(frame, inner, view.theme, progress_text(tab), pass),
+            pass => draw_progress(frame, inner, view.theme, progress_text(tab, pass), pass),
         };
     };
     let late = tab.late_of_shown();
@@ -99,8 +99,8 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) {
 
 /// What the tab says while its pass runs: the pass over `buffers`, with how to cancel it, or the
 /// replay.
-fn progress_text(tab: &OverTimeTab) -> String {
-    let (done, total) = match tab.pass {
+fn progress_text(tab: &OverTimeTab, pass: &JobState) -> String {
+    let (done, total) = match *pass {
         JobState::Running { done, total } => (done, total),
         _ => (0, 0),
     };

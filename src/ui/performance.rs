@@ -2,11 +2,11 @@
 //! with `u`, its listings chosen with `[`/`]`), the link state and why nothing linked, the table
 //! of the active view and a footer explaining the selected row's flags (§11).
 
-use super::View;
 use super::callout::callout_lines;
 use super::perf_table::{draw_table, footer_lines};
 use super::text::{truncate, truncate_line, wrap_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
+use super::view::View;
 use crate::analysis::perf::callout::{PerfCallout, perf_callout};
 use crate::analysis::perf::link::{LINKED_TEXT, UNLINKED_TEXT};
 use crate::app::Action::{Activate, NextFailure, ToggleCallout};

@@ -3,9 +3,9 @@
 //! the second — disabled keys dimmed, keys that make no sense here left out, and `? help` and
 //! `q quit` kept at every width.
 
-use super::Theme;
 use super::performance::link_status;
 use super::text::truncate_line;
+use super::theme::Theme;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
 use crate::app::bindings::{bindings, hint_text};
 use crate::app::{Action, App, Availability, Binding, OperationsTab, Pane, PerfState, PerfTab, Tab};

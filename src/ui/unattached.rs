@@ -1,9 +1,9 @@
 //! The unattached-errors callout above the operations list (behaviour.md §7.5): folded to its
 //! title (`u`) or open and scrollable (`[`/`]`); past five errors, `U` opens them all.
 
-use super::View;
 use super::callout::{callout_lines, error_callout, text_lines};
 use super::text::{truncate_line, wrap_lines};
+use super::view::View;
 use crate::analysis::model::ErrorRecord;
 use crate::app::Action::{ScrollCalloutDown, ShowUnattached, ToggleCallout};
 use crate::app::bindings::key_label;

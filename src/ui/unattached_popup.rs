@@ -4,7 +4,7 @@
 use super::status::popup_hints;
 use super::text::{truncate, wrap_lines};
 use super::unattached::{error_lines, title};
-use super::{View, clear};
+use super::view::{View, clear};
 use crate::app::{Action, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::Rect;

@@ -4,6 +4,7 @@
 
 pub mod graphs;
 pub mod perf;
+mod screen;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -3,7 +3,7 @@
 //! log then only says where it was seen. Else the operation that started and never completed,
 //! recorded or not, of the same name: it takes the last failure of that name in the log.
 
-use super::LogFailure;
+use super::findings::LogFailure;
 use crate::analysis::messages::failure::AllocationFailure;
 use crate::analysis::sanitize::sanitize_line;
 

@@ -11,6 +11,7 @@
 
 mod clean;
 mod context;
+mod findings;
 pub(crate) mod join;
 #[cfg(test)]
 mod tests;
@@ -21,6 +22,7 @@ use regex::Regex;
 use std::sync::LazyLock;
 
 pub use context::OtherError;
+pub use findings::{LogFailure, LogFindings};
 
 /// How many lines after its first a wrapped message may run over.
 pub const MAX_CONTINUATION: usize = 8;
@@ -38,41 +40,6 @@ static OPENING: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("the opening pattern is valid")
 });
-
-/// One allocation failure found in a log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogFailure {
-    /// The 1-based line on which its message begins.
-    pub line: u64,
-    /// The lines where repeats of it begin.
-    pub also_at: Vec<u64>,
-    /// The TT-NN operation (`ttnn.conv2d`), when the traceback's source line shows it.
-    pub operation_name: Option<String>,
-    /// The innermost user frame, `path:line` as the log prints it.
-    pub source: Option<String>,
-    /// The pytest test, as pytest names it in its section headers.
-    pub test: Option<String>,
-    /// The message lines, cleaned (unsanitised: the caller sanitises for output).
-    pub message: String,
-    /// What the parser made of it.
-    pub failure: AllocationFailure,
-}
-
-/// Everything a scan found.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct LogFindings {
-    /// The failures, in order of first appearance.
-    pub failures: Vec<LogFailure>,
-    /// Lines read.
-    pub lines: u64,
-    /// When the log holds no allocation failure, its most likely other error (the last
-    /// `TT_FATAL`/`TT_THROW` line, else a Python exception).
-    pub other_error: Option<OtherError>,
-    /// Failures beyond [`MAX_FAILURES`], not listed.
-    pub failures_not_listed: u64,
-    /// Repeat lines beyond [`MAX_REPEATS`] per failure, not listed.
-    pub repeats_not_listed: u64,
-}
 
 /// A candidate message: its first line, the lines so far, and where it came from.
 #[derive(Debug)]

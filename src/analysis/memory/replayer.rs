@@ -80,7 +80,7 @@ impl GraphReplayer {
     }
 
     /// The buffers live now, in the order they became live.
-    pub(crate) fn live(&self) -> Vec<super::GraphBuffer> {
+    pub(crate) fn live(&self) -> Vec<super::inputs::GraphBuffer> {
         self.replay.live.iter().map(|e| e.buffer.clone()).collect()
     }
 

@@ -2,9 +2,8 @@
 //! built from `buffers` rows as they are read (memory.md §1: each operation's rows are a snapshot
 //! of every buffer live after it on the devices it touched).
 
-use super::late::findings::LateFindings;
+use super::inputs::valid_buffer;
 use super::late::runs::BufferRuns;
-use super::valid_buffer;
 use crate::analysis::messages::failure::BufferType;
 use std::collections::BTreeMap;
 
@@ -32,9 +31,6 @@ pub struct MemoryUsage {
     /// Each buffer's run of snapshots, when asked for ([`MemoryUsage::with_runs`]): the same
     /// rows, the same pass (where to free memory, issue 16).
     pub runs: Option<BufferRuns>,
-    /// The tensors held past their last use found from `runs` after the pass, when the pass's
-    /// worker found them (the loop then need not).
-    pub late: Option<LateFindings>,
 }
 
 /// The rows of the operation being read; moved into the sums when another operation starts.
@@ -46,7 +42,7 @@ struct Current {
 }
 
 impl MemoryUsage {
-    /// Sums that also follow each buffer from snapshot to snapshot (for `analysis::late`).
+    /// Sums that also follow each buffer from snapshot to snapshot (for `analysis::memory::late`).
     pub fn with_runs() -> Self {
         Self { runs: Some(BufferRuns::default()), ..Self::default() }
     }

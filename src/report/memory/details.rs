@@ -2,8 +2,8 @@
 
 use crate::analysis::model::Operation;
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
-use crate::report::ReportError;
 use crate::report::database::text;
+use crate::report::error::ReportError;
 use crate::report::store::Store;
 use rusqlite::params;
 use std::collections::HashMap;

@@ -15,8 +15,8 @@ use crate::analysis::memory::whatif::Fix;
 use crate::analysis::memory::{LiveBuffer, MemoryAtFailure};
 use crate::analysis::sanitize::sanitize_line;
 use crate::analysis::stack::model_source_label;
-use crate::report::ReportError;
 use crate::report::database::{IN_LIST_CHUNK, id_list, opt_uint, text, uint};
+use crate::report::error::ReportError;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::AtomicBool;
 

@@ -11,8 +11,8 @@ use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors, rows_of_ran
 use crate::analysis::messages::failure::parse_allocation_failure;
 pub use crate::analysis::model::{ErrorRecord, Operation};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
-use crate::report::ReportError;
 use crate::report::database::{float, int, open_database, open_error, opt_uint, text, uint};
+use crate::report::error::ReportError;
 use crate::report::locate::{ReportSource, report_name_from_config, report_name_from_folder};
 use crate::report::store::Store;
 use rusqlite::{Connection, MAIN_DB, params};

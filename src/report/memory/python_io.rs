@@ -3,7 +3,7 @@
 //! tensors. The file is streamed, one call at a time: only the call asked for is kept.
 
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 use serde::Deserialize;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use std::path::{Path, PathBuf};

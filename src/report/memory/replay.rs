@@ -6,10 +6,10 @@
 
 use super::graphs::Graphs;
 use crate::analysis::graph::nodes::parse_buffers;
-use crate::analysis::memory::late::{BufferRun, LateFindings};
+use crate::analysis::memory::late::BufferRun;
 use crate::analysis::memory::{DeviceFacts, GraphBuffer, GraphReplayer, MemoryNote};
 use crate::analysis::messages::failure::BufferType;
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -48,9 +48,6 @@ pub struct GraphReplay {
     /// Each buffer's stay: from the operation that allocated it to the last one after which it
     /// was live (issue 16, where to free memory, on a report without `buffers` rows).
     pub(crate) runs: Vec<BufferRun>,
-    /// The tensors held past their last use, when the replay's worker found them too
-    /// (`MemoryReport::replay_late`).
-    pub late: Option<LateFindings>,
 }
 
 impl GraphReplay {

@@ -7,9 +7,9 @@
 use crate::analysis::memory::{MemoryNote, SnapshotRow, valid_buffer};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::model::Operation;
-use crate::report::ReportError;
 use crate::report::database::buffer_type;
 use crate::report::database::{RowSpan, int, operation_row_span, rowid_range, signed, uint};
+use crate::report::error::ReportError;
 use crate::report::store::Store;
 use rusqlite::params;
 use rusqlite::types::ValueRef;

@@ -5,7 +5,7 @@
 //! `tensors` has no index on `address`, and the link tables often none on `tensor_id`. Two ways
 //! answer without scanning them per question:
 //!
-//! * the recent tenants first (`memory_recent.rs`): the link rows of the operations just before
+//! * the recent tenants first (`recent.rs`): the link rows of the operations just before
 //!   N, found by rowid span, and those tensors' rows by `tensor_id` (its UNIQUE index), in
 //!   windows that double, until every live address has a tenant whose production was seen;
 //! * else, once per report, an index of every tensor's placement and links — four narrow
@@ -39,7 +39,7 @@ pub(crate) type TensorCache = OnceCell<TensorIndex>;
 
 /// Tensors and their links (memory.md §4): the tensors at the live addresses and those named,
 /// each with its link rows; their shapes and dtypes; the tensors of shown operations and the
-/// DRAM-fallback records (`tensors.rs`). A question asked of the report's store for its
+/// DRAM-fallback records (`operation_tensors.rs`). A question asked of the report's store for its
 /// operations, with the index it builds once.
 pub struct Tensors<'a> {
     pub(super) store: &'a Store,

@@ -16,7 +16,7 @@ use crate::analysis::memory::{
     other_devices_with_buffers, place_devices,
 };
 use crate::analysis::messages::failure::BufferType;
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 use std::collections::{BTreeSet, HashMap};
 
 /// The memory at an operation's failure, as far as the report can tell it.

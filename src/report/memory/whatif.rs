@@ -15,7 +15,7 @@ use crate::analysis::memory::whatif::{
 use crate::analysis::memory::{Basis, MemoryAtFailure};
 use crate::analysis::memory::{SnapshotRow, TensorFacts};
 use crate::analysis::messages::failure::{BufferType, FailureKind};
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 use std::sync::atomic::AtomicBool;
 
 /// How many earlier operations of the failed one's name are searched for circular buffers.

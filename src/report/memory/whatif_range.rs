@@ -6,8 +6,8 @@ use super::memory_report::MemoryReport;
 use crate::analysis::graph::nodes::parse_graph;
 use crate::analysis::memory::SnapshotRow;
 use crate::analysis::memory::whatif::{OperationRecord, WhatIfRun};
-use crate::report::ReportError;
 use crate::report::database::{buffer_type, int, signed, text, uint};
+use crate::report::error::ReportError;
 use rusqlite::Rows;
 use std::ops::Range;
 

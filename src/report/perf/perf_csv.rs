@@ -6,7 +6,7 @@ use crate::analysis::perf::rows::{
     Analytics, PerfRecord, PerfRow, SIGNPOST_OP_TYPE, Text, parse_float_prefix, parse_int_prefix, raw_op_code_of,
 };
 use crate::analysis::sanitize::sanitize_line;
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 use csv::ByteRecord;
 use std::collections::HashMap;
 use std::io::Read;

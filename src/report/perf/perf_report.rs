@@ -5,7 +5,7 @@ use super::perf_csv::{ParsedCsv, PerfData, check_header, parse_csv};
 use crate::analysis::perf::flags::max_cores;
 use crate::analysis::perf::rows::{PerfRow, RowOptions, build_rows, device_count};
 use crate::analysis::sanitize::sanitize_line;
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -144,7 +144,7 @@ impl PerfReport {
 /// The CSV a path names (the newest `ops_perf_results*.csv` of a folder, or the file itself) and
 /// the folder its device log would be in.
 fn locate_csv(path: &Path) -> Result<(PathBuf, PathBuf), ReportError> {
-    let metadata = crate::report::path_metadata(path)?;
+    let metadata = crate::report::error::path_metadata(path)?;
     if metadata.is_dir() {
         // A folder that cannot be listed says so, rather than seeming to hold no CSV.
         std::fs::read_dir(path).map_err(|e| ReportError::new(format!("cannot read the folder ({e})"), path))?;

@@ -20,8 +20,8 @@ pub use lifetime::{TensorLifetime, check_lifetimes, lifetime_lines};
 pub use runs::{BufferRun, BufferRuns};
 pub use text::{late_heading, late_row, suggestion};
 
-use crate::analysis::memory::TensorFacts;
 use crate::analysis::memory::holders::{Holders, last_use, producer};
+use crate::analysis::memory::inputs::TensorFacts;
 use crate::analysis::memory::usage::{MemoryUsage, UsageKey};
 use peak::SeriesPeaks;
 use std::collections::HashMap;

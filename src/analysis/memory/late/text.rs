@@ -1,7 +1,7 @@
 //! The sentences of where to free memory: one suggestion per late tensor, read like code review,
 //! and the heading of a line's list.
 
-use super::{LateSummary, LateTensor};
+use super::findings::{LateSummary, LateTensor};
 use crate::analysis::format::{bare_shape, size};
 
 /// The suggestion for one late tensor, e.g. `ttnn.deallocate(…) after block.py:139 — tensor 71

@@ -1,9 +1,10 @@
 //! The message patterns: the reference's four (behaviour.md §4.2) and those beyond it (§13.2),
 //! each searched anywhere in a text, first occurrence first.
 
-use super::{BufferType, FailureKind, Figures};
+use super::recognised::{BufferType, FailureKind, Figures};
 use crate::analysis::sanitize::sanitize_line;
 use regex::{Captures, Regex};
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 /// What one list of patterns found in a text.
@@ -160,8 +161,7 @@ pub(super) fn beyond(text: &str, which: Text) -> Found {
 fn is_old_form(c: &Captures<'_>, text: &str, which: Text) -> bool {
     let end = c.get(0).map_or(0, |m| m.end());
     let rest: String = text[end..].chars().take(64).collect();
-    which == Text::Collapsed
-        || !(rest.starts_with(',') && super::collapse_whitespace(&rest).starts_with(", but bank size "))
+    which == Text::Collapsed || !(rest.starts_with(',') && collapse_whitespace(&rest).starts_with(", but bank size "))
 }
 
 /// Kinds 3 and 4 in one wording (`circular` or `dataflow`): beyond L1 first, then the clash.
@@ -228,4 +228,13 @@ fn read(figures: impl FnOnce() -> Option<(FailureKind, Figures)>) -> Found {
 
 fn number(c: &Captures<'_>, i: usize) -> Option<u64> {
     c.get(i)?.as_str().parse().ok()
+}
+
+/// The text with every run of whitespace (space, tab, CR, LF, U+2028, U+2029) made one space;
+/// borrowed when that changes nothing.
+pub(super) fn collapse_whitespace(text: &str) -> Cow<'_, str> {
+    static RUN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"[ \t\r\n\x{2028}\x{2029}]{2,}|[\t\r\n\x{2028}\x{2029}]").expect("the whitespace pattern is valid")
+    });
+    RUN.replace_all(text, " ")
 }

@@ -1,7 +1,8 @@
 //! The order of behaviour.md §13.1, the patterns of §13.2 and what stays raw, and the property
 //! that breaking a message over lines changes only its `beyond_reference` flag.
 
-use super::{FailureKind, collapse_whitespace, parse_allocation_failure};
+use super::patterns::collapse_whitespace;
+use super::{FailureKind, parse_allocation_failure};
 use crate::analysis::messages::reason::{explain, summary};
 use proptest::prelude::*;
 
