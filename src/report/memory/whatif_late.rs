@@ -16,7 +16,7 @@ use super::whatif::{Resolved, WhatIf};
 use crate::analysis::memory::MemoryAtFailure;
 use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::whatif::{Fix, Regions};
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 
 /// The failures one replay serves: their device, regions and start, and the failures (by
 /// index, ascending) with their memory.
