@@ -1,6 +1,7 @@
 //! ttnn-tui: explains TT-NN allocation failures from memory and performance reports.
 
 pub mod analysis;
+pub mod answer;
 pub mod app;
 pub mod cli;
 pub mod explain;

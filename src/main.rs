@@ -88,25 +88,13 @@ fn what_if(open: &OpenArgs, args: &WhatifArgs) -> ExitCode {
             let log = read_log(path).map_err(|message| Failure { message, code: 2 })?;
             report.join_log(Arc::new(log));
         }
-        let path = report.source.display_path();
-        let fail = |message: String| Failure { message: format!("{message}: {path}"), code: 1 };
-        let index = match open.operation {
-            Some(id) => report.operation_index(id).ok_or_else(|| fail(format!("no operation {id} in this report")))?,
-            None => (0..report.operations.len())
-                .find(|&i| report.error_of(i).is_some_and(|e| e.failure.is_some()))
-                .ok_or_else(|| fail("no allocation failure in this report to replay".into()))?,
-        };
-        if report.error_of(index).is_none_or(|e| e.failure.is_none()) {
-            let op = &report.operations[index];
-            return Err(fail(format!("operation {} {} has no allocation failure to replay", op.id, op.name)));
-        }
         let fixes = args.fixes().map_err(|e| Failure { message: e.to_string(), code: 2 })?;
-        let options = ttnn_tui::report::WhatIfOptions { late: None, from_start: args.from_start };
-        let answer = report.what_if(index, &fixes, &options).map_err(|e| fail(e.to_string()))?;
+        let answer = ttnn_tui::answer::what_if(&report, open.operation, &fixes, args.from_start, open.hex)
+            .map_err(|r| Failure { message: r.message, code: r.code })?;
         Ok(if args.json {
             ttnn_tui::explain::render_whatif_json(&answer)
         } else {
-            ttnn_tui::explain::render_whatif_text(&answer, open.hex)
+            ttnn_tui::explain::render_whatif_text(&answer)
         })
     })();
     match answered {
@@ -179,7 +167,16 @@ fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>,
     };
     // A closed pipe (e.g. `| head`) is not an error worth a message.
     let _ = written.and_then(|()| stdout.flush());
-    Ok(())
+    // A section the database could not give was said in its place; the run fails after it.
+    let unread = explanation.read_errors();
+    let path = ttnn_tui::analysis::sanitize::sanitize_line(&report.source.display_path());
+    for line in &unread[..unread.len().saturating_sub(1)] {
+        eprintln!("error: {line}: {path}");
+    }
+    match unread.last() {
+        Some(line) => Err(Failure { message: format!("{line}: {path}"), code: 1 }),
+        None => Ok(()),
+    }
 }
 
 /// Opens the report: the demo, or the one REPORT names (saying which when it is the newest of a
