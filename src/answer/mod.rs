@@ -10,6 +10,7 @@ mod failure;
 mod late;
 mod log;
 mod memory;
+mod operation;
 mod peak;
 mod sections;
 mod select;
@@ -20,6 +21,10 @@ pub use failure::{FailureAnswer, FiguresAnswer};
 pub use late::{LateAnswer, LateFailureAnswer, LateSummaryAnswer, LateTensorAnswer, read_late};
 pub use log::{LogAnswer, LogFailureAnswer, LogSummaryAnswer, MAX_LINE_BYTES, OtherErrorAnswer, scan_log};
 pub use memory::{BlockAnswer, LiveBufferAnswer, MemoryAnswer, SnapshotAnswer};
+pub use operation::{
+    MemoryAfterAnswer, OperationDetailAnswer, OperationListing, PerfRowsAnswer, find_operations, memory_after,
+    operation_detail,
+};
 pub use peak::{PeakAnswer, PeaksAnswer, read_peaks};
 pub use select::{ExplainedError, Selection};
 pub(crate) use select::{explained_operation, explained_unattached};
@@ -48,6 +53,34 @@ impl Refusal {
     /// A usage error (exit code 2).
     pub fn usage(message: impl Into<String>) -> Self {
         Self { message: message.into(), code: 2 }
+    }
+}
+
+/// The report as a whole: the `memory_report` object of `explain --json` (without `peak`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ReportAnswer {
+    /// The database read, sanitised.
+    path: String,
+    /// The rank read.
+    rank: u32,
+    /// How many operations the report holds.
+    operations: usize,
+    /// How many error rows of the rank it holds.
+    errors: usize,
+    /// `report_metadata.schema_version`, when recorded.
+    schema_version: Option<String>,
+}
+
+impl ReportAnswer {
+    /// The report's header.
+    pub fn new(report: &MemoryReport) -> Self {
+        Self {
+            path: sanitize_line(&report.source.display_path()),
+            rank: report.rank(),
+            operations: report.operations.len(),
+            errors: report.errors.len(),
+            schema_version: report.schema_version.clone(),
+        }
     }
 }
 

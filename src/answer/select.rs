@@ -72,14 +72,14 @@ impl<'a> Selection<'a> {
         Ok(Self { linked, operations, unattached })
     }
 
-    /// How many operations have an error here.
-    pub fn operations(&self) -> usize {
-        self.operations.len()
+    /// The operations with an error, in id order.
+    pub fn operations(&self) -> std::slice::Iter<'_, ExplainedError<'a>> {
+        self.operations.iter()
     }
 
-    /// How many errors no operation took are here.
-    pub fn unattached(&self) -> usize {
-        self.unattached.len()
+    /// The errors no operation took, in table order.
+    pub fn unattached(&self) -> std::slice::Iter<'_, ExplainedError<'a>> {
+        self.unattached.iter()
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::{ExplainOptions, Explanation};
 use crate::analysis::sanitize::sanitize_line;
-use crate::answer::{Entries, ErrorAnswer, ExplainedError, LateAnswer, LogFailureAnswer, PeakAnswer};
+use crate::answer::{Entries, ErrorAnswer, ExplainedError, LateAnswer, LogFailureAnswer, PeakAnswer, ReportAnswer};
 use crate::report::MemoryReport;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
@@ -30,11 +30,8 @@ struct Document<'r, 'a> {
 
 #[derive(Serialize)]
 struct MemoryReportJson<'r> {
-    path: String,
-    rank: u32,
-    operations: usize,
-    errors: usize,
-    schema_version: Option<&'r str>,
+    #[serde(flatten)]
+    report: ReportAnswer,
     /// Present with `--peak` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     peak: Option<&'r [PeakAnswer]>,
@@ -80,11 +77,7 @@ pub fn write_json(
     let entries = Entries::new(report, options.hex);
     let document = Document {
         memory_report: MemoryReportJson {
-            path: sanitize_line(&report.source.display_path()),
-            rank: report.rank(),
-            operations: report.operations.len(),
-            errors: report.errors.len(),
-            schema_version: report.schema_version.as_deref(),
+            report: ReportAnswer::new(report),
             peak: explanation.peaks.as_ref().map(|p| p.peak.as_slice()),
         },
         perf_report: selection.linked.map(|l| PerfReportJson {

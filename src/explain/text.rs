@@ -18,7 +18,7 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
     let selection = &explanation.selection;
     if options.operation.is_none() {
         let line = match report.records_errors() {
-            true => count_line(selection.operations(), selection.unattached(), report.operations.len()),
+            true => count_line(selection.operations().len(), selection.unattached().len(), report.operations.len()),
             false => not_recorded_line(report.operations.len()),
         };
         let _ = writeln!(out, "{line}");

@@ -21,6 +21,7 @@ pub mod perf;
 pub mod perf_csv;
 pub(crate) mod python_io;
 mod store;
+pub mod tensor_detail;
 pub(crate) mod tensor_index;
 pub mod tensors;
 pub mod usage;
