@@ -5,6 +5,7 @@ pub mod answer;
 pub mod app;
 pub mod cli;
 pub mod explain;
+pub mod mcp;
 pub mod report;
 pub mod tui;
 pub mod ui;

@@ -14,6 +14,9 @@ use ttnn_tui::ui::Theme;
 
 fn main() -> ExitCode {
     let cli = Cli::parse_args();
+    if let Some(Command::Mcp) = cli.command {
+        return mcp(&cli);
+    }
     let no_color = std::env::var_os("NO_COLOR");
     let colours = cli.options.color.colours_print(no_color.as_deref(), std::io::stdout().is_terminal());
     let open = cli.open_args();
@@ -26,6 +29,7 @@ fn main() -> ExitCode {
     let explain = match &cli.command {
         Some(Command::Whatif(args)) => return what_if(&cli.open_args(), args),
         Some(Command::Explain(args)) => Some(args),
+        Some(Command::Mcp) => return mcp(&cli),
         None => None,
     };
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
@@ -34,6 +38,25 @@ fn main() -> ExitCode {
         Err(Failure { message, code }) => {
             eprintln!("error: {message}");
             ExitCode::from(code)
+        }
+    }
+}
+
+/// `mcp`: serves until the client closes stdin (0); 2 when a report option was given (the tools
+/// take their report with each call), 1 when the server cannot start. Nothing but protocol is
+/// written to stdout.
+fn mcp(cli: &Cli) -> ExitCode {
+    let open = cli.open_args();
+    let any = open.report.is_some() || open.demo || open.log.is_some() || open.perf.is_some();
+    if any || open.operation.is_some() || open.rank != 0 || open.hex || open.watch {
+        eprintln!("error: `ttnn-tui mcp` takes no report or option: each tool call names its report");
+        return ExitCode::from(2);
+    }
+    match ttnn_tui::mcp::serve_stdio() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(1)
         }
     }
 }
