@@ -351,6 +351,11 @@ fn bad_arguments_are_tool_errors_with_the_cli_message_and_the_server_goes_on() {
         s.refusal("explain_failure", json!({"report": report, "operation_id": 999})),
         cli_error(&["explain", &report, "--operation", "999"])
     );
+    let db = format!("{report}/db.sqlite");
+    assert_eq!(
+        s.refusal("explain_failure", json!({"report": report, "operation_id": 3})),
+        format!("error: operation 3 ttnn.empty has no error: {db}")
+    );
     good(&mut s);
     let log = "fixtures/logs/no_such.log";
     assert_eq!(s.refusal("explain_log", json!({"path": log})), cli_error(&["explain", "--log", log]));
