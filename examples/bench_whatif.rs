@@ -83,11 +83,13 @@ fn main() {
     );
 
     let (late, late_time) = timed(|| read_late(&report).expect("the late list reads"));
-    let replayed = late.failures.iter().filter(|f| f.answer.is_some()).count();
+    let json = serde_json::to_value(&late).expect("serialises");
+    let failures = json["late_failures"].as_array().cloned().unwrap_or_default();
+    let replayed = failures.iter().filter(|f| !f["outcome"].is_null()).count();
     println!(
         "| explain --late ({} tensors; free-late replayed at {replayed} of {} failures) | {} | peak RSS {} |",
         late.late.len(),
-        late.failures.len(),
+        failures.len(),
         secs(late_time),
         peak_rss()
     );

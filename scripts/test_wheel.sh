@@ -1,26 +1,24 @@
 #!/usr/bin/env bash
 # The wheel (interfaces.md §3): builds it with the one command (`maturin build --release`),
 # installs it into a fresh venv whose PATH holds no Rust toolchain, and runs `ttnn-tui` from there.
-# Run by .ci/run; needs python3 (with venv) and cargo. maturin is installed into
-# target/maturin-venv, never into the system's site-packages.
+# Run by .ci/run; needs python3 (with venv) and cargo. maturin and the MCP SDK are installed into
+# target/ci-venv (scripts/ci_venv.sh), never into the system's site-packages.
 #
-# Step 6 (`ttnn-tui mcp`, issue 23 §1) runs when `ttnn-tui --help` lists an `mcp` command and is
-# skipped, saying so, until then. WHEEL_TEST_MCP=require makes a missing `mcp` command a failure:
-# once the MCP server lands, make `require` the default below.
+# Step 6 runs `ttnn-tui mcp` from the wheel's venv and drives it with the official MCP Python SDK
+# (tests/mcp/sdk_client.py wheel): the handshake, the ten tools, one answer equal to the CLI's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-mcp_mode=${WHEEL_TEST_MCP:-auto}
 
 fail() { echo "test_wheel: FAIL: $*" >&2; exit 1; }
 step() { echo "test_wheel: $*"; }
 
 version=$(cargo pkgid --offline | sed 's/.*[#@]//')
 
-# 1. maturin, in its own venv (the same requirement as pyproject.toml's build-system).
-tools=$root/target/maturin-venv
-[ -x "$tools/bin/python" ] || python3 -m venv "$tools"
-"$tools/bin/python" -m pip install --quiet --disable-pip-version-check 'maturin>=1.9,<2'
+# 1. maturin (the same requirement as pyproject.toml's build-system) and the MCP SDK, in the venv
+#    CI's scripts share.
+python=$(scripts/ci_venv.sh)
+tools=$(dirname "$(dirname "$python")")
 
 # 2. The one command. It shares target/release with `cargo build --release`, so an unchanged
 #    crate is not compiled twice.
@@ -70,18 +68,12 @@ rc=0; run --version || rc=$?
 [ "$(cat "$tmp/out")" = "ttnn-tui $version" ] || fail "ttnn-tui --version said: $(cat "$tmp/out")"
 step "ttnn-tui --version: ttnn-tui $version"
 
-# 6. `ttnn-tui mcp` from the wheel (issue 23 §1). `ttnn-tui mcp --help` alone proves nothing
-#    before then (`mcp` parses as a REPORT path and the top-level help is printed), so the step
-#    looks for `mcp` among the commands `ttnn-tui --help` lists.
+# 6. `ttnn-tui mcp` from the wheel (issue 23 §1): listed among the commands, then served from the
+#    venv's PATH to the official MCP SDK (its client runs from CI's venv, in the clean environment).
 run --help || fail "ttnn-tui --help failed"
-if awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 } on && $1 == "mcp" { found = 1 } END { exit !found }' "$tmp/out"; then
-    rc=0; run mcp --help || rc=$?
-    [ "$rc" -eq 0 ] || fail "ttnn-tui mcp --help exited $rc: $(cat "$tmp/err")"
-    grep -q '^Usage: ttnn-tui mcp' "$tmp/out" || fail "ttnn-tui mcp --help printed: $(head -3 "$tmp/out")"
-    step "ttnn-tui mcp --help: exit 0"
-elif [ "$mcp_mode" = require ]; then
-    fail "ttnn-tui --help lists no mcp command (WHEEL_TEST_MCP=require)"
-else
-    step "SKIPPED ttnn-tui mcp: this build has no mcp command yet (issue 23 §1)"
-fi
+awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 } on && $1 == "mcp" { found = 1 } END { exit !found }' "$tmp/out" \
+    || fail "ttnn-tui --help lists no mcp command"
+"${clean[@]}" "$python" tests/mcp/sdk_client.py wheel ttnn-tui >"$tmp/out" 2>"$tmp/err" \
+    || fail "ttnn-tui mcp from the wheel: $(cat "$tmp/out" "$tmp/err")"
+step "ttnn-tui mcp: $(cat "$tmp/out")"
 step "ok in $SECONDS s"

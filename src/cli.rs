@@ -71,7 +71,7 @@ impl Cli {
         let report = match &self.command {
             Some(Command::Explain(args)) => args.report.clone().or_else(|| self.report.clone()),
             Some(Command::Whatif(args)) => args.report.clone().or_else(|| self.report.clone()),
-            None => self.report.clone(),
+            Some(Command::Mcp) | None => self.report.clone(),
         };
         let o = &self.options;
         OpenArgs {
@@ -96,7 +96,7 @@ impl Cli {
         match &self.command {
             Some(Command::Explain(args)) => args.json,
             Some(Command::Whatif(args)) => args.json,
-            None => false,
+            Some(Command::Mcp) | None => false,
         }
     }
 }
@@ -109,6 +109,9 @@ pub enum Command {
     /// Replay the run with a fix applied and say what tt-metal would do with the failed request
     /// (the first failure, or --operation N).
     Whatif(WhatifArgs),
+    /// Serve the Model Context Protocol on stdin/stdout, for an AI agent: the same answers as
+    /// `explain --json`, read-only (register it with `claude mcp add ttnn-tui -- ttnn-tui mcp`).
+    Mcp,
 }
 
 /// Arguments of `whatif` (the global options apply too): the report and the fixes, several at once.

@@ -14,6 +14,9 @@ use ttnn_tui::ui::Theme;
 
 fn main() -> ExitCode {
     let cli = Cli::parse_args();
+    if let Some(Command::Mcp) = cli.command {
+        return mcp(&cli);
+    }
     let no_color = std::env::var_os("NO_COLOR");
     let colours = cli.options.color.colours_print(no_color.as_deref(), std::io::stdout().is_terminal());
     let open = cli.open_args();
@@ -26,6 +29,7 @@ fn main() -> ExitCode {
     let explain = match &cli.command {
         Some(Command::Whatif(args)) => return what_if(&cli.open_args(), args),
         Some(Command::Explain(args)) => Some(args),
+        Some(Command::Mcp) => return mcp(&cli),
         None => None,
     };
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
@@ -34,6 +38,25 @@ fn main() -> ExitCode {
         Err(Failure { message, code }) => {
             eprintln!("error: {message}");
             ExitCode::from(code)
+        }
+    }
+}
+
+/// `mcp`: serves until the client closes stdin (0); 2 when a report option was given (the tools
+/// take their report with each call), 1 when the server cannot start. Nothing but protocol is
+/// written to stdout.
+fn mcp(cli: &Cli) -> ExitCode {
+    let open = cli.open_args();
+    let any = open.report.is_some() || open.demo || open.log.is_some() || open.perf.is_some();
+    if any || open.operation.is_some() || open.rank != 0 || open.hex || open.watch {
+        eprintln!("error: `ttnn-tui mcp` takes no report or option: each tool call names its report");
+        return ExitCode::from(2);
+    }
+    match ttnn_tui::mcp::serve_stdio() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(1)
         }
     }
 }
@@ -88,25 +111,13 @@ fn what_if(open: &OpenArgs, args: &WhatifArgs) -> ExitCode {
             let log = read_log(path).map_err(|message| Failure { message, code: 2 })?;
             report.join_log(Arc::new(log));
         }
-        let path = report.source.display_path();
-        let fail = |message: String| Failure { message: format!("{message}: {path}"), code: 1 };
-        let index = match open.operation {
-            Some(id) => report.operation_index(id).ok_or_else(|| fail(format!("no operation {id} in this report")))?,
-            None => (0..report.operations.len())
-                .find(|&i| report.error_of(i).is_some_and(|e| e.failure.is_some()))
-                .ok_or_else(|| fail("no allocation failure in this report to replay".into()))?,
-        };
-        if report.error_of(index).is_none_or(|e| e.failure.is_none()) {
-            let op = &report.operations[index];
-            return Err(fail(format!("operation {} {} has no allocation failure to replay", op.id, op.name)));
-        }
         let fixes = args.fixes().map_err(|e| Failure { message: e.to_string(), code: 2 })?;
-        let options = ttnn_tui::report::WhatIfOptions { late: None, from_start: args.from_start };
-        let answer = report.what_if(index, &fixes, &options).map_err(|e| fail(e.to_string()))?;
+        let answer = ttnn_tui::answer::what_if(&report, open.operation, &fixes, args.from_start, open.hex)
+            .map_err(|r| Failure { message: r.message, code: r.code })?;
         Ok(if args.json {
             ttnn_tui::explain::render_whatif_json(&answer)
         } else {
-            ttnn_tui::explain::render_whatif_text(&answer, open.hex)
+            ttnn_tui::explain::render_whatif_text(&answer)
         })
     })();
     match answered {
@@ -179,7 +190,16 @@ fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>,
     };
     // A closed pipe (e.g. `| head`) is not an error worth a message.
     let _ = written.and_then(|()| stdout.flush());
-    Ok(())
+    // A section the database could not give was said in its place; the run fails after it.
+    let unread = explanation.read_errors();
+    let path = ttnn_tui::analysis::sanitize::sanitize_line(&report.source.display_path());
+    for line in &unread[..unread.len().saturating_sub(1)] {
+        eprintln!("error: {line}: {path}");
+    }
+    match unread.last() {
+        Some(line) => Err(Failure { message: format!("{line}: {path}"), code: 1 }),
+        None => Ok(()),
+    }
 }
 
 /// Opens the report: the demo, or the one REPORT names (saying which when it is the newest of a

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use support::sim::{Era, Options, Sim, SimOp};
 use support::{BufferRow, BufferType, Device, ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir};
-use ttnn_tui::explain::memory_json;
+use ttnn_tui::answer::MemoryAnswer;
 use ttnn_tui::report::{FailureMemory, MemoryReport, resolve_report};
 
 const OOM_V3: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\nOut of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]";
@@ -96,7 +96,7 @@ fn failures_that_need_the_graph_only_pass_each_get_their_section() {
             panic!("operation {id} has a memory section")
         };
         assert_eq!(entry["memory"]["basis"], "graph_only");
-        assert_eq!(entry["memory"], serde_json::to_value(memory_json(&m)).unwrap(), "operation {id}");
+        assert_eq!(entry["memory"], serde_json::to_value(MemoryAnswer::new(&m)).unwrap(), "operation {id}");
     }
 }
 

@@ -156,21 +156,12 @@ fn no_file_imports_a_file_that_imports_it() {
     assert!(circles.is_empty(), "import circles:\n{}", circles.join("\n"));
 }
 
-/// Folders whose children still import their `mod.rs`, each with why it is left for now.
-const NOT_YET: [(&str, &str); 2] = [
-    ("explain/", "print mode's shared types move with the answer layer (issue 22 §1)"),
-    ("analysis/memory/whatif/", "the what-if replay, being rewritten beside this change"),
-];
-
 /// Each import of the `mod.rs` of a folder the importing file sits in, as `file → mod.rs`.
 fn imports_of_own_mod_rs(named: &BTreeMap<PathBuf, Vec<Named>>) -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = BTreeSet::new();
     for (file, targets) in named {
         let relative = file.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
-        if NOT_YET.iter().any(|(folder, _)| relative.starts_with(folder)) {
-            continue;
-        }
         for n in targets.iter().filter(|n| n.through_parent) {
             found.insert(format!("{relative} → {}", n.target.strip_prefix(&src).unwrap().display()));
         }

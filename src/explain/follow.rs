@@ -1,10 +1,10 @@
 //! `explain --follow`: the explanation of a report that is still being written, then each
 //! failure's block as it appears, like `tail -f`, until the caller says stop.
 
-use super::sections::MemorySections;
+use super::explanation::{ExplainOptions, collect};
 use super::text::{operation_block, unattached_block};
-use super::{ExplainOptions, collect, explained_operation, explained_unattached};
 use crate::analysis::model::ErrorRecord;
+use crate::answer::{Entries, ErrorAnswer, explained_operation, explained_unattached};
 use crate::report::{MemoryReport, ReportError};
 use std::collections::HashSet;
 use std::io::Write;
@@ -70,7 +70,7 @@ pub fn follow(
         let Some(update) = report.poll_changes()? else { continue };
         let mut text = String::new();
         // Each block with its memory section, as `explain` and the first blocks print it.
-        let mut sections = MemorySections::new(report);
+        let mut entries = Entries::new(report, options.hex);
         for id in &update.new_failures {
             let index = report.operation_index(*id);
             if let Some((i, e)) = index.and_then(|i| Some((i, explained_operation(report, None, i)?))) {
@@ -80,12 +80,13 @@ pub fn follow(
                         report.operations[i].id, e.error.operation_name
                     ));
                 }
-                text.push_str(&operation_block(report, &e, &sections.section(&e), &options));
+                text.push_str(&operation_block(&entries.operation(&e), &options));
             }
         }
         for &i in &update.new_unattached {
             printed_unattached.insert(key_of(&report.errors[i]));
-            text.push_str(&unattached_block(&explained_unattached(&report.errors[i]), &options));
+            let e = ErrorAnswer::new(&explained_unattached(&report.errors[i]), options.hex);
+            text.push_str(&unattached_block(&e, &options));
         }
         out.write_all(text.as_bytes())?;
         out.flush()?;

@@ -1,24 +1,24 @@
-//! The plain-text form of print mode.
+//! The plain-text form of print mode, written from the answers (`crate::answer`).
 
+use super::explanation::{ExplainOptions, Explanation};
 use super::paint::Paint;
-use super::sections::{MemorySections, Section};
-use super::{ExplainOptions, ExplainedError, Explanation};
 use crate::analysis::beside::{NO_STACK_TRACES, NOT_RECORDED};
 use crate::analysis::format::counted;
-use crate::analysis::memory::failure_lines_with_fixes;
 use crate::analysis::messages::raw_message::raw_message_text;
-use crate::analysis::messages::reason::CalloutBody;
+use crate::analysis::messages::reason::failed_in;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
 use crate::analysis::sanitize::sanitize_line;
+use crate::answer::{Entries, ErrorAnswer, OperationAnswer};
 use crate::report::MemoryReport;
 use std::fmt::Write;
 
 /// Renders the errors of a report as text blocks, one per error, then the peaks (`--peak`).
 pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
     let mut out = String::new();
+    let selection = &explanation.selection;
     if options.operation.is_none() {
         let line = match report.records_errors() {
-            true => count_line(explanation.operations.len(), explanation.unattached.len(), report.operations.len()),
+            true => count_line(selection.operations().len(), selection.unattached().len(), report.operations.len()),
             false => not_recorded_line(report.operations.len()),
         };
         let _ = writeln!(out, "{line}");
@@ -28,10 +28,10 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
     }
     out.push_str(&blocks(report, explanation, options));
     if let Some(peaks) = &explanation.peaks {
-        out.push_str(&super::peak::peak_text(report, peaks));
+        out.push_str(&super::peak::peak_text(peaks));
     }
     if let Some(late) = &explanation.late {
-        out.push_str(&super::late::late_text(report, late));
+        out.push_str(&super::late::late_text(late));
     }
     out
 }
@@ -40,7 +40,8 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
 /// where a count would soon be stale).
 pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, options: &ExplainOptions) -> String {
     let mut out = String::new();
-    if let Some(linked) = explanation.linked {
+    let selection = &explanation.selection;
+    if let Some(linked) = selection.linked {
         let path = sanitize_line(&linked.perf.path.display().to_string());
         let _ = writeln!(out, "{}: {path}", linked.state().text());
         if let Some(reason) = linked.reason() {
@@ -48,7 +49,7 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
         }
     }
     if let Some(id) = options.operation
-        && explanation.operations.is_empty()
+        && selection.operations.is_empty()
     {
         let name = report.operation_index(id).map(|i| report.operations[i].name.as_str()).unwrap_or("");
         match report.records_errors() {
@@ -60,12 +61,14 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
         .ok();
         return out;
     }
-    let mut sections = MemorySections::new(report);
-    for e in &explanation.operations {
-        out.push_str(&operation_block(report, e, &sections.section(e), options));
+    let mut entries = Entries::new(report, options.hex);
+    for e in &selection.operations {
+        let entry = entries.operation(e);
+        explanation.note_unavailable(&entry);
+        out.push_str(&operation_block(&entry, options));
     }
-    for e in &explanation.unattached {
-        out.push_str(&unattached_block(e, options));
+    for e in &selection.unattached {
+        out.push_str(&unattached_block(&ErrorAnswer::new(e, options.hex), options));
     }
     out.push_str(&super::beside::unjoined_text(report, options.hex, Paint::new(options.color)));
     out
@@ -73,39 +76,38 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
 
 /// The block of an operation's error, with its memory section when it has one, and what the
 /// log beside the report adds (behaviour.md §13.5).
-pub(super) fn operation_block(
-    report: &MemoryReport,
-    e: &ExplainedError<'_>,
-    memory: &Section,
-    options: &ExplainOptions,
-) -> String {
-    let hex = options.hex;
+pub(super) fn operation_block(entry: &OperationAnswer, options: &ExplainOptions) -> String {
+    let paint = Paint::new(options.color);
+    let e = &entry.error;
     // The operations list's label: `{id} {name} ({file}:{line})` (behaviour.md §1.5).
     let id = e.operation_id.map_or_else(String::new, |id| format!(" {id}"));
     let mut heading = format!("Operation{id} {}", e.operation_name);
-    if !e.recorded {
+    if !entry.recorded {
         let _ = write!(heading, " {NOT_RECORDED}");
     }
-    if let Some(source) = &e.source {
+    if let Some(source) = &entry.source {
         let _ = write!(heading, " ({source})");
     }
-    let mut out = block(&heading, e, &Ok(None), true, options);
-    super::beside::push_lines(&mut out, &super::beside::log_lines(report, e));
-    out.push_str(&memory_lines(memory, options));
-    if let Some(start) = super::beside::memory_at_start(report, e) {
-        super::beside::push_lines(&mut out, &super::beside::start_lines(&start, hex));
+    let mut out = block(&heading, e, Some(entry), true, options);
+    super::beside::push_lines(&mut out, &entry.notes);
+    let unavailable = |section: &'static str| entry.unavailable.iter().filter(move |u| u.section == section);
+    for u in unavailable("memory") {
+        let _ = writeln!(out, "  {}", paint.warning(&u.line()));
+    }
+    if let Some(section) = &entry.memory {
+        super::beside::push_lines(&mut out, &section.lines);
+    }
+    for u in unavailable("memory_at_start") {
+        let _ = writeln!(out, "  {}", paint.warning(&u.line()));
     }
     out
 }
 
 /// The block of an error no operation picked.
-pub(super) fn unattached_block(e: &ExplainedError<'_>, options: &ExplainOptions) -> String {
-    let heading = format!(
-        "Unattached error ({}, {})",
-        unattached_operation(e.operation_id, e.operation_name),
-        e.error.error_type
-    );
-    block(&heading, e, &Ok(None), false, options)
+pub(super) fn unattached_block(e: &ErrorAnswer, options: &ExplainOptions) -> String {
+    let heading =
+        format!("Unattached error ({}, {})", unattached_operation(e.operation_id, &e.operation_name), e.error_type);
+    block(&heading, e, None, false, options)
 }
 
 /// The operation an unattached error names: `operation {id} {name}`; `Unknown operation` for an
@@ -123,7 +125,7 @@ fn unattached_operation(id: Option<u64>, name: &str) -> String {
 /// Said once when the report records no stack trace and something printed would name the
 /// model's line (a failure, the late list), unless a log beside it gives the line.
 pub(super) fn no_stack_traces(report: &MemoryReport, explanation: &Explanation<'_>) -> Option<&'static str> {
-    let names_lines = !explanation.operations.is_empty() || explanation.late.is_some();
+    let names_lines = !explanation.selection.operations.is_empty() || explanation.late.is_some();
     let recorded = || report.details().any_stack_trace(&report.errors).unwrap_or(true);
     (names_lines && report.log().is_none() && !recorded()).then_some(NO_STACK_TRACES)
 }
@@ -155,60 +157,48 @@ fn count_line(operations: usize, unattached: usize, total: usize) -> String {
 }
 
 /// One block: a heading line, then indented explanation lines. The heading is followed by the
-/// kind label of an allocation failure, or by the error type when `with_type` is set; the memory
-/// section comes last.
-fn block(heading: &str, e: &ExplainedError<'_>, memory: &Section, with_type: bool, options: &ExplainOptions) -> String {
-    let (hex, paint) = (options.hex, Paint::new(options.color));
+/// kind label of an allocation failure, or by the error type when `with_type` is set; an
+/// operation's entry (`attached`) adds the failed device operations or its perf status.
+fn block(
+    heading: &str,
+    e: &ErrorAnswer,
+    attached: Option<&OperationAnswer>,
+    with_type: bool,
+    options: &ExplainOptions,
+) -> String {
+    let paint = Paint::new(options.color);
     let mut out = String::new();
-    match e.failure {
+    match &e.allocation_failure {
         Some(failure) => {
-            let failed = e.failed_device_operations.as_deref().unwrap_or_default();
-            // Linked to a performance report, the status sentence replaces `Failed in …`.
-            let status = e.perf.as_ref().map(|p| p.status.clone());
-            let body = CalloutBody::new(failure, hex, failed, status);
             // The callout's lines (`CalloutBody::lines`), its kind and reason label coloured.
-            let _ = writeln!(out, "{}: {}", paint.bold(heading), paint.danger(body.kind_label));
-            let _ = writeln!(out, "  {}", body.summary);
-            if let Some(reason) = &body.explanation {
-                let _ = writeln!(out, "  {} {}", paint.bold(&format!("{}.", reason.reason.label())), reason.detail);
+            let _ = writeln!(out, "{}: {}", paint.bold(heading), paint.danger(failure.kind_label));
+            let _ = writeln!(out, "  {}", failure.summary);
+            if let Some((label, detail)) = failure.reason_line() {
+                let _ = writeln!(out, "  {} {detail}", paint.bold(&format!("{label}.")));
             }
-            if let Some(last) = &body.last_line {
+            // Linked to a performance report, the status sentence replaces `Failed in …`.
+            let last = attached.and_then(|a| match &a.perf {
+                Some(perf) => Some(perf.status.clone()),
+                None => failed_in(&a.failed_device_operations),
+            });
+            if let Some(last) = last {
                 let _ = writeln!(out, "  {last}");
             }
         }
         None => {
             if with_type {
-                let _ = writeln!(out, "{}: {}", paint.bold(heading), paint.danger(&e.error.error_type));
+                let _ = writeln!(out, "{}: {}", paint.bold(heading), paint.danger(&e.error_type));
             } else {
                 let _ = writeln!(out, "{}", paint.bold(heading));
             }
             // What the message says, not its first line (behaviour.md §13.4).
-            for line in raw_message_text(&e.error.message) {
+            for line in raw_message_text(&e.message) {
                 let _ = writeln!(out, "  {line}");
             }
         }
     }
-    if let Err(reason) = &e.failed_device_operations {
-        let _ = writeln!(out, "  {}", paint.warning(&format!("Device operations unavailable: {reason}")));
-    }
-    out.push_str(&memory_lines(memory, options));
-    out
-}
-
-/// The memory section's lines, indented, or why it is unavailable.
-fn memory_lines(memory: &Section, options: &ExplainOptions) -> String {
-    let (hex, paint) = (options.hex, Paint::new(options.color));
-    let mut out = String::new();
-    match memory {
-        Ok(Some(section)) => {
-            for line in failure_lines_with_fixes(&section.memory, &section.fix_lines(hex), hex) {
-                let _ = writeln!(out, "  {line}");
-            }
-        }
-        Ok(None) => {}
-        Err(reason) => {
-            let _ = writeln!(out, "  {}", paint.warning(&format!("Memory at the failure unavailable: {reason}")));
-        }
+    for u in attached.iter().flat_map(|a| &a.unavailable).filter(|u| u.section == "failed_device_operations") {
+        let _ = writeln!(out, "  {}", paint.warning(&u.line()));
     }
     out
 }

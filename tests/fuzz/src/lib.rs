@@ -290,7 +290,7 @@ pub fn memory(data: &[u8]) {
                 assert_printable(&line, false);
             }
         }
-        let json = serde_json::to_value(ttnn_tui::explain::memory_json(&m)).expect("the memory section serialises");
+        let json = serde_json::to_value(ttnn_tui::answer::MemoryAnswer::new(&m)).expect("the memory section serialises");
         assert!(json.is_object());
     }
     let operation = OperationInputs { operation_id: 7, graph, snapshot: rows, devices, input_tensor_ids: vec![0], tensors };

@@ -4,10 +4,12 @@
 //! output by placing it in DRAM), a larger L1_SMALL — and, for circular buffers beyond L1, the
 //! program config, which no replay can model.
 
+use super::answer::Answer;
+use super::fix::Fix;
+use super::text::fixes_phrase;
 use super::text::{answer_sentence, join_and};
-use super::{Answer, Fix, fixes_phrase};
 use crate::analysis::format::format_address;
-use crate::analysis::memory::MemoryAtFailure;
+use crate::analysis::memory::model::MemoryAtFailure;
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 
 /// What an advice line tries.

@@ -3,8 +3,9 @@
 //! once with the fixes, every allocation from the first step on re-placed by the policy.
 
 use super::allocator::BankAllocator;
+use super::answer::{Mismatch, WhatIfNote};
+use super::plan::{Plan, Regions};
 use super::sequence::{BufferId, Place, Recorded, Sequence, Step};
-use super::{Mismatch, Plan, Regions, WhatIfNote};
 use crate::analysis::messages::failure::BufferType;
 use std::collections::BTreeMap;
 

@@ -4,6 +4,7 @@
 use super::*;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::memory::SnapshotRow;
+use crate::analysis::messages::failure::BufferType;
 
 const A: u64 = 1024;
 const END: u64 = 2304;

@@ -2,7 +2,8 @@
 //! fix is in, said only as far as the replay says it — `fits` only when it fits, and `fits,
 //! then …` when the circular buffers the operation needs would no longer fit below it.
 
-use super::{Answer, Fix, InTheWay, Mismatch, Outcome, ReplayCheck, WhatIfNote};
+use super::answer::{Answer, InTheWay, Mismatch, Outcome, ReplayCheck, WhatIfNote};
+use super::fix::Fix;
 use crate::analysis::format::{counted, format_address, size};
 use crate::analysis::messages::failure::BufferType;
 

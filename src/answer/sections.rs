@@ -1,7 +1,7 @@
 //! The memory section of each failure (memory.md), computed just before its block is printed and
-//! dropped after it, so print mode holds one failure's section at a time however many there are.
+//! dropped after it, so an answer holds one failure's section at a time however many there are.
 
-use super::ExplainedError;
+use super::select::ExplainedError;
 use crate::analysis::memory::MemoryAtFailure;
 use crate::analysis::memory::whatif::ReplayedAdvice;
 use crate::report::{FailureMemory, GraphReplay, MemoryReport, ReportError};
@@ -13,13 +13,6 @@ pub(crate) struct FailureSection {
     pub(crate) memory: Box<MemoryAtFailure>,
     /// The advice lines with their replayed answers.
     pub(crate) fixes: Vec<ReplayedAdvice>,
-}
-
-impl FailureSection {
-    /// The advice lines, each said with its replayed answer.
-    pub(crate) fn fix_lines(&self, hex: bool) -> Vec<String> {
-        self.fixes.iter().map(|r| r.sentence(self.memory.operation_id(), hex)).collect()
-    }
 }
 
 /// One failure's memory section: none when it has none, or why it could not be read.

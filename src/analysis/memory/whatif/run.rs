@@ -1,0 +1,320 @@
+//! The replay under way: the sequence rebuilt, the run as recorded beside the run with the fixes
+//! (`machine.rs`), and the answer for the failed request once every operation up to it is given.
+
+use super::answer::{
+    AfterFix, Answer, CircularBufferUse, InTheWay, Mismatch, Outcome, ReplayCheck, Request, WhatIfNote,
+};
+use super::fix::Fix;
+use super::machine::{Fixed, Recording};
+use super::plan::{Plan, Regions};
+use super::sequence::{self, BufferId, OperationRecord, Place, Recorded, Sequence, Step};
+use crate::analysis::memory::fit::fit;
+use crate::analysis::memory::map::build_map;
+use crate::analysis::memory::model::{LiveBuffer, NoFit, Origin, Region, RegionSource};
+use crate::analysis::messages::failure::BufferType;
+
+/// A replay under way: the sequence being rebuilt, the run as recorded with the policy's
+/// predictions, and the run with the fixes.
+#[derive(Debug, Clone)]
+pub struct WhatIfRun {
+    seq: Sequence,
+    recording: Recording,
+    fixed: Fixed,
+    regions: Regions,
+    fixed_regions: Regions,
+}
+
+impl WhatIfRun {
+    /// A replay of `view`'s device over `regions`, with the fixes of `plan`.
+    pub fn new(view: sequence::DeviceView, regions: Regions, plan: Plan) -> Self {
+        let device = view.device_id;
+        let fixed_regions = regions.with_l1_small(plan.l1_small_size);
+        let changed = fixed_regions != regions;
+        Self {
+            seq: Sequence::new(view),
+            recording: Recording::new(device, &regions),
+            fixed: Fixed::new(device, &fixed_regions, plan, changed),
+            regions,
+            fixed_regions,
+        }
+    }
+
+    /// The sequence so far (its live buffers name the fixes' targets).
+    pub fn sequence(&self) -> &Sequence {
+        &self.seq
+    }
+
+    /// The checkpoint: the buffers live when the replayed range begins; `after` is the operation
+    /// they are live after (its `free` fixes apply at once).
+    pub fn start(&mut self, live: Vec<Recorded>, after: Option<u64>) {
+        let mut steps = self.seq.start(live);
+        steps.extend(after.map(Step::End));
+        self.apply(&steps);
+    }
+
+    /// One operation's records, in run order; the failed operation last.
+    pub fn operation(&mut self, record: &OperationRecord<'_>) {
+        let steps = self.seq.operation(record);
+        self.apply(&steps);
+    }
+
+    fn apply(&mut self, steps: &[Step]) {
+        for &step in steps {
+            self.recording.apply(&self.seq, step);
+            self.fixed.apply(&self.seq, step);
+        }
+    }
+
+    /// What tt-metal would do with the request once every operation up to the failed one has
+    /// been given. `inputs`: the failed operation's input buffers (place, recorded address),
+    /// which cannot be freed before it runs; `cb_hint`: the circular buffers of the most
+    /// recent earlier operation of the same name.
+    pub fn answer(
+        mut self,
+        operation_id: u64,
+        fixes: Vec<Fix>,
+        request: Request,
+        inputs: &[(Place, u64)],
+        cb_hint: Option<CircularBufferUse>,
+    ) -> Answer {
+        let device = self.seq.view.device_id;
+        let mut notes = std::mem::take(&mut self.fixed.notes);
+        if self.seq.unknown_frees > 0 {
+            notes.push(WhatIfNote::UnknownFrees { count: self.seq.unknown_frees });
+        }
+        let refused_as_recorded = self.refused_as_recorded(request);
+        let replay_check = match (self.recording.first_mismatch, refused_as_recorded) {
+            (Some(first), _) => ReplayCheck::Differs { first, count: self.recording.mismatches },
+            (None, Some(model)) => ReplayCheck::Differs {
+                first: Mismatch {
+                    operation_id: Some(operation_id),
+                    buffer_type: model.0,
+                    recorded: None,
+                    model: model.1,
+                },
+                count: 1,
+            },
+            (None, None) => ReplayCheck::Exact,
+        };
+        let mut answer = Answer {
+            operation_id,
+            fixes,
+            circular_buffers: matches!(request, Request::CircularBuffers { .. }),
+            outcome: Outcome::Unknown,
+            buffer_type: BufferType::L1,
+            address: None,
+            size_per_bank: None,
+            largest_free_block: None,
+            cb_room: None,
+            cb_hint: cb_hint.as_ref().filter(|h| h.same_name).map(|h| h.used),
+            cb_region: None,
+            in_the_way: Vec::new(),
+            replay_check,
+            notes,
+            after: None,
+        };
+        if let Some(dead) = self.fixed.dead.take() {
+            answer.outcome = Outcome::DoesNotFit;
+            answer.notes.push(dead);
+            return answer;
+        }
+        match request {
+            Request::Allocation { place, size_per_bank, size } => {
+                self.place_request(&mut answer, (place, size_per_bank, size), inputs, device);
+            }
+            Request::CircularBuffers { region_end, beyond_l1 } => {
+                self.circular_buffers(&mut answer, region_end, beyond_l1, device);
+            }
+        }
+        answer.after = self.after_fix(&answer, device);
+        if answer.outcome == Outcome::Fits
+            && let (Some(room), Some(hint)) = (answer.cb_room, cb_hint)
+            && hint.used > room
+        {
+            answer.notes.push(WhatIfNote::CircularBuffersAfter {
+                operation_id: hint.operation_id,
+                operation_name: hint.operation_name,
+                used: hint.used,
+                room,
+            });
+        }
+        answer
+    }
+
+    /// None when the run as recorded refuses the request as tt-metal did; else where the model
+    /// would have placed it (or, for circular buffers, the lowest L1 address it clears).
+    fn refused_as_recorded(&self, request: Request) -> Option<(BufferType, Option<u64>)> {
+        match request {
+            Request::Allocation { place, size_per_bank, .. } => {
+                let a = self.recording.allocators.get(&place)?;
+                a.place(size_per_bank).map(|address| (place.1, Some(address)))
+            }
+            Request::CircularBuffers { region_end, beyond_l1 } => {
+                let l1 = self.recording.allocators.get(&(self.seq.view.device_id, BufferType::L1))?;
+                let clash = l1.lowest_used().is_some_and(|lowest| lowest < region_end);
+                (!beyond_l1 && !clash).then(|| (BufferType::L1, l1.lowest_used()))
+            }
+        }
+    }
+
+    /// Places an allocation request in the fixed run (in DRAM with `output-to-dram`).
+    fn place_request(
+        &mut self,
+        answer: &mut Answer,
+        (place, size_per_bank, size): (Place, u64, Option<(u64, u64)>),
+        inputs: &[(Place, u64)],
+        device: u64,
+    ) {
+        let plan = self.fixed.plan();
+        let (place, need) = match (plan.output_to_dram, size) {
+            (true, Some((bytes, page))) => ((device, BufferType::Dram), plan.dram_per_bank(bytes, page)),
+            (true, None) => {
+                answer.notes.push(WhatIfNote::NotFound {
+                    fix: "output-to-dram".into(),
+                    what: "the request's page size".into(),
+                });
+                return;
+            }
+            (false, _) => (place, size_per_bank),
+        };
+        answer.buffer_type = place.1;
+        answer.size_per_bank = Some(need);
+        if place.1 == BufferType::L1Small {
+            answer.notes.push(WhatIfNote::SeveralL1Small);
+        }
+        let Some(a) = self.fixed.allocators.get_mut(&place) else {
+            answer.notes.push(WhatIfNote::RegionUnknown { buffer_type: place.1 });
+            return;
+        };
+        match a.allocate(need) {
+            Some(address) => {
+                answer.outcome = Outcome::Fits;
+                answer.address = Some(address);
+                answer.cb_room = self.cb_room(device);
+            }
+            None => {
+                answer.outcome = Outcome::DoesNotFit;
+                answer.largest_free_block = Some(a.largest_free());
+                answer.in_the_way = self.in_the_way_of(place, need, inputs, answer.operation_id);
+            }
+        }
+    }
+
+    /// The room circular buffers have in the fixed run: from the L1 allocator's start to the
+    /// lowest L1 buffer (to the end of L1 when none is live).
+    fn cb_room(&self, device: u64) -> Option<u64> {
+        let l1 = self.fixed.allocators.get(&(device, BufferType::L1))?;
+        let (start, end) = l1.region();
+        Some(l1.lowest_used().unwrap_or(end).saturating_sub(start))
+    }
+
+    /// The cheapest set of buffers whose freeing would let the request fit (memory.md §6 on the
+    /// fixed run's picture): inputs of the failed operation and its own buffers cannot go.
+    fn in_the_way_of(&self, place: Place, need: u64, inputs: &[(Place, u64)], failed: u64) -> Vec<InTheWay> {
+        let Some(a) = self.fixed.allocators.get(&place) else { return Vec::new() };
+        let live = self.fixed.live_in(place);
+        let input_ids: Vec<BufferId> = inputs.iter().filter_map(|&(p, addr)| self.seq.live_at(p, addr)).collect();
+        let buffers: Vec<LiveBuffer> = live
+            .iter()
+            .map(|&(id, address, size)| LiveBuffer {
+                address,
+                size_per_bank: size,
+                input_of_operation: input_ids.contains(&id),
+                origin: Some(if self.seq.buffers[id].operation_id == Some(failed) {
+                    Origin::ThisOperation
+                } else {
+                    Origin::Earlier
+                }),
+                ..LiveBuffer::default()
+            })
+            .collect();
+        match fit(&buffers, a.region(), need, place.1 != BufferType::Dram) {
+            Ok(f) => f
+                .free
+                .iter()
+                .filter_map(|addr| live.iter().find(|(_, a, _)| a == addr))
+                .map(|&(id, address, size)| self.in_the_way(id, address, size))
+                .collect(),
+            Err(NoFit::Pinned | NoFit::LargerThanRegion { .. } | NoFit::NoRequest | NoFit::RegionUnknown)
+            | Err(NoFit::CircularBuffers) => Vec::new(),
+        }
+    }
+
+    fn in_the_way(&self, id: BufferId, address: u64, size_per_bank: u64) -> InTheWay {
+        let b = &self.seq.buffers[id];
+        InTheWay {
+            address,
+            size_per_bank,
+            recorded_address: b.address,
+            operation_id: b.operation_id,
+            tensor_id: b.tensor_id,
+        }
+    }
+
+    /// Circular buffers from the L1 allocator's start to `region_end` fit when they end within
+    /// L1 and no live L1 buffer starts below their end.
+    fn circular_buffers(&self, answer: &mut Answer, region_end: u64, beyond_l1: bool, device: u64) {
+        answer.buffer_type = BufferType::L1;
+        let place = (device, BufferType::L1);
+        if !self.fixed.allocators.contains_key(&place) {
+            answer.notes.push(WhatIfNote::RegionUnknown { buffer_type: BufferType::L1 });
+            return;
+        }
+        answer.cb_room = self.cb_room(device);
+        let lowest = self.fixed.allocators.get(&place).and_then(|a| a.lowest_used());
+        answer.cb_region = Some((region_end, lowest));
+        if beyond_l1 {
+            answer.outcome = Outcome::DoesNotFit;
+            answer.notes.push(WhatIfNote::BeyondL1);
+            return;
+        }
+        answer.in_the_way = self
+            .fixed
+            .live_in(place)
+            .into_iter()
+            .filter(|&(_, address, _)| address < region_end)
+            .map(|(id, address, size)| self.in_the_way(id, address, size))
+            .collect();
+        answer.outcome = if answer.in_the_way.is_empty() { Outcome::Fits } else { Outcome::DoesNotFit };
+    }
+
+    /// The picture of the request's buffer type after the fix (the request placed when it fits).
+    fn after_fix(&self, answer: &Answer, device: u64) -> Option<AfterFix> {
+        let place = (device, answer.buffer_type);
+        let a = self.fixed.allocators.get(&place)?;
+        let (start, end) = a.region();
+        let placed: Vec<(BufferId, u64, u64)> = self
+            .fixed
+            .live_in(place)
+            .into_iter()
+            .filter(|&(_, address, _)| answer.address != Some(address) || answer.circular_buffers)
+            .collect();
+        let live: Vec<LiveBuffer> = placed
+            .iter()
+            .map(|&(id, address, size)| LiveBuffer {
+                address,
+                size_per_bank: size,
+                tensor_id: self.seq.buffers[id].tensor_id,
+                origin: Some(Origin::Earlier),
+                ..LiveBuffer::default()
+            })
+            .collect();
+        let recorded = placed.iter().map(|&(id, _, _)| self.seq.buffers[id].address).collect();
+        let request = answer.address.zip(answer.size_per_bank).filter(|_| !answer.circular_buffers);
+        let spans: Vec<(u64, u64)> = live.iter().map(|b| (b.address, b.size_per_bank)).chain(request).collect();
+        let region = Region { start: Some(start), end: Some(end), source: Some(RegionSource::Devices) };
+        let (map, _) = build_map(&spans, region);
+        let circular_buffers = answer.cb_region.map(|(region_end, _)| (start, region_end));
+        Some(AfterFix { map, live, recorded, request, circular_buffers })
+    }
+
+    /// The regions of the fixed run (they differ with a larger `l1_small_size`).
+    pub fn fixed_regions(&self) -> Regions {
+        self.fixed_regions
+    }
+
+    /// The regions as recorded.
+    pub fn regions(&self) -> Regions {
+        self.regions
+    }
+}

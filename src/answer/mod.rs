@@ -1,0 +1,35 @@
+//! The answers: what `explain`, `whatif` and the MCP server say about a report or a log, as plain
+//! typed values built from `report` and `analysis` before anything is written. Serialised by
+//! serde they are the JSON contract (one definition of each figure, whoever writes it); the text
+//! forms are made from the same values. Building one reads the report and returns a
+//! `ReportError` when it cannot; a part of an entry that cannot be read is said in the entry
+//! (`Unavailable`), never left as a silent null.
+
+mod entry;
+mod failure;
+mod late;
+mod log;
+mod memory;
+mod operation;
+mod peak;
+mod refusal;
+mod report;
+mod sections;
+mod select;
+mod whatif;
+
+pub use entry::{Entries, ErrorAnswer, FixAnswer, LogPlaceAnswer, MemorySectionAnswer, OperationAnswer, Unavailable};
+pub use failure::{FailureAnswer, FiguresAnswer};
+pub use late::{LateAnswer, LateFailureAnswer, LateSummaryAnswer, LateTensorAnswer, read_late};
+pub use log::{LogAnswer, LogFailureAnswer, LogSummaryAnswer, MAX_LINE_BYTES, OtherErrorAnswer, scan_log};
+pub use memory::{BlockAnswer, LiveBufferAnswer, MemoryAnswer, SnapshotAnswer};
+pub use operation::{
+    MemoryAfterAnswer, OperationDetailAnswer, OperationListing, PerfRowsAnswer, find_operations, memory_after,
+    operation_detail,
+};
+pub use peak::{PeakAnswer, PeaksAnswer, read_peaks};
+pub use refusal::{Refusal, operation_index};
+pub use report::ReportAnswer;
+pub use select::{ExplainedError, Selection};
+pub(crate) use select::{explained_operation, explained_unattached};
+pub use whatif::{WhatIfAnswer, what_if};

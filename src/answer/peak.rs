@@ -1,0 +1,75 @@
+//! `explain --peak`: each device's peak memory use per buffer type, from all of `buffers`.
+
+use crate::analysis::format::format_percent;
+use crate::analysis::memory::usage::MemoryUsage;
+use crate::analysis::memory::usage_series::{Ceiling, CeilingSource, Peak};
+use crate::report::{MemoryReport, ReportError};
+use serde::Serialize;
+use std::sync::atomic::AtomicBool;
+
+/// The peaks of a report (`memory_report.peak` of `explain --peak --json`), and the rows the
+/// valid-row rule kept out of them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PeaksAnswer {
+    /// One per device and buffer type, in device then type order.
+    pub peak: Vec<PeakAnswer>,
+    /// `buffers` rows with a missing, zero or negative address or size (memory.md §3).
+    #[serde(skip)]
+    pub set_aside_rows: u64,
+}
+
+/// One peak with the region the text measures it against: its size per bank, where that comes
+/// from (`devices` or `message`, as a memory section's region), and its share in percent as the
+/// text gives it; null when the region is unknown.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PeakAnswer {
+    /// The peak: device, buffer type, operation, bytes per bank.
+    #[serde(flatten)]
+    pub peak: Peak,
+    /// The region's size per bank.
+    pub region_per_bank: Option<u64>,
+    region_source: Option<&'static str>,
+    percent_of_region: Option<f64>,
+    /// The operation's name, when the report has it (text only).
+    #[serde(skip)]
+    pub operation_name: Option<String>,
+    /// The share as the text gives it, `0.9%` (text only).
+    #[serde(skip)]
+    pub share: Option<String>,
+}
+
+/// Reads every `buffers` row of the report (one pass) and finds the peaks.
+pub fn read_peaks(report: &MemoryReport) -> Result<PeaksAnswer, ReportError> {
+    let mut usage = MemoryUsage::default();
+    let questions = report.usage();
+    questions.read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
+    let peak = questions
+        .peaks(&usage)
+        .into_iter()
+        .map(|peak| {
+            let name = report.operation_index(peak.operation_id).map(|i| report.operations[i].name.clone());
+            PeakAnswer::new(peak, questions.region_ceiling(peak.device_id, peak.buffer_type), name)
+        })
+        .collect();
+    Ok(PeaksAnswer { peak, set_aside_rows: usage.set_aside_rows })
+}
+
+impl PeakAnswer {
+    fn new(peak: Peak, ceiling: Option<Ceiling>, operation_name: Option<String>) -> Self {
+        // The share as the text gives it (behaviour.md §6: at most two decimals), and that figure.
+        let exact = ceiling.filter(|c| c.size > 0).map(|c| peak.used_per_bank as f64 * 100.0 / c.size as f64);
+        let share = exact.map(format_percent);
+        let percent = share.as_deref().and_then(|t| t.trim_end_matches('%').replace(',', "").parse().ok()).or(exact);
+        Self {
+            peak,
+            region_per_bank: ceiling.map(|c| c.size),
+            region_source: ceiling.map(|c| match c.source {
+                CeilingSource::Devices => "devices",
+                CeilingSource::Message => "message",
+            }),
+            percent_of_region: percent,
+            operation_name,
+            share,
+        }
+    }
+}

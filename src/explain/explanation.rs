@@ -1,0 +1,66 @@
+//! What `explain` prints: the options, the errors collected in print order with the late list
+//! and peaks asked for, and what the report could not give, kept for stderr.
+
+use crate::answer::{LateAnswer, PeaksAnswer, Selection, Unavailable};
+use crate::report::MemoryReport;
+use crate::report::perf::linked::LinkedReports;
+use std::cell::RefCell;
+
+/// What to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ExplainOptions {
+    /// Only this operation's block.
+    pub operation: Option<u64>,
+    /// Hexadecimal addresses.
+    pub hex: bool,
+    /// Colours in the text (`--color`; never in JSON).
+    pub color: bool,
+}
+
+/// The errors of a report, in print order, and what else was asked for.
+pub struct Explanation<'a> {
+    /// The errors to explain.
+    pub(crate) selection: Selection<'a>,
+    /// Each device's peak use per buffer type (`--peak`), with the region sizes; none without.
+    pub peaks: Option<PeaksAnswer>,
+    /// The tensors held past their last use (`--late`); none without.
+    pub late: Option<LateAnswer>,
+    /// The sections written so far that the report could not give, with their operation's id
+    /// and name (said in place; [`Explanation::read_errors`] gives the ones that fail the run).
+    unavailable: RefCell<Vec<(Option<u64>, String, Unavailable)>>,
+}
+
+/// Collects what to print; `Err` names an `--operation` id the report does not have. The memory
+/// sections are not among it: each is built as its block is written (`answer::Entries`).
+pub fn collect<'a>(
+    report: &'a MemoryReport,
+    linked: Option<&'a LinkedReports>,
+    options: &ExplainOptions,
+) -> Result<Explanation<'a>, u64> {
+    let selection = Selection::collect(report, linked, options.operation)?;
+    Ok(Explanation { selection, peaks: None, late: None, unavailable: RefCell::new(Vec::new()) })
+}
+
+impl Explanation<'_> {
+    /// Keeps what an entry could not give, once it is written.
+    pub(crate) fn note_unavailable(&self, entry: &crate::answer::OperationAnswer) {
+        let (id, name) = (entry.error.operation_id, &entry.error.operation_name);
+        self.unavailable.borrow_mut().extend(entry.unavailable.iter().map(|u| (id, name.clone(), u.clone())));
+    }
+
+    /// After writing: each section the database could not give, as one line for stderr
+    /// (`operation 12 ttnn.conv2d: Memory at the failure unavailable: cannot read buffers (…)`).
+    /// An invalid captured graph is not among them: its entry says so, and the rest is a
+    /// partial answer.
+    pub fn read_errors(&self) -> Vec<String> {
+        let said = self.unavailable.borrow();
+        let operation = |id: &Option<u64>, name: &str| match id {
+            Some(id) => format!("operation {id} {name}"),
+            None => format!("operation {name}"),
+        };
+        said.iter()
+            .filter(|(_, _, u)| u.is_read_error())
+            .map(|(id, name, u)| format!("{}: {}", operation(id, name), u.line()))
+            .collect()
+    }
+}
