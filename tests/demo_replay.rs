@@ -12,14 +12,21 @@ mod cli;
 
 use cli::run;
 use ttnn_tui::analysis::memory::whatif::{Mismatch, ReplayCheck};
+use ttnn_tui::analysis::messages::failure::BufferType;
 use ttnn_tui::report::{MemoryReport, ReportSource, WhatIfOptions};
 
 /// The demo's failures whose message the replay cannot reproduce, and why.
 const NOT_REPRODUCIBLE: [(u64, &str); 5] = [
-    (16, "a reference vector from an 8 KiB DRAM bank: the run's DRAM buffers lie outside it, and its largest free block holds the request"),
+    (
+        16,
+        "a reference vector from an 8 KiB DRAM bank: the run's DRAM buffers lie outside it, and its largest free block holds the request",
+    ),
     (18, "a free block already holds the request: tt-metal refused it for a reason the report does not show"),
     (21, "a reference vector (after dependencies): its largest free block holds the request"),
-    (30, "a message without figures: the picture has room for the request, refused for a reason the report does not show"),
+    (
+        30,
+        "a message without figures: the picture has room for the request, refused for a reason the report does not show",
+    ),
     (32, "the picture misses 843 MiB the allocator held: in it, the request fits"),
 ];
 
@@ -51,8 +58,14 @@ fn every_recorded_allocation_lands_where_the_policy_puts_it() {
         match (why, check) {
             (None, check) => assert_eq!(check, ReplayCheck::Exact, "operation {id}"),
             (Some(_), ReplayCheck::Differs { first, count }) if id == 16 => {
-                // A buffer live before the first operation, outside the message's 8 KiB bank.
-                assert_eq!((first.operation_id, first.model), (None, None), "operation 16: {first:?} ({count})");
+                // A DRAM buffer live before the first operation that does not fit in the
+                // message's 8 KiB bank.
+                let Mismatch { operation_id, buffer_type, model, .. } = first;
+                assert_eq!(
+                    (operation_id, buffer_type, model),
+                    (Some(1), BufferType::Dram, None),
+                    "{first:?} ({count})"
+                );
             }
             (Some(why), ReplayCheck::Differs { first, count }) => {
                 let Mismatch { operation_id, recorded, model, .. } = first;
@@ -83,11 +96,8 @@ fn explain_demo_calls_an_answer_a_model_only_where_the_message_cannot_be_reprodu
         }
         if let Some((_, why)) = line.split_once("(A model, not a reproduction: ") {
             let id = operation.expect("a marked line belongs to an operation");
-            let reason = if id == 16 {
-                "before the first operation does not fit.)"
-            } else {
-                "the failed request fits at"
-            };
+            let reason =
+                if id == 16 { "before the first operation does not fit.)" } else { "the failed request fits at" };
             assert!(why.contains(reason), "operation {id}: {line}");
             marked.push(id);
         }
