@@ -9,8 +9,12 @@
 //! lie outside the 8 KiB bank its message gives.
 
 mod cli;
+mod support;
 
 use cli::run;
+use serde_json::Value;
+use std::path::Path;
+use support::{TempDir, folder_bytes};
 use ttnn_tui::analysis::memory::whatif::{Mismatch, ReplayCheck};
 use ttnn_tui::analysis::messages::failure::BufferType;
 use ttnn_tui::report::{MemoryReport, ReportSource, WhatIfOptions};
@@ -105,4 +109,38 @@ fn explain_demo_calls_an_answer_a_model_only_where_the_message_cannot_be_reprodu
     marked.dedup();
     let listed: Vec<u64> = NOT_REPRODUCIBLE.iter().map(|(id, _)| *id).collect();
     assert!(marked.iter().all(|id| listed.contains(id)), "marked as a model: {marked:?}\n{text}");
+}
+
+/// The conv2d that never completed (operation 40), as the run's log would give it: an L1
+/// request the snapshot after operation 39 cannot hold, with that snapshot's figures.
+const OPERATION_40_LOG: &str = "\
+2026-03-18 14:05:01.000 | DEBUG    | ttnn.decorators:call_wrapper:895 - Started ttnn.conv2d
+E       RuntimeError: TT_FATAL @ /home/user/tt-metal/tt_metal/impl/allocator/bank_manager.cpp:486: false
+E       info:
+E       Out of Memory: Not enough space to allocate 65536000 B L1 buffer across 64 banks, where each bank needs to store 1024000 B, but bank size is 1364928 B (allocated: 546560 B, free: 818368 B, largest free block: 818368 B)
+";
+
+/// The operations after the last recorded failure replay exactly too: operation 40's message,
+/// from a log beside the demo's folder, is replayed from the snapshot after operation 33 (a
+/// fix that frees nothing moves the start there) through operation 39. (Replayed from further
+/// back, the replay reads operation 32, which wrote no `buffers` rows, as leaving nothing live.)
+#[test]
+fn the_operations_after_the_last_failure_replay_exactly() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
+    let tmp = TempDir::new("demo-log");
+    let log = tmp.path().join("run.log");
+    std::fs::write(&log, OPERATION_40_LOG).unwrap();
+    let before = folder_bytes(&demo);
+    let (demo_s, log_s) = (demo.to_str().unwrap(), log.to_str().unwrap());
+    let args = ["whatif", demo_s, "--log", log_s, "--operation", "40", "--free-buffer", "1@33", "--json"];
+    let o = run(&args, None);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(folder_bytes(&demo), before, "the demo's folder changed");
+    let answer: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(answer["replayed_after"], 33, "{answer}");
+    assert_eq!(answer["replay_check"], "exact", "{answer}");
+    assert_eq!(
+        (&answer["outcome"], &answer["largest_free_block"]),
+        (&Value::from("does_not_fit"), &Value::from(818368))
+    );
 }

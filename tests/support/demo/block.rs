@@ -27,7 +27,7 @@ pub(super) fn block(d: &mut Demo) {
         .aborted_end("ttnn.layer_norm", Some("Out of Memory"))
         .capture_end();
     let cfg = "LayerNormShardedMultiCoreProgramConfig(compute_with_storage_grid_size=(x=8,y=2),subblock_w=2,block_h=1,block_w=2,inplace=false)";
-    d.io(&["x"], &[]);
+    d.io(&["residual"], &[]);
     let id =
         d.op("ttnn.layer_norm", 0.000072, &frames21, &[("input_tensor", &x), ("program_config", cfg)], Some(g.into()));
     d.error(id, "ttnn.layer_norm", text::stored(text::DEPENDENCIES_D3_L1), &frames21);
@@ -42,7 +42,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(4096, 101440), (4096, 105536), (2048, 109632)],
         &[],
     );
-    d.io(&["x"], &["h"]);
+    d.io(&["residual"], &["h"]);
     d.op("ttnn.layer_norm", 0.000158, &fb("h = with_fallback(", "block"), &[("input_tensor", &x)], Some(g.into()));
 
     // 23: ttnn.linear (qkv projection).
@@ -329,7 +329,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(4096, 101440), (4096, 105536), (4096, 109632)],
         &[o],
     );
-    d.io(&["x", "out"], &["r"]);
+    d.io(&["residual", "out"], &["r"]);
     d.op(
         "ttnn.add",
         0.000189,

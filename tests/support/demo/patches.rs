@@ -130,7 +130,7 @@ pub(super) fn patches(d: &mut Demo) {
 
     // 20: ttnn.add of the position embeddings, into L1 (the residual stream the block keeps
     // there): the top of the 80 KiB gap operation 17's gather buffer left.
-    let x = d.mem.alloc("x", L1, 65536, IL);
+    let x = d.mem.alloc("residual", L1, 65536, IL);
     let c = d.mem.free("c");
     let e = d.mem.free("pos");
     let g = simple_graph(
@@ -142,7 +142,7 @@ pub(super) fn patches(d: &mut Demo) {
         &[c, e],
     );
     let t = tensor("1, 197, 512", "TILE");
-    d.io(&["c", "pos"], &["x"]);
+    d.io(&["c", "pos"], &["residual"]);
     d.op(
         "ttnn.add",
         0.000201,
