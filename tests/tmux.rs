@@ -461,7 +461,7 @@ fn the_late_list_keeps_its_figures_at_80_columns_in_a_real_terminal() {
     t.wait_for("op 7 · 7/40");
     t.keys(&["5"]);
     t.wait_for_all(&[
-        "Held past their last use: freeing all 3 at their last use lowers the peak from",
+        "Held past their last use: freeing all 7 at their last use lowers the peak from",
         "977 KiB to 849 KiB",
     ]);
     t.keys(&["]"]);

@@ -47,7 +47,7 @@ fn a_failure_with_advice_that_frees_a_stale_tensor() {
 
 #[test]
 fn a_circular_buffer_clash_lists_the_buffers_in_the_way() {
-    let h = demo_memory(28, 120, 40, false);
+    let mut h = demo_memory(28, 120, 40, false);
     // The sentence, wrapped at 120 columns, names both buffers below the circular buffers' end.
     h.assert_line(
         "The circular buffers (1 circular buffer of 508 KiB per core) need L1 up to 621824; 2 live L1 buffers lie below it: a",
@@ -57,20 +57,27 @@ fn a_circular_buffer_clash_lists_the_buffers_in_the_way() {
     h.assert_line(
         "│▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄▄ circular buffers up to 621824                                           │",
     );
+    // L1 is crowded: at 120 columns the producers keep their names (the heads' long one too)
+    // and Flags says `this op`, with its device operation once there is room for it.
+    h.assert_line("│  █ 764800    126 KiB   2021 [1, 8, 197, 64]  25 ttnn.experimental.nlp_create_qkv_heads        27 stale               │");
+    h.assert_line("│  ▚ 600256     10 KiB                                                                             this op             │");
     assert_snapshot!("memory_clash_op_28", h.terminal.backend());
+    h.resize(160, 40);
+    let own = h.lines_with("▚ 600256 ");
+    assert!(own[0].contains(" this op (SoftmaxDeviceOperation) "), "{}", h.screen());
 }
 
 #[test]
 fn an_old_era_failure_is_under_counted_and_says_so() {
     let mut h = demo_memory(32, 120, 40, false);
-    h.assert_line("per bank: 843.42 MiB unaccounted, held by something the report did not record.");
+    h.assert_line("per bank: 843.49 MiB unaccounted, held by something the report did not record.");
     // The operation's own buffer is in the picture; at 120 columns the producers keep their names
     // and Flags says `this op`, with its device operation once there is room for it.
-    h.assert_line("│▶ ▚ 838656  3.22 MiB                                                                            this op               │");
+    h.assert_line("│▶ ▚ 581632  3.22 MiB                                                                            this op               │");
     h.assert_line("│  █ 769024    17 KiB   2020 [1, 8, 197, 64] 25 ttnn.experimental.nlp_create_qkv_heads        27 stale                 │");
     h.resize(160, 40);
     h.assert_line(concat!(
-        "│▶ ▚ 838656  3.22 MiB                                                                            this op (MatmulDeviceOperation)",
+        "│▶ ▚ 581632  3.22 MiB                                                                            this op (MatmulDeviceOperation)",
         "                               │"
     ));
 }

@@ -204,7 +204,7 @@ fn the_tensors_held_past_their_last_use_are_listed_under_the_chart() {
     let mut h = demo(120, 40, false);
     h.run_jobs();
     let screen = h.screen();
-    let heading = "Held past their last use: freeing all 3 at their last use lowers the peak from 977 KiB to 849 KiB";
+    let heading = "Held past their last use: freeing all 7 at their last use lowers the peak from 977 KiB to 849 KiB";
     assert!(screen.contains(heading), "{screen}");
     assert!(screen.contains("]/[ late tensor"), "the status bar shows the key: {screen}");
     // `]` selects the biggest saving: its span is marked on the chart, and `y` copies it whole.
@@ -257,7 +257,7 @@ fn the_late_list_keeps_its_figures_at_80_and_160_columns() {
         h.press(&[NextLateTensor]);
         let text = late_text(&h);
         let heading =
-            "Held past their last use: freeing all 3 at their last use lowers the peak from 977 KiB to 849 KiB";
+            "Held past their last use: freeing all 7 at their last use lowers the peak from 977 KiB to 849 KiB";
         assert!(text.contains(heading), "{width}: {}", h.screen());
         let row = "▶ L1 peak −128 KiB · tensor 2004, 128 KiB per bank · free after model.py:41";
         assert!(h.screen().contains(row), "{width}: {}", h.screen());

@@ -4,8 +4,9 @@
 //! A V2.1 report of one run of a small model (a convolutional stem and one transformer block)
 //! on a Wormhole. The model catches `RuntimeError` and retries with a fallback configuration,
 //! so the run goes on after each failure. Every operation has arguments, a stack trace into
-//! `source_files` row 1, and the `buffers` rows live after it, tracked by a small allocator
-//! model so that addresses in `buffers` and in the captured graphs agree.
+//! `source_files` row 1, and the `buffers` rows live after it, placed by tt-metal's policy
+//! (`demo/mem.rs`) so that addresses in `buffers` and in the captured graphs agree and the
+//! what-if replay reproduces them (`tests/demo_replay.rs`).
 
 use std::path::{Path, PathBuf};
 

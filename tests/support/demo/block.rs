@@ -27,7 +27,7 @@ pub(super) fn block(d: &mut Demo) {
         .aborted_end("ttnn.layer_norm", Some("Out of Memory"))
         .capture_end();
     let cfg = "LayerNormShardedMultiCoreProgramConfig(compute_with_storage_grid_size=(x=8,y=2),subblock_w=2,block_h=1,block_w=2,inplace=false)";
-    d.io(&["x"], &[]);
+    d.io(&["residual"], &[]);
     let id =
         d.op("ttnn.layer_norm", 0.000072, &frames21, &[("input_tensor", &x), ("program_config", cfg)], Some(g.into()));
     d.error(id, "ttnn.layer_norm", text::stored(text::DEPENDENCIES_D3_L1), &frames21);
@@ -42,7 +42,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(4096, 101440), (4096, 105536), (2048, 109632)],
         &[],
     );
-    d.io(&["x"], &["h"]);
+    d.io(&["residual"], &["h"]);
     d.op("ttnn.layer_norm", 0.000158, &fb("h = with_fallback(", "block"), &[("input_tensor", &x)], Some(g.into()));
 
     // 23: ttnn.linear (qkv projection).
@@ -102,10 +102,11 @@ pub(super) fn block(d: &mut Demo) {
     );
     d.error(id, "ttnn.experimental.nlp_create_qkv_heads", text::stored(text::DFB_BEYOND_L1), &frames24);
 
-    // 25: ttnn.experimental.nlp_create_qkv_heads completes.
+    // 25: ttnn.experimental.nlp_create_qkv_heads completes, interleaved in L1: the heads stay
+    // there until the model drops them before operation 34.
     let mut heads = Vec::new();
     for name in ["q", "k", "v"] {
-        heads.push(d.mem.alloc(name, Dram, 17408, IL));
+        heads.push(d.mem.alloc(name, L1, 128704, IL));
     }
     let qkv = d.mem.free("qkv");
     let g = simple_graph(
@@ -121,7 +122,7 @@ pub(super) fn block(d: &mut Demo) {
         "ttnn.experimental.nlp_create_qkv_heads",
         0.000134,
         &fb("q, k, v = with_fallback(", "block"),
-        &[("input_tensor", &t), ("num_heads", "8")],
+        &[("input_tensor", &t), ("num_heads", "8"), ("memory_config", L1_MC)],
         Some(g.into()),
     );
 
@@ -140,9 +141,12 @@ pub(super) fn block(d: &mut Demo) {
         d.op("ttnn.matmul", 0.000012, &frames26, &[("input_tensor_a", &qt), ("input_tensor_b", &qt)], Some(g.into()));
     d.error(id, "ttnn.matmul", text::stored(text::MATMUL_WIDTH), &frames26);
 
-    // 27: ttnn.matmul with transpose_b completes into L1, where operation 28's circular
-    // buffers will need the space.
-    let s = d.mem.alloc_at("scores", L1, 610496, 25600, IL);
+    // 27: ttnn.matmul with transpose_b completes into L1. L1 is crowded by now: the prepared
+    // conv weights, then the residual stream x and the heads q, k, v fill it from the top down
+    // to 636096, so the scores land right below them, at 610496 — inside the 621824 B that
+    // operation 28's circular buffers need.
+    let s = d.mem.alloc("scores", L1, 25600, IL);
+    assert_eq!(s.address, 610496, "the scores' place in the story");
     let g = simple_graph(
         Graph::new(),
         "ttnn.matmul",
@@ -161,12 +165,13 @@ pub(super) fn block(d: &mut Demo) {
     );
 
     // 28: ttnn.softmax fails, kind 4 (CB clash, old core format). 2025 capture (strings,
-    // stacking levels): SoftmaxDeviceOperation allocated its output right below its input and
-    // its CBs, then was left open (the end of the graph closes it); the unwinding freed the
-    // output. Both lie below the CB region's end.
+    // stacking levels): SoftmaxDeviceOperation allocated its output (on 40 cores) right below
+    // its input — the highest free block — and its CBs, then was left open (the end of the
+    // graph closes it); the unwinding freed the output. Both lie below the CB region's end, the
+    // output at 600256, the lowest L1 buffer, as the message says.
     let frames28 = at("probs = with_fallback(", "block");
-    let mut out = d.mem.alloc_at("softmax_out", L1, 600256, 10240, HS);
-    out.cores = 40;
+    let out = d.mem.alloc_on("softmax_out", L1, 10240, HS, 40);
+    assert_eq!(out.address, 600256, "the L1 buffer of the message");
     d.mem.free("softmax_out");
     let g = Graph::strings_with_levels()
         .capture_start()
@@ -309,12 +314,13 @@ pub(super) fn block(d: &mut Demo) {
         Some(g.into()),
     );
 
-    // 34: ttnn.add (residual).
-    let r = d.mem.alloc("r", Dram, 17408, IL);
-    let o = d.mem.free("out");
+    // 34: ttnn.add (residual). The model has dropped q, k and v: Python freed them between
+    // operations, outside any record (only this operation's snapshot shows them gone).
     for name in ["q", "k", "v"] {
         d.mem.free(name);
     }
+    let r = d.mem.alloc("r", Dram, 17408, IL);
+    let o = d.mem.free("out");
     let g = simple_graph(
         Graph::new(),
         "ttnn.add",
@@ -323,7 +329,7 @@ pub(super) fn block(d: &mut Demo) {
         &[(4096, 101440), (4096, 105536), (4096, 109632)],
         &[o],
     );
-    d.io(&["x", "out"], &["r"]);
+    d.io(&["residual", "out"], &["r"]);
     d.op(
         "ttnn.add",
         0.000189,

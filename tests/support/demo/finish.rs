@@ -12,7 +12,7 @@ pub(super) fn finish(d: &mut Demo) {
     let t = d.mem.alloc("traced", Dram, 17408, IL);
     let g =
         simple_graph(Graph::new(), "ttnn.relu", "UnaryDeviceOperation", &[t], &[(4096, 101440), (4096, 105536)], &[]);
-    d.io(&["x"], &["traced"]);
+    d.io(&["residual"], &["traced"]);
     d.op(
         "ttnn.relu",
         0.000102,
@@ -52,7 +52,7 @@ pub(super) fn finish(d: &mut Demo) {
         .tensor(1025, "Shape([1, 197, 512])")
         .end("ttnn.from_device")
         .capture_end();
-    d.io(&["x"], &[]);
+    d.io(&["residual"], &[]);
     d.op("ttnn.from_device", 0.001203, &[call("output = ttnn.from_device(x)")], &[("tensor", &x)], Some(g.into()));
 
     // 39: ttnn.to_memory_config, no error: the capture ended (no capture_end) while

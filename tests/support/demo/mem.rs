@@ -1,17 +1,24 @@
-//! The demo's allocator model and its tensors: DRAM bottom-up (bump, reclaiming above the last
-//! live buffer), L1 first fit top-down in the Wormhole's L1 region `[A, A+B)` (memory.md §1),
-//! a few buffers placed at the addresses their story needs; and the `tensors` rows of the
-//! buffers that operations read or produce, with their ids.
+//! The demo's allocator model and its tensors: every buffer placed by tt-metal's policy
+//! (memory.md §9, the simulation's allocator): DRAM bottom-up from the demo's DRAM base, the
+//! lowest free block that holds it, aligned to 32 B; L1 top-down in the Wormhole's L1 region
+//! `[A, A+B)` (memory.md §1), the highest free block that holds it at its top, aligned to 16 B.
+//! No address is chosen by hand, so the what-if replay of the demo reproduces it (see
+//! `tests/demo_replay.rs`). Also the `tensors` rows of the buffers that operations read or
+//! produce, with their ids.
 
 use super::super::graph::Alloc;
 use super::super::rows::{BufferRow, TensorRow};
 use super::super::schema::{BufferType, Layout};
+use super::super::sim::Allocator;
 use super::{DRAM_MC, HS_MC, L1_MC};
 
 /// The L1 allocator region of `Device::wormhole`: `address_at_first_l1_cb_buffer` + `l1_bank_size`.
-pub(super) const L1_START: i64 = 101440;
-pub(super) const L1_TOP: i64 = 101440 + 1364928;
-const DRAM_BASE: i64 = 1024;
+const L1_START: u64 = 101440;
+const L1_TOP: u64 = 101440 + 1364928;
+/// The lowest DRAM address: the replay reads the DRAM region's base from it (memory.md §9).
+const DRAM_BASE: u64 = 1024;
+/// One DRAM bank (1 GiB), more than the demo ever holds.
+const DRAM_BANK: u64 = 1 << 30;
 
 /// A device buffer of the allocator model.
 #[derive(Clone, Copy, Debug)]
@@ -46,75 +53,66 @@ impl Buf {
 }
 
 /// The allocator model, with every allocation it made (for naming tensors).
-#[derive(Default)]
 pub(super) struct Mem {
     live: Vec<(&'static str, Buf)>,
     /// Every allocation, in order: name, buffer, tensor id once an operation names it.
     history: Vec<(&'static str, Buf, Option<i64>)>,
     /// `tensors` rows of the buffers operations named.
     pub(super) tensors: Vec<TensorRow>,
+    l1: Allocator,
+    dram: Allocator,
+}
+
+impl Default for Mem {
+    fn default() -> Self {
+        Mem {
+            live: Vec::new(),
+            history: Vec::new(),
+            tensors: Vec::new(),
+            l1: Allocator::top_down(L1_START, L1_TOP).aligned(16),
+            dram: Allocator::bottom_up(DRAM_BASE, DRAM_BASE, DRAM_BASE + DRAM_BANK),
+        }
+    }
 }
 
 impl Mem {
+    /// Places an interleaved or sharded (on 64 cores) buffer of `per_bank` bytes by the policy.
     pub(super) fn alloc(&mut self, name: &'static str, bt: BufferType, per_bank: i64, layout: Layout) -> Buf {
-        let address = match bt {
-            BufferType::Dram => {
-                let end = self.live.iter().filter(|(_, b)| b.bt == BufferType::Dram);
-                let end = end.map(|(_, b)| b.address + b.per_bank).max();
-                end.map_or(DRAM_BASE, |e| (e + 31) / 32 * 32)
-            }
-            _ => self.first_fit_top_down(bt, per_bank),
-        };
-        self.alloc_at(name, bt, address, per_bank, layout)
+        let cores = if layout == Layout::Interleaved { 0 } else { 64 };
+        self.alloc_on(name, bt, per_bank, layout, cores)
     }
 
-    /// The top of the highest free L1 range that holds `per_bank`, aligned to 32.
-    fn first_fit_top_down(&self, bt: BufferType, per_bank: i64) -> i64 {
-        let mut held: Vec<(i64, i64)> =
-            self.live.iter().filter(|(_, b)| b.bt == bt).map(|(_, b)| (b.address, b.address + b.per_bank)).collect();
-        held.sort_unstable();
-        let mut gaps = Vec::new();
-        let mut at = L1_START;
-        for (s, e) in held {
-            if s > at {
-                gaps.push((at, s));
-            }
-            at = at.max(e);
-        }
-        gaps.push((at, L1_TOP));
-        gaps.iter()
-            .rev()
-            .find_map(|&(s, e)| {
-                let a = (e - per_bank) / 32 * 32;
-                (a >= s).then_some(a)
-            })
-            .unwrap_or_else(|| panic!("no L1 room for {per_bank} B"))
-    }
-
-    /// Allocates at a given address (a buffer whose place its story decides).
-    pub(super) fn alloc_at(
+    /// Places a buffer sharded on `cores` cores by the policy.
+    pub(super) fn alloc_on(
         &mut self,
         name: &'static str,
         bt: BufferType,
-        address: i64,
         per_bank: i64,
         layout: Layout,
+        cores: u64,
     ) -> Buf {
-        let cores = if layout == Layout::Interleaved { 0 } else { 64 };
+        let allocator = self.allocator(bt);
+        let address = allocator.allocate(per_bank as u64);
+        let address = address.unwrap_or_else(|| panic!("no {bt:?} room for {name} ({per_bank} B per bank)")) as i64;
         let b = Buf { address, per_bank, bt, layout, cores };
-        let clash = self
-            .live
-            .iter()
-            .find(|(_, o)| o.bt == bt && o.address < address + per_bank && address < o.address + o.per_bank);
-        assert!(clash.is_none(), "{name} at {address} overlaps {clash:?}");
         self.live.push((name, b));
         self.history.push((name, b, None));
         b
     }
 
+    fn allocator(&mut self, bt: BufferType) -> &mut Allocator {
+        match bt {
+            BufferType::Dram => &mut self.dram,
+            BufferType::L1 => &mut self.l1,
+            other => panic!("the demo places no {other:?} buffer"),
+        }
+    }
+
     pub(super) fn free(&mut self, name: &str) -> Buf {
         let i = self.live.iter().position(|(n, _)| *n == name);
-        self.live.remove(i.unwrap_or_else(|| panic!("{name} is not live"))).1
+        let b = self.live.remove(i.unwrap_or_else(|| panic!("{name} is not live"))).1;
+        self.allocator(b.bt).free(b.address as u64);
+        b
     }
 
     pub(super) fn rows(&self) -> Vec<BufferRow> {
@@ -153,9 +151,9 @@ fn shape_of(name: &str) -> Option<&'static str> {
         "x0" | "x1" => "1, 224, 224, 4",
         "x2" => "1, 1, 50176, 4",
         "x3" | "x4" => "1, 1, 12544, 64",
-        "x5" | "y" | "z" => "1, 1, 3136, 64",
+        "x" | "x5" | "y" | "z" => "1, 1, 3136, 64",
         "p" => "1, 196, 512",
-        "pos" | "c" | "h" | "context" | "out" | "r" | "traced" => "1, 197, 512",
+        "pos" | "residual" | "c" | "h" | "context" | "out" | "r" | "traced" => "1, 197, 512",
         "qkv" => "1, 1, 197, 1536",
         "q" | "k" | "v" => "1, 8, 197, 64",
         "scores" | "probs" => "1, 8, 197, 197",

@@ -216,12 +216,12 @@ class HybridViT:
         x = ttnn.reshape(x, (1, 196, 512))
         pos = with_fallback(lambda: ttnn.embedding(self.position_ids, self.p.pos_embedding), lambda: ttnn.embedding(self.position_ids, self.p.pos_embedding, memory_config=ttnn.L1_MEMORY_CONFIG))
         x = with_fallback(lambda: ttnn.concat([self.cls_token, x], dim=1, memory_config=ttnn.L1_MEMORY_CONFIG), lambda: ttnn.concat([self.cls_token, x], dim=1))
-        return ttnn.add(x, pos)
+        return ttnn.add(x, pos, memory_config=ttnn.L1_MEMORY_CONFIG)
 
     def block(self, x):
         h = with_fallback(lambda: ttnn.layer_norm(x, weight=self.p.ln.weight, bias=self.p.ln.bias, program_config=self.c.ln_sharded), lambda: ttnn.layer_norm(x, weight=self.p.ln.weight, bias=self.p.ln.bias))
         qkv = ttnn.linear(h, self.p.qkv.weight, bias=self.p.qkv.bias)
-        q, k, v = with_fallback(lambda: ttnn.experimental.nlp_create_qkv_heads(qkv, num_heads=8, memory_config=self.c.heads_l1), lambda: ttnn.experimental.nlp_create_qkv_heads(qkv, num_heads=8))
+        q, k, v = with_fallback(lambda: ttnn.experimental.nlp_create_qkv_heads(qkv, num_heads=8, memory_config=self.c.heads_l1), lambda: ttnn.experimental.nlp_create_qkv_heads(qkv, num_heads=8, memory_config=ttnn.L1_MEMORY_CONFIG))
         scores = with_fallback(lambda: ttnn.matmul(q, k), lambda: ttnn.matmul(q, k, transpose_b=True))
         probs = with_fallback(lambda: ttnn.softmax(scores, dim=-1, program_config=self.c.softmax_sharded), lambda: ttnn.softmax(scores, dim=-1))
         context = with_fallback(lambda: ttnn.matmul(probs, v, memory_config=ttnn.DRAM_MEMORY_CONFIG), lambda: ttnn.matmul(probs, v, program_config=self.c.context_program_config))

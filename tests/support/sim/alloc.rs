@@ -1,5 +1,6 @@
 //! The allocator of the simulation: one address range per (device, buffer type), first fit,
-//! top-down (L1, as TT-NN places tensors) or bottom-up (DRAM), aligned to 32 B.
+//! top-down (L1, as TT-NN places tensors) or bottom-up (DRAM), aligned to 32 B unless told
+//! otherwise (tt-metal aligns L1 to 16 B, memory.md §9; the demo uses that).
 
 /// A buffer the allocator holds: `[address, address + size)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,17 +19,24 @@ pub struct Allocator {
     pub base: u64,
     pub top_down: bool,
     pub held: Vec<Held>,
+    /// Sizes are rounded up to, and addresses placed on, multiples of this.
+    pub align: u64,
 }
 
 const ALIGN: u64 = 32;
 
 impl Allocator {
     pub fn top_down(start: u64, end: u64) -> Self {
-        Allocator { start, end, base: start, top_down: true, held: Vec::new() }
+        Allocator { start, end, base: start, top_down: true, held: Vec::new(), align: ALIGN }
     }
 
     pub fn bottom_up(start: u64, base: u64, end: u64) -> Self {
-        Allocator { start, end, base, top_down: false, held: Vec::new() }
+        Allocator { start, end, base, top_down: false, held: Vec::new(), align: ALIGN }
+    }
+
+    /// The same allocator with another alignment.
+    pub fn aligned(self, align: u64) -> Self {
+        Allocator { align, ..self }
     }
 
     /// The free ranges within `[from, end)`, ascending.
@@ -51,16 +59,17 @@ impl Allocator {
 
     /// Where a buffer of `size` would go, without placing it.
     pub fn place(&self, size: u64) -> Option<u64> {
-        let size = size.div_ceil(ALIGN) * ALIGN;
+        let align = self.align;
+        let size = size.div_ceil(align) * align;
         let gaps = self.gaps(self.base);
         if self.top_down {
             gaps.iter().rev().find_map(|&(s, e)| {
-                let a = (e - size.min(e)) / ALIGN * ALIGN;
+                let a = (e - size.min(e)) / align * align;
                 (e >= size && a >= s).then_some(a)
             })
         } else {
             gaps.iter().find_map(|&(s, e)| {
-                let a = s.div_ceil(ALIGN) * ALIGN;
+                let a = s.div_ceil(align) * align;
                 (a + size <= e).then_some(a)
             })
         }
