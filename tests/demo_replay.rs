@@ -122,22 +122,31 @@ E       Out of Memory: Not enough space to allocate 65536000 B L1 buffer across 
 
 /// The operations after the last recorded failure replay exactly too: operation 40's message,
 /// from a log beside the demo's folder, is replayed from the snapshot after operation 33 (a
-/// fix that frees nothing moves the start there) through operation 39. (Replayed from further
-/// back, the replay reads operation 32, which wrote no `buffers` rows, as leaving nothing live.)
+/// fix that frees nothing moves the start there) through operation 39, from the first operation
+/// (through operation 32, which wrote no `buffers` rows: no snapshot, not an empty one), and
+/// from a fix after operation 32 (no checkpoint: the replay starts after operation 31).
 #[test]
 fn the_operations_after_the_last_failure_replay_exactly() {
+    for (extra, replayed_after) in [(&[][..], Value::from(33)), (&["--from-start"][..], Value::Null)] {
+        operation_40_replays_exactly("1@33", extra, replayed_after);
+    }
+    operation_40_replays_exactly("1@32", &[], Value::from(31));
+}
+
+fn operation_40_replays_exactly(free: &str, extra: &[&str], replayed_after: Value) {
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
     let tmp = TempDir::new("demo-log");
     let log = tmp.path().join("run.log");
     std::fs::write(&log, OPERATION_40_LOG).unwrap();
     let before = folder_bytes(&demo);
     let (demo_s, log_s) = (demo.to_str().unwrap(), log.to_str().unwrap());
-    let args = ["whatif", demo_s, "--log", log_s, "--operation", "40", "--free-buffer", "1@33", "--json"];
+    let mut args = vec!["whatif", demo_s, "--log", log_s, "--operation", "40", "--free-buffer", free, "--json"];
+    args.extend_from_slice(extra);
     let o = run(&args, None);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(folder_bytes(&demo), before, "the demo's folder changed");
     let answer: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(answer["replayed_after"], 33, "{answer}");
+    assert_eq!(answer["replayed_after"], replayed_after, "{answer}");
     assert_eq!(answer["replay_check"], "exact", "{answer}");
     assert_eq!(
         (&answer["outcome"], &answer["largest_free_block"]),

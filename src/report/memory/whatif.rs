@@ -4,6 +4,7 @@
 //! failure (graph and snapshot), and the failed request.
 
 use super::memory_report::MemoryReport;
+use super::rows::Earlier;
 use super::view::FailureMemory;
 use crate::analysis::graph::nodes::NodeType;
 use crate::analysis::memory::holders::{last_use, producer};
@@ -98,19 +99,41 @@ impl MemoryReport {
         let view = self.device_view(m.device_id);
         let resolved = self.resolve(index, fixes, m, &view, late).map_err(&read)?;
         let snapshots = self.records_snapshots().map_err(&read)?;
-        let start = self.replay_start(index, &resolved, snapshots && !options.from_start);
+        let start = self.replay_start(index, &resolved, snapshots && !options.from_start, &view)?;
         let (mut run, first) = self.begin(view, self.regions(m.device_id, m), resolved.plan, start)?;
         self.replay_operations(&mut run, first..index, snapshots)?;
         self.answer_at(run, index, fixes, m, resolved.notes, start)
     }
 
     /// Where a replay starts: after the earliest operation a fix touches, when the report keeps
-    /// snapshots to start from (`from_checkpoint`); else from the first operation (none).
-    pub(super) fn replay_start(&self, index: usize, resolved: &Resolved, from_checkpoint: bool) -> Option<u64> {
-        match from_checkpoint {
-            true => resolved.starts.iter().copied().min().unwrap_or(self.previous(index)),
-            false => None,
+    /// snapshots to start from (`from_checkpoint`); else from the first operation (none). An
+    /// operation without `buffers` rows of the device is no checkpoint: the replay starts at the
+    /// latest one before it with some (memory.md §3.1), or from the first operation.
+    pub(super) fn replay_start(
+        &self,
+        index: usize,
+        resolved: &Resolved,
+        from_checkpoint: bool,
+        view: &DeviceView,
+    ) -> Result<Option<u64>, ReportError> {
+        if !from_checkpoint {
+            return Ok(None);
         }
+        let Some(c) = resolved.starts.iter().copied().min().unwrap_or(self.previous(index)) else { return Ok(None) };
+        let read = ReportError::read("the run's records");
+        let rank = self.rank();
+        let devices: Vec<u64> = std::iter::once(view.device_id).chain(view.aliases.iter().copied()).collect();
+        let (rows, _) = self.snapshots().rows(c, rank).map_err(&read)?;
+        if rows.iter().any(|r| devices.contains(&r.device_id)) {
+            return Ok(Some(c));
+        }
+        let mut latest = None;
+        for d in devices {
+            if let Earlier::Found(e) = self.snapshots().earlier(c, d, rank).map_err(&read)? {
+                latest = latest.max(Some(e));
+            }
+        }
+        Ok(latest)
     }
 
     /// A replay of `view`'s device with `plan`, started from the snapshot after `start` (none:

@@ -44,7 +44,7 @@ impl MemoryReport {
         for &(index, m) in failures {
             let view = self.device_view(m.device_id);
             let resolved = self.resolve(index, &fixes, m, &view, Some(late)).map_err(&read)?;
-            let start = self.replay_start(index, &resolved, snapshots);
+            let start = self.replay_start(index, &resolved, snapshots, &view)?;
             let regions = self.regions(m.device_id, m);
             let same = |g: &Group<'_>| g.device == m.device_id && g.regions == regions && g.start == start;
             let at = match groups.iter().position(same) {
