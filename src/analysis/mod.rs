@@ -3,6 +3,7 @@
 
 pub mod attach;
 pub mod beside;
+pub mod compare;
 pub mod dram_fallback;
 pub mod failure;
 pub mod flags;
