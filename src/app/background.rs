@@ -20,6 +20,9 @@ impl App {
         if self.tab == Tab::OverTime && over_time.source == UsageSource::Snapshots && over_time.pass == JobState::Idle {
             jobs.push(Job::Usage);
         }
+        if self.tab == Tab::OverTime && self.compare.as_ref().is_some_and(|c| c.pass == JobState::Idle) {
+            jobs.push(Job::BeforeUsage);
+        }
         jobs
     }
 
@@ -37,6 +40,7 @@ impl App {
     pub fn job_cancelled(&mut self, job: Job) {
         match job {
             Job::Usage => self.over_time.pass = JobState::Idle,
+            Job::BeforeUsage => self.set_before_pass(JobState::Idle),
             Job::ReplayGraphs => {
                 if matches!(self.memory.replay, JobState::Wanted | JobState::Running { .. }) {
                     self.memory.replay = JobState::Wanted;
@@ -81,6 +85,7 @@ impl App {
                 }
             }
             Job::Usage => self.over_time.pass = JobState::Running { done, total },
+            Job::BeforeUsage => self.set_before_pass(JobState::Running { done, total }),
         }
     }
 
@@ -100,6 +105,11 @@ impl App {
             Job::Usage => {
                 if let Err(reason) = result {
                     self.over_time.pass = JobState::Failed(reason);
+                }
+            }
+            Job::BeforeUsage => {
+                if let Err(reason) = result {
+                    self.set_before_pass(JobState::Failed(reason));
                 }
             }
         }

@@ -9,6 +9,8 @@ pub enum Job {
     ReplayGraphs,
     /// Sum every `buffers` row per operation, device and buffer type (the run over time).
     Usage,
+    /// The same for the earlier run the shown one is compared with (`--compare`).
+    BeforeUsage,
 }
 
 /// A background pass the state may need: its progress, or how it ended.

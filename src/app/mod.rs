@@ -4,6 +4,7 @@
 
 mod background;
 pub(crate) mod bindings;
+mod compare;
 mod device_ops;
 mod error_actions;
 mod jobs;
@@ -19,6 +20,7 @@ mod rows;
 mod search_index;
 
 pub use bindings::keymap;
+pub use compare::{Change, Comparison};
 pub(crate) use device_ops::{DeviceOpsTab, TreeAnnotations};
 pub use device_ops::{DeviceTree, TreeItems};
 pub use jobs::{Job, JobState};
@@ -128,6 +130,8 @@ pub struct App {
     pub(crate) memory: MemoryTab,
     /// Tab 5.
     pub(crate) over_time: OverTimeTab,
+    /// The earlier run the shown one is compared with (`--compare`).
+    pub(crate) compare: Option<Comparison>,
     /// A one-off message for the status bar.
     pub(crate) message: Option<String>,
     /// A watched report: how many operations it has, and how many the last change added.
@@ -155,6 +159,7 @@ impl App {
             perf: PerfState::None,
             memory: MemoryTab::default(),
             over_time: OverTimeTab::default(),
+            compare: None,
             message: None,
             live: None,
             clipboard: None,

@@ -140,19 +140,38 @@ impl Serialize for OperationEntries<'_, '_> {
             // An unreadable section is null, as an absent one.
             let section = self.sections.borrow_mut().section(e).ok().flatten();
             let start = super::beside::memory_at_start(self.report, e);
-            seq.serialize_element(&OperationJson {
-                error: error_json(e, self.hex),
-                recorded: e.recorded,
-                failed_device_operations: e.failed_device_operations.as_deref().unwrap_or_default(),
-                perf: e.perf.as_ref(),
-                memory: section.as_ref().map(|s| memory_json(&s.memory)),
-                fixes: section.as_ref().map(|s| fixes_json(s, self.hex)).unwrap_or_default(),
-                memory_at_start: start.as_ref().map(|s| s.iter().map(super::memory_json::start_json).collect()),
-                log: super::beside::log_json(self.report, e),
-            })?;
+            seq.serialize_element(&operation_json(self.report, e, section.as_ref(), start.as_deref(), self.hex))?;
         }
         seq.end()
     }
+}
+
+/// One operation's entry, from its memory section and its memory at start.
+fn operation_json<'r, 'm>(
+    report: &'r MemoryReport,
+    e: &'r ExplainedError<'_>,
+    section: Option<&'m FailureSection>,
+    start: Option<&'m [crate::analysis::memory::OperationMemory]>,
+    hex: bool,
+) -> OperationJson<'r, 'm> {
+    OperationJson {
+        error: error_json(e, hex),
+        recorded: e.recorded,
+        failed_device_operations: e.failed_device_operations.as_deref().unwrap_or_default(),
+        perf: e.perf.as_ref(),
+        memory: section.map(|s| memory_json(&s.memory)),
+        fixes: section.map(|s| fixes_json(s, hex)).unwrap_or_default(),
+        memory_at_start: start.map(|s| s.iter().map(super::memory_json::start_json).collect()),
+        log: super::beside::log_json(report, e),
+    }
+}
+
+/// One operation's entry of the document, exactly as [`write_json`] writes it (`diff`'s `next`).
+pub(crate) fn operation_entry(report: &MemoryReport, e: &ExplainedError<'_>, hex: bool) -> serde_json::Value {
+    let section = MemorySections::new(report).section(e).ok().flatten();
+    let start = super::beside::memory_at_start(report, e);
+    serde_json::to_value(operation_json(report, e, section.as_ref(), start.as_deref(), hex))
+        .unwrap_or(serde_json::Value::Null)
 }
 
 /// The `fixes` of an entry: each advice line, its fixes, the replay's outcome and address.

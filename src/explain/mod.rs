@@ -2,6 +2,8 @@
 //! a terminal log, a CI job or a script.
 
 mod beside;
+mod diff;
+mod diff_json;
 mod failure_json;
 mod follow;
 mod json;
@@ -21,6 +23,8 @@ use crate::analysis::stack::source_label;
 use crate::report::linked::LinkedReports;
 use crate::report::{ErrorRecord, MemoryReport, ReportError};
 
+pub use diff::{Compared, Side, compare_runs, diff_error, diff_reports, render_diff_text};
+pub use diff_json::render_diff_json;
 pub use follow::{FollowEnd, follow};
 pub use json::{render_json, write_json};
 pub use late::read_late;

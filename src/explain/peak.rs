@@ -48,14 +48,19 @@ pub struct Peaks {
 /// Reads every `buffers` row of the report (one pass) and finds the peaks.
 pub fn read_peaks(report: &MemoryReport) -> Result<Peaks, ReportError> {
     let mut usage = MemoryUsage::default();
+    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
+    Ok(peaks_of(report, &usage))
+}
+
+/// The peaks of a pass's sums, each with its region size (`diff` reads them from its own pass).
+pub(crate) fn peaks_of(report: &MemoryReport, usage: &MemoryUsage) -> Peaks {
     let questions = report.usage();
-    questions.read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
     let lines = questions
-        .peaks(&usage)
+        .peaks(usage)
         .into_iter()
         .map(|peak| PeakLine { peak, ceiling: questions.region_ceiling(peak.device_id, peak.buffer_type) })
         .collect();
-    Ok(Peaks { lines, set_aside_rows: usage.set_aside_rows })
+    Peaks { lines, set_aside_rows: usage.set_aside_rows }
 }
 
 /// One line per device and buffer type, e.g. `Peak L1 use on device 0: 1.20 MiB per bank after

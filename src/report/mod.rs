@@ -20,6 +20,7 @@ pub mod pending;
 pub mod perf;
 pub mod perf_csv;
 pub(crate) mod python_io;
+pub mod run_memory;
 mod store;
 pub(crate) mod tensor_index;
 pub mod tensors;
@@ -34,6 +35,7 @@ pub use log_beside::LogBeside;
 pub use memory::{ErrorRecord, MemoryReport, Operation};
 pub use memory_replay::{GraphReplay, OperationUsage};
 pub use memory_view::FailureMemory;
+pub use run_memory::RunMemory;
 pub use whatif::{WhatIf, WhatIfOptions};
 
 use std::path::Path;

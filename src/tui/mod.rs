@@ -4,11 +4,13 @@
 //! graph and the pass over `buffers` run as workers, so none delays a frame. The terminal is
 //! restored on exit, error and panic.
 
+mod compare;
 mod events;
 mod session;
 pub mod worker;
 mod workers;
 
+pub use compare::{BeforeResult, before_job, comparison};
 use events::{Events, Wake};
 pub use session::{Session, app_for, perf_input};
 pub use workers::{LinkResult, ReplayResult, UsageResult, Workers, link_job, replay_job, usage_job};

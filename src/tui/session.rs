@@ -25,6 +25,8 @@ pub struct Session {
     /// How many times a watched report changed since it was opened: a job started for an
     /// earlier generation has a stale result.
     generation: u64,
+    /// The earlier run the report is compared with (`--compare`).
+    pub(crate) before: Option<MemoryReport>,
 }
 
 /// The state of a report: its model, opened on operation `operation` (an id) when given.
@@ -70,7 +72,13 @@ fn loaded<T>(result: Result<T, ReportError>) -> Loaded<T> {
 impl Session {
     /// A session over a report, nothing replayed yet.
     pub fn new(report: MemoryReport) -> Self {
-        Self { report, replay: None, usage: MemoryUsage::with_runs(), generation: 0 }
+        Self { report, replay: None, usage: MemoryUsage::with_runs(), generation: 0, before: None }
+    }
+
+    /// The session compares its report with an earlier run (`--compare`): the state's comparison.
+    pub fn compare_with(&mut self, before: MemoryReport, app: &mut App) {
+        app.set_comparison(super::compare::comparison(&before, &self.report));
+        self.before = Some(before);
     }
 
     /// The report's generation: it grows each time a watched report changes.
@@ -209,6 +217,7 @@ impl Session {
                 let replayed = self.report.graphs().replay(&mut |_, _| {}, &AtomicBool::new(false));
                 self.finish_replay(app, replayed);
             }
+            Job::BeforeUsage => self.run_before_job(app),
             Job::Usage => {
                 let mut usage = std::mem::take(&mut self.usage);
                 let read = self.report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {});

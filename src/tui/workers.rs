@@ -27,6 +27,8 @@ pub struct Workers {
     linking: Option<Worker<LinkResult>>,
     replay: Option<Worker<ReplayResult>>,
     usage: Option<Worker<UsageResult>>,
+    /// The earlier run's pass (`--compare`).
+    before: Option<Worker<super::compare::BeforeResult>>,
 }
 
 /// Links a performance report with the memory report on a worker.
@@ -89,7 +91,7 @@ pub fn usage_job(report: &MemoryReport, generation: u64, waker: Waker, usage: Me
 impl Workers {
     /// No job running yet; `waker` wakes the loop whenever a job says something.
     pub fn new(waker: Waker) -> Self {
-        Self { waker, linking: None, replay: None, usage: None }
+        Self { waker, linking: None, replay: None, usage: None, before: None }
     }
 
     /// Starts linking a performance report.
@@ -100,7 +102,7 @@ impl Workers {
 
     /// Whether any job runs.
     pub fn busy(&self) -> bool {
-        self.linking.is_some() || self.replay.is_some() || self.usage.is_some()
+        self.linking.is_some() || self.replay.is_some() || self.usage.is_some() || self.before.is_some()
     }
 
     /// Starts the jobs the state wants that are not running, and cancels the running ones it no
@@ -120,7 +122,13 @@ impl Workers {
                     self.usage = Some(usage_job(&session.report, generation, self.waker.clone(), usage));
                     app.job_progress(Job::Usage, 0, 0);
                 }
-                Job::ReplayGraphs | Job::Usage => {}
+                Job::BeforeUsage if self.before.is_none() => {
+                    if let Some(before) = &session.before {
+                        self.before = Some(super::compare::before_job(before, generation, self.waker.clone()));
+                        app.job_progress(Job::BeforeUsage, 0, 0);
+                    }
+                }
+                Job::ReplayGraphs | Job::Usage | Job::BeforeUsage => {}
             }
         }
         for job in app.unwanted_jobs() {
@@ -157,6 +165,7 @@ impl Workers {
             changed = true;
         }
         changed |= self.collect_usage(session, app);
+        changed |= super::compare::collect_before(&mut self.before, app);
         changed |= self.collect_replay(session, app);
         changed
     }

@@ -129,7 +129,40 @@ fn changes(a: &[u32], b: &[u32]) -> (Vec<bool>, Vec<bool>) {
     for (k, c) in cb.into_iter().enumerate().filter(|(_, c)| *c) {
         changed_b[index_b[k]] = c;
     }
+    slide_up(a, &mut changed_a);
+    slide_up(b, &mut changed_b);
     (changed_a, changed_b)
+}
+
+/// Slides each run of left-out operations as early as it goes: where it could equally be left
+/// out one later (`ttnn.deallocate` inserted right after an operation that an original
+/// `ttnn.deallocate` already follows), the one inserted is the earlier, as a fix inserts it right
+/// after the last use, before what the script did next. The names kept, in order, stay the same:
+/// the pairs stay a common subsequence of the same length.
+fn slide_up(names: &[u32], changed: &mut [bool]) {
+    let mut i = 0;
+    while i < names.len() {
+        if !changed[i] {
+            i += 1;
+            continue;
+        }
+        let mut end = i;
+        while end < names.len() && changed[end] {
+            end += 1;
+        }
+        let (next, mut start, mut last) = (end, i, end);
+        while start > 0 && !changed[start - 1] && names[start - 1] == names[last - 1] {
+            changed[start - 1] = true;
+            changed[last - 1] = false;
+            start -= 1;
+            last -= 1;
+            // Joined to the run before it, if any.
+            while start > 0 && changed[start - 1] {
+                start -= 1;
+            }
+        }
+        i = next;
+    }
 }
 
 /// One box of the edit graph still to split: `a[off1..lim1]` against `b[off2..lim2]`, and whether

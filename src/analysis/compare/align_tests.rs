@@ -39,6 +39,25 @@ fn a_deallocate_added_parts_the_runs_there() {
     assert_eq!(alignment.before_of(3), None);
 }
 
+/// `fixtures/rerun/small_model__free_late`: the fix freed a tensor right after `ttnn.relu`, where
+/// the script then freed another; the re-run's truth pairs the script's own call with the second.
+#[test]
+fn an_inserted_deallocate_comes_before_the_scripts_own() {
+    let before = ["ttnn.matmul", "ttnn.add", "ttnn.deallocate", "ttnn.relu", "ttnn.deallocate", "ttnn.softmax"];
+    let after = [
+        "ttnn.matmul",
+        "ttnn.add",
+        "ttnn.deallocate",
+        "ttnn.relu",
+        "ttnn.deallocate",
+        "ttnn.deallocate",
+        "ttnn.softmax",
+    ];
+    let alignment = Alignment::new(&before, &after);
+    assert_eq!(alignment.paired().collect::<Vec<_>>(), [(0, 0), (1, 1), (2, 2), (3, 3), (4, 5), (5, 6)]);
+    assert_eq!(alignment.parted_at(), Some(Parting { before: None, after: Some(4) }));
+}
+
 #[test]
 fn identical_runs_never_part() {
     let run = ["ttnn.matmul", "ttnn.add", "ttnn.relu"];

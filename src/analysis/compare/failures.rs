@@ -1,6 +1,7 @@
 //! The failures of two runs compared by (operation name, kind) (interfaces.md §1): gone (BEFORE
 //! only), new (AFTER only), kept; and the line a comparison leads with.
 
+use crate::analysis::attach::INCOMPLETE_OPERATION as INCOMPLETE;
 use crate::analysis::failure::FailureKind;
 use crate::analysis::model::{ErrorRecord, Operation, first_line};
 use crate::analysis::reason::{Reason, explain, summary};
@@ -85,7 +86,9 @@ pub struct FailureChanges {
 }
 
 /// Compares by (operation name, kind): the k-th failure of a name and kind in BEFORE is kept when
-/// AFTER has a k-th one too.
+/// AFTER has a k-th one too. A release that records no message (`incomplete_operation`) says only
+/// that the operation failed: such a failure left over is kept with a failure left over of the
+/// same operation name on the other side, of whatever kind.
 pub fn compare_failures(before: Vec<RunFailure>, after: Vec<RunFailure>) -> FailureChanges {
     let mut waiting: HashMap<(String, String), VecDeque<usize>> = HashMap::new();
     for (k, f) in after.iter().enumerate() {
@@ -96,11 +99,17 @@ pub fn compare_failures(before: Vec<RunFailure>, after: Vec<RunFailure>) -> Fail
         let key = (f.operation_name.clone(), f.kind.clone());
         partner.push(waiting.get_mut(&key).and_then(VecDeque::pop_front));
     }
-    let taken: Vec<bool> = {
-        let mut taken = vec![false; after.len()];
-        partner.iter().flatten().for_each(|&k| taken[k] = true);
-        taken
-    };
+    let mut taken = vec![false; after.len()];
+    partner.iter().flatten().for_each(|&k| taken[k] = true);
+    for (f, p) in before.iter().zip(partner.iter_mut()).filter(|(_, p)| p.is_none()) {
+        let unknown = |g: &RunFailure| g.kind == INCOMPLETE || f.kind == INCOMPLETE;
+        let found =
+            (0..after.len()).find(|&k| !taken[k] && after[k].operation_name == f.operation_name && unknown(&after[k]));
+        if let Some(k) = found {
+            taken[k] = true;
+            *p = Some(k);
+        }
+    }
     let mut after: Vec<Option<RunFailure>> = after.into_iter().map(Some).collect();
     let mut changes = FailureChanges::default();
     for (f, k) in before.into_iter().zip(partner) {
@@ -125,7 +134,9 @@ pub fn kept_words((before, after): &(RunFailure, RunFailure)) -> String {
         true => format!("operation {}", before.operation_id),
         false => format!("operation {}, now {}", before.operation_id, after.operation_id),
     };
-    format!("{} in {} ({ids})", before.label, before.operation_name)
+    // The side that says what the failure is.
+    let label = if before.kind == INCOMPLETE { &after.label } else { &before.label };
+    format!("{label} in {} ({ids})", before.operation_name)
 }
 
 /// The first of a list in words, with how many more: `X and 2 more`.

@@ -131,6 +131,23 @@ fn several_failures_are_counted_and_kept_ones_close_the_line() {
     assert_eq!(changes.gone[0].operation_id, 5);
 }
 
+/// ttnn 0.75 records no message for a failed operation: its failure is the same as another
+/// release's failure of that operation, whatever its kind; two known kinds still differ.
+#[test]
+fn a_failure_without_a_message_is_kept_with_the_other_runs() {
+    let message = "Operation 'ttnn.add' started but never completed (likely crashed)";
+    let unknown = failures(&["ttnn.add"], vec![error(1, "ttnn.add", "incomplete_operation", message)]);
+    let oom = failures(&["ttnn.add"], vec![error(1, "ttnn.add", "RuntimeError", OOM)]);
+    let changes = compare_failures(unknown.clone(), oom.clone());
+    assert_eq!((changes.gone.len(), changes.new.len(), changes.kept.len()), (0, 0, 1));
+    assert_eq!(lead_line(&changes), "No failure is gone or new; still there: Out of memory in ttnn.add (operation 1).");
+    let changes = compare_failures(oom, unknown);
+    assert_eq!(kept_words(&changes.kept[0]), "Out of memory in ttnn.add (operation 1)");
+    let clash = failures(&["ttnn.matmul"], vec![error(1, "ttnn.matmul", "RuntimeError", CLASH)]);
+    let on_matmul = failures(&["ttnn.matmul"], vec![error(1, "ttnn.matmul", "RuntimeError", OOM)]);
+    assert_eq!(compare_failures(on_matmul, clash).kept.len(), 0);
+}
+
 fn series(figures: &[Option<u64>]) -> UsageSeries {
     let points = figures
         .iter()
