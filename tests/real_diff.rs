@@ -80,6 +80,10 @@ fn a_failure_gone_and_a_new_one_further_on() {
          \x20 Before, L1 on device 1: freeing all 6 at their last use lowers the peak from 412 KiB to 382 KiB.\n\
          \x20 After, L1 on device 1: freeing all 2 at their last use leaves the peak at 382 KiB.\n"
     );
+    // `BEFORE --compare AFTER` off a terminal prints the same.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = run(&["fixtures/real/stale_chain", "--compare", "fixtures/rerun/stale_chain__free_late"], Some(root));
+    assert_eq!((o.status.code(), String::from_utf8(o.stdout).unwrap()), (Some(0), text.clone()));
     // The first new failure, explained in full: explain's own block of that operation.
     let o = run(&["explain", &path("rerun/stale_chain__free_late"), "--operation", "11"], None);
     assert_eq!(next, Some(String::from_utf8(o.stdout).unwrap().as_str()));
