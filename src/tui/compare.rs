@@ -47,6 +47,12 @@ pub(crate) fn finish_before(app: &mut App, result: BeforeResult) {
 }
 
 impl Session {
+    /// The session compares its report with an earlier run (`--compare`): the state's comparison.
+    pub fn compare_with(&mut self, before: MemoryReport, app: &mut App) {
+        app.set_comparison(comparison(&before, &self.report));
+        self.before = Some(before);
+    }
+
     /// Reads BEFORE's lines here and now (tests; the loop runs [`before_job`]).
     pub(crate) fn run_before_job(&self, app: &mut App) {
         if let Some(before) = &self.before {

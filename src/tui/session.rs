@@ -75,12 +75,6 @@ impl Session {
         Self { report, replay: None, usage: MemoryUsage::with_runs(), generation: 0, before: None }
     }
 
-    /// The session compares its report with an earlier run (`--compare`): the state's comparison.
-    pub fn compare_with(&mut self, before: MemoryReport, app: &mut App) {
-        app.set_comparison(super::compare::comparison(&before, &self.report));
-        self.before = Some(before);
-    }
-
     /// The report's generation: it grows each time a watched report changes.
     pub fn generation(&self) -> u64 {
         self.generation
