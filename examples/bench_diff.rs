@@ -15,14 +15,16 @@
 //! the pairs found and the time.
 //!
 //! With two report folders (e.g. `gen_report --memory` outputs), it times once each: the two
-//! `explain --peak` passes (`read_peaks`), then `diff` as the binary runs it (both reports
-//! opened, one pass over each one's `buffers` with each buffer's run, the late list, the
-//! alignment, the text with the first new failure's block).
+//! `explain --peak` passes (`read_peaks`), each run's memory as `diff` reads it (`run_memory`:
+//! the pass over `buffers` following each buffer's run, the chart lines, the late list), then
+//! `diff` as the binary runs it (both reports opened and read, the failures, the alignment, the
+//! text with the first new failure's block).
 
 #[path = "common/timing.rs"]
 mod timing;
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use ttnn_tui::analysis::compare::Alignment;
 use ttnn_tui::explain::{ExplainOptions, diff_reports, read_peaks};
@@ -121,6 +123,14 @@ fn reports(before: &Path, after: &Path) {
         read_peaks(&report).expect("reads");
         let operations = report.operations.len();
         println!("explain --peak {}: {operations} operations, {:.2} s", path.display(), start.elapsed().as_secs_f64());
+    }
+    for path in [before, after] {
+        let report = open(path);
+        let start = Instant::now();
+        let memory = report.run_memory(&AtomicBool::new(false), &mut |_| {}).expect("reads");
+        let (late, lines) = (memory.late.late.len(), memory.series.len());
+        let took = start.elapsed().as_secs_f64();
+        println!("run_memory {}: {lines} lines, {late} tensors held past their last use, {took:.2} s", path.display());
     }
     let start = Instant::now();
     let (_, text) = diff_reports((before, after), 0, false, &ExplainOptions::default()).expect("diffs");

@@ -25,15 +25,19 @@ pub struct RunMemory {
 
 impl MemoryReport {
     /// Reads a run's memory: the one pass over `buffers` (with progress; stopped by `cancel`),
-    /// else every captured graph replayed.
+    /// else every captured graph replayed. The late list is `explain --late`'s without what
+    /// freeing it would do at each failure (a replay per failure, which a comparison does not
+    /// say and which, on a report without lookup indexes, reads far more than the pass).
     pub fn run_memory(
         &self,
         cancel: &AtomicBool,
         progress: &mut dyn FnMut(UsageProgress),
     ) -> Result<RunMemory, ReportError> {
-        let (usage, late) = self.read_late(cancel, progress)?;
+        let mut usage = MemoryUsage::with_runs();
         let questions = self.usage();
+        questions.read(&mut usage, cancel, progress)?;
         if usage.rows > 0 {
+            let late = self.late_tensors(&usage)?;
             let series = usage.keys().map(|(device, kind)| questions.series(&usage, device, kind)).collect();
             return Ok(RunMemory { usage, series, late });
         }
