@@ -43,8 +43,11 @@ pub(crate) fn marker(view: &View, compare: &Comparison, operation: usize) -> (St
     }
 }
 
+/// Points of a chart line, `(x, bytes per bank)`.
+pub(crate) type Points = Vec<(f64, f64)>;
+
 /// BEFORE's points on the shown run's axis, and those of its failures, for the shown line.
-pub(crate) fn before_points(compare: &Comparison, before: &UsageSeries) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+pub(crate) fn before_points(compare: &Comparison, before: &UsageSeries) -> (Points, Points) {
     let at = |k: usize| Some((*compare.x.get(k)?, before.points.get(k)?.used_per_bank? as f64));
     let line = (0..before.points.len()).filter_map(at).collect();
     let failures = before.failures.iter().filter_map(|&k| at(k)).collect();
