@@ -15,6 +15,10 @@ pub struct Cli {
     /// [default: the newest report under ./generated/ttnn/reports/]
     #[arg(value_name = "REPORT", conflicts_with = "demo")]
     pub report: Option<PathBuf>,
+    /// Open REPORT beside this later run (AFTER): the UI shows AFTER, tab 5 draws both runs'
+    /// memory, tab 1 marks the failures gone and new (as `diff REPORT AFTER`).
+    #[arg(long, value_name = "AFTER", requires = "report")]
+    pub compare: Option<PathBuf>,
     /// Options of the UI and of `explain`.
     #[command(flatten)]
     pub options: Options,
@@ -57,6 +61,9 @@ impl Cli {
         if let Some(Command::Whatif(args)) = &self.command {
             args.fixes()?;
         }
+        if let Some(flag) = self.compare_conflict(&open) {
+            return conflict(&flag);
+        }
         if open.demo && open.report.is_some() {
             let message = "the argument '--demo' cannot be used with '[REPORT]'";
             return Err(
@@ -66,12 +73,41 @@ impl Cli {
         Ok(())
     }
 
+    /// What `diff` and `--compare` cannot be given with: options about one report only.
+    fn compare_conflict(&self, open: &OpenArgs) -> Option<String> {
+        let what = match (&self.command, &self.compare) {
+            (Some(Command::Diff(_)), _) => "'diff'",
+            (Some(_), Some(_)) => {
+                return Some("the argument '--compare <AFTER>' cannot be used with a subcommand".into());
+            }
+            (None, Some(_)) => "'--compare <AFTER>'",
+            (_, None) => return None,
+        };
+        let one_report = [("--demo", open.demo), ("--watch", open.watch), ("--log <PATH>", open.log.is_some())];
+        let diff_only = [("--operation <ID>", open.operation.is_some()), ("--perf <PATH>", open.perf.is_some())];
+        let diff = matches!(self.command, Some(Command::Diff(_)));
+        let given = one_report.iter().chain(diff_only.iter().filter(|_| diff)).find(|(_, given)| *given)?;
+        Some(format!("the argument '{}' cannot be used with {what}", given.0))
+    }
+
+    /// `--compare AFTER` (the UI), or `diff BEFORE AFTER`: the two runs, BEFORE first.
+    pub fn compared(&self) -> Option<(PathBuf, PathBuf)> {
+        match (&self.command, &self.compare, &self.report) {
+            (Some(Command::Diff(args)), ..) => Some((args.before.clone(), args.after.clone())),
+            (None, Some(after), Some(before)) => Some((before.clone(), after.clone())),
+            _ => None,
+        }
+    }
+
     /// What to open: the REPORT given (after `explain`, or before it) and the options.
     pub fn open_args(&self) -> OpenArgs {
         let report = match &self.command {
             Some(Command::Explain(args)) => args.report.clone().or_else(|| self.report.clone()),
             Some(Command::Whatif(args)) => args.report.clone().or_else(|| self.report.clone()),
-            Some(Command::Mcp) | None => self.report.clone(),
+            Some(Command::Diff(args)) => Some(args.after.clone()),
+            Some(Command::Mcp) => self.report.clone(),
+            // Beside `--compare`, the UI shows the later run.
+            None => self.compare.clone().or_else(|| self.report.clone()),
         };
         let o = &self.options;
         OpenArgs {
@@ -96,6 +132,7 @@ impl Cli {
         match &self.command {
             Some(Command::Explain(args)) => args.json,
             Some(Command::Whatif(args)) => args.json,
+            Some(Command::Diff(args)) => args.json,
             Some(Command::Mcp) | None => false,
         }
     }
@@ -109,9 +146,26 @@ pub enum Command {
     /// Replay the run with a fix applied and say what tt-metal would do with the failed request
     /// (the first failure, or --operation N).
     Whatif(WhatifArgs),
+    /// Compare two runs: the failures gone, new and kept, the peaks, the operations aligned,
+    /// the tensors held past their last use, and the first new failure explained.
+    Diff(DiffArgs),
     /// Serve the Model Context Protocol on stdin/stdout, for an AI agent: the same answers as
     /// `explain --json`, read-only (register it with `claude mcp add ttnn-tui -- ttnn-tui mcp`).
     Mcp,
+}
+
+/// Arguments of `diff` (`--rank`, `--hex` and `--color` apply too).
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier run: a report folder holding db.sqlite, or the database itself.
+    #[arg(value_name = "BEFORE")]
+    pub before: PathBuf,
+    /// The later run, the same way.
+    #[arg(value_name = "AFTER")]
+    pub after: PathBuf,
+    /// Print JSON (a stable contract) instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `whatif` (the global options apply too): the report and the fixes, several at once.

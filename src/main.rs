@@ -26,14 +26,21 @@ fn main() -> ExitCode {
     {
         return explain_log(log, cli.json(), cli.options.hex, colours);
     }
+    // `diff`, and `--compare` printed rather than drawn.
+    let compared = cli.compared();
+    if let Some(runs) = compared.as_ref().filter(|_| cli.command.is_some() || !std::io::stdout().is_terminal()) {
+        return diff(runs, &cli, colours);
+    }
     let explain = match &cli.command {
         Some(Command::Whatif(args)) => return what_if(&cli.open_args(), args),
+        Some(Command::Diff(_)) => return diff(compared.as_ref().expect("diff names two runs"), &cli, colours),
         Some(Command::Explain(args)) => Some(args),
         Some(Command::Mcp) => return mcp(&cli),
         None => None,
     };
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
-    match run(&open, explain, tui.then_some(cli.options.color), colours) {
+    let before = compared.as_ref().map(|(before, _)| before.as_path());
+    match run(&open, explain, (tui.then_some(cli.options.color), before), colours) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure { message, code }) => {
             eprintln!("error: {message}");
@@ -133,6 +140,26 @@ fn what_if(open: &OpenArgs, args: &WhatifArgs) -> ExitCode {
     }
 }
 
+/// `diff` (and `--compare` when not drawn): 0 when both reports open (whatever changed), 2 when
+/// one cannot be read.
+fn diff((before, after): &(std::path::PathBuf, std::path::PathBuf), cli: &Cli, colours: bool) -> ExitCode {
+    let options = ExplainOptions { operation: None, hex: cli.options.hex, color: colours };
+    match ttnn_tui::explain::diff_reports((before, after), cli.options.rank, cli.json(), &options) {
+        Ok((notes, text)) => {
+            for note in notes {
+                eprintln!("{note}");
+            }
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// A failure to report on stderr, with the exit code.
 struct Failure {
     message: String,
@@ -140,8 +167,13 @@ struct Failure {
 }
 
 /// Prints the explanation (its text coloured when `colours`), or draws the terminal UI when `tui`
-/// gives the colour choice.
-fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>, colours: bool) -> Result<(), Failure> {
+/// gives the colour choice (compared with `before` when given).
+fn run(
+    open: &OpenArgs,
+    explain: Option<&ExplainArgs>,
+    (tui, before): (Option<ColorChoice>, Option<&std::path::Path>),
+    colours: bool,
+) -> Result<(), Failure> {
     let flag = |f: fn(&ExplainArgs) -> bool| explain.is_some_and(f);
     // Ctrl-C, SIGTERM and SIGHUP end `--follow` quietly, also while it waits for the report.
     let stop = match flag(|a| a.follow) {
@@ -163,7 +195,7 @@ fn run(open: &OpenArgs, explain: Option<&ExplainArgs>, tui: Option<ColorChoice>,
     }
     let perf = perf_source(open)?;
     if let Some(color) = tui {
-        return run_tui(report, perf, open, color);
+        return run_tui(report, perf, open, (color, before));
     }
     let linked = open_perf(perf)?
         .map(|perf| LinkedReports::new(&report, perf))
@@ -270,7 +302,12 @@ fn follow(report: &mut MemoryReport, options: &ExplainOptions, stop: &AtomicBool
 }
 
 /// The terminal UI; everything that can fail without a terminal is checked before touching it.
-fn run_tui(report: MemoryReport, perf: Option<PerfSource>, open: &OpenArgs, color: ColorChoice) -> Result<(), Failure> {
+fn run_tui(
+    report: MemoryReport,
+    perf: Option<PerfSource>,
+    open: &OpenArgs,
+    (color, before): (ColorChoice, Option<&std::path::Path>),
+) -> Result<(), Failure> {
     if let Some(id) = open.operation
         && report.operation_index(id).is_none()
     {
@@ -279,10 +316,24 @@ fn run_tui(report: MemoryReport, perf: Option<PerfSource>, open: &OpenArgs, colo
     }
     let theme = Theme::new(color.plain(std::env::var_os("NO_COLOR").as_deref()));
     color_eyre::install().map_err(|e| Failure { message: e.to_string(), code: 1 })?;
-    let app = ttnn_tui::tui::app_for(&report, open.hex, open.operation);
+    let before = before.map(|path| open_before(path, open.rank)).transpose()?;
+    let mut app = ttnn_tui::tui::app_for(&report, open.hex, open.operation);
     let mut session = ttnn_tui::tui::Session::new(report);
+    if let Some(before) = before {
+        session.compare_with(before, &mut app);
+    }
     ttnn_tui::tui::run(&mut session, app, theme, perf)
         .map_err(|e| Failure { message: format!("terminal: {e}"), code: 1 })
+}
+
+/// The earlier run of `--compare` (exit 2 when it cannot be read, as for `diff`).
+fn open_before(path: &std::path::Path, rank: u32) -> Result<MemoryReport, Failure> {
+    let (report, note) = ttnn_tui::answer::open_side(path, ttnn_tui::answer::Side::Before, rank)
+        .map_err(|message| Failure { message, code: 2 })?;
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    Ok(report)
 }
 
 /// The performance report to open: `--perf`, else the embedded demo one with `--demo`, else (no

@@ -192,7 +192,7 @@ fn the_ten_tools_say_what_they_answer() {
     let by_name = |n: &str| tools.iter().find(|t| t["name"] == n).unwrap()["description"].as_str().unwrap().to_string();
     // What an answer cannot say is said with it.
     assert!(by_name("peak").contains("do not read headroom from it"));
-    assert!(by_name("compare_runs").contains("Not available in this build yet"));
+    assert!(by_name("compare_runs").contains("operations are matched by name, not by what they computed"));
     assert!(by_name("what_if").contains("it cannot say"));
     let required = |n: &str| tools.iter().find(|t| t["name"] == n).unwrap()["inputSchema"]["required"].clone();
     assert_eq!(required("explain_failure"), json!(["report", "operation_id"]));
@@ -337,6 +337,31 @@ fn operations_their_pages_and_the_memory_after_them_agree_with_what_the_rig_reco
 }
 
 #[test]
+fn compare_runs_answers_as_diff_json_on_real_runs_and_their_reruns() {
+    let mut s = Session::start();
+    for (before, after) in [
+        ("stale_chain", "stale_chain__free_late"),
+        ("a_l1_add_oom", "a_l1_add_oom__output_to_dram"),
+        ("l1_small_oom", "l1_small_oom__l1_small_4096"),
+    ] {
+        let before = fixture(before);
+        let after = format!("fixtures/rerun/{after}");
+        let cli = cli_json(&["diff", "--json", &before, &after]);
+        let answer = s.answer("compare_runs", json!({"before": before, "after": after}));
+        assert_eq!(answer, cli, "{before} -> {after}");
+    }
+    // The real re-run of stale_chain with every late tensor freed: the matmul's out-of-memory is
+    // gone and its circular buffers clash instead (memory.md §9's measured outcome).
+    let answer = s.answer(
+        "compare_runs",
+        json!({"before": fixture("stale_chain"), "after": "fixtures/rerun/stale_chain__free_late"}),
+    );
+    assert_eq!(answer["failures"]["gone"][0]["kind"], "bank_out_of_memory", "{answer}");
+    assert_eq!(answer["failures"]["new"][0]["operation_id"], 11, "{answer}");
+    assert_eq!(answer["next"]["operation_id"], 11, "{answer}");
+}
+
+#[test]
 fn bad_arguments_are_tool_errors_with_the_cli_message_and_the_server_goes_on() {
     let mut s = Session::start();
     let report = fixture("a_l1_add_oom");
@@ -389,8 +414,11 @@ fn bad_arguments_are_tool_errors_with_the_cli_message_and_the_server_goes_on() {
         ),
         "{text}"
     );
-    let text = s.refusal("compare_runs", json!({"before": report, "after": report}));
-    assert!(text.starts_with("error: compare_runs is not available in this build yet"), "{text}");
+    let missing = fixture("no_such_report");
+    assert_eq!(
+        s.refusal("compare_runs", json!({"before": report, "after": missing})),
+        cli_error(&["diff", &report, &missing])
+    );
     // An unknown tool is a protocol error; the server still answers.
     let unknown = s.request("tools/call", json!({"name": "drop_tables", "arguments": {}}));
     assert!(unknown["error"]["message"].as_str().unwrap().contains("no tool named \"drop_tables\""), "{unknown}");

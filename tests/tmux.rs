@@ -524,3 +524,25 @@ fn explain_colours_its_text_on_a_terminal() {
     // tmux writes bold and red as two sequences.
     assert!(screen.contains("\x1b[1m\x1b[31mOut of memory"), "{screen:?}");
 }
+
+/// Issue 24 §2: `BEFORE --compare AFTER` in a real terminal — tab 1 marks the new failure under
+/// the line the comparison leads with; tab 5 reads BEFORE on a worker and draws both runs.
+#[test]
+fn compare_two_runs_in_a_real_terminal() {
+    require_tmux();
+    let bin = shell_quote(Path::new(env!("CARGO_BIN_EXE_ttnn-tui")));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let (before, after) = (fixtures.join("real/stale_chain"), fixtures.join("rerun/stale_chain__free_late"));
+    let command = format!("{bin} {} --compare {}", shell_quote(&before), shell_quote(&after));
+    let t = Tmux::start("compare", &command);
+    t.wait_for_all(&["vs stale_chain: Out of memory in ttnn.matmul (operation 5) is gone; new:", "▶ ✖ CB new"]);
+    t.keys(&["5"]);
+    t.wait_for_all(&[
+        "operation 11 ttnn.matmul · 330 KiB per bank after it · ✖ failed here",
+        "before: operation 5 ttnn.matmul · 412 KiB per bank after it · ✖ failed here",
+    ]);
+    t.keys(&["h"]);
+    t.wait_for("before: no operation aligned with this one (only this run has it)");
+    t.keys(&["q"]);
+    t.wait_for("EXITED 0");
+}

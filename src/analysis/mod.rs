@@ -5,6 +5,7 @@
 
 pub mod attach;
 pub mod beside;
+pub mod compare;
 pub mod format;
 pub mod graph;
 pub mod log;

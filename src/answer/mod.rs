@@ -5,6 +5,7 @@
 //! `ReportError` when it cannot; a part of an entry that cannot be read is said in the entry
 //! (`Unavailable`), never left as a silent null.
 
+mod diff;
 mod entry;
 mod failure;
 mod late;
@@ -18,6 +19,7 @@ mod sections;
 mod select;
 mod whatif;
 
+pub use diff::{Compared, DiffAnswer, Run, Side, compare_opened, compare_runs, diff_error, open_side};
 pub use entry::{Entries, ErrorAnswer, FixAnswer, LogPlaceAnswer, MemorySectionAnswer, OperationAnswer, Unavailable};
 pub use failure::{FailureAnswer, FiguresAnswer};
 pub use late::{LateAnswer, LateFailureAnswer, LateSummaryAnswer, LateTensorAnswer, read_late};

@@ -41,17 +41,22 @@ pub struct PeakAnswer {
 /// Reads every `buffers` row of the report (one pass) and finds the peaks.
 pub fn read_peaks(report: &MemoryReport) -> Result<PeaksAnswer, ReportError> {
     let mut usage = MemoryUsage::default();
+    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
+    Ok(peaks_of(report, &usage))
+}
+
+/// The peaks of a pass's sums, each with its region (`diff` reads them from its own pass).
+pub(crate) fn peaks_of(report: &MemoryReport, usage: &MemoryUsage) -> PeaksAnswer {
     let questions = report.usage();
-    questions.read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
     let peak = questions
-        .peaks(&usage)
+        .peaks(usage)
         .into_iter()
         .map(|peak| {
             let name = report.operation_index(peak.operation_id).map(|i| report.operations[i].name.clone());
             PeakAnswer::new(peak, questions.region_ceiling(peak.device_id, peak.buffer_type), name)
         })
         .collect();
-    Ok(PeaksAnswer { peak, set_aside_rows: usage.set_aside_rows })
+    PeaksAnswer { peak, set_aside_rows: usage.set_aside_rows }
 }
 
 impl PeakAnswer {

@@ -2,6 +2,7 @@
 //! (`want`, the graph replay and the run over time) and what they bring, the performance report
 //! linked on a worker thread, and a watched report's changes.
 
+use super::compare::Comparison;
 use super::jobs::{JOBS, Job, JobEnd, JobState};
 use super::memory::MemoryTab;
 use super::over_time::UsageSource;
@@ -28,6 +29,8 @@ impl App {
             Job::Usage => {
                 self.tab == Tab::OverTime && jobs.usage.open() && (!from_replay || jobs.replay == JobState::Done)
             }
+            // BEFORE's lines, once, while tab 5 is shown (left, the pass stops and starts again).
+            Job::BeforeUsage => self.tab == Tab::OverTime && self.compare.is_some() && jobs.before.open(),
         }
     }
 
@@ -140,5 +143,25 @@ impl App {
         self.perf = PerfState::Ready(Box::new(PerfTab::new(input)));
         // Trees built so far lack their perf rows: build them again when shown.
         self.device_ops.clear();
+    }
+}
+
+/// The run the shown one is compared with (`--compare`), and its memory lines when they land.
+impl App {
+    /// Compares the shown run with an earlier one (`--compare`).
+    pub fn set_comparison(&mut self, comparison: Comparison) {
+        self.compare = Some(comparison);
+    }
+
+    /// The comparison, when the shown run is compared with an earlier one.
+    pub fn comparison(&self) -> Option<&Comparison> {
+        self.compare.as_ref()
+    }
+
+    /// BEFORE's memory lines landed.
+    pub fn set_before_usage(&mut self, series: Vec<UsageSeries>) {
+        if let Some(c) = &mut self.compare {
+            c.set_series(series);
+        }
     }
 }

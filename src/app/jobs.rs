@@ -11,10 +11,12 @@ pub enum Job {
     /// on a report without them, the replayed graphs' figures), and the tensors held past their
     /// last use.
     Usage,
+    /// The same for the earlier run the shown one is compared with (`--compare`).
+    BeforeUsage,
 }
 
 /// Every background pass, in the order the loop looks at them.
-pub const JOBS: [Job; 2] = [Job::ReplayGraphs, Job::Usage];
+pub const JOBS: [Job; 3] = [Job::ReplayGraphs, Job::Usage, Job::BeforeUsage];
 
 /// A background pass: its progress, or how it ended.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -68,6 +70,8 @@ pub struct Jobs {
     pub(crate) replay: JobState,
     /// The run over time.
     pub(crate) usage: JobState,
+    /// The earlier run's memory lines (`--compare`).
+    pub(crate) before: JobState,
 }
 
 impl Jobs {
@@ -76,6 +80,7 @@ impl Jobs {
         match job {
             Job::ReplayGraphs => &self.replay,
             Job::Usage => &self.usage,
+            Job::BeforeUsage => &self.before,
         }
     }
 
@@ -84,6 +89,7 @@ impl Jobs {
         match job {
             Job::ReplayGraphs => self.replay = state,
             Job::Usage => self.usage = state,
+            Job::BeforeUsage => self.before = state,
         }
     }
 }

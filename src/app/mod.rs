@@ -4,6 +4,7 @@
 
 mod background;
 pub(crate) mod bindings;
+mod compare;
 mod device_ops;
 mod error_actions;
 mod jobs;
@@ -21,6 +22,7 @@ mod state;
 mod tab;
 
 pub use bindings::keymap;
+pub use compare::{Change, Comparison};
 pub(crate) use device_ops::{DeviceOpsTab, TreeAnnotations};
 pub use device_ops::{DeviceTree, TreeItems};
 pub use jobs::{JOBS, Job, JobEnd, JobState, Jobs};

@@ -2,6 +2,7 @@
 //! and the settings; which pane the keyboard goes to, whether a key can act, and `update`.
 
 use super::bindings;
+use super::compare::Comparison;
 use super::device_ops::{DeviceOpsTab, DeviceTree};
 use super::jobs::Jobs;
 use super::keys::{Action, Pane};
@@ -33,6 +34,8 @@ pub struct App {
     pub(crate) memory: MemoryTab,
     /// Tab 5.
     pub(crate) over_time: OverTimeTab,
+    /// The earlier run the shown one is compared with (`--compare`).
+    pub(crate) compare: Option<Comparison>,
     /// The background passes the tabs wait on.
     pub(crate) jobs: Jobs,
     /// A one-off message for the status bar.
@@ -62,6 +65,7 @@ impl App {
             perf: PerfState::None,
             memory: MemoryTab::default(),
             over_time: OverTimeTab::default(),
+            compare: None,
             jobs: Jobs::default(),
             message: None,
             live: None,

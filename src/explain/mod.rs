@@ -3,6 +3,7 @@
 //! (`crate::answer`), as they are built: one failure's memory section at a time.
 
 mod beside;
+mod diff;
 mod explanation;
 mod follow;
 mod json;
@@ -16,6 +17,7 @@ mod whatif;
 pub use crate::analysis::model::first_line;
 
 pub use crate::answer::{MemoryAnswer, read_late, read_peaks};
+pub use diff::{diff_reports, render_diff_json, render_diff_text};
 pub use explanation::{ExplainOptions, Explanation, collect};
 pub use follow::{FollowEnd, follow};
 pub use json::{render_json, write_json};

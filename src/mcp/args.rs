@@ -144,4 +144,6 @@ pub(crate) struct CompareRuns {
     pub before: String,
     /// The report after the change.
     pub after: String,
+    /// The rank read in both (default 0).
+    pub rank: Option<u32>,
 }

@@ -70,7 +70,7 @@ fn table() -> [Entry; 10] {
         ),
         entry::<args::CompareRuns>(
             "compare_runs",
-            "Compares two reports of the same model (before and after a change), as `ttnn-tui diff --json` will. Not available in this build yet: the call answers a tool error, never a comparison.",
+            "`ttnn-tui diff --json`: two reports of the same model compared (before and after a change, any two ttnn releases). failures: gone (only before), new (only after) and kept, matched by operation name and kind, each with its operation id on its side, summary and reason; peaks: each side's peak per device and buffer type, as `explain --peak` gives it on that side alone; aligned: the operations paired by name sequence and the first where the runs part; late: how many tensors each side held past their last use; next: the first new failure's explain_failure entry, the next thing to fix. Reads every buffers row of both (seconds on large reports). It compares what the reports recorded: a failure the after run never reached (it stopped earlier) is not 'gone' for a reason, and operations are matched by name, not by what they computed.",
         ),
     ]
 }
@@ -236,8 +236,12 @@ fn operation_detail(reports: &mut Reports, a: args::OperationDetail) -> Result<V
 }
 
 fn compare_runs(a: args::CompareRuns) -> Result<Value, Refusal> {
-    let (before, after) = (sanitize_line(&a.before), sanitize_line(&a.after));
-    Err(Refusal::usage(format!(
-        "compare_runs is not available in this build yet: comparing {before} with {after} is `ttnn-tui diff --json`, which this build does not have"
-    )))
+    // Two runs read whole (a pass over each one's `buffers`): opened for this call only.
+    let rank = a.rank.unwrap_or(0);
+    let (before, _) =
+        answer::open_side(std::path::Path::new(&a.before), answer::Side::Before, rank).map_err(Refusal::usage)?;
+    let (after, _) =
+        answer::open_side(std::path::Path::new(&a.after), answer::Side::After, rank).map_err(Refusal::usage)?;
+    let compared = answer::compare_opened(&before, &after).map_err(Refusal::usage)?;
+    Ok(value(&answer::DiffAnswer::new(&compared, false)))
 }

@@ -15,5 +15,6 @@ pub use locate::{Located, ReportSource, locate_report, resolve_report};
 pub use memory::log_beside::LogBeside;
 pub use memory::memory_report::{ErrorRecord, MemoryReport, Operation};
 pub use memory::replay::{GraphReplay, OperationUsage};
+pub use memory::run_memory::RunMemory;
 pub use memory::view::FailureMemory;
 pub use memory::whatif::{WhatIf, WhatIfOptions};

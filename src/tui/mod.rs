@@ -4,6 +4,7 @@
 //! graph and the pass over `buffers` run as workers, so none delays a frame. The terminal is
 //! restored on exit, error and panic.
 
+mod compare;
 mod events;
 mod pass;
 mod passes;
@@ -11,6 +12,7 @@ mod session;
 pub mod worker;
 mod workers;
 
+pub use compare::{BeforePass, comparison};
 use events::{Events, Wake};
 pub use pass::{JobPass, Pass, start_worker};
 pub use passes::{LinkOutput, LinkPass, ReplayOutput, ReplayPass, RunOverTime, UsageOutput, UsagePass, perf_input};

@@ -50,14 +50,20 @@ pub trait JobPass: Pass {
 
     /// The pass as it starts, taking what it needs from the session and the state.
     fn prepare(session: &mut Session, app: &App) -> Self;
+
+    /// The report it reads: the session's, unless it is about another run (none: not now).
+    fn report(session: &Session) -> Option<&MemoryReport> {
+        Some(&session.report)
+    }
 }
 
 /// Runs a pass the state wants here and now, on the session's report, and installs its result:
 /// what the loop does on a worker thread, without the thread.
 pub fn run_here<P: JobPass>(session: &mut Session, app: &mut App) {
     let pass = P::prepare(session, app);
+    let Some(report) = P::report(session) else { return };
     P::progress(app, 0, 0);
-    let output = pass.run(&session.report, &AtomicBool::new(false), &mut |done, total| P::progress(app, done, total));
+    let output = pass.run(report, &AtomicBool::new(false), &mut |done, total| P::progress(app, done, total));
     P::install(output, session, app);
 }
 
@@ -103,7 +109,12 @@ impl<P: Pass> Slot<P> {
 
     /// Starts the pass on a worker (the slot is free).
     pub fn start(&mut self, pass: P, session: &Session, waker: Waker) {
-        self.worker = Some(start_worker(pass, &session.report, session.generation(), waker));
+        self.start_on(pass, &session.report, session.generation(), waker);
+    }
+
+    /// Starts the pass on a worker over `report` (the slot is free).
+    pub fn start_on(&mut self, pass: P, report: &MemoryReport, generation: u64, waker: Waker) {
+        self.worker = Some(start_worker(pass, report, generation, waker));
     }
 
     /// Asks a running pass to stop; its result still arrives, and is installed.

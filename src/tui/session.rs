@@ -24,6 +24,8 @@ pub struct Session {
     /// How many times a watched report changed since it was opened: a job started for an
     /// earlier generation has a stale result.
     generation: u64,
+    /// The earlier run the report is compared with (`--compare`).
+    pub(crate) before: Option<MemoryReport>,
 }
 
 /// The state of a report: its model, opened on operation `operation` (an id) when given.
@@ -56,7 +58,7 @@ fn loaded<T>(result: Result<T, ReportError>) -> Loaded<T> {
 impl Session {
     /// A session over a report, nothing replayed yet.
     pub fn new(report: MemoryReport) -> Self {
-        Self { report, replay: None, usage: MemoryUsage::with_runs(), generation: 0 }
+        Self { report, replay: None, usage: MemoryUsage::with_runs(), generation: 0, before: None }
     }
 
     /// The report's generation: it grows each time a watched report changes.

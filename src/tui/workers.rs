@@ -3,6 +3,7 @@
 //! (`App::want`), cancelled when it no longer does, and collected by the one collect loop; and
 //! the same passes run in place (`Session::run_job`, for tests and benchmarks).
 
+use super::compare::BeforePass;
 use super::pass::{JobPass, Slot, run_here};
 use super::passes::{LinkPass, ReplayPass, UsagePass};
 use super::session::Session;
@@ -16,6 +17,8 @@ pub struct Workers {
     link: Slot<LinkPass>,
     replay: Slot<ReplayPass>,
     usage: Slot<UsagePass>,
+    /// The earlier run's lines (`--compare`).
+    before: Slot<BeforePass>,
 }
 
 /// Starts a pass the state wants and does not run, or cancels one it runs and no longer wants.
@@ -23,7 +26,8 @@ fn steer<P: JobPass>(slot: &mut Slot<P>, session: &mut Session, app: &mut App, w
     match (app.want(P::JOB), slot.busy()) {
         (true, false) => {
             let pass = P::prepare(session, app);
-            slot.start(pass, session, waker.clone());
+            let Some(report) = P::report(session) else { return };
+            slot.start_on(pass, report, session.generation(), waker.clone());
             P::progress(app, 0, 0);
         }
         (false, true) => slot.cancel(),
@@ -34,7 +38,7 @@ fn steer<P: JobPass>(slot: &mut Slot<P>, session: &mut Session, app: &mut App, w
 impl Workers {
     /// Nothing running yet; `waker` wakes the loop whenever a pass says something.
     pub fn new(waker: Waker) -> Self {
-        Self { waker, link: Slot::default(), replay: Slot::default(), usage: Slot::default() }
+        Self { waker, link: Slot::default(), replay: Slot::default(), usage: Slot::default(), before: Slot::default() }
     }
 
     /// Starts linking a performance report.
@@ -45,7 +49,7 @@ impl Workers {
 
     /// Whether any pass runs.
     pub fn busy(&self) -> bool {
-        self.link.busy() || self.replay.busy() || self.usage.busy()
+        self.link.busy() || self.replay.busy() || self.usage.busy() || self.before.busy()
     }
 
     /// Starts the passes the state wants that do not run, and cancels the running ones it no
@@ -55,6 +59,7 @@ impl Workers {
             match job {
                 Job::ReplayGraphs => steer(&mut self.replay, session, app, &self.waker),
                 Job::Usage => steer(&mut self.usage, session, app, &self.waker),
+                Job::BeforeUsage => steer(&mut self.before, session, app, &self.waker),
             }
         }
     }
@@ -64,7 +69,8 @@ impl Workers {
         let linked = self.link.collect(session, app);
         let replayed = self.replay.collect(session, app);
         let summed = self.usage.collect(session, app);
-        linked || replayed || summed
+        let before = self.before.collect(session, app);
+        linked || replayed || summed || before
     }
 }
 
@@ -75,6 +81,7 @@ impl Session {
         match job {
             Job::ReplayGraphs => run_here::<ReplayPass>(self, app),
             Job::Usage => run_here::<UsagePass>(self, app),
+            Job::BeforeUsage => run_here::<BeforePass>(self, app),
         }
     }
 }

@@ -4,6 +4,7 @@
 //! does.
 
 mod callout;
+mod compare;
 pub mod detail;
 pub mod device_ops;
 mod error_popup;
@@ -58,14 +59,16 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
         Layout::vertical([Constraint::Length(1), Constraint::Fill(1), Constraint::Length(2)]).areas(area);
     tabs::draw(frame, tabs_area, app, theme);
     let selected = app.selected_operation();
-    let App { model, hex, tab, operations, device_ops, perf, memory, over_time, jobs, .. } = app;
+    let App { model, hex, tab, operations, device_ops, perf, memory, over_time, jobs, compare, .. } = app;
     let view = View { model, hex: *hex, theme };
     match tab {
-        Tab::Operations => operations::draw(frame, body, &view, operations),
+        Tab::Operations => operations::draw(frame, body, (&view, compare.as_ref()), operations),
         Tab::DeviceOps => device_ops::draw(frame, body, &view, selected, device_ops),
         Tab::Performance => performance::draw(frame, body, &view, perf),
         Tab::Memory => memory::draw(frame, body, &view, selected, memory, &jobs.replay),
-        Tab::OverTime => over_time::draw(frame, body, &view, over_time, over_time.pass(jobs)),
+        Tab::OverTime => {
+            over_time::draw(frame, body, (&view, compare.as_ref()), over_time, (over_time.pass(jobs), &jobs.before))
+        }
     }
     status::draw(frame, status_area, app, theme);
     let from = app.tab_pane();

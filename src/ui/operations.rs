@@ -5,11 +5,11 @@ use super::callout::{error_lines, note_line};
 use super::text::{truncate, truncate_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
 use super::view::View;
-use super::{detail, unattached};
+use super::{compare, detail, unattached};
 use crate::analysis::beside::NOT_RECORDED;
 use crate::analysis::format::counted;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
-use crate::app::{OperationsTab, WindowedRows};
+use crate::app::{Comparison, OperationsTab, WindowedRows};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
@@ -26,8 +26,17 @@ pub(crate) const SIDE_BY_SIDE_WIDTH: u16 = 110;
 /// Columns before a row's label: the selection symbol and the error marker.
 const LABEL_START: usize = 10;
 
-/// Draws the tab.
-pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &mut OperationsTab) {
+/// Draws the tab (compared with an earlier run when `compare` is given).
+pub(crate) fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    (view, compare): (&View, Option<&Comparison>),
+    tab: &mut OperationsTab,
+) {
+    let banner = compare.map(|c| compare::banner_lines(view, c, area.width as usize)).unwrap_or_default();
+    let [banner_area, area] =
+        Layout::vertical([Constraint::Length(banner.len() as u16), Constraint::Fill(1)]).areas(area);
+    frame.render_widget(Paragraph::new(banner), banner_area);
     let callout_height = unattached::height(view, tab.unattached_folded, area);
     let [callout_area, rest] = Layout::vertical([Constraint::Length(callout_height), Constraint::Fill(1)]).areas(area);
     if callout_height > 0 {
@@ -39,7 +48,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &mut Operati
         Layout::vertical([Constraint::Percentage(55), Constraint::Fill(1)]).areas(rest)
     };
     let OperationsTab { shown, rows, errors_only, search, expanded, .. } = tab;
-    let list = OperationsList { view, shown, errors_only: *errors_only, matches: &search.matches, expanded };
+    let list = OperationsList { view, shown, errors_only: *errors_only, matches: &search.matches, expanded, compare };
     frame.render_stateful_widget(list, list_area, rows);
     detail::draw(frame, detail_area, view, tab.selected_operation(), &mut tab.detail_scroll);
 }
@@ -111,6 +120,8 @@ struct OperationsList<'a> {
     errors_only: bool,
     matches: &'a [usize],
     expanded: &'a HashSet<usize>,
+    /// The earlier run the report is compared with (`--compare`).
+    compare: Option<&'a Comparison>,
 }
 
 impl OperationsList<'_> {
@@ -131,6 +142,7 @@ impl StatefulWidget for OperationsList<'_> {
             Span::styled(" Operations ", theme.bold),
             Span::styled(format!("· {} ", list_title(self.view, self.shown.len(), self.errors_only)), theme.dim),
         ]);
+
         let title = truncate_line(title, area.width.saturating_sub(2) as usize);
         let block = Block::new().borders(Borders::ALL).title(title);
         let inner = block.inner(area);
@@ -149,12 +161,19 @@ impl StatefulWidget for OperationsList<'_> {
         while lines.len() < height && position < self.shown.len() {
             let i = self.shown[position];
             let selected = Some(position) == rows.selected();
-            let mark = self.view.model.marker(i);
+            let (mark, mark_style, marker_width) = match self.compare {
+                Some(c) => {
+                    let (mark, style) = compare::marker(self.view, c, i);
+                    (mark, style, compare::MARKER_WIDTH)
+                }
+                None => (self.view.model.marker(i).unwrap_or("").to_string(), theme.danger.patch(theme.bold), 8),
+            };
+            let label_start = LABEL_START - 8 + marker_width;
             let label_style = if self.matches.binary_search(&position).is_ok() { theme.matched } else { theme.text };
             let mut line = Line::from(vec![
                 Span::raw(if selected { SELECTION_SYMBOL } else { "  " }),
-                Span::styled(format!("{:<8}", mark.unwrap_or("")), theme.danger.patch(theme.bold)),
-                Span::styled(list_label(self.view, i, width.saturating_sub(LABEL_START)), label_style),
+                Span::styled(format!("{mark:<marker_width$}"), mark_style),
+                Span::styled(list_label(self.view, i, width.saturating_sub(label_start)), label_style),
             ]);
             if selected {
                 line = line.style(theme.selected);

@@ -4,6 +4,7 @@
 //! a progress bar while the one pass over `buffers` runs; below, the tensors held past their
 //! last use on that line (issue 16), the selected one's span marked on the chart.
 
+use super::compare;
 use super::late_list::{late_height, late_lines};
 use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
@@ -12,7 +13,7 @@ use crate::analysis::format::size;
 use crate::analysis::memory::MemoryNote;
 use crate::analysis::memory::late::LateTensor;
 use crate::analysis::memory::usage_series::{UsageBasis, UsageSeries};
-use crate::app::{JobState, OverTimeTab, UsageSource};
+use crate::app::{Comparison, JobState, OverTimeTab, UsageSource};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::style::Style;
@@ -54,8 +55,15 @@ pub fn cursor_line(view: &View, series: &UsageSeries, cursor: usize) -> String {
 /// A line of the chart: name, marker, kind, style, points.
 type ChartLine<'a> = (&'static str, Marker, GraphType, Style, &'a [(f64, f64)]);
 
-/// Draws the tab.
-pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab, pass: &JobState) {
+/// Draws the tab, with the earlier run's line when compared (`compare`; `passes`: the shown
+/// run's pass and the earlier run's).
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    (view, compare): (&View, Option<&Comparison>),
+    tab: &OverTimeTab,
+    (pass, before_pass): (&JobState, &JobState),
+) {
     let theme = view.theme;
     let inner = area.inner(Margin::new(1, 1));
     let message = |frame: &mut Frame, text: &str| {
@@ -73,10 +81,11 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab, pass:
     };
     let late = tab.late_of_shown();
     let list_height = late_height(view, tab, area.width as usize, area.height);
+    let foot_height = if compare.is_some() { 3 } else { 2 };
     let [head, chart_area, foot, list] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Fill(1),
-        Constraint::Length(2),
+        Constraint::Length(foot_height),
         Constraint::Length(list_height),
     ])
     .areas(area);
@@ -90,8 +99,17 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab, pass:
         series.buffer_type.label()
     );
     frame.render_widget(Paragraph::new(truncate_line(Line::styled(title, theme.bold), area.width as usize)), head);
-    draw_chart(frame, chart_area, view, series, (tab.cursor, tab.selected_late()));
-    let text = wrap_lines([Line::from(cursor_line(view, series, tab.cursor))], foot.width as usize);
+    let before = compare.and_then(|c| Some((c, c.line((series.device_id, series.buffer_type))?)));
+    draw_chart(frame, chart_area, view, series, (tab.cursor, tab.selected_late(), before));
+    let mut text = wrap_lines([Line::from(cursor_line(view, series, tab.cursor))], foot.width as usize);
+    if let Some(c) = compare {
+        // The last line of the foot is BEFORE's.
+        text.truncate(foot_height as usize - 1);
+        text.push(truncate_line(
+            Line::styled(compare::cursor_line(c, before_pass, series, tab.cursor), theme.dim),
+            foot.width as usize,
+        ));
+    }
     frame.render_widget(Paragraph::new(text), foot);
     let lines = late_lines(view, tab, &late, list.width as usize, list.height as usize);
     frame.render_widget(Paragraph::new(lines), list);
@@ -123,6 +141,9 @@ struct ChartPoints {
     ceiling: Vec<(f64, f64)>,
     peak: Vec<(f64, f64)>,
     failures: Vec<(f64, f64)>,
+    /// The earlier run's line (`--compare`) and its failures, on this run's axis.
+    before: Vec<(f64, f64)>,
+    before_failures: Vec<(f64, f64)>,
     /// The higher of the ceiling and the peak (at least 1 byte): the y axis's top before margin.
     top: f64,
     /// The x of the last operation (at least 1).
@@ -130,14 +151,17 @@ struct ChartPoints {
 }
 
 impl ChartPoints {
-    /// The points of `series`, the cursor's line at `cursor`, and the span `late` is held for.
-    fn new(series: &UsageSeries, cursor: usize, late: Option<&LateTensor>) -> Self {
+    /// The points of `series`, the cursor's line at `cursor`, the span `late` is held for, and
+    /// the earlier run's line `before`.
+    fn new(series: &UsageSeries, (cursor, late, before): Marks) -> Self {
         let used = series.points.iter().enumerate().filter_map(|(x, p)| Some((x as f64, p.used_per_bank? as f64)));
+        let (before, before_failures) = before.map(|(c, b)| compare::before_points(c, b)).unwrap_or_default();
         let top = series
             .ceiling
             .map(|c| c.size)
             .into_iter()
             .chain(series.peak_point().and_then(|p| p.used_per_bank))
+            .chain(before.iter().map(|p| p.1 as u64))
             .max()
             .unwrap_or(1)
             .max(1) as f64;
@@ -161,29 +185,39 @@ impl ChartPoints {
             ceiling: series.ceiling.map(|c| vec![(0.0, c.size as f64), (last, c.size as f64)]).unwrap_or_default(),
             peak: series.peak.map(|k| (k as f64, y_at(k))).into_iter().collect(),
             failures: series.failures.iter().map(|&k| (k as f64, y_at(k))).collect(),
+            before,
+            before_failures,
             top,
             last,
         }
     }
 }
 
-/// The chart: the line, the ceiling, the failures, the peak and the cursor.
-fn draw_chart(frame: &mut Frame, area: Rect, view: &View, series: &UsageSeries, marks: (usize, Option<&LateTensor>)) {
+/// What is marked on the chart beside the line: the cursor, the late tensor chosen, and the
+/// earlier run's line (`--compare`).
+type Marks<'a> = (usize, Option<&'a LateTensor>, Option<(&'a Comparison, &'a UsageSeries)>);
+
+/// The chart: the line, the ceiling, the failures, the peak and the cursor; compared, the
+/// earlier run's line and failures.
+fn draw_chart(frame: &mut Frame, area: Rect, view: &View, series: &UsageSeries, marks: Marks) {
     let theme = view.theme;
-    let ChartPoints { used, held, cursor, ceiling, peak, failures, top, last } =
-        ChartPoints::new(series, marks.0, marks.1);
+    let compared = marks.2.is_some();
+    let ChartPoints { used, held, cursor, ceiling, peak, failures, before, before_failures, top, last } =
+        ChartPoints::new(series, marks);
     // Each line: its name, marker, kind, style and points; empty ones are left out.
-    let lines: [ChartLine; 6] = [
-        ("used", Marker::Braille, GraphType::Line, theme.key, &used),
+    let lines: [ChartLine; 8] = [
+        ("before", Marker::Dot, GraphType::Line, theme.dim, &before),
+        ("✖ before", Marker::Dot, GraphType::Scatter, theme.warning, &before_failures),
+        (if compared { "after" } else { "used" }, Marker::Braille, GraphType::Line, theme.key, &used),
         ("held", Marker::Dot, GraphType::Scatter, theme.warning, &held),
         ("cursor", Marker::Dot, GraphType::Line, theme.dim, &cursor),
         ("region", Marker::Dot, GraphType::Line, theme.warning, &ceiling),
         ("peak", Marker::Bar, GraphType::Scatter, theme.bold, &peak),
-        ("✖ failed", Marker::Block, GraphType::Scatter, theme.danger, &failures),
+        (if compared { "✖ after" } else { "✖ failed" }, Marker::Block, GraphType::Scatter, theme.danger, &failures),
     ];
     let datasets: Vec<Dataset> = lines
         .into_iter()
-        .filter(|(name, .., data)| *name == "used" || !data.is_empty())
+        .filter(|(name, .., data)| matches!(*name, "used" | "after") || !data.is_empty())
         .map(|(name, marker, kind, style, data)| {
             Dataset::default().name(name).marker(marker).graph_type(kind).style(style).data(data)
         })

@@ -42,7 +42,12 @@ fn bar(app: &App, theme: &Theme, compact: bool) -> Line<'static> {
         spans.push(Span::styled(text, style));
         spans.push(Span::raw(" "));
     }
-    let name = if compact { format!(" {}", app.model.name) } else { format!("  ttnn-tui · {}", app.model.name) };
+    // Compared (`--compare`), the shown run after the earlier one.
+    let shown = match app.comparison() {
+        Some(c) => format!("{} → {}", c.name, app.model.name),
+        None => app.model.name.clone(),
+    };
+    let name = if compact { format!(" {shown}") } else { format!("  ttnn-tui · {shown}") };
     spans.push(Span::styled(name, theme.dim));
     Line::from(spans)
 }

@@ -132,9 +132,20 @@ async def bad_arguments(client, binary):
         # The server goes on serving.
         listed = await answer(client, "list_failures", {"report": report})
         check(len(listed["operations"]) == 1, "no answer after a tool error")
-    said = await refusal(client, "compare_runs", {"before": report, "after": report})
-    check(said.startswith("error: compare_runs is not available in this build yet"), said)
+    said = await refusal(client, "compare_runs", {"before": report, "after": missing})
+    expected = cli_error(binary, "diff", report, missing)
+    check(said == expected, f"compare_runs: said {said!r}, the CLI says {expected!r}")
     return 2 * len(cases) + 1
+
+
+async def compared_as_diff_json(client, binary):
+    before = "fixtures/real/stale_chain"
+    after = "fixtures/rerun/stale_chain__free_late"
+    compared = await answer(client, "compare_runs", {"before": before, "after": after})
+    cli = cli_json(binary, "diff", "--json", before, after)
+    check(compared == cli, "compare_runs differs from diff --json")
+    check(compared["failures"]["new"][0]["operation_id"] == 11, f"new failures: {compared['failures']['new']}")
+    return 1
 
 
 async def many_calls(client, count):
@@ -161,6 +172,7 @@ async def full(binary):
         await tools_listed(client)
         calls = await every_fixture_as_explain_json(client, binary)
         calls += await bad_arguments(client, binary)
+        calls += await compared_as_diff_json(client, binary)
         calls += await many_calls(client, 200)
         version = client.session.protocol_version
     print(f"sdk_client: {calls} calls in one session (protocol {version}), every answer as the CLI's")

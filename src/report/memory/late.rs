@@ -147,7 +147,7 @@ impl MemoryReport {
     }
 
     /// The tensors held past their last use in a pass's runs, without the failures.
-    fn late_tensors(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {
+    pub(crate) fn late_tensors(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {
         let Some(runs) = usage.runs.as_ref() else { return Ok(LateFindings::default()) };
         let places: BTreeSet<(u64, u64)> = runs.runs().map(|r| (r.device_id, r.address)).collect();
         if places.is_empty() || self.operations.is_empty() {
