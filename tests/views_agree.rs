@@ -176,3 +176,49 @@ fn tab_4_tab_5_and_peak_agree_on_every_operation_of_every_fixture() {
         }
     }
 }
+
+/// The holders a failure's picture names (memory.md §4) are the ones tab 4's picture of the
+/// operation its snapshot was taken after names at the same addresses: on a_l1_add_oom, the
+/// output of operation 10 is tensor 29 in both (its graph names an internal tensor 28 at the same
+/// address, which no link records).
+#[test]
+fn a_failure_and_the_picture_after_the_operation_before_it_name_the_same_holders() {
+    let mut compared = 0;
+    for folder in every_fixture().into_iter().filter(|f| f.join("db.sqlite").exists()) {
+        let report = open(&folder);
+        for index in 0..report.operations.len() {
+            let Ok(FailureMemory::Found(m)) = report.memory_at_failure(index, None) else { continue };
+            let Some(k) = m.snapshot_operation_id else { continue };
+            let Some(before) = report.operations.iter().position(|o| o.id == k) else { continue };
+            let Some(picture) = report.operation_memory(before, Some((m.device_id, m.buffer_type))).unwrap() else {
+                continue;
+            };
+            if picture.buffer_type != m.buffer_type {
+                continue;
+            }
+            for b in m.live_buffers.iter().filter(|b| b.origin == Some(ttnn_tui::analysis::memory::Origin::Earlier)) {
+                // A tensor first seen at the failed operation (its input) cannot be named after
+                // the operation before it: only where both name one must they agree.
+                let Some(p) = picture.live_buffers.iter().find(|p| p.address == b.address) else { continue };
+                if p.tensor_id.is_none() || b.tensor_id.is_none() {
+                    continue;
+                }
+                assert_eq!(
+                    p.tensor_id,
+                    b.tensor_id,
+                    "{}: the buffer at {} after operation {k} and at operation {}'s failure",
+                    folder.display(),
+                    b.address,
+                    report.operations[index].id
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 20, "only {compared} buffers compared");
+    let report = open(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real/a_l1_add_oom"));
+    let ten = report.operations.iter().position(|o| o.id == 10).unwrap();
+    let picture = report.operation_memory(ten, None).unwrap().unwrap();
+    let output = picture.live_buffers.iter().find(|b| b.address == 188416).unwrap();
+    assert_eq!(output.tensor_id, Some(29));
+}

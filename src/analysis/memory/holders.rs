@@ -54,8 +54,9 @@ pub(crate) struct Holders<'a> {
     /// The tenant candidates of each (device, address), of the map's buffer type when a
     /// tensor's type is known, ascending by (first sighting, tensor id).
     by_address: HashMap<(u64, u64), Vec<Candidate>>,
-    /// Whether a buffer N allocated may also be named by address (its post-operation picture:
-    /// N's outputs are recorded with their addresses).
+    /// Whether a buffer N allocated is named by address first (its post-operation picture: N's
+    /// outputs are recorded with their addresses, and the output link names the tensor the run
+    /// and every other view know, where the graph may name an internal one at the same address).
     pub(crate) own_by_address: bool,
 }
 
@@ -114,8 +115,7 @@ impl<'a> Holders<'a> {
         let (origin, tensor_id, device_operation) = match placed.allocated_at {
             Some(at) => {
                 let by_graph = self.graph.allocated_tensor(at);
-                let tensor =
-                    if self.own_by_address { by_graph.or_else(|| self.tenant(placed.address)) } else { by_graph };
+                let tensor = if self.own_by_address { self.tenant(placed.address).or(by_graph) } else { by_graph };
                 (Origin::ThisOperation, tensor, self.graph.open_scope(at))
             }
             None => (Origin::Earlier, self.tenant(placed.address), None),

@@ -80,7 +80,8 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
     let mut own = Replay::default();
     own.run(&graph, None);
     live::mark_own(&mut placed, &own, device, buffer_type);
-    let mut holders = Holders::new(inputs.operation_id, chosen, &graph, &inputs.input_tensor_ids, &inputs.tensors);
+    let tensors = tensors_on_the_chip(&inputs.tensors, &places, &inputs.devices, device);
+    let mut holders = Holders::new(inputs.operation_id, chosen, &graph, &inputs.input_tensor_ids, &tensors);
     holders.own_by_address = true;
     let live_buffers = holders.hold_all(&placed);
     let region = region(buffer_type, inputs.devices.iter().find(|d| d.device_id == device), None, None);
@@ -121,6 +122,44 @@ fn graph_on_the_mesh<'a>(
         n.device_id = Some(device);
     }
     (Cow::Owned(renamed), Some(MemoryNote::MeshDevice { found, chosen: device }))
+}
+
+/// A single chip opened as a mesh (memory.md §2; ttnn 0.81) names itself by 0 and by 1, and a
+/// tensor's placement may carry the chip id while the snapshot carries the mesh id (a tensor whose
+/// `tensors.address` is NULL, its place only in `device_tensors`): on such a report, when the
+/// snapshot holds `device` only, placements on the other id are read as `device`'s.
+fn tensors_on_the_chip<'a>(
+    tensors: &'a [TensorFacts],
+    places: &[(u64, BufferType)],
+    devices: &[DeviceFacts],
+    device: u64,
+) -> Cow<'a, [TensorFacts]> {
+    let same = |a: &DeviceFacts, b: &DeviceFacts| {
+        (a.l1_start, a.l1_bank_size, a.worker_l1_size, a.l1_num_banks)
+            == (b.l1_start, b.l1_bank_size, b.worker_l1_size, b.l1_num_banks)
+    };
+    let single_chip = match devices {
+        [] | [_] => true,
+        [a, b] => same(a, b),
+        _ => false,
+    };
+    let other = match device {
+        0 => 1,
+        1 => 0,
+        _ => return Cow::Borrowed(tensors),
+    };
+    if !single_chip || !places.iter().all(|(d, _)| *d == device) {
+        return Cow::Borrowed(tensors);
+    }
+    let mut read = tensors.to_vec();
+    for t in &mut read {
+        for (d, _) in &mut t.device_addresses {
+            if *d == other {
+                *d = device;
+            }
+        }
+    }
+    Cow::Owned(read)
 }
 
 #[cfg(test)]

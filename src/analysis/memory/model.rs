@@ -99,7 +99,7 @@ pub struct LiveBuffer {
     /// Memory layout, e.g. `HEIGHT_SHARDED`.
     pub(crate) layout: Option<String>,
     /// Earlier, or allocated by the operation.
-    pub(crate) origin: Option<Origin>,
+    pub origin: Option<Origin>,
     /// For a buffer of the operation: the innermost device operation open at its allocation.
     pub(crate) device_operation: Option<String>,
     /// The tensor that holds it.

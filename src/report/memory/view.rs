@@ -327,6 +327,10 @@ impl MemoryReport {
         let places: Vec<(u64, u64)> = first.live_buffers.iter().map(|b| (first.device_id, b.address)).collect();
         let mut ids = graph_tensors(&inputs.graph);
         ids.extend(inputs.input_tensor_ids.iter().copied());
+        // Its outputs by their links too: an output whose `tensors.address` is NULL (its place
+        // only in `device_tensors`) is still the tenant of its buffer (memory.md §4).
+        let outputs = self.linked_tensor_ids("output_tensors", "output_index", &[index]).map_err(&read)?;
+        ids.extend(outputs.into_values().flatten());
         inputs.tensors = self.tensors().facts(index, &places, &ids).map_err(&read)?;
         let mut memory = operation_memory(&inputs, Some((first.device_id, first.buffer_type)));
         if let Some(m) = &mut memory {
@@ -372,8 +376,25 @@ impl MemoryReport {
     /// The input tensor ids of some operations (by index), by `input_index`; rows of the
     /// operation's rank, else of rank 0.
     fn input_tensor_ids(&self, indexes: &[usize]) -> rusqlite::Result<HashMap<usize, Vec<u64>>> {
+        let mut out = self.linked_tensor_ids("input_tensors", "input_index", indexes)?;
+        // An unrecorded operation's inputs are those of its Python call; unreadable, none.
+        for &i in indexes.iter().filter(|&&i| !self.operations[i].recorded) {
+            let call = self.details().python_call(i).ok().flatten();
+            out.insert(i, call.map(|c| c.input_tensor_ids).unwrap_or_default());
+        }
+        Ok(out)
+    }
+
+    /// The tensor ids some operations (by index) link in `table` (`input_tensors`,
+    /// `output_tensors`), by `index_column`; rows of the operation's rank, else of rank 0.
+    fn linked_tensor_ids(
+        &self,
+        table: &str,
+        index_column: &str,
+        indexes: &[usize],
+    ) -> rusqlite::Result<HashMap<usize, Vec<u64>>> {
         let ids: Vec<u64> = indexes.iter().map(|&i| self.operations[i].id).collect();
-        let links = self.tensors().tensor_links("input_tensors", "input_index", &ids)?;
+        let links = self.tensors().tensor_links(table, index_column, &ids)?;
         let mut out = HashMap::new();
         for &i in indexes {
             let op = &self.operations[i];
@@ -382,11 +403,6 @@ impl MemoryReport {
             let mut picked: Vec<_> = of_rank(rank).collect();
             picked.sort_by_key(|l| l.1);
             out.insert(i, picked.iter().map(|l| l.2).collect());
-        }
-        // An unrecorded operation's inputs are those of its Python call; unreadable, none.
-        for &i in indexes.iter().filter(|&&i| !self.operations[i].recorded) {
-            let call = self.details().python_call(i).ok().flatten();
-            out.insert(i, call.map(|c| c.input_tensor_ids).unwrap_or_default());
         }
         Ok(out)
     }
