@@ -222,3 +222,28 @@ fn a_failure_and_the_picture_after_the_operation_before_it_name_the_same_holders
     let output = picture.live_buffers.iter().find(|b| b.address == 188416).unwrap();
     assert_eq!(output.tensor_id, Some(29));
 }
+
+/// Tab 4's fix list says each fix with the sentence `explain --json` gives it (`fixes[].sentence`,
+/// the answer layer's `FixAnswer`), on every failure of every real report and the demo.
+#[test]
+fn tab_4_says_every_fix_as_explain_json_does() {
+    let mut said = 0;
+    for folder in every_fixture().into_iter().filter(|f| f.join("db.sqlite").exists()) {
+        let out = run(&["explain", "--json", folder.to_str().unwrap()], None);
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for entry in json["operations"].as_array().unwrap() {
+            let Some(fixes) = entry["fixes"].as_array().filter(|f| !f.is_empty()) else { continue };
+            let id = entry["operation_id"].as_u64().unwrap();
+            let mut h = Harness::new(open(&folder), 400, 120, false, Some(id));
+            h.press(&[GoToTab(3)]);
+            h.run_jobs();
+            let screen = h.screen();
+            for fix in fixes {
+                let sentence = format!("· {}", fix["sentence"].as_str().unwrap());
+                assert!(screen.contains(&sentence), "{}: operation {id}: {sentence:?} in\n{screen}", folder.display());
+                said += 1;
+            }
+        }
+    }
+    assert!(said >= 20, "only {said} fixes compared");
+}

@@ -2,6 +2,7 @@
 //! text's blocks and MCP's `list_failures` / `explain_failure` read. Each section the report
 //! could not give is said in the entry (`unavailable`), never left as a silent null.
 
+use super::advice::FixAnswer;
 use super::failure::FailureAnswer;
 use super::memory::{MemoryAnswer, SnapshotAnswer};
 use super::sections::{FailureSection, MemorySections};
@@ -74,19 +75,6 @@ pub struct MemorySectionAnswer {
     /// The section's sentences, as the text gives them (text only).
     #[serde(skip)]
     pub lines: Vec<String>,
-}
-
-/// One advice line as a replayed fix (memory.md §9.3).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FixAnswer {
-    /// The fixes, as the `whatif` command takes them.
-    pub fix: String,
-    /// What tt-metal would do with them: `fits`, `fails`, …, or `unknown`.
-    pub outcome: &'static str,
-    /// Where the request would land.
-    pub address: Option<u64>,
-    /// The advice line.
-    pub sentence: String,
 }
 
 /// The `log` object of an operation entry: where a log beside the report shows its failure.
@@ -223,16 +211,7 @@ impl<'r> Entries<'r> {
     /// The memory section's answer and sentences from the section read.
     fn fill(&self, section: &mut MemorySectionAnswer, s: &FailureSection) {
         let id = s.memory.operation_id();
-        section.fixes = s
-            .fixes
-            .iter()
-            .map(|r| FixAnswer {
-                fix: r.fix_text(),
-                outcome: r.answer.as_ref().map_or("unknown", |a| a.outcome.as_str()),
-                address: r.answer.as_ref().and_then(|a| a.address),
-                sentence: r.sentence(id, self.hex),
-            })
-            .collect();
+        section.fixes = super::advice::fix_answers(&s.fixes, id, self.hex);
         let sentences: Vec<String> = section.fixes.iter().map(|f| f.sentence.clone()).collect();
         section.lines = failure_lines_with_fixes(&s.memory, &sentences, self.hex);
         section.memory = Some(MemoryAnswer::new(&s.memory));

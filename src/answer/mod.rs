@@ -5,6 +5,7 @@
 //! `ReportError` when it cannot; a part of an entry that cannot be read is said in the entry
 //! (`Unavailable`), never left as a silent null.
 
+mod advice;
 mod diff;
 mod entry;
 mod failure;
@@ -19,8 +20,9 @@ mod sections;
 mod select;
 mod whatif;
 
+pub use advice::{FixAnswer, failure_advice, your_fixes};
 pub use diff::{Compared, DiffAnswer, Run, Side, compare_opened, compare_runs, diff_error, open_side};
-pub use entry::{Entries, ErrorAnswer, FixAnswer, LogPlaceAnswer, MemorySectionAnswer, OperationAnswer, Unavailable};
+pub use entry::{Entries, ErrorAnswer, LogPlaceAnswer, MemorySectionAnswer, OperationAnswer, Unavailable};
 pub use failure::{FailureAnswer, FiguresAnswer};
 pub use late::{LateAnswer, LateFailureAnswer, LateSummaryAnswer, LateTensorAnswer, read_late};
 pub use log::{LogAnswer, LogFailureAnswer, LogSummaryAnswer, MAX_LINE_BYTES, OtherErrorAnswer, scan_log};

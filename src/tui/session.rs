@@ -3,8 +3,9 @@
 //! turns report data into the state's model.
 
 use crate::analysis::memory::usage::MemoryUsage;
-use crate::analysis::memory::whatif::{Advice, AdviceKind, Fix, ReplayedAdvice};
+use crate::analysis::memory::whatif::{Fix, ReplayedAdvice};
 use crate::analysis::model::first_line;
+use crate::answer;
 use crate::app::{App, Loaded, MemoryPicture, Model, NoPicture, Place, Read, ReadResult};
 use crate::report::memory::replay::GraphReplay;
 use crate::report::memory::view::FailureMemory;
@@ -103,24 +104,15 @@ impl Session {
         })
     }
 
-    /// The advice of an operation's failure, each line replayed (none without a picture).
+    /// The advice of an operation's failure, each line replayed (none without a picture): the
+    /// answer layer's, as explain's entry gives it.
     fn fixes(&self, index: usize) -> Result<Vec<ReplayedAdvice>, ReportError> {
-        match self.report.memory_at_failure(index, self.replay.as_deref())? {
-            FailureMemory::Found(m) => self.report.failure_fixes(index, &m),
-            _ => Ok(Vec::new()),
-        }
+        answer::failure_advice(&self.report, index, self.replay.as_deref())
     }
 
     /// The replay of fixes the user typed for an operation's failure.
     fn what_if(&self, index: usize, fixes: &[Fix]) -> Result<ReplayedAdvice, ReportError> {
-        let memory = match self.report.memory_at_failure(index, self.replay.as_deref())? {
-            FailureMemory::Found(m) => Some(m),
-            _ => None,
-        };
-        let options = crate::report::WhatIfOptions::default();
-        let answer = self.report.what_if_at(index, fixes, &options, memory.as_deref())?.answer;
-        let advice = Advice { kind: AdviceKind::Yours, fixes: fixes.to_vec() };
-        Ok(ReplayedAdvice { advice, answer: Some(answer), skipped: None, source: None })
+        answer::your_fixes(&self.report, index, fixes, self.replay.as_deref())
     }
 
     /// Why an operation has no memory picture.

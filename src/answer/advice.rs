@@ -1,0 +1,66 @@
+//! A failure's advice, each fix replayed (memory.md §9.2), as every front end reads it: explain's
+//! entries and the MCP tools through `Entries` (`FixAnswer`), the terminal UI's tab 4 through
+//! [`failure_advice`] and [`your_fixes`], which it formats at each draw (the hex setting changes
+//! while it runs) with the same sentence `FixAnswer::sentence` holds.
+
+use crate::analysis::memory::whatif::{Advice, AdviceKind, Fix, ReplayedAdvice};
+use crate::report::memory::replay::GraphReplay;
+use crate::report::memory::view::FailureMemory;
+use crate::report::{MemoryReport, ReportError, WhatIfOptions};
+use serde::Serialize;
+
+/// One advice line as a replayed fix (memory.md §9.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FixAnswer {
+    /// The fixes, as the `whatif` command takes them.
+    pub fix: String,
+    /// What tt-metal would do with them: `fits`, `fails`, …, or `unknown`.
+    pub outcome: &'static str,
+    /// Where the request would land.
+    pub address: Option<u64>,
+    /// The advice line.
+    pub sentence: String,
+}
+
+/// The advice of an operation's failure (by index), each line replayed; none without a picture
+/// of the failure (a `graph_only` basis waits for `replay`).
+pub fn failure_advice(
+    report: &MemoryReport,
+    index: usize,
+    replay: Option<&GraphReplay>,
+) -> Result<Vec<ReplayedAdvice>, ReportError> {
+    match report.memory_at_failure(index, replay)? {
+        FailureMemory::Found(m) => report.failure_fixes(index, &m),
+        FailureMemory::Absent | FailureMemory::NeedsReplay => Ok(Vec::new()),
+    }
+}
+
+/// The replay of fixes the user gave for an operation's failure (by index), as one more advice
+/// line of theirs.
+pub fn your_fixes(
+    report: &MemoryReport,
+    index: usize,
+    fixes: &[Fix],
+    replay: Option<&GraphReplay>,
+) -> Result<ReplayedAdvice, ReportError> {
+    let memory = match report.memory_at_failure(index, replay)? {
+        FailureMemory::Found(m) => Some(m),
+        FailureMemory::Absent | FailureMemory::NeedsReplay => None,
+    };
+    let answer = report.what_if_at(index, fixes, &WhatIfOptions::default(), memory.as_deref())?.answer;
+    let advice = Advice { kind: AdviceKind::Yours, fixes: fixes.to_vec() };
+    Ok(ReplayedAdvice { advice, answer: Some(answer), skipped: None, source: None })
+}
+
+/// The `fixes` of an entry: each replayed advice line with its outcome, address and sentence.
+pub(crate) fn fix_answers(fixes: &[ReplayedAdvice], operation_id: u64, hex: bool) -> Vec<FixAnswer> {
+    fixes
+        .iter()
+        .map(|r| FixAnswer {
+            fix: r.fix_text(),
+            outcome: r.answer.as_ref().map_or("unknown", |a| a.outcome.as_str()),
+            address: r.answer.as_ref().and_then(|a| a.address),
+            sentence: r.sentence(operation_id, hex),
+        })
+        .collect()
+}
