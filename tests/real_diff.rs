@@ -129,6 +129,13 @@ fn a_failure_gone_with_a_deallocate_added() {
         lines[5],
         "11 operations aligned (11 before, 12 after); the runs part at operation 11 ttnn.deallocate, which only the after run has."
     );
+    // The run names its one chip device 0, the re-run (a later recording) device 1: the text
+    // pairs their lines; the JSON keeps each side's own device ids.
+    assert_eq!(
+        lines[7],
+        "Peak L1 use on device 0 (device 1 after): 1.25 MiB per bank before (operation 10 ttnn.empty), 1.25 MiB per bank after (operation 10 ttnn.empty): the same."
+    );
+    assert!(!head.contains("none after") && !head.contains("none before"), "{text}");
     let value = diff_json("real/a_l1_add_oom", "rerun/a_l1_add_oom__free_fill5");
     assert_eq!(value["failures"]["gone"][0]["operation_id"], 11);
     assert_eq!((value["failures"]["new"].as_array().unwrap().len(), &value["next"]), (0, &Value::Null));

@@ -122,13 +122,38 @@ impl Compared<'_> {
         Some((line(&self.before, before_key)?, line(&self.after, after_key)?))
     }
 
-    /// The peaks of both runs by (device, buffer type), in device then type order.
-    pub fn peak_pairs(&self) -> Vec<(UsageKey, Option<&PeakAnswer>, Option<&PeakAnswer>)> {
+    /// The peaks of both runs by (device, buffer type) as each run names its devices, in device
+    /// then type order: the JSON's rows (interfaces.md §1), each side's as `explain --peak`.
+    pub fn peak_rows(&self) -> Vec<(UsageKey, Option<&PeakAnswer>, Option<&PeakAnswer>)> {
         let key = |l: &PeakAnswer| (l.peak.device_id, l.peak.buffer_type);
         let mut keys: Vec<UsageKey> = self.before.peaks.peak.iter().chain(&self.after.peaks.peak).map(key).collect();
         keys.sort_unstable();
         keys.dedup();
         keys.into_iter().map(|k| (k, peak_of(&self.before.peaks, k), peak_of(&self.after.peaks, k))).collect()
+    }
+
+    /// The peaks of both runs by (device, buffer type), in BEFORE's device then type order, then
+    /// AFTER's unmatched: a line of BEFORE is paired with AFTER's as the memory lines are
+    /// (`matching_key`: a single chip one release names by its mesh id, another by its chip id).
+    /// Each pair: its key (BEFORE's, else AFTER's), AFTER's device when it differs, the peaks.
+    pub fn peak_pairs(&self) -> Vec<(UsageKey, Option<u64>, Option<&PeakAnswer>, Option<&PeakAnswer>)> {
+        let keys = |p: &PeaksAnswer| {
+            let mut k: Vec<UsageKey> = p.peak.iter().map(|l| (l.peak.device_id, l.peak.buffer_type)).collect();
+            k.sort_unstable();
+            k.dedup();
+            k
+        };
+        let (before_keys, mut after_keys) = (keys(&self.before.peaks), keys(&self.after.peaks));
+        let mut pairs = Vec::new();
+        for key in before_keys {
+            let other = matching_key(key, &after_keys);
+            after_keys.retain(|k| Some(*k) != other);
+            let after_device = other.map(|k| k.0).filter(|&d| d != key.0);
+            let after = other.and_then(|k| peak_of(&self.after.peaks, k));
+            pairs.push((key, after_device, peak_of(&self.before.peaks, key), after));
+        }
+        pairs.extend(after_keys.into_iter().map(|k| (k, None, None, peak_of(&self.after.peaks, k))));
+        pairs
     }
 }
 
@@ -273,7 +298,7 @@ impl<'c> DiffAnswer<'c> {
                     .collect(),
             },
             peaks: c
-                .peak_pairs()
+                .peak_rows()
                 .into_iter()
                 .map(|((device_id, kind), before, after)| PeakJson {
                     device_id,

@@ -89,7 +89,7 @@ fn peak_lines(out: &mut String, c: &Compared<'_>) {
             format!("{} per bank {word} (operation {id}{name})", size(l.peak.used_per_bank))
         })
     };
-    for ((device, kind), before, after) in c.peak_pairs() {
+    for ((device, kind), after_device, before, after) in c.peak_pairs() {
         let (b, a) = (side(before, &c.before, "before"), side(after, &c.after, "after"));
         let change = match (before, after) {
             (Some(b), Some(a)) => match a.peak.used_per_bank.cmp(&b.peak.used_per_bank) {
@@ -107,7 +107,8 @@ fn peak_lines(out: &mut String, c: &Compared<'_>) {
             (None, Some(a)) => format!("{a}, none before"),
             (None, None) => continue,
         };
-        let _ = writeln!(out, "Peak {} use on device {device}: {both}{change}.", kind.token());
+        let after_device = after_device.map_or(String::new(), |d| format!(" (device {d} after)"));
+        let _ = writeln!(out, "Peak {} use on device {device}{after_device}: {both}{change}.", kind.token());
     }
 }
 
