@@ -136,7 +136,7 @@ impl Compared<'_> {
     /// AFTER's unmatched: a line of BEFORE is paired with AFTER's as the memory lines are
     /// (`matching_key`: a single chip one release names by its mesh id, another by its chip id).
     /// Each pair: its key (BEFORE's, else AFTER's), AFTER's device when it differs, the peaks.
-    pub fn peak_pairs(&self) -> Vec<(UsageKey, Option<u64>, Option<&PeakAnswer>, Option<&PeakAnswer>)> {
+    pub fn peak_pairs(&self) -> Vec<PeakPair<'_>> {
         let keys = |p: &PeaksAnswer| {
             let mut k: Vec<UsageKey> = p.peak.iter().map(|l| (l.peak.device_id, l.peak.buffer_type)).collect();
             k.sort_unstable();
@@ -150,11 +150,28 @@ impl Compared<'_> {
             after_keys.retain(|k| Some(*k) != other);
             let after_device = other.map(|k| k.0).filter(|&d| d != key.0);
             let after = other.and_then(|k| peak_of(&self.after.peaks, k));
-            pairs.push((key, after_device, peak_of(&self.before.peaks, key), after));
+            pairs.push(PeakPair { key, after_device, before: peak_of(&self.before.peaks, key), after });
         }
-        pairs.extend(after_keys.into_iter().map(|k| (k, None, None, peak_of(&self.after.peaks, k))));
+        pairs.extend(after_keys.into_iter().map(|key| PeakPair {
+            key,
+            after_device: None,
+            before: None,
+            after: peak_of(&self.after.peaks, key),
+        }));
         pairs
     }
+}
+
+/// One line of the peaks' text: both runs' peaks of a device and buffer type.
+pub struct PeakPair<'a> {
+    /// BEFORE's device and buffer type, else AFTER's.
+    pub key: UsageKey,
+    /// AFTER's device, when it names the chip otherwise.
+    pub after_device: Option<u64>,
+    /// BEFORE's peak.
+    pub before: Option<&'a PeakAnswer>,
+    /// AFTER's peak.
+    pub after: Option<&'a PeakAnswer>,
 }
 
 /// Opens one side of a comparison (a folder of reports opens its newest; the note says which),

@@ -21,7 +21,7 @@ mod select;
 mod whatif;
 
 pub use advice::{FixAnswer, failure_advice, your_fixes};
-pub use diff::{Compared, DiffAnswer, Run, Side, compare_opened, compare_runs, diff_error, open_side};
+pub use diff::{Compared, DiffAnswer, PeakPair, Run, Side, compare_opened, compare_runs, diff_error, open_side};
 pub use entry::{Entries, ErrorAnswer, LogPlaceAnswer, MemorySectionAnswer, OperationAnswer, Unavailable};
 pub use failure::{FailureAnswer, FiguresAnswer};
 pub use late::{LateAnswer, LateFailureAnswer, LateSummaryAnswer, LateTensorAnswer, read_late};

@@ -13,7 +13,7 @@ use crate::analysis::format::{counted, size};
 use crate::analysis::memory::late::late_heading;
 use crate::analysis::memory::usage_series::UsageSeries;
 use crate::analysis::sanitize::sanitize_line;
-use crate::answer::{Compared, DiffAnswer, PeakAnswer, Run, Side, compare_opened, open_side};
+use crate::answer::{Compared, DiffAnswer, PeakAnswer, PeakPair, Run, Side, compare_opened, open_side};
 use std::fmt::Write;
 
 /// The text: the lead line, the two runs, the failures, the alignment, the memory after the
@@ -89,7 +89,7 @@ fn peak_lines(out: &mut String, c: &Compared<'_>) {
             format!("{} per bank {word} (operation {id}{name})", size(l.peak.used_per_bank))
         })
     };
-    for ((device, kind), after_device, before, after) in c.peak_pairs() {
+    for PeakPair { key: (device, kind), after_device, before, after } in c.peak_pairs() {
         let (b, a) = (side(before, &c.before, "before"), side(after, &c.after, "after"));
         let change = match (before, after) {
             (Some(b), Some(a)) => match a.peak.used_per_bank.cmp(&b.peak.used_per_bank) {
