@@ -105,7 +105,7 @@ impl MemoryReport {
             let FailureMemory::Found(m) = memory else { continue };
             let Some(mut f) = late_at_failure(&m) else { continue };
             let n = self.operations[index].id;
-            let view = self.device_view(m.device_id);
+            let view = self.device_view(m.device_id, index)?;
             let ours = |d: u64| d == m.device_id || view.aliases.contains(&d);
             f.freed = findings
                 .late

@@ -96,7 +96,7 @@ impl MemoryReport {
         };
         let late = read_now.as_ref().or(options.late);
         let read = ReportError::read("the run's records");
-        let view = self.device_view(m.device_id);
+        let view = self.device_view(m.device_id, index)?;
         let resolved = self.resolve(index, fixes, m, &view, late).map_err(&read)?;
         let snapshots = self.records_snapshots().map_err(&read)?;
         let start = self.replay_start(index, &resolved, snapshots && !options.from_start, &view)?;
@@ -243,18 +243,35 @@ impl MemoryReport {
     }
 
     /// The device a replay follows and the other ids its records give it: a single chip opened
-    /// as a mesh names itself by both 0 and 1 (memory.md §1–§2).
-    pub(super) fn device_view(&self, device: u64) -> DeviceView {
+    /// as a mesh names itself by both 0 and 1 (memory.md §1–§2) — two alike `devices` rows (or
+    /// one), and no snapshot around the failed operation (by index) holding both ids: where one
+    /// does, 0 and 1 are two mesh devices with allocators of their own (submeshes sharing chips).
+    pub(super) fn device_view(&self, device: u64, index: usize) -> Result<DeviceView, ReportError> {
         let facts = self.devices.iter().find(|d| d.device_id == device).or(self.devices.first()).map(|d| d.facts());
         let same = |a: &super::devices::Device, b: &super::devices::Device| {
             let (a, b) = (a.facts(), b.facts());
             (a.l1_start, a.l1_bank_size, a.worker_l1_size, a.l1_num_banks)
                 == (b.l1_start, b.l1_bank_size, b.worker_l1_size, b.l1_num_banks)
         };
-        let single_chip =
-            self.devices.len() <= 1 || (self.devices.len() == 2 && same(&self.devices[0], &self.devices[1]));
-        let aliases = if single_chip { [0, 1].into_iter().filter(|&d| d != device).collect() } else { Vec::new() };
-        DeviceView { device_id: device, aliases, facts }
+        let alike = self.devices.len() <= 1 || (self.devices.len() == 2 && same(&self.devices[0], &self.devices[1]));
+        let single_chip = device <= 1 && alike && !self.both_ids_hold_buffers(index)?;
+        let aliases = if single_chip { vec![1 - device] } else { Vec::new() };
+        Ok(DeviceView { device_id: device, aliases, facts })
+    }
+
+    /// Whether the snapshot of the operation (by index) or of the one before it holds buffers
+    /// of both device 0 and device 1.
+    fn both_ids_hold_buffers(&self, index: usize) -> Result<bool, ReportError> {
+        let read = ReportError::read("the run's records");
+        let rank = self.rank();
+        for i in [index.checked_sub(1), Some(index)].into_iter().flatten() {
+            let (rows, _) = self.snapshots().rows(self.operations[i].id, rank).map_err(&read)?;
+            let holds = |d: u64| rows.iter().any(|r| r.device_id == d && r.valid().is_some());
+            if holds(0) && holds(1) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The regions of the device's allocators: L1 and L1_SMALL from its `devices` row, DRAM from
@@ -543,7 +560,7 @@ impl MemoryReport {
 
     /// How many operations a replay of `fixes` would cover before the failed operation.
     fn replay_span(&self, index: usize, fixes: &[Fix], m: &MemoryAtFailure) -> Result<usize, ReportError> {
-        let view = self.device_view(m.device_id);
+        let view = self.device_view(m.device_id, index)?;
         let resolved = self.resolve(index, fixes, m, &view, None).map_err(ReportError::read("the run's records"))?;
         let start = resolved.starts.iter().copied().min().unwrap_or(self.previous(index));
         Ok(match start.and_then(|c| self.operation_index(c)) {

@@ -42,7 +42,7 @@ impl MemoryReport {
         let mut groups: Vec<Group<'_>> = Vec::new();
         let mut place = Vec::with_capacity(failures.len());
         for &(index, m) in failures {
-            let view = self.device_view(m.device_id);
+            let view = self.device_view(m.device_id, index)?;
             let resolved = self.resolve(index, &fixes, m, &view, Some(late)).map_err(&read)?;
             let start = self.replay_start(index, &resolved, snapshots, &view)?;
             let regions = self.regions(m.device_id, m);
@@ -71,7 +71,8 @@ impl MemoryReport {
 
     /// One replay for a group: forked before each of its failures to answer there.
     fn replay_group(&self, g: Group<'_>, fixes: &[Fix], snapshots: bool) -> Result<Vec<WhatIf>, ReportError> {
-        let view = self.device_view(g.device);
+        let first = g.failures.first().map_or(0, |f| f.0);
+        let view = self.device_view(g.device, first)?;
         let (mut run, mut next) = self.begin(view, g.regions, g.resolved.plan, g.start)?;
         let mut out = Vec::with_capacity(g.failures.len());
         for (index, m) in g.failures {
