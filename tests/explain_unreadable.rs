@@ -7,7 +7,7 @@ mod support;
 
 use cli::run;
 use std::path::{Path, PathBuf};
-use support::{BufferRow, Device, ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir};
+use support::{BufferRow, Device, ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir, damage_table};
 
 const OOM: &str = "Out of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)";
 
@@ -29,23 +29,7 @@ fn damaged_buffers(dir: &Path) -> PathBuf {
         .error(ErrorRow::new(12, "ttnn.conv2d", "RuntimeError", OOM))
         .write_to(dir);
     let db = dir.join("db.sqlite");
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    let page_size: u64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
-    let mut pages: Vec<u64> = conn
-        .prepare("SELECT rootpage FROM sqlite_master WHERE tbl_name = 'buffers' AND rootpage > 0")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    drop(conn);
-    pages.sort_unstable();
-    let mut bytes = std::fs::read(&db).unwrap();
-    for page in pages {
-        let start = ((page - 1) * page_size) as usize;
-        bytes[start..start + 16].fill(0xff);
-    }
-    std::fs::write(&db, bytes).unwrap();
+    damage_table(&db, "buffers");
     db
 }
 
@@ -107,4 +91,43 @@ fn an_invalid_graph_is_said_in_the_entry_and_the_rest_is_a_partial_answer() {
     for u in entry["unavailable"].as_array().unwrap() {
         assert!(u["error"].as_str().unwrap().starts_with("invalid captured graph JSON: "), "{u}");
     }
+}
+
+/// Stack traces that cannot be read: the entry is written without the model's line and says why
+/// (`source`), in its place in the text, and the run fails (exit 1).
+#[test]
+fn unreadable_stack_traces_are_said_and_fail_the_run() {
+    let dir = TempDir::new("unreadable-traces");
+    ReportBuilder::new(Schema::V2)
+        .device(Device::wormhole(0))
+        .operation(
+            Op::new(12, "ttnn.conv2d")
+                .stack_trace("  File \"/home/me/model.py\", line 12, in forward\n")
+                .buffers(vec![BufferRow::l1(1_000_000, 200_000)]),
+        )
+        .error(ErrorRow::new(12, "ttnn.conv2d", "RuntimeError", OOM))
+        .write_to(dir.path());
+    let db = dir.path().join("db.sqlite");
+    damage_table(&db, "stack_traces");
+    let o = run(&["explain", "--json", dir.path().to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let document: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the whole document is written");
+    let entry = &document["operations"][0];
+    assert_eq!(entry["allocation_failure"]["kind"], "bank_out_of_memory");
+    assert!(!entry["memory"].is_null(), "the memory section is still given: {entry}");
+    let unavailable = entry["unavailable"].as_array().unwrap();
+    assert_eq!(unavailable.len(), 1, "{unavailable:?}");
+    assert_eq!(unavailable[0]["section"], "source");
+    let reason = unavailable[0]["error"].as_str().unwrap();
+    assert!(reason.starts_with("cannot read ") && reason.contains("malformed"), "{reason}");
+    let o = run(&["explain", "--color", "never", dir.path().to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let line = format!("  The model's line (stack traces) unavailable: {reason}");
+    assert!(text.contains("\nOperation 12 ttnn.conv2d: Out of memory\n"), "{text}");
+    assert!(text.lines().any(|l| l == line), "{line:?} in {text}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!("error: operation 12 ttnn.conv2d: {}: {}\n", line.trim_start(), db.display())
+    );
 }

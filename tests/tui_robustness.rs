@@ -122,3 +122,30 @@ fn the_error_popup_stays_on_its_operation_when_a_watched_report_reorders_the_ope
     h.draw();
     assert!(h.screen().contains("Error of operation 7 "), "{}", h.screen());
 }
+
+/// Tab 5 on a report whose tensor links cannot be read (`input_tensors` damaged on disk): the
+/// chart is drawn from `buffers`, and the list of tensors held past their last use says it is
+/// unavailable and why, instead of an empty list.
+#[test]
+fn tab_5_says_when_the_late_list_cannot_be_read() {
+    use tui_support::support::sim::{Era, Options, Sim, SimOp};
+    use tui_support::support::{BufferType, TempDir, damage_table};
+    let mut sim = Sim::new(Era::DecoratorWithErrors, Options::default(), 1);
+    sim.weight("w", 0, BufferType::L1, 131_072);
+    sim.run(SimOp::new("ttnn.to_layout", "TilizeDeviceOperation").input("w").output("x", BufferType::L1, 262_144));
+    sim.run(SimOp::new("ttnn.relu", "UnaryDeviceOperation").input("x").output("y", BufferType::L1, 327_680));
+    sim.run(SimOp::new("ttnn.exp", "UnaryDeviceOperation").input("y").output("z", BufferType::L1, 327_680));
+    let dir = TempDir::new("late-unreadable");
+    sim.report().write_to(dir.path());
+    let db = dir.path().join("db.sqlite");
+    damage_table(&db, "input_tensors");
+    let report = MemoryReport::open(&ReportSource::File { database: db, folder: dir.path().to_path_buf() }, 0).unwrap();
+    let mut h = Harness::new(report, 120, 40, false, None);
+    h.press(&[GoToTab(4)]);
+    h.run_jobs();
+    let screen = h.screen();
+    assert!(screen.contains("per bank after each operation"), "{screen}");
+    let line = h.lines_with("Held past their last use unavailable: cannot read ");
+    assert_eq!(line.len(), 1, "{screen}");
+    assert!(line[0].contains("malformed"), "{screen}");
+}

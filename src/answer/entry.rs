@@ -102,7 +102,8 @@ impl LogPlaceAnswer {
 /// A section of an entry the report could not give: the key it leaves null or empty, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct Unavailable {
-    /// `failed_device_operations`, `memory` (with its `fixes`) or `memory_at_start`.
+    /// `source` (the stack traces), `failed_device_operations`, `memory` (with its `fixes`)
+    /// or `memory_at_start`.
     pub section: &'static str,
     /// The one-line reason.
     pub error: String,
@@ -120,6 +121,7 @@ impl Unavailable {
     pub fn line(&self) -> String {
         let what = match self.section {
             "failed_device_operations" => "Device operations",
+            "source" => "The model's line (stack traces)",
             "memory_at_start" => "Memory when the operation started",
             _ => "Memory at the failure",
         };
@@ -188,6 +190,9 @@ impl<'r> Entries<'r> {
     pub fn summary(&self, e: &ExplainedError<'_>) -> OperationAnswer {
         let log_path = self.report.log().map(|l| sanitize_line(&l.path));
         let mut unavailable = Vec::new();
+        if let Some(cause) = &e.source_unavailable {
+            unavailable.push(Unavailable::new("source", cause.clone()));
+        }
         let failed = match &e.failed_device_operations {
             Ok(names) => names.clone(),
             Err(cause) => {

@@ -21,6 +21,8 @@ pub struct ExplainedError<'a> {
     /// The operation's `{file}:{line}` from its stack trace, as the operations list shows it
     /// (behaviour.md §1.5); none for an unattached error or without such a place.
     pub(crate) source: Option<String>,
+    /// Why the stack traces could not be read, when they could not (the source is then none).
+    pub(crate) source_unavailable: Option<ReportError>,
     /// The error row.
     pub(crate) error: &'a ErrorRecord,
     /// The allocation failure, when the message is one.
@@ -55,13 +57,18 @@ impl<'a> Selection<'a> {
             None => (0..report.operations.len()).collect(),
         };
         let with_error: Vec<usize> = indexes.into_iter().filter(|&i| report.error_of(i).is_some()).collect();
-        // Without its stack traces the entries are still given, without their source locations.
-        let traces = report.details().stack_traces(&with_error).unwrap_or_default();
+        // Without its stack traces the entries are still given, without their source locations,
+        // each saying why (`unavailable`).
+        let (traces, unreadable) = match report.details().stack_traces(&with_error) {
+            Ok(traces) => (traces, None),
+            Err(e) => (Default::default(), Some(e)),
+        };
         let operations = with_error
             .into_iter()
             .filter_map(|i| {
                 let mut explained = explained_operation(report, linked, i)?;
                 explained.source = traces.get(&i).and_then(|t| source_label(t));
+                explained.source_unavailable = unreadable.clone();
                 Some(explained)
             })
             .collect();
@@ -97,6 +104,7 @@ pub(crate) fn explained_operation<'a>(
         operation_name: &op.name,
         recorded: op.recorded,
         source: None,
+        source_unavailable: None,
         error,
         failure: error.failure.as_ref(),
         failed_device_operations: report.graphs().failed_device_operations(index),
@@ -112,6 +120,7 @@ pub(crate) fn explained_unattached(error: &ErrorRecord) -> ExplainedError<'_> {
         operation_name: &error.operation_name,
         recorded: true,
         source: None,
+        source_unavailable: None,
         error,
         failure: error.failure.as_ref(),
         failed_device_operations: Ok(Vec::new()),

@@ -65,7 +65,7 @@ impl App {
     }
 
     /// The run over time landed: every series, and the tensors held past their last use.
-    pub fn set_run_over_time(&mut self, series: Vec<UsageSeries>, late: LateFindings) {
+    pub fn set_run_over_time(&mut self, series: Vec<UsageSeries>, late: Result<LateFindings, String>) {
         self.over_time.set_series(series);
         self.over_time.set_late(late);
         self.jobs.usage = JobState::Done;

@@ -26,6 +26,8 @@ pub struct OverTimeTab {
     moved: bool,
     /// The tensors held past their last use (issue 16), found from the same pass.
     pub(crate) late: LateFindings,
+    /// Why the tensors held past their last use could not be read, when they could not.
+    pub(crate) late_unavailable: Option<String>,
     /// The late tensor selected in the shown line's list (`]` / `[`), an index into it.
     pub(crate) late_selected: Option<usize>,
 }
@@ -82,8 +84,11 @@ impl OverTimeTab {
     }
 
     /// Takes the tensors held past their last use found from the same pass.
-    pub(crate) fn set_late(&mut self, late: LateFindings) {
-        self.late = late;
+    pub(crate) fn set_late(&mut self, late: Result<LateFindings, String>) {
+        (self.late, self.late_unavailable) = match late {
+            Ok(late) => (late, None),
+            Err(reason) => (LateFindings::default(), Some(reason)),
+        };
         self.late_selected = None;
     }
 

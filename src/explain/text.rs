@@ -91,7 +91,7 @@ pub(super) fn operation_block(entry: &OperationAnswer, options: &ExplainOptions)
     let mut out = block(&heading, e, Some(entry), true, options);
     super::beside::push_lines(&mut out, &entry.notes);
     let unavailable = |section: &'static str| entry.unavailable.iter().filter(move |u| u.section == section);
-    for u in unavailable("memory") {
+    for u in unavailable("source").chain(unavailable("memory")) {
         let _ = writeln!(out, "  {}", paint.warning(&u.line()));
     }
     if let Some(section) = &entry.memory {

@@ -21,8 +21,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub struct RunOverTime {
     /// The chart's lines.
     pub series: Vec<UsageSeries>,
-    /// Where to free memory.
-    pub late: LateFindings,
+    /// Where to free memory, or why it could not be read.
+    pub late: Result<LateFindings, String>,
 }
 
 impl RunOverTime {
@@ -30,12 +30,13 @@ impl RunOverTime {
     pub fn of_usage(report: &MemoryReport, usage: &MemoryUsage) -> Self {
         let questions = report.usage();
         let series = usage.keys().map(|(d, t)| questions.series(usage, d, t)).collect();
-        Self { series, late: report.late_findings(usage).unwrap_or_default() }
+        Self { series, late: report.late_findings(usage).map_err(|e| e.to_string()) }
     }
 
     /// From every graph replayed (a report without `buffers` rows).
     pub fn of_replay(report: &MemoryReport, replay: &GraphReplay) -> Self {
-        Self { series: report.usage().replay_series(replay), late: report.replay_late(replay).unwrap_or_default() }
+        let late = report.replay_late(replay).map_err(|e| e.to_string());
+        Self { series: report.usage().replay_series(replay), late }
     }
 }
 

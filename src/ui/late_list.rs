@@ -17,6 +17,10 @@ struct Parts {
 }
 
 fn parts(view: &View, tab: &OverTimeTab, width: usize) -> Option<Parts> {
+    if let Some(reason) = &tab.late_unavailable {
+        let line = Line::styled(format!("Held past their last use unavailable: {reason}"), view.theme.bold);
+        return Some(Parts { heading: wrap_lines([line], width), detail: Vec::new() });
+    }
     let summary = tab.late_summary_of_shown()?;
     let heading = format!("Held past their last use: {}", late_heading(summary));
     let mut lines = vec![Line::styled(heading, view.theme.bold)];

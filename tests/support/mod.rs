@@ -59,6 +59,30 @@ pub fn folder_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// Damages the root pages of `table` (and its indexes) in the database file, as a bad sector or
+/// a cut copy leaves them: everything else of the report still reads, that table does not.
+#[allow(dead_code)]
+pub fn damage_table(db: &Path, table: &str) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let page_size: u64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+    let mut pages: Vec<u64> = conn
+        .prepare("SELECT rootpage FROM sqlite_master WHERE tbl_name = ?1 AND rootpage > 0")
+        .unwrap()
+        .query_map([table], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    drop(conn);
+    assert!(!pages.is_empty(), "no table {table}");
+    pages.sort_unstable();
+    let mut bytes = std::fs::read(db).unwrap();
+    for page in pages {
+        let start = ((page - 1) * page_size) as usize;
+        bytes[start..start + 16].fill(0xff);
+    }
+    std::fs::write(db, bytes).unwrap();
+}
+
 /// A value read from a report folder (an opened report); dropping it checks that nothing in the
 /// folder was written or created meanwhile.
 pub struct ReadOnly<T> {
