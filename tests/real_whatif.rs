@@ -94,10 +94,9 @@ fn every_rerun_names_a_real_fixture_and_stays_small() {
 /// Every allocation failure of every real fixture — meshes and submeshes too — replays exactly
 /// with no fix from its checkpoint, and from the first operation. Two submeshes share chips
 /// while each has an allocator of its own (mesh_submeshes: tables 0 and 1; mesh_submesh_1x1: a
-/// 1×1 submesh beside its parent on chip 0): their buffers are not one chip's. From the first
-/// operation, mesh_submeshes' graphs name its submeshes 1 and 2 where its tables say 0 and 1
-/// (fixtures/real/README.md): the replay follows the tables' id and its check says `differs`
-/// there, which this test leaves out (the note of issue 20 says so).
+/// 1×1 submesh beside its parent on chip 0): their buffers are not one chip's. And
+/// mesh_submeshes' graphs name its submeshes 1 and 2 where its tables say 0 and 1
+/// (fixtures/real/README.md): replayed from the first operation, the graphs' 2 is followed.
 #[test]
 fn every_failure_of_every_real_fixture_replays_exactly() {
     let mut replayed = 0;
@@ -113,11 +112,7 @@ fn every_failure_of_every_real_fixture_replays_exactly() {
         let json: Value = serde_json::from_slice(&out.stdout).unwrap();
         for entry in json["operations"].as_array().unwrap().iter().filter(|e| !e["allocation_failure"].is_null()) {
             let id = int(&entry["operation_id"]).unwrap();
-            let graph_ids_differ = name == "mesh_submeshes";
             for args in [&[][..], &["--from-start"][..]] {
-                if graph_ids_differ && !args.is_empty() {
-                    continue;
-                }
                 let answer = whatif(name, id, args);
                 assert_eq!(answer["replay_check"], "exact", "{name} operation {id} {args:?}: {answer}");
                 replayed += 1;
@@ -125,7 +120,7 @@ fn every_failure_of_every_real_fixture_replays_exactly() {
         }
     }
     assert!(names.iter().any(|n| n == "mesh_submeshes") && names.iter().any(|n| n == "mesh_submesh_1x1"));
-    assert!(replayed >= 35, "only {replayed} replays");
+    assert!(replayed >= 36, "only {replayed} replays");
 }
 
 /// Replayed from the first operation with no fix, every real fixture reproduces tt-metal: each

@@ -256,7 +256,37 @@ impl MemoryReport {
         let alike = self.devices.len() <= 1 || (self.devices.len() == 2 && same(&self.devices[0], &self.devices[1]));
         let single_chip = device <= 1 && alike && !self.both_ids_hold_buffers(index)?;
         let aliases = if single_chip { vec![1 - device] } else { Vec::new() };
-        Ok(DeviceView { device_id: device, aliases, facts })
+        let graph_id = self.graph_id_of(device, index)?;
+        Ok(DeviceView { device_id: device, aliases, facts, graph_id })
+    }
+
+    /// The id the captured graphs name `device` by, when it is another: the failed operation's
+    /// (by index) graph names its tensors on one device, and the `tensors` table puts those
+    /// tensors on `device` (memory.md §2: submeshes whose parent holds nothing are 1 and 2 in the
+    /// graphs, 0 and 1 in the tables). None when they agree or nothing says.
+    fn graph_id_of(&self, device: u64, index: usize) -> Result<Option<u64>, ReportError> {
+        let Ok(graph) = self.graphs().graph(index) else { return Ok(None) };
+        let named: Vec<(u64, u64)> = graph
+            .iter()
+            .filter(|n| n.is(NodeType::Tensor))
+            .filter_map(|n| Some((n.tensor_id?, n.device_id?)))
+            .collect();
+        if named.is_empty() {
+            return Ok(None);
+        }
+        let ids: Vec<u64> = named.iter().map(|(t, _)| *t).collect();
+        let facts = self.tensors().facts(index, &[], &ids).map_err(ReportError::read("the run's records"))?;
+        let mut graph_ids: Vec<u64> = named
+            .iter()
+            .filter(|(t, _)| facts.iter().any(|f| f.tensor_id == *t && f.device_id == Some(device)))
+            .map(|(_, g)| *g)
+            .collect();
+        graph_ids.sort_unstable();
+        graph_ids.dedup();
+        Ok(match graph_ids.as_slice() {
+            [g] if *g != device => Some(*g),
+            _ => None,
+        })
     }
 
     /// Whether the snapshot of the operation (by index) or of the one before it holds buffers

@@ -79,12 +79,24 @@ pub struct DeviceView {
     pub aliases: Vec<u64>,
     /// Its `devices` row (L1 banks, for graph sizes without a per-bank figure).
     pub facts: Option<DeviceFacts>,
+    /// The id its captured graphs name it by, when they number devices otherwise than the
+    /// tables (submeshes whose parent holds nothing: graphs 1 and 2, tables 0 and 1); then a
+    /// graph node of any other id is another device's.
+    pub graph_id: Option<u64>,
 }
 
 impl DeviceView {
-    /// True when a record's device id names this device (a graph node without one does).
+    /// True when a table record's device id names this device.
     fn names(&self, device: Option<u64>) -> bool {
         device.is_none_or(|d| d == self.device_id || self.aliases.contains(&d))
+    }
+
+    /// True when a graph node's device id names this device (a node without one does).
+    fn names_in_graph(&self, device: Option<u64>) -> bool {
+        match self.graph_id {
+            Some(id) => device.is_none_or(|d| d == id),
+            None => self.names(device),
+        }
     }
 }
 
@@ -235,7 +247,7 @@ impl Sequence {
         let index = GraphIndex::new(graph);
         let mut steps = Vec::new();
         for (i, node) in graph[..last].iter().enumerate() {
-            if !self.view.names(node.device_id) {
+            if !self.view.names_in_graph(node.device_id) {
                 continue;
             }
             let Some(buffer_type) = placed_type(node.buffer_type) else { continue };

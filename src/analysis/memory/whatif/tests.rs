@@ -22,7 +22,7 @@ fn regions() -> Regions {
 }
 
 fn view() -> DeviceView {
-    DeviceView { device_id: D, aliases: vec![1], facts: None }
+    DeviceView { device_id: D, aliases: vec![1], facts: None, graph_id: None }
 }
 
 fn row(address: u64, size: u64, t: BufferType) -> SnapshotRow {
