@@ -247,3 +247,47 @@ fn tab_4_says_every_fix_as_explain_json_does() {
     }
     assert!(said >= 20, "only {said} fixes compared");
 }
+
+/// Tab 5 says what freeing every late tensor does at a failure with the sentence
+/// `explain --late --json` gives it (`late_failures[].sentence`), on every real report.
+#[test]
+fn tab_5_says_every_late_failure_as_explain_late_json_does() {
+    let mut said = 0;
+    for folder in every_fixture().into_iter().filter(|f| f.join("db.sqlite").exists()) {
+        let out = run(&["explain", "--late", "--json", folder.to_str().unwrap()], None);
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        // Tab 5 says it under a line's list: of a device and buffer type with a line (the demo's
+        // L1_SMALL failure has none, no L1_SMALL buffer being recorded).
+        let lined = |f: &Value| {
+            json["late_summary"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| (&l["device_id"], &l["buffer_type"]) == (&f["device_id"], &f["buffer_type"]))
+        };
+        for f in json["late_failures"].as_array().unwrap().iter().filter(|f| lined(f)) {
+            let id = f["operation_id"].as_u64().unwrap();
+            let mut h = Harness::new(open(&folder), 400, 60, false, Some(id));
+            h.press(&[GoToTab(4)]);
+            h.run_jobs();
+            let sentence = f["sentence"].as_str().unwrap();
+            assert!(h.screen().contains(sentence), "{}: {sentence:?} in\n{}", folder.display(), h.screen());
+            said += 1;
+        }
+    }
+    assert!(said >= 5, "only {said} late failures compared");
+}
+
+/// Opened on a failure, tab 5 shows that failure's line: the DRAM failure on device 1 opens on
+/// device 1's DRAM line, the L1 failure on its L1 line.
+#[test]
+fn tab_5_opens_on_the_line_of_the_selected_failure() {
+    let (dir, failures) = two_device_run();
+    for (id, _, buffer_type) in failures {
+        let mut h = Harness::new(open(dir.path()), 120, 40, false, Some(id));
+        h.press(&[GoToTab(4)]);
+        h.run_jobs();
+        let heading = format!("Memory over the run · device 1 · {} · per bank after each operation", buffer_type.token());
+        assert!(h.screen().contains(&heading), "{heading:?} in\n{}", h.screen());
+    }
+}

@@ -48,16 +48,21 @@ impl OverTimeTab {
         self.series.get(self.shown)
     }
 
-    /// Takes the series of a finished pass, keeping the device and buffer type shown; the cursor
-    /// starts on the operation it follows (the selected one), else on the first failure, else on
-    /// the peak.
+    /// Takes the series of a finished pass, keeping the device and buffer type shown (at first,
+    /// the line of the followed operation's failure); the cursor starts on the operation it
+    /// follows (the selected one), else on the first failure, else on the peak.
     pub(crate) fn set_series(&mut self, series: Vec<UsageSeries>) {
         let current = self.series().map(|s| (s.device_id, s.buffer_type));
         self.series = series;
-        // The line shown before, else the first line with a failure, else L1, else the first.
+        // The line shown before, else the line marking the followed operation's failure, else
+        // the first line with a failure, else L1, else the first.
         let position = |f: &dyn Fn(&UsageSeries) -> bool| self.series.iter().position(f);
+        let marks = |s: &UsageSeries, id: u64| {
+            s.failures.iter().any(|&k| s.points.get(k).is_some_and(|p| p.operation_id == id))
+        };
         self.shown = current
             .and_then(|c| position(&|s| (s.device_id, s.buffer_type) == c))
+            .or_else(|| self.follows.and_then(|id| position(&|s| marks(s, id))))
             .or_else(|| {
                 let first_failure = |s: &UsageSeries| s.failures.first().copied().unwrap_or(usize::MAX);
                 let earliest = self.series.iter().map(first_failure).min().filter(|&f| f < usize::MAX)?;
