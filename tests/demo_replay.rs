@@ -122,15 +122,16 @@ E       Out of Memory: Not enough space to allocate 65536000 B L1 buffer across 
 
 /// The operations after the last recorded failure replay exactly too: operation 40's message,
 /// from a log beside the demo's folder, is replayed from the snapshot after operation 33 (a
-/// fix that frees nothing moves the start there) through operation 39, from the first operation
+/// fix freeing a DRAM buffer there, which the L1 request does not see, moves the start there)
+/// through operation 39, from the first operation
 /// (through operation 32, which wrote no `buffers` rows: no snapshot, not an empty one), and
 /// from a fix after operation 32 (no checkpoint: the replay starts after operation 31).
 #[test]
 fn the_operations_after_the_last_failure_replay_exactly() {
     for (extra, replayed_after) in [(&[][..], Value::from(33)), (&["--from-start"][..], Value::Null)] {
-        operation_40_replays_exactly("1@33", extra, replayed_after);
+        operation_40_replays_exactly("1024@33", extra, replayed_after);
     }
-    operation_40_replays_exactly("1@32", &[], Value::from(31));
+    operation_40_replays_exactly("1024@32", &[], Value::from(31));
 }
 
 fn operation_40_replays_exactly(free: &str, extra: &[&str], replayed_after: Value) {

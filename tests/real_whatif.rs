@@ -198,3 +198,38 @@ fn the_replay_reproduces_every_release() {
     }
     assert_eq!(replayed, 15);
 }
+
+/// A fix that cannot act on the run is refused with why and what to do (exit 1, the report
+/// untouched), never replayed as if it did nothing; a fix given twice is one fix.
+#[test]
+fn a_fix_that_cannot_act_on_the_run_is_refused() {
+    let dir = fixtures().join("a_l1_add_oom");
+    let path = "fixtures/real/a_l1_add_oom";
+    let db = format!("{path}/db.sqlite");
+    let before = folder_bytes(&dir);
+    for (args, why) in [
+        (
+            &["--free", "8@11"][..],
+            "free 8@11: operation 11 is the failed one: free tensor 8 after an operation before it (free 8@10)",
+        ),
+        (&["--free", "999"][..], "free 999: tensor 999 is not in the report"),
+        (&["--to-dram", "999"][..], "to-dram 999: tensor 999 is not in the report"),
+        (&["--free", "8@1"][..], "free 8@1: tensor 8 is made by operation 3, after operation 1"),
+        (&["--free-buffer", "12345@10"][..], "free-buffer 12345@10: no buffer is live at 12345 after operation 10"),
+        (
+            &["--free-buffer", "1105920@99"][..],
+            "free-buffer 1105920@99: operation 99 is not in the report before the failed operation 11",
+        ),
+    ] {
+        let mut all = vec!["whatif", path, "--operation", "11"];
+        all.extend_from_slice(args);
+        let o = run(&all, Some(Path::new(env!("CARGO_MANIFEST_DIR"))));
+        assert_eq!(o.status.code(), Some(1), "{all:?}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr), format!("error: {why}: {db}\n"), "{all:?}");
+        assert!(o.stdout.is_empty(), "{all:?}");
+    }
+    assert_eq!(folder_bytes(&dir), before);
+    let twice = whatif("a_l1_add_oom", 11, &["--free", "2@10", "--free", "2@10"]);
+    assert_eq!(twice, whatif("a_l1_add_oom", 11, &["--free", "2@10"]));
+    assert_eq!(twice["fixes"], serde_json::json!(["free 2@10"]));
+}

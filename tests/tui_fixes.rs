@@ -86,6 +86,11 @@ fn a_fix_of_ones_own_is_replayed_and_shown() {
     );
     h.press(&[Back]);
     assert!(!joined(&h).contains("What if (fixes"), "Esc closes the prompt");
+    // A fix that names what the run does not have is not replayed as if it did nothing.
+    h.press(&[WhatIf]).type_text("free 999");
+    h.press(&[SearchConfirm]);
+    assert_eq!(h.app.message(), Some("Not replayed: free 999: tensor 999 is not in the report"));
+    assert!(!joined(&h).contains("Freeing tensor 999"), "{}", h.screen());
 }
 
 #[test]

@@ -287,7 +287,8 @@ fn tab_5_opens_on_the_line_of_the_selected_failure() {
         let mut h = Harness::new(open(dir.path()), 120, 40, false, Some(id));
         h.press(&[GoToTab(4)]);
         h.run_jobs();
-        let heading = format!("Memory over the run · device 1 · {} · per bank after each operation", buffer_type.token());
+        let heading =
+            format!("Memory over the run · device 1 · {} · per bank after each operation", buffer_type.token());
         assert!(h.screen().contains(&heading), "{heading:?} in\n{}", h.screen());
     }
 }

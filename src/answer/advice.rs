@@ -3,7 +3,7 @@
 //! [`failure_advice`] and [`your_fixes`], which it formats at each draw (the hex setting changes
 //! while it runs) with the same sentence `FixAnswer::sentence` holds.
 
-use crate::analysis::memory::whatif::{Advice, AdviceKind, Fix, ReplayedAdvice};
+use crate::analysis::memory::whatif::{Advice, AdviceKind, Fix, ReplayedAdvice, not_applied};
 use crate::report::memory::replay::GraphReplay;
 use crate::report::memory::view::FailureMemory;
 use crate::report::{MemoryReport, ReportError, WhatIfOptions};
@@ -36,20 +36,24 @@ pub fn failure_advice(
 }
 
 /// The replay of fixes the user gave for an operation's failure (by index), as one more advice
-/// line of theirs.
+/// line of theirs; `Ok(Err(why))` when a fix cannot act on this run (as `whatif` refuses it).
 pub fn your_fixes(
     report: &MemoryReport,
     index: usize,
     fixes: &[Fix],
     replay: Option<&GraphReplay>,
-) -> Result<ReplayedAdvice, ReportError> {
+) -> Result<Result<ReplayedAdvice, String>, ReportError> {
     let memory = match report.memory_at_failure(index, replay)? {
         FailureMemory::Found(m) => Some(m),
         FailureMemory::Absent | FailureMemory::NeedsReplay => None,
     };
-    let answer = report.what_if_at(index, fixes, &WhatIfOptions::default(), memory.as_deref())?.answer;
-    let advice = Advice { kind: AdviceKind::Yours, fixes: fixes.to_vec() };
-    Ok(ReplayedAdvice { advice, answer: Some(answer), skipped: None, source: None })
+    let fixes = super::whatif::distinct(fixes);
+    let answer = report.what_if_at(index, &fixes, &WhatIfOptions::default(), memory.as_deref())?.answer;
+    if let Some(why) = not_applied(&answer.notes) {
+        return Ok(Err(why));
+    }
+    let advice = Advice { kind: AdviceKind::Yours, fixes };
+    Ok(Ok(ReplayedAdvice { advice, answer: Some(answer), skipped: None, source: None }))
 }
 
 /// The `fixes` of an entry: each replayed advice line with its outcome, address and sentence.

@@ -45,15 +45,25 @@ impl FixList {
         self.by_operation.insert(operation, fixes);
     }
 
-    /// Adds the replay of fixes the user typed to the operation's list, and shows it.
-    pub(crate) fn deliver_yours(&mut self, operation: usize, fixes: &[Fix], replayed: Loaded<ReplayedAdvice>) {
+    /// Adds the replay of fixes the user typed to the operation's list, and shows it; the
+    /// status bar's message when they could not be replayed (a fix that cannot act on the run).
+    pub(crate) fn deliver_yours(
+        &mut self,
+        operation: usize,
+        fixes: &[Fix],
+        replayed: Loaded<ReplayedAdvice>,
+    ) -> Option<String> {
         self.asked.retain(|(o, f)| !(*o == operation && f.as_slice() == fixes));
-        let Loaded::Ready(r) = replayed else { return };
+        let r = match replayed {
+            Loaded::Ready(r) => r,
+            Loaded::Unavailable(why) => return Some(format!("Not replayed: {why}")),
+        };
         if let Some(Loaded::Ready(list)) = self.by_operation.get_mut(&operation) {
             list.push(r);
             self.selected = Some(list.len() - 1);
             self.selected_of = Some(operation);
         }
+        None
     }
 
     /// The fix shown on the map for an operation, when one is chosen.

@@ -111,7 +111,11 @@ impl App {
             }
             ReadResult::Memory(i, place, picture) => self.memory.deliver(i, place, picture),
             ReadResult::Fixes(i, fixes) => self.memory.fixes.deliver(i, fixes),
-            ReadResult::WhatIf(i, fixes, replayed) => self.memory.fixes.deliver_yours(i, &fixes, *replayed),
+            ReadResult::WhatIf(i, fixes, replayed) => {
+                if let Some(message) = self.memory.fixes.deliver_yours(i, &fixes, *replayed) {
+                    self.message = Some(message);
+                }
+            }
         }
         self.follow_selection();
     }

@@ -81,7 +81,11 @@ impl Session {
                 }
                 Read::Fixes(i) => ReadResult::Fixes(i, loaded(self.fixes(i))),
                 Read::WhatIf(i, fixes) => {
-                    let replayed = Box::new(loaded(self.what_if(i, &fixes)));
+                    let replayed = Box::new(match self.what_if(i, &fixes) {
+                        Ok(Ok(r)) => Loaded::Ready(r),
+                        Ok(Err(why)) => Loaded::Unavailable(why),
+                        Err(e) => Loaded::Unavailable(e.to_string()),
+                    });
                     ReadResult::WhatIf(i, fixes, replayed)
                 }
             })
@@ -111,7 +115,7 @@ impl Session {
     }
 
     /// The replay of fixes the user typed for an operation's failure.
-    fn what_if(&self, index: usize, fixes: &[Fix]) -> Result<ReplayedAdvice, ReportError> {
+    fn what_if(&self, index: usize, fixes: &[Fix]) -> Result<Result<ReplayedAdvice, String>, ReportError> {
         answer::your_fixes(&self.report, index, fixes, self.replay.as_deref())
     }
 

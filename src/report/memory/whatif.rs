@@ -7,7 +7,7 @@ use super::memory_report::MemoryReport;
 use super::rows::Earlier;
 use super::view::FailureMemory;
 use crate::analysis::graph::nodes::NodeType;
-use crate::analysis::memory::holders::{last_use, producer};
+use crate::analysis::memory::holders::{is_deallocate, last_use, producer};
 use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::whatif::{
     Answer, CircularBufferUse, DeviceView, DramMove, Fix, OperationRecord, Place, Plan, Recorded, Regions,
@@ -234,6 +234,15 @@ impl MemoryReport {
         index.checked_sub(1).map(|i| self.operations[i].id)
     }
 
+    /// Whether a buffer of the followed device is live at `address` after operation `k`, as its
+    /// snapshot says; true when the snapshot holds no row of the device (nothing to tell by).
+    fn buffer_live_after(&self, k: u64, address: u64, view: &DeviceView) -> rusqlite::Result<bool> {
+        let (rows, _) = self.snapshots().rows(k, self.rank())?;
+        let ours: Vec<_> =
+            rows.iter().filter(|r| r.device_id == view.device_id || view.aliases.contains(&r.device_id)).collect();
+        Ok(ours.is_empty() || ours.iter().any(|r| r.valid().is_some_and(|(a, _)| a == address)))
+    }
+
     /// Whether the report keeps `buffers` snapshots (any row at all).
     pub(super) fn records_snapshots(&self) -> rusqlite::Result<bool> {
         if !self.store.schema.has_table("buffers") {
@@ -394,31 +403,52 @@ impl MemoryReport {
         for fix in fixes {
             match *fix {
                 Fix::Free { tensor, after } => {
-                    let Some(t) = facts.iter().find(|t| t.tensor_id == tensor) else {
-                        out.not_found(fix, format!("tensor {tensor}"));
+                    let Some(t) = facts.iter().find(|t| t.tensor_id == tensor && recorded(t)) else {
+                        out.not_applied(fix, format!("tensor {tensor} is not in the report"));
                         continue;
                     };
                     let Some((place, address)) = tensor_place(t, view, m) else {
-                        out.not_found(fix, format!("the address of tensor {tensor}"));
+                        out.not_applied(fix, format!("the report records no address of tensor {tensor}"));
                         continue;
                     };
                     let k =
                         after.or_else(|| last_use(&t.uses, n)).or_else(|| producer(&t.uses).map(|u| u.operation_id));
                     match k.filter(|&k| k < n) {
-                        Some(k) => {
-                            out.plan.free_after.push((k, place, address));
-                            out.starts.push(Some(k));
+                        Some(k) if self.operation_index(k).is_none_or(|i| i >= index) => out.not_applied(
+                            fix,
+                            format!("operation {k} is not in the report before the failed operation {n}"),
+                        ),
+                        Some(k) => match held_after(t, k) {
+                            Err(why) => out.not_applied(fix, why),
+                            Ok(()) => {
+                                out.plan.free_after.push((k, place, address));
+                                out.starts.push(Some(k));
+                            }
+                        },
+                        None => {
+                            let before =
+                                self.previous(index).map_or_else(String::new, |p| format!(" (free {tensor}@{p})"));
+                            out.not_applied(
+                                fix,
+                                format!("operation {n} is the failed one: free tensor {tensor} after an operation before it{before}"),
+                            )
                         }
-                        None => out.not_found(fix, format!("an operation before {n} to free tensor {tensor} after")),
                     }
                 }
-                Fix::FreeBuffer { address, after } if after < n => {
+                Fix::FreeBuffer { address, after } if self.operation_index(after).is_some_and(|i| i < index) => {
+                    if !self.buffer_live_after(after, address, view)? {
+                        out.not_applied(fix, format!("no buffer is live at {address} after operation {after}"));
+                        continue;
+                    }
                     for t in [BufferType::L1, BufferType::L1Small, BufferType::Dram] {
                         out.plan.free_after.push((after, (device, t), address));
                     }
                     out.starts.push(Some(after));
                 }
-                Fix::FreeBuffer { after, .. } => out.not_found(fix, format!("operation {after} before {n}")),
+                Fix::FreeBuffer { after, .. } => out.not_applied(
+                    fix,
+                    format!("operation {after} is not in the report before the failed operation {n}"),
+                ),
                 Fix::FreeLate => {
                     let late = late.map(|l| l.late.as_slice()).unwrap_or_default();
                     for t in late.iter().filter(|t| t.last_use_operation_id < n) {
@@ -429,12 +459,12 @@ impl MemoryReport {
                     }
                 }
                 Fix::ToDram { tensor } => {
-                    let Some(t) = facts.iter().find(|t| t.tensor_id == tensor) else {
-                        out.not_found(fix, format!("tensor {tensor}"));
+                    let Some(t) = facts.iter().find(|t| t.tensor_id == tensor && recorded(t)) else {
+                        out.not_applied(fix, format!("tensor {tensor} is not in the report"));
                         continue;
                     };
                     let Some((place, address)) = tensor_place(t, view, m) else {
-                        out.not_found(fix, format!("the address of tensor {tensor}"));
+                        out.not_applied(fix, format!("the report records no address of tensor {tensor}"));
                         continue;
                     };
                     let produced = producer(&t.uses).map(|u| u.operation_id).filter(|&p| p < n);
@@ -509,8 +539,27 @@ fn circular_buffer_end(graph: &[crate::analysis::graph::nodes::GraphNode]) -> Op
 }
 
 impl Resolved {
-    fn not_found(&mut self, fix: &Fix, what: String) {
-        self.notes.push(WhatIfNote::NotFound { fix: fix.to_string(), what });
+    fn not_applied(&mut self, fix: &Fix, why: String) {
+        self.notes.push(WhatIfNote::NotApplied { fix: fix.to_string(), why });
+    }
+}
+
+/// Whether the report has the tensor at all: a `tensors` row's place or a link to an operation.
+fn recorded(t: &TensorFacts) -> bool {
+    t.address.is_some() || !t.device_addresses.is_empty() || !t.uses.is_empty() || t.shape.is_some()
+}
+
+/// Whether a tensor holds its buffer right after operation `k`: produced by then, and not
+/// deallocated by then (`ttnn.deallocate`); the reason when it does not.
+fn held_after(t: &TensorFacts, k: u64) -> Result<(), String> {
+    let id = t.tensor_id;
+    if let Some(p) = producer(&t.uses).map(|u| u.operation_id).filter(|&p| p > k) {
+        return Err(format!("tensor {id} is made by operation {p}, after operation {k}"));
+    }
+    let freed = t.uses.iter().filter(|u| !u.output && is_deallocate(&u.operation_name)).map(|u| u.operation_id).min();
+    match freed.filter(|&d| d <= k) {
+        Some(d) => Err(format!("tensor {id} is already deallocated by operation {d}")),
+        None => Ok(()),
     }
 }
 

@@ -115,7 +115,15 @@ pub enum WhatIfNote {
         /// The size used.
         size_per_bank: u64,
     },
-    /// A fix names something the report does not have.
+    /// A fix the user named that cannot act on this run: what it names is not in the report, or
+    /// holds no buffer where and when it says. A question with no answer: front ends refuse it.
+    NotApplied {
+        /// The fix, as given.
+        fix: String,
+        /// Why, a clause.
+        why: String,
+    },
+    /// Something the replay needs is not in the report.
     NotFound {
         /// The fix, as given.
         fix: String,

@@ -22,4 +22,4 @@ pub use fix::{Fix, FixError};
 pub use plan::{DramMove, Plan, Regions, request_page};
 pub use run::WhatIfRun;
 pub use sequence::{BufferId, DeviceView, OperationRecord, Place, Recorded, Sequence, Step};
-pub use text::{answer_sentence, fix_phrase, fixes_phrase, note_text};
+pub use text::{answer_sentence, fix_phrase, fixes_phrase, not_applied, note_text};

@@ -115,6 +115,14 @@ fn mismatch(m: &Mismatch, hex: bool) -> String {
     }
 }
 
+/// The fixes the user named that cannot act on this run, each with why (`free 999: tensor 999
+/// is not in the report`), joined by `; `; none when every fix applies.
+pub fn not_applied(notes: &[WhatIfNote]) -> Option<String> {
+    let said: Vec<String> =
+        notes.iter().filter(|n| matches!(n, WhatIfNote::NotApplied { .. })).map(note_text).collect();
+    (!said.is_empty()).then(|| said.join("; "))
+}
+
 /// One note, as a clause without its full stop.
 pub fn note_text(n: &WhatIfNote) -> String {
     match n {
@@ -132,6 +140,7 @@ pub fn note_text(n: &WhatIfNote) -> String {
             format!("{who} has no recorded page size: its DRAM size is estimated at {} per bank", size(*size_per_bank))
         }
         WhatIfNote::NotFound { fix, what } => format!("{fix}: {what} is not in the report"),
+        WhatIfNote::NotApplied { fix, why } => format!("{fix}: {why}"),
         WhatIfNote::RegionUnknown { buffer_type } => format!("the {} region is unknown", buffer_type.token()),
         WhatIfNote::UnknownFrees { count } => {
             format!("{} of buffers that were not live set aside", counted(*count, "graph free", "graph frees"))
