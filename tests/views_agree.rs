@@ -292,3 +292,27 @@ fn tab_5_opens_on_the_line_of_the_selected_failure() {
         assert!(h.screen().contains(&heading), "{heading:?} in\n{}", h.screen());
     }
 }
+
+/// Tab 1's callout of each failure says its summary and reason as `explain --json` does
+/// (`allocation_failure.summary`, `reason_label`, `reason_detail`), on every real report.
+#[test]
+fn tab_1_says_every_failure_as_explain_json_does() {
+    let mut said = 0;
+    for folder in every_fixture().into_iter().filter(|f| f.join("db.sqlite").exists()) {
+        let out = run(&["explain", "--json", folder.to_str().unwrap()], None);
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for entry in json["operations"].as_array().unwrap() {
+            let failure = &entry["allocation_failure"];
+            let Some(id) = entry["operation_id"].as_u64().filter(|_| !failure.is_null()) else { continue };
+            // Wide enough that no sentence wraps in the callout's pane.
+            let h = Harness::new(open(&folder), 1000, 60, false, Some(id));
+            let screen = h.screen();
+            for key in ["summary", "reason_label", "reason_detail"] {
+                let Some(text) = failure[key].as_str() else { continue };
+                assert!(screen.contains(text), "{}: operation {id} {key} {text:?} in\n{screen}", folder.display());
+                said += 1;
+            }
+        }
+    }
+    assert!(said >= 60, "only {said} texts compared");
+}
