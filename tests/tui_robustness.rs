@@ -149,3 +149,24 @@ fn tab_5_says_when_the_late_list_cannot_be_read() {
     assert_eq!(line.len(), 1, "{screen}");
     assert!(line[0].contains("malformed"), "{screen}");
 }
+
+/// An operation whose captured graph is not valid JSON: its callout says the device operations
+/// are unavailable and why, as explain's entry does, in the detail pane and the expanded row.
+#[test]
+fn an_unreadable_graph_is_said_in_the_callout() {
+    use tui_support::support::{ErrorRow, Op, ReportBuilder, Schema, TempDir};
+    const OOM: &str = "Out of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)";
+    let dir = TempDir::new("invalid-graph-tui");
+    ReportBuilder::new(Schema::V2)
+        .operation(Op::new(3, "ttnn.linear").graph("[{\"node_type\": "))
+        .error(ErrorRow::new(3, "ttnn.linear", "RuntimeError", OOM))
+        .write_to(dir.path());
+    let db = dir.path().join("db.sqlite");
+    let report = MemoryReport::open(&ReportSource::File { database: db, folder: dir.path().to_path_buf() }, 0).unwrap();
+    let mut h = Harness::new(report, 160, 40, false, Some(3));
+    let said = h.lines_with("Device operations unavailable: invalid captured graph JSON: ");
+    assert_eq!(said.len(), 1, "{}", h.screen());
+    h.press(&[Toggle]);
+    // The expanded row says it too (wrapped in the narrower list pane).
+    assert_eq!(h.screen().matches("Device operations unavailable: invalid").count(), 2, "{}", h.screen());
+}

@@ -90,7 +90,7 @@ impl App {
         &mut self,
         operations: Vec<Operation>,
         errors: Vec<ErrorRecord>,
-        failed_in: HashMap<usize, Vec<String>>,
+        failed_in: HashMap<usize, Result<Vec<String>, String>>,
         new_failures: &[u64],
         reordered: bool,
     ) {

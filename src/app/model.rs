@@ -27,8 +27,9 @@ pub struct Model {
     pub errors: Vec<ErrorRecord>,
     /// Indexes (into `errors`) of the unattached errors, in table order.
     pub(crate) unattached: Vec<usize>,
-    /// Failed device operations (behaviour.md §3.5) of the operations with an error.
-    pub(crate) failed_in: HashMap<usize, Vec<String>>,
+    /// Failed device operations (behaviour.md §3.5) of the operations with an error, or why
+    /// their graph could not be read.
+    pub(crate) failed_in: HashMap<usize, Result<Vec<String>, String>>,
     /// Indexes of the operations with an error.
     pub(crate) error_operations: Vec<usize>,
     /// Stack traces read so far (operation index → text, empty when none is stored).
@@ -52,7 +53,7 @@ impl Model {
         name: String,
         operations: Vec<Operation>,
         errors: Vec<ErrorRecord>,
-        failed_in: HashMap<usize, Vec<String>>,
+        failed_in: HashMap<usize, Result<Vec<String>, String>>,
     ) -> Self {
         let unattached = (0..errors.len()).filter(|&e| !errors[e].attached).collect();
         let error_operations = (0..operations.len()).filter(|&i| operations[i].error.is_some()).collect();
@@ -93,7 +94,7 @@ impl Model {
         &mut self,
         operations: Vec<Operation>,
         errors: Vec<ErrorRecord>,
-        failed_in: HashMap<usize, Vec<String>>,
+        failed_in: HashMap<usize, Result<Vec<String>, String>>,
         reordered: bool,
     ) {
         // Error rows arriving prove the table is there now.
@@ -121,7 +122,18 @@ impl Model {
 
     /// The failed device operations of an operation (empty when none is known).
     pub(crate) fn failed_in(&self, operation: usize) -> &[String] {
-        self.failed_in.get(&operation).map(Vec::as_slice).unwrap_or_default()
+        match self.failed_in.get(&operation) {
+            Some(Ok(names)) => names,
+            _ => &[],
+        }
+    }
+
+    /// Why an operation's failed device operations are unknown: its graph could not be read.
+    pub(crate) fn failed_in_unavailable(&self, operation: usize) -> Option<&str> {
+        match self.failed_in.get(&operation) {
+            Some(Err(reason)) => Some(reason),
+            _ => None,
+        }
     }
 
     /// Indexes of the operations with an error, in id order.

@@ -40,11 +40,12 @@ pub fn app_for(report: &MemoryReport, hex: bool, operation: Option<u64>) -> App 
     App::new(model, hex, operation)
 }
 
-/// The failed device operations of every operation with an error, by operation index.
-fn failed_in(report: &MemoryReport) -> HashMap<usize, Vec<String>> {
+/// The failed device operations of every operation with an error, by operation index, or why
+/// its graph could not be read (the callout says so, as explain's entry does).
+fn failed_in(report: &MemoryReport) -> HashMap<usize, Result<Vec<String>, String>> {
     (0..report.operations.len())
         .filter(|&i| report.operations[i].error.is_some())
-        .map(|i| (i, report.graphs().failed_device_operations(i).unwrap_or_default()))
+        .map(|i| (i, report.graphs().failed_device_operations(i).map_err(|e| e.to_string())))
         .collect()
 }
 

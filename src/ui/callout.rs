@@ -47,6 +47,13 @@ pub(crate) fn note_line(model: &Model, operation: usize, theme: &Theme, indent: 
     Some(Line::styled(format!("{indent}{note}"), theme.dim))
 }
 
+/// The line saying an operation's failed device operations are unknown, and why (its graph could
+/// not be read), as explain says it.
+pub(crate) fn unavailable_line(model: &Model, operation: usize, theme: &Theme, indent: &str) -> Option<Line<'static>> {
+    let reason = model.failed_in_unavailable(operation)?;
+    Some(Line::styled(format!("{indent}Device operations unavailable: {reason}"), theme.warning))
+}
+
 /// Lines of a multi-line text, each indented.
 pub(crate) fn text_lines(text: &str, indent: &str) -> Vec<Line<'static>> {
     text.lines().map(|l| Line::from(format!("{indent}{l}"))).collect()

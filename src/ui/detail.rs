@@ -2,7 +2,7 @@
 //! error type and message), arguments and stack trace. `J`/`K` scroll it; a scrollbar shows when
 //! it holds more than fits.
 
-use super::callout::{callout_lines, error_callout, note_line, text_lines};
+use super::callout::{callout_lines, error_callout, note_line, text_lines, unavailable_line};
 use super::text::wrap_lines;
 use super::view::View;
 use crate::analysis::beside::{NO_STACK_TRACES, NOT_RECORDED};
@@ -50,6 +50,7 @@ pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
                 lines.extend(text_lines(&error.message, ""));
             }
         }
+        lines.extend(unavailable_line(model, operation, theme, ""));
         lines.extend(note_line(model, operation, theme, ""));
         let key = key_label(Pane::Operations, Action::ViewError);
         lines.push(Line::styled(format!("{key}: raw message and stack trace"), theme.dim));

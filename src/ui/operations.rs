@@ -1,7 +1,7 @@
 //! The Operations tab: the unattached-errors callout, the list (only the visible rows are built)
 //! and the detail pane beside it, or below it on narrow terminals.
 
-use super::callout::{error_lines, note_line};
+use super::callout::{error_lines, note_line, unavailable_line};
 use super::text::{truncate, truncate_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
 use super::view::View;
@@ -106,6 +106,9 @@ pub(crate) fn expansion_lines(view: &View, operation: usize, width: usize) -> Ve
             let at = lines.iter().position(|l| l.to_string().trim() == "Error Message").unwrap_or(lines.len());
             if let Some(note) = note_line(model, operation, view.theme, INDENT) {
                 lines.insert(at, note);
+            }
+            if let Some(line) = unavailable_line(model, operation, view.theme, INDENT) {
+                lines.insert(at, line);
             }
             lines
         }
