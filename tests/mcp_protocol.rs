@@ -397,6 +397,10 @@ fn bad_arguments_are_tool_errors_with_the_cli_message_and_the_server_goes_on() {
         s.refusal("what_if", json!({"report": report, "operation_id": 3, "fixes": ["free-late"]})),
         cli_error(&["whatif", &report, "--operation", "3", "--free-late"])
     );
+    // A fix that cannot act on the run is refused, not replayed as a no-op.
+    let text = s.refusal("what_if", json!({"report": report, "operation_id": 11, "fixes": ["free 999"]}));
+    assert_eq!(text, cli_error(&["whatif", &report, "--operation", "11", "--free", "999"]));
+    assert!(text.starts_with("error: free 999: tensor 999 is not in the report: "), "{text}");
     good(&mut s);
     let text = s.refusal("list_failures", json!({"report": report, "operation_id": 3}));
     assert!(
