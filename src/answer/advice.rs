@@ -47,12 +47,11 @@ pub fn your_fixes(
         FailureMemory::Found(m) => Some(m),
         FailureMemory::Absent | FailureMemory::NeedsReplay => None,
     };
-    let fixes = super::whatif::distinct(fixes);
-    let answer = report.what_if_at(index, &fixes, &WhatIfOptions::default(), memory.as_deref())?.answer;
+    let answer = report.what_if_at(index, fixes, &WhatIfOptions::default(), memory.as_deref())?.answer;
     if let Some(why) = not_applied(&answer.notes) {
         return Ok(Err(why));
     }
-    let advice = Advice { kind: AdviceKind::Yours, fixes };
+    let advice = Advice { kind: AdviceKind::Yours, fixes: answer.fixes.clone() };
     Ok(Ok(ReplayedAdvice { advice, answer: Some(answer), skipped: None, source: None }))
 }
 

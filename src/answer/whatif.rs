@@ -69,8 +69,7 @@ pub fn what_if(
         ));
     }
     let options = WhatIfOptions { late: None, from_start };
-    let fixes = distinct(fixes);
-    let answer = report.what_if(index, &fixes, &options).map_err(|e| Refusal::about(report, &e.to_string()))?;
+    let answer = report.what_if(index, fixes, &options).map_err(|e| Refusal::about(report, &e.to_string()))?;
     // A fix that cannot act on this run has no answer: said, not replayed as if it did nothing.
     if let Some(why) = not_applied(&answer.answer.notes) {
         return Err(Refusal::about(report, &why));
@@ -143,15 +142,4 @@ fn check_sentence(w: &WhatIf) -> String {
             counted(count, "allocation is", "allocations are")
         ),
     }
-}
-
-/// The fixes with each said once, in the order given (`--free 2@10 --free 2@10` is one fix).
-pub(crate) fn distinct(fixes: &[Fix]) -> Vec<Fix> {
-    let mut out: Vec<Fix> = Vec::with_capacity(fixes.len());
-    for f in fixes {
-        if !out.contains(f) {
-            out.push(*f);
-        }
-    }
-    out
 }

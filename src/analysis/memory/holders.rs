@@ -29,6 +29,11 @@ pub(crate) fn last_use(uses: &[TensorUse], n: u64) -> Option<u64> {
         .max()
 }
 
+/// The first `ttnn.deallocate` that took the tensor as input, when one did.
+pub(crate) fn deallocated_at(uses: &[TensorUse]) -> Option<u64> {
+    uses.iter().filter(|u| !u.output && is_deallocate(&u.operation_name)).map(|u| u.operation_id).min()
+}
+
 /// A tenant candidate of a place: its first sighting (the smallest operation id among its
 /// rows), the first deallocation that took it as input, its id. Both figures do not depend on
 /// N: "seen by an operation ≤ N" is `first_seen ≤ N`, "freed before N" is `freed < N`.
@@ -75,8 +80,7 @@ impl<'a> Holders<'a> {
             by_id.entry(t.tensor_id).or_insert(t);
             let same_type = t.address.is_none() || t.buffer_type.is_none_or(|bt| bt == buffer_type);
             let Some(first_seen) = t.uses.iter().map(|u| u.operation_id).min().filter(|_| same_type) else { continue };
-            let freed =
-                t.uses.iter().filter(|u| !u.output && is_deallocate(&u.operation_name)).map(|u| u.operation_id).min();
+            let freed = deallocated_at(&t.uses);
             let mut places: Vec<(u64, u64)> = t.device_addresses.clone();
             if let (Some(d), Some(a)) = (t.device_id, t.address) {
                 places.push((d, a));

@@ -2,7 +2,7 @@
 //! tensor arguments (`mesh_shape=MeshShape([1, 2])`), says how many chips the failure holds on;
 //! another mesh device with live buffers at the failure may share those chips.
 
-use super::inputs::FailureInputs;
+use super::inputs::{DeviceFacts, FailureInputs};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -56,10 +56,36 @@ pub(crate) fn other_devices_with_buffers(inputs: &FailureInputs, device: u64) ->
     others
 }
 
+/// Whether a report's `devices` rows are one chip's (memory.md §2: a single chip opened as a
+/// mesh may leave two alike rows, 0 and 1): none or one row, or two with the same L1 geometry.
+pub(crate) fn one_chip(devices: &[DeviceFacts]) -> bool {
+    let geometry = |d: &DeviceFacts| (d.l1_start, d.l1_bank_size, d.worker_l1_size, d.l1_num_banks);
+    match devices {
+        [] | [_] => true,
+        [a, b] => geometry(a) == geometry(b),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analysis::memory::{EarlierSnapshot, SnapshotRow};
+
+    #[test]
+    fn one_chip_is_one_row_or_two_alike() {
+        let wormhole = |id| DeviceFacts {
+            device_id: id,
+            l1_start: Some(105_824),
+            l1_bank_size: 1_393_312,
+            worker_l1_size: 1_499_136,
+            l1_num_banks: 64,
+        };
+        let other = DeviceFacts { l1_num_banks: 56, ..wormhole(1) };
+        assert!(one_chip(&[]) && one_chip(&[wormhole(0)]) && one_chip(&[wormhole(0), wormhole(1)]));
+        assert!(!one_chip(&[wormhole(0), other]));
+        assert!(!one_chip(&[wormhole(0), wormhole(1), wormhole(2)]));
+    }
 
     #[test]
     fn the_shape_of_the_first_tensor_argument_that_names_one() {

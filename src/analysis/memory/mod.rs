@@ -28,6 +28,7 @@ pub(crate) use inputs::valid_buffer;
 pub use inputs::{
     DeviceFacts, EarlierSnapshot, FailureInputs, GraphBuffer, OperationInputs, SnapshotRow, TensorFacts, TensorUse,
 };
+pub(crate) use mesh::one_chip;
 pub(crate) use mesh::other_devices_with_buffers;
 pub use mesh::{MeshShape, mesh_shape};
 pub use model::{
@@ -134,21 +135,12 @@ fn tensors_on_the_chip<'a>(
     devices: &[DeviceFacts],
     device: u64,
 ) -> Cow<'a, [TensorFacts]> {
-    let same = |a: &DeviceFacts, b: &DeviceFacts| {
-        (a.l1_start, a.l1_bank_size, a.worker_l1_size, a.l1_num_banks)
-            == (b.l1_start, b.l1_bank_size, b.worker_l1_size, b.l1_num_banks)
-    };
-    let single_chip = match devices {
-        [] | [_] => true,
-        [a, b] => same(a, b),
-        _ => false,
-    };
     let other = match device {
         0 => 1,
         1 => 0,
         _ => return Cow::Borrowed(tensors),
     };
-    if !single_chip || !places.iter().all(|(d, _)| *d == device) {
+    if !mesh::one_chip(devices) || !places.iter().all(|(d, _)| *d == device) {
         return Cow::Borrowed(tensors);
     }
     let mut read = tensors.to_vec();

@@ -106,11 +106,12 @@ impl MemoryReport {
             let Some(mut f) = late_at_failure(&m) else { continue };
             let n = self.operations[index].id;
             let view = self.device_view(m.device_id, index)?;
-            let ours = |d: u64| d == m.device_id || view.aliases.contains(&d);
             f.freed = findings
                 .late
                 .iter()
-                .filter(|t| t.last_use_operation_id < n && ours(t.device_id) && t.buffer_type == m.buffer_type)
+                .filter(|t| {
+                    t.last_use_operation_id < n && view.names_device(t.device_id) && t.buffer_type == m.buffer_type
+                })
                 .count();
             out.push((index, m, f));
         }

@@ -7,8 +7,9 @@ use super::memory_report::MemoryReport;
 use super::rows::Earlier;
 use super::view::FailureMemory;
 use crate::analysis::graph::nodes::NodeType;
-use crate::analysis::memory::holders::{is_deallocate, last_use, producer};
+use crate::analysis::memory::holders::{deallocated_at, last_use, producer};
 use crate::analysis::memory::late::LateFindings;
+use crate::analysis::memory::one_chip;
 use crate::analysis::memory::whatif::{
     Answer, CircularBufferUse, DeviceView, DramMove, Fix, OperationRecord, Place, Plan, Recorded, Regions,
     ReplayedAdvice, Request, WhatIfNote, WhatIfRun, advice, request_page,
@@ -86,6 +87,7 @@ impl MemoryReport {
         options: &WhatIfOptions<'_>,
         memory: Option<&MemoryAtFailure>,
     ) -> Result<WhatIf, ReportError> {
+        let fixes = &distinct(fixes);
         let failure = self.error_of(index).and_then(|e| e.failure.clone());
         let (Some(_), Some(m)) = (failure, memory) else {
             return Ok(self.unknown(index, fixes, "the operation has no allocation failure with a memory picture"));
@@ -238,8 +240,7 @@ impl MemoryReport {
     /// snapshot says; true when the snapshot holds no row of the device (nothing to tell by).
     fn buffer_live_after(&self, k: u64, address: u64, view: &DeviceView) -> rusqlite::Result<bool> {
         let (rows, _) = self.snapshots().rows(k, self.rank())?;
-        let ours: Vec<_> =
-            rows.iter().filter(|r| r.device_id == view.device_id || view.aliases.contains(&r.device_id)).collect();
+        let ours: Vec<_> = rows.iter().filter(|r| view.names_device(r.device_id)).collect();
         Ok(ours.is_empty() || ours.iter().any(|r| r.valid().is_some_and(|(a, _)| a == address)))
     }
 
@@ -257,13 +258,8 @@ impl MemoryReport {
     /// does, 0 and 1 are two mesh devices with allocators of their own (submeshes sharing chips).
     pub(super) fn device_view(&self, device: u64, index: usize) -> Result<DeviceView, ReportError> {
         let facts = self.devices.iter().find(|d| d.device_id == device).or(self.devices.first()).map(|d| d.facts());
-        let same = |a: &super::devices::Device, b: &super::devices::Device| {
-            let (a, b) = (a.facts(), b.facts());
-            (a.l1_start, a.l1_bank_size, a.worker_l1_size, a.l1_num_banks)
-                == (b.l1_start, b.l1_bank_size, b.worker_l1_size, b.l1_num_banks)
-        };
-        let alike = self.devices.len() <= 1 || (self.devices.len() == 2 && same(&self.devices[0], &self.devices[1]));
-        let single_chip = device <= 1 && alike && !self.both_ids_hold_buffers(index)?;
+        let rows: Vec<_> = self.devices.iter().map(|d| d.facts()).collect();
+        let single_chip = device <= 1 && one_chip(&rows) && !self.both_ids_hold_buffers(index)?;
         let aliases = if single_chip { vec![1 - device] } else { Vec::new() };
         let graph_id = self.graph_id_of(device, index)?;
         Ok(DeviceView { device_id: device, aliases, facts, graph_id })
@@ -358,7 +354,7 @@ impl MemoryReport {
     /// A snapshot's rows of the followed device as live buffers (no tensor: none is recorded).
     fn recorded(&self, rows: &[SnapshotRow], view: &DeviceView) -> Vec<Recorded> {
         rows.iter()
-            .filter(|r| r.device_id == view.device_id || view.aliases.contains(&r.device_id))
+            .filter(|r| view.names_device(r.device_id))
             .filter_map(|r| {
                 let (address, size_per_bank) = r.valid()?;
                 let t =
@@ -452,7 +448,7 @@ impl MemoryReport {
                 Fix::FreeLate => {
                     let late = late.map(|l| l.late.as_slice()).unwrap_or_default();
                     for t in late.iter().filter(|t| t.last_use_operation_id < n) {
-                        if t.device_id == device || view.aliases.contains(&t.device_id) {
+                        if view.names_device(t.device_id) {
                             out.plan.free_after.push((t.last_use_operation_id, (device, t.buffer_type), t.address));
                             out.starts.push(Some(t.last_use_operation_id));
                         }
@@ -544,6 +540,17 @@ impl Resolved {
     }
 }
 
+/// The fixes with each said once, in the order given (`--free 2@10 --free 2@10` is one fix).
+fn distinct(fixes: &[Fix]) -> Vec<Fix> {
+    let mut out: Vec<Fix> = Vec::with_capacity(fixes.len());
+    for f in fixes {
+        if !out.contains(f) {
+            out.push(*f);
+        }
+    }
+    out
+}
+
 /// Whether the report has the tensor at all: a `tensors` row's place or a link to an operation.
 fn recorded(t: &TensorFacts) -> bool {
     t.address.is_some() || !t.device_addresses.is_empty() || !t.uses.is_empty() || t.shape.is_some()
@@ -556,8 +563,7 @@ fn held_after(t: &TensorFacts, k: u64) -> Result<(), String> {
     if let Some(p) = producer(&t.uses).map(|u| u.operation_id).filter(|&p| p > k) {
         return Err(format!("tensor {id} is made by operation {p}, after operation {k}"));
     }
-    let freed = t.uses.iter().filter(|u| !u.output && is_deallocate(&u.operation_name)).map(|u| u.operation_id).min();
-    match freed.filter(|&d| d <= k) {
+    match deallocated_at(&t.uses).filter(|&d| d <= k) {
         Some(d) => Err(format!("tensor {id} is already deallocated by operation {d}")),
         None => Ok(()),
     }
@@ -566,8 +572,8 @@ fn held_after(t: &TensorFacts, k: u64) -> Result<(), String> {
 /// Where a tensor's buffer lies: its recorded address (else its `device_tensors` address on the
 /// followed device) and its buffer type (else the failure's).
 fn tensor_place(t: &TensorFacts, view: &DeviceView, m: &MemoryAtFailure) -> Option<(Place, u64)> {
-    let names = |d: u64| d == view.device_id || view.aliases.contains(&d);
-    let address = t.address.or_else(|| t.device_addresses.iter().find(|(d, _)| names(*d)).map(|(_, a)| *a))?;
+    let address =
+        t.address.or_else(|| t.device_addresses.iter().find(|(d, _)| view.names_device(*d)).map(|(_, a)| *a))?;
     let buffer_type = t.buffer_type.unwrap_or(m.buffer_type);
     Some(((view.device_id, buffer_type), address))
 }

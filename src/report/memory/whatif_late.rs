@@ -15,13 +15,14 @@ use super::memory_report::MemoryReport;
 use super::whatif::{Resolved, WhatIf};
 use crate::analysis::memory::MemoryAtFailure;
 use crate::analysis::memory::late::LateFindings;
-use crate::analysis::memory::whatif::{Fix, Regions};
+use crate::analysis::memory::whatif::{DeviceView, Fix, Regions};
 use crate::report::error::ReportError;
 
 /// The failures one replay serves: their device, regions and start, and the failures (by
 /// index, ascending) with their memory.
 struct Group<'m> {
     device: u64,
+    view: DeviceView,
     regions: Regions,
     start: Option<u64>,
     resolved: Resolved,
@@ -46,7 +47,8 @@ impl MemoryReport {
             let resolved = self.resolve(index, &fixes, m, &view, Some(late)).map_err(&read)?;
             let start = self.replay_start(index, &resolved, snapshots, &view)?;
             let regions = self.regions(m.device_id, m);
-            let same = |g: &Group<'_>| g.device == m.device_id && g.regions == regions && g.start == start;
+            let same =
+                |g: &Group<'_>| g.device == m.device_id && g.view == view && g.regions == regions && g.start == start;
             let at = match groups.iter().position(same) {
                 Some(at) => {
                     // Failures come in run order: the latest one's plan frees every late tensor
@@ -55,7 +57,7 @@ impl MemoryReport {
                     at
                 }
                 None => {
-                    groups.push(Group { device: m.device_id, regions, start, resolved, failures: Vec::new() });
+                    groups.push(Group { device: m.device_id, view, regions, start, resolved, failures: Vec::new() });
                     groups.len() - 1
                 }
             };
@@ -71,9 +73,7 @@ impl MemoryReport {
 
     /// One replay for a group: forked before each of its failures to answer there.
     fn replay_group(&self, g: Group<'_>, fixes: &[Fix], snapshots: bool) -> Result<Vec<WhatIf>, ReportError> {
-        let first = g.failures.first().map_or(0, |f| f.0);
-        let view = self.device_view(g.device, first)?;
-        let (mut run, mut next) = self.begin(view, g.regions, g.resolved.plan, g.start)?;
+        let (mut run, mut next) = self.begin(g.view, g.regions, g.resolved.plan, g.start)?;
         let mut out = Vec::with_capacity(g.failures.len());
         for (index, m) in g.failures {
             self.replay_operations(&mut run, next..index, snapshots)?;

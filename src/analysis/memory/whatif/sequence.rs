@@ -87,8 +87,13 @@ pub struct DeviceView {
 
 impl DeviceView {
     /// True when a table record's device id names this device.
+    pub(crate) fn names_device(&self, device: u64) -> bool {
+        device == self.device_id || self.aliases.contains(&device)
+    }
+
+    /// True when a record's device id names this device (a record without one does).
     fn names(&self, device: Option<u64>) -> bool {
-        device.is_none_or(|d| d == self.device_id || self.aliases.contains(&d))
+        device.is_none_or(|d| self.names_device(d))
     }
 
     /// True when a graph node's device id names this device (a node without one does).
