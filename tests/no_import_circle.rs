@@ -115,7 +115,7 @@ fn named_files() -> BTreeMap<PathBuf, Vec<Named>> {
 }
 
 /// The files each file of `src/` imports. A child naming its parent's re-exports goes up the
-/// tree, which is the tree and not an edge (the second test forbids it outside `NOT_YET`).
+/// tree, which is the tree and not an edge (the second test forbids it everywhere).
 fn file_edges() -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
     let mut edges: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
     for (file, named) in named_files() {

@@ -24,5 +24,7 @@ pub mod view;
 pub mod watch;
 mod watch_state;
 pub mod whatif;
+mod whatif_device;
+mod whatif_fixes;
 mod whatif_late;
 mod whatif_range;

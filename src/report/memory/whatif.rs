@@ -6,16 +6,15 @@
 use super::memory_report::MemoryReport;
 use super::rows::Earlier;
 use super::view::FailureMemory;
+use super::whatif_fixes::Resolved;
 use crate::analysis::graph::nodes::NodeType;
-use crate::analysis::memory::holders::{deallocated_at, last_use, producer};
+use crate::analysis::memory::SnapshotRow;
 use crate::analysis::memory::late::LateFindings;
-use crate::analysis::memory::one_chip;
 use crate::analysis::memory::whatif::{
-    Answer, CircularBufferUse, DeviceView, DramMove, Fix, OperationRecord, Place, Plan, Recorded, Regions,
-    ReplayedAdvice, Request, WhatIfNote, WhatIfRun, advice, request_page,
+    Answer, CircularBufferUse, DeviceView, Fix, OperationRecord, Place, Plan, Recorded, Regions, ReplayedAdvice,
+    Request, WhatIfNote, WhatIfRun, advice, request_page,
 };
 use crate::analysis::memory::{Basis, MemoryAtFailure};
-use crate::analysis::memory::{SnapshotRow, TensorFacts};
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 use crate::report::error::ReportError;
 use std::sync::atomic::AtomicBool;
@@ -43,16 +42,6 @@ pub struct WhatIfOptions<'a> {
     /// Replay from the first operation, not from the snapshot before the first fix: slower,
     /// and the self-check then covers every recorded allocation.
     pub from_start: bool,
-}
-
-/// The fixes resolved: the plan, the operation the replay starts after (none: the first), and
-/// what could not be resolved.
-pub(super) struct Resolved {
-    pub(super) plan: Plan,
-    /// Operations the fixes touch first: the replay starts after the earliest (none: before the
-    /// first operation).
-    pub(super) starts: Vec<Option<u64>>,
-    pub(super) notes: Vec<WhatIfNote>,
 }
 
 impl MemoryReport {
@@ -232,16 +221,8 @@ impl MemoryReport {
     }
 
     /// The id of the operation before the one at `index` (none for the first).
-    fn previous(&self, index: usize) -> Option<u64> {
+    pub(super) fn previous(&self, index: usize) -> Option<u64> {
         index.checked_sub(1).map(|i| self.operations[i].id)
-    }
-
-    /// Whether a buffer of the followed device is live at `address` after operation `k`, as its
-    /// snapshot says; true when the snapshot holds no row of the device (nothing to tell by).
-    fn buffer_live_after(&self, k: u64, address: u64, view: &DeviceView) -> rusqlite::Result<bool> {
-        let (rows, _) = self.snapshots().rows(k, self.rank())?;
-        let ours: Vec<_> = rows.iter().filter(|r| view.names_device(r.device_id)).collect();
-        Ok(ours.is_empty() || ours.iter().any(|r| r.valid().is_some_and(|(a, _)| a == address)))
     }
 
     /// Whether the report keeps `buffers` snapshots (any row at all).
@@ -250,63 +231,6 @@ impl MemoryReport {
             return Ok(false);
         }
         self.store.conn.query_row("SELECT EXISTS(SELECT 1 FROM buffers)", [], |r| r.get(0))
-    }
-
-    /// The device a replay follows and the other ids its records give it: a single chip opened
-    /// as a mesh names itself by both 0 and 1 (memory.md §1–§2) — two alike `devices` rows (or
-    /// one), and no snapshot around the failed operation (by index) holding both ids: where one
-    /// does, 0 and 1 are two mesh devices with allocators of their own (submeshes sharing chips).
-    pub(super) fn device_view(&self, device: u64, index: usize) -> Result<DeviceView, ReportError> {
-        let facts = self.devices.iter().find(|d| d.device_id == device).or(self.devices.first()).map(|d| d.facts());
-        let rows: Vec<_> = self.devices.iter().map(|d| d.facts()).collect();
-        let single_chip = device <= 1 && one_chip(&rows) && !self.both_ids_hold_buffers(index)?;
-        let aliases = if single_chip { vec![1 - device] } else { Vec::new() };
-        let graph_id = self.graph_id_of(device, index)?;
-        Ok(DeviceView { device_id: device, aliases, facts, graph_id })
-    }
-
-    /// The id the captured graphs name `device` by, when it is another: the failed operation's
-    /// (by index) graph names its tensors on one device, and the `tensors` table puts those
-    /// tensors on `device` (memory.md §2: submeshes whose parent holds nothing are 1 and 2 in the
-    /// graphs, 0 and 1 in the tables). None when they agree or nothing says.
-    fn graph_id_of(&self, device: u64, index: usize) -> Result<Option<u64>, ReportError> {
-        let Ok(graph) = self.graphs().graph(index) else { return Ok(None) };
-        let named: Vec<(u64, u64)> = graph
-            .iter()
-            .filter(|n| n.is(NodeType::Tensor))
-            .filter_map(|n| Some((n.tensor_id?, n.device_id?)))
-            .collect();
-        if named.is_empty() {
-            return Ok(None);
-        }
-        let ids: Vec<u64> = named.iter().map(|(t, _)| *t).collect();
-        let facts = self.tensors().facts(index, &[], &ids).map_err(ReportError::read("the run's records"))?;
-        let mut graph_ids: Vec<u64> = named
-            .iter()
-            .filter(|(t, _)| facts.iter().any(|f| f.tensor_id == *t && f.device_id == Some(device)))
-            .map(|(_, g)| *g)
-            .collect();
-        graph_ids.sort_unstable();
-        graph_ids.dedup();
-        Ok(match graph_ids.as_slice() {
-            [g] if *g != device => Some(*g),
-            _ => None,
-        })
-    }
-
-    /// Whether the snapshot of the operation (by index) or of the one before it holds buffers
-    /// of both device 0 and device 1.
-    fn both_ids_hold_buffers(&self, index: usize) -> Result<bool, ReportError> {
-        let read = ReportError::read("the run's records");
-        let rank = self.rank();
-        for i in [index.checked_sub(1), Some(index)].into_iter().flatten() {
-            let (rows, _) = self.snapshots().rows(self.operations[i].id, rank).map_err(&read)?;
-            let holds = |d: u64| rows.iter().any(|r| r.device_id == d && r.valid().is_some());
-            if holds(0) && holds(1) {
-                return Ok(true);
-            }
-        }
-        Ok(false)
     }
 
     /// The regions of the device's allocators: L1 and L1_SMALL from its `devices` row, DRAM from
@@ -371,122 +295,8 @@ impl MemoryReport {
             .collect()
     }
 
-    /// The fixes as the replay acts on them, and where the replay must start.
-    pub(super) fn resolve(
-        &self,
-        index: usize,
-        fixes: &[Fix],
-        m: &MemoryAtFailure,
-        view: &DeviceView,
-        late: Option<&LateFindings>,
-    ) -> rusqlite::Result<Resolved> {
-        let n = self.operations[index].id;
-        let device = view.device_id;
-        let banks = view.facts.as_ref().map_or(64, |f| f.l1_num_banks.max(1));
-        let mut out = Resolved {
-            plan: Plan { dram_banks: self.dram_banks(), l1_banks: banks, ..Plan::default() },
-            starts: vec![self.previous(index)],
-            notes: Vec::new(),
-        };
-        let ids: Vec<u64> = fixes
-            .iter()
-            .filter_map(|f| match f {
-                Fix::Free { tensor, .. } | Fix::ToDram { tensor } => Some(*tensor),
-                _ => None,
-            })
-            .collect();
-        let facts = if ids.is_empty() { Vec::new() } else { self.tensors().facts(index, &[], &ids)? };
-        for fix in fixes {
-            match *fix {
-                Fix::Free { tensor, after } => {
-                    let Some(t) = facts.iter().find(|t| t.tensor_id == tensor && recorded(t)) else {
-                        out.not_applied(fix, format!("tensor {tensor} is not in the report"));
-                        continue;
-                    };
-                    let Some((place, address)) = tensor_place(t, view, m) else {
-                        out.not_applied(fix, format!("the report records no address of tensor {tensor}"));
-                        continue;
-                    };
-                    let k =
-                        after.or_else(|| last_use(&t.uses, n)).or_else(|| producer(&t.uses).map(|u| u.operation_id));
-                    match k.filter(|&k| k < n) {
-                        Some(k) if self.operation_index(k).is_none_or(|i| i >= index) => out.not_applied(
-                            fix,
-                            format!("operation {k} is not in the report before the failed operation {n}"),
-                        ),
-                        Some(k) => match held_after(t, k) {
-                            Err(why) => out.not_applied(fix, why),
-                            Ok(()) => {
-                                out.plan.free_after.push((k, place, address));
-                                out.starts.push(Some(k));
-                            }
-                        },
-                        None => {
-                            let before =
-                                self.previous(index).map_or_else(String::new, |p| format!(" (free {tensor}@{p})"));
-                            out.not_applied(
-                                fix,
-                                format!("operation {n} is the failed one: free tensor {tensor} after an operation before it{before}"),
-                            )
-                        }
-                    }
-                }
-                Fix::FreeBuffer { address, after } if self.operation_index(after).is_some_and(|i| i < index) => {
-                    if !self.buffer_live_after(after, address, view)? {
-                        out.not_applied(fix, format!("no buffer is live at {address} after operation {after}"));
-                        continue;
-                    }
-                    for t in [BufferType::L1, BufferType::L1Small, BufferType::Dram] {
-                        out.plan.free_after.push((after, (device, t), address));
-                    }
-                    out.starts.push(Some(after));
-                }
-                Fix::FreeBuffer { after, .. } => out.not_applied(
-                    fix,
-                    format!("operation {after} is not in the report before the failed operation {n}"),
-                ),
-                Fix::FreeLate => {
-                    let late = late.map(|l| l.late.as_slice()).unwrap_or_default();
-                    for t in late.iter().filter(|t| t.last_use_operation_id < n) {
-                        if view.names_device(t.device_id) {
-                            out.plan.free_after.push((t.last_use_operation_id, (device, t.buffer_type), t.address));
-                            out.starts.push(Some(t.last_use_operation_id));
-                        }
-                    }
-                }
-                Fix::ToDram { tensor } => {
-                    let Some(t) = facts.iter().find(|t| t.tensor_id == tensor && recorded(t)) else {
-                        out.not_applied(fix, format!("tensor {tensor} is not in the report"));
-                        continue;
-                    };
-                    let Some((place, address)) = tensor_place(t, view, m) else {
-                        out.not_applied(fix, format!("the report records no address of tensor {tensor}"));
-                        continue;
-                    };
-                    let produced = producer(&t.uses).map(|u| u.operation_id).filter(|&p| p < n);
-                    out.plan.to_dram.push(DramMove { tensor_id: Some(tensor), operation_id: produced, place, address });
-                    out.starts.push(produced.and_then(|p| self.operation_index(p)).and_then(|i| self.previous(i)));
-                    if produced.is_none() {
-                        out.starts.push(None);
-                    }
-                }
-                Fix::OutputToDram => {
-                    out.plan.output_to_dram = true;
-                    if matches!(m.kind, FailureKind::CircularBuffersClash | FailureKind::CircularBuffersBeyondL1) {
-                        out.plan.output_to_dram_operation = Some(n);
-                    }
-                }
-                Fix::L1SmallSize { bytes } => {
-                    out.plan.l1_small_size = Some(bytes);
-                    out.starts.push(None);
-                }
-            }
-        }
-        Ok(out)
-    }
-
     /// DRAM banks: from a DRAM failure's message, else a Wormhole's 12 (a Blackhole's 8).
-    fn dram_banks(&self) -> u64 {
+    pub(super) fn dram_banks(&self) -> u64 {
         let from_message = self
             .errors
             .iter()
@@ -534,12 +344,6 @@ fn circular_buffer_end(graph: &[crate::analysis::graph::nodes::GraphNode]) -> Op
         .max()
 }
 
-impl Resolved {
-    fn not_applied(&mut self, fix: &Fix, why: String) {
-        self.notes.push(WhatIfNote::NotApplied { fix: fix.to_string(), why });
-    }
-}
-
 /// The fixes with each said once, in the order given (`--free 2@10 --free 2@10` is one fix).
 fn distinct(fixes: &[Fix]) -> Vec<Fix> {
     let mut out: Vec<Fix> = Vec::with_capacity(fixes.len());
@@ -549,33 +353,6 @@ fn distinct(fixes: &[Fix]) -> Vec<Fix> {
         }
     }
     out
-}
-
-/// Whether the report has the tensor at all: a `tensors` row's place or a link to an operation.
-fn recorded(t: &TensorFacts) -> bool {
-    t.address.is_some() || !t.device_addresses.is_empty() || !t.uses.is_empty() || t.shape.is_some()
-}
-
-/// Whether a tensor holds its buffer right after operation `k`: produced by then, and not
-/// deallocated by then (`ttnn.deallocate`); the reason when it does not.
-fn held_after(t: &TensorFacts, k: u64) -> Result<(), String> {
-    let id = t.tensor_id;
-    if let Some(p) = producer(&t.uses).map(|u| u.operation_id).filter(|&p| p > k) {
-        return Err(format!("tensor {id} is made by operation {p}, after operation {k}"));
-    }
-    match deallocated_at(&t.uses).filter(|&d| d <= k) {
-        Some(d) => Err(format!("tensor {id} is already deallocated by operation {d}")),
-        None => Ok(()),
-    }
-}
-
-/// Where a tensor's buffer lies: its recorded address (else its `device_tensors` address on the
-/// followed device) and its buffer type (else the failure's).
-fn tensor_place(t: &TensorFacts, view: &DeviceView, m: &MemoryAtFailure) -> Option<(Place, u64)> {
-    let address =
-        t.address.or_else(|| t.device_addresses.iter().find(|(d, _)| view.names_device(*d)).map(|(_, a)| *a))?;
-    let buffer_type = t.buffer_type.unwrap_or(m.buffer_type);
-    Some(((view.device_id, buffer_type), address))
 }
 
 /// The failed request as the replay places it.

@@ -12,7 +12,8 @@
 //! replays.
 
 use super::memory_report::MemoryReport;
-use super::whatif::{Resolved, WhatIf};
+use super::whatif::WhatIf;
+use super::whatif_fixes::Resolved;
 use crate::analysis::memory::MemoryAtFailure;
 use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::whatif::{DeviceView, Fix, Regions};
