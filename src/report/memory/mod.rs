@@ -18,6 +18,7 @@ pub mod rows;
 pub mod run_memory;
 pub mod tensor_detail;
 pub(crate) mod tensor_index;
+mod tensor_links;
 pub mod tensors;
 pub mod usage;
 pub mod view;
