@@ -6,6 +6,7 @@
 mod align;
 mod failures;
 mod memory;
+mod myers;
 
 pub use align::{Alignment, Parting};
 pub use failures::{
