@@ -128,6 +128,19 @@ fn every_fixture() -> Vec<PathBuf> {
     folders
 }
 
+/// The fixtures that hold a database.
+fn every_report() -> Vec<PathBuf> {
+    every_fixture().into_iter().filter(|f| f.join("db.sqlite").exists()).collect()
+}
+
+/// `explain --json` of a report folder, with `args` before it.
+fn explain_json(folder: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["explain", "--json"];
+    all.extend_from_slice(args);
+    all.push(folder.to_str().unwrap());
+    serde_json::from_slice(&run(&all, None).stdout).unwrap()
+}
+
 #[test]
 fn tab_4_tab_5_and_peak_agree_on_every_operation_of_every_fixture() {
     for folder in every_fixture() {
@@ -184,7 +197,7 @@ fn tab_4_tab_5_and_peak_agree_on_every_operation_of_every_fixture() {
 #[test]
 fn a_failure_and_the_picture_after_the_operation_before_it_name_the_same_holders() {
     let mut compared = 0;
-    for folder in every_fixture().into_iter().filter(|f| f.join("db.sqlite").exists()) {
+    for folder in every_report() {
         let report = open(&folder);
         for index in 0..report.operations.len() {
             let Ok(FailureMemory::Found(m)) = report.memory_at_failure(index, None) else { continue };
@@ -228,9 +241,8 @@ fn a_failure_and_the_picture_after_the_operation_before_it_name_the_same_holders
 #[test]
 fn tab_4_says_every_fix_as_explain_json_does() {
     let mut said = 0;
-    for folder in every_fixture().into_iter().filter(|f| f.join("db.sqlite").exists()) {
-        let out = run(&["explain", "--json", folder.to_str().unwrap()], None);
-        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for folder in every_report() {
+        let json = explain_json(&folder, &[]);
         for entry in json["operations"].as_array().unwrap() {
             let Some(fixes) = entry["fixes"].as_array().filter(|f| !f.is_empty()) else { continue };
             let id = entry["operation_id"].as_u64().unwrap();
@@ -253,9 +265,8 @@ fn tab_4_says_every_fix_as_explain_json_does() {
 #[test]
 fn tab_5_says_every_late_failure_as_explain_late_json_does() {
     let mut said = 0;
-    for folder in every_fixture().into_iter().filter(|f| f.join("db.sqlite").exists()) {
-        let out = run(&["explain", "--late", "--json", folder.to_str().unwrap()], None);
-        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for folder in every_report() {
+        let json = explain_json(&folder, &["--late"]);
         // Tab 5 says it under a line's list: of a device and buffer type with a line (the demo's
         // L1_SMALL failure has none, no L1_SMALL buffer being recorded).
         let lined = |f: &Value| {
@@ -298,9 +309,8 @@ fn tab_5_opens_on_the_line_of_the_selected_failure() {
 #[test]
 fn tab_1_says_every_failure_as_explain_json_does() {
     let mut said = 0;
-    for folder in every_fixture().into_iter().filter(|f| f.join("db.sqlite").exists()) {
-        let out = run(&["explain", "--json", folder.to_str().unwrap()], None);
-        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for folder in every_report() {
+        let json = explain_json(&folder, &[]);
         for entry in json["operations"].as_array().unwrap() {
             let failure = &entry["allocation_failure"];
             let Some(id) = entry["operation_id"].as_u64().filter(|_| !failure.is_null()) else { continue };
