@@ -11,6 +11,7 @@ mod support;
 use cli::run;
 use real_support::*;
 use serde_json::Value;
+use std::path::Path;
 use support::folder_bytes;
 
 /// `explain SCENARIO ARGS…` from `fixtures/real/`, the folder left as it was.
@@ -191,4 +192,57 @@ fn the_recipe_s_report_names_the_model_s_line() {
         "{text}"
     );
     assert!(!text.contains("records no stack traces"), "{text}");
+}
+
+/// The failures of `fixtures/rerun/` (real re-runs that failed again), each holder against what
+/// the recording script saw (`truth.json`): tensor, producer, last use, input flag, stale flag.
+fn rerun_holders_are_the_script_s(rerun: &str) -> Value {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("rerun").join(rerun);
+    let truth: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+    let o = run(&["explain", "db.sqlite", "--json"], Some(&dir));
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let id = int(&truth["failure"]["operation_id"]);
+    let op = doc["operations"].as_array().unwrap().iter().find(|o| int(&o["operation_id"]) == id).unwrap().clone();
+    let m = &op["memory"];
+    for seen in truth["memory_at_failure"]["live_buffers"].as_array().unwrap() {
+        let b = m["live_buffers"].as_array().unwrap().iter().find(|b| b["address"] == seen["address"]);
+        let b = b.unwrap_or_else(|| panic!("{rerun}: no live buffer at {}", seen["address"]));
+        for key in ["tensor_id", "producer_operation_id", "last_use_operation_id", "input_of_failed_operation", "stale"]
+        {
+            assert_eq!(b[key], seen[key], "{rerun}: {key} at {}", seen["address"]);
+        }
+    }
+    op
+}
+
+/// Issue 27 §2: after `--free-late` freed the stale chain, the failed matmul's input `s` has
+/// `tensors.address` NULL and its place only in `device_tensors`, under the chip id (0) while the
+/// buffers carry the mesh id (1): it is still tensor 29, produced by the softmax, an input.
+#[test]
+fn an_input_placed_only_in_device_tensors_after_a_freed_chain_is_named() {
+    let op = rerun_holders_are_the_script_s("stale_chain__free_late");
+    let s = op["memory"]["live_buffers"].as_array().unwrap().iter().find(|b| b["address"] == 1161216).unwrap();
+    assert_eq!((s["tensor_id"].as_u64(), s["producer_operation_name"].as_str()), (Some(29), Some("ttnn.softmax")));
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rerun/stale_chain__free_late");
+    let text = String::from_utf8(run(&["explain", "db.sqlite"], Some(&dir)).stdout).unwrap();
+    let holders = "  Largest holders: tensor 31 1 MiB (ttnn.matmul, op 11; this operation, tt::tt_metal::create_device_tensor) · tensor 3 320 KiB (not produced by a recorded operation; input) · tensor 29 10 KiB (ttnn.softmax, op 9; input)";
+    assert!(text.lines().any(|l| l == holders), "{holders:?} in\n{text}");
+}
+
+/// Every re-run that failed again names its holders as the script knew them.
+#[test]
+fn every_rerun_that_failed_names_its_holders() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("rerun");
+    let mut failed = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let Ok(text) = std::fs::read_to_string(path.join("truth.json")) else { continue };
+        let truth: Value = serde_json::from_str(&text).unwrap();
+        if truth["memory_at_failure"]["live_buffers"].is_array() {
+            rerun_holders_are_the_script_s(path.file_name().unwrap().to_str().unwrap());
+            failed += 1;
+        }
+    }
+    assert!(failed >= 5, "{failed} re-runs failed again");
 }

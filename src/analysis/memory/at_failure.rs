@@ -8,6 +8,7 @@ use super::holders::Holders;
 use super::inputs::FailureInputs;
 use super::live::{live_at_failure, unwinds};
 use super::map::{build_map, check};
+use super::mesh::tensors_on_the_chip;
 use super::model::{Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, Region};
 use super::notes::MemoryNote;
 use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, region};
@@ -78,11 +79,28 @@ pub(crate) fn place_devices(inputs: &FailureInputs) -> Vec<u64> {
 
 /// The inputs as the rules read them: under the mesh-id rule, the graph nodes, replayed buffers
 /// and tensor placements (`tensors` and `device_tensors` rows) of the device found are taken as
-/// the chosen device's; with the note saying so.
+/// the chosen device's, with the note saying so; and on a single chip opened as a mesh, a
+/// `device_tensors` row under the chip's other id is the failure device's (a tensor whose
+/// `tensors.address` is NULL: memory.md §2, §4).
 fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNote>) {
     let Some((found, _)) = found_place(inputs) else { return (Cow::Borrowed(inputs), None) };
-    let Some(chosen) = mesh_device(inputs, found) else { return (Cow::Borrowed(inputs), None) };
+    let chosen = mesh_device(inputs, found);
+    let device = chosen.unwrap_or(found);
+    let earlier = inputs.earlier_snapshot.iter().flat_map(|s| s.rows.iter());
+    let places: Vec<(u64, BufferType)> =
+        inputs.own_snapshot.iter().chain(earlier).filter_map(|r| Some((r.device_id, r.buffer_type?))).collect();
+    let on_the_chip = match tensors_on_the_chip(&inputs.tensors, &places, &inputs.devices, device) {
+        Cow::Owned(tensors) => Some(tensors),
+        Cow::Borrowed(_) => None,
+    };
+    if chosen.is_none() && on_the_chip.is_none() {
+        return (Cow::Borrowed(inputs), None);
+    }
     let mut placed = inputs.clone();
+    if let Some(tensors) = on_the_chip {
+        placed.tensors = tensors;
+    }
+    let Some(chosen) = chosen else { return (Cow::Owned(placed), None) };
     let rename = |id: &mut Option<u64>| {
         if *id == Some(found) {
             *id = Some(chosen);

@@ -30,6 +30,7 @@ pub use inputs::{
 };
 pub(crate) use mesh::one_chip;
 pub(crate) use mesh::other_devices_with_buffers;
+use mesh::tensors_on_the_chip;
 pub use mesh::{MeshShape, mesh_shape};
 pub use model::{
     Basis, Block, Check, CheckStatus, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, MemoryMap,
@@ -123,35 +124,6 @@ fn graph_on_the_mesh<'a>(
         n.device_id = Some(device);
     }
     (Cow::Owned(renamed), Some(MemoryNote::MeshDevice { found, chosen: device }))
-}
-
-/// A single chip opened as a mesh (memory.md §2; ttnn 0.81) names itself by 0 and by 1, and a
-/// tensor's placement may carry the chip id while the snapshot carries the mesh id (a tensor whose
-/// `tensors.address` is NULL, its place only in `device_tensors`): on such a report, when the
-/// snapshot holds `device` only, placements on the other id are read as `device`'s.
-fn tensors_on_the_chip<'a>(
-    tensors: &'a [TensorFacts],
-    places: &[(u64, BufferType)],
-    devices: &[DeviceFacts],
-    device: u64,
-) -> Cow<'a, [TensorFacts]> {
-    let other = match device {
-        0 => 1,
-        1 => 0,
-        _ => return Cow::Borrowed(tensors),
-    };
-    if !mesh::one_chip(devices) || !places.iter().all(|(d, _)| *d == device) {
-        return Cow::Borrowed(tensors);
-    }
-    let mut read = tensors.to_vec();
-    for t in &mut read {
-        for (d, _) in &mut t.device_addresses {
-            if *d == other {
-                *d = device;
-            }
-        }
-    }
-    Cow::Owned(read)
 }
 
 #[cfg(test)]
