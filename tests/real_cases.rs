@@ -246,3 +246,58 @@ fn every_rerun_that_failed_names_its_holders() {
     }
     assert!(failed >= 5, "{failed} re-runs failed again");
 }
+
+/// A real-model fixture's folder (`fixtures/models/`, recorded by the `models` branch).
+fn model(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("models").join(name)
+}
+
+/// `ttnn-tui ARGS…` run in a real-model fixture's folder; its stdout, the folder left as it was.
+fn in_model(name: &str, args: &[&str]) -> String {
+    let dir = model(name);
+    let before = folder_bytes(&dir);
+    let o = run(args, Some(&dir));
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(folder_bytes(&dir), before, "the report folder changed: {}", dir.display());
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// Issue 27 §2: VGG-16's conv2d fails on L1_SMALL. The graph and the `buffers` rows give its
+/// config tensors' unaligned per-bank sizes (304 B, 36 B, 4 B); the allocator placed 32 B-aligned
+/// blocks (its block table: 320, 64, 32). Aligned, the picture is the allocator's: 2 KiB used,
+/// the message's `allocated`, every block the size the allocator gave it, and the replay without
+/// a fix puts every buffer where tt-metal did.
+#[test]
+fn l1_small_sizes_are_the_allocator_s_on_a_real_conv2d() {
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(model("vgg16_l1_small").join("truth.json")).unwrap()).unwrap();
+    let doc: Value = serde_json::from_str(&in_model("vgg16_l1_small", &["explain", "db.sqlite", "--json"])).unwrap();
+    let m = &doc["operations"][0]["memory"];
+    assert_eq!((m["buffer_type"].as_str(), m["used_per_bank"].as_u64()), (Some("L1_SMALL"), Some(2048)));
+    assert_eq!(m["check"]["status"], "exact");
+    assert_eq!(m["check"]["allocated"], 2048);
+    let live = m["live_buffers"].as_array().unwrap();
+    let blocks = truth["memory_at_failure"]["allocator"]["blocks"].as_array().unwrap();
+    let allocated: Vec<&Value> = blocks.iter().filter(|b| b["allocated"] == true).collect();
+    assert!(allocated.len() >= 25, "the allocator's block table");
+    for block in allocated {
+        let b = live.iter().find(|b| b["address"] == block["address"]).expect("a live buffer at each block");
+        assert_eq!(b["size_per_bank"], block["size"], "the block at {}", block["address"]);
+    }
+    let at = |a: u64| live.iter().find(|b| b["address"] == a).unwrap()["size_per_bank"].as_u64();
+    assert_eq!((at(1497152), at(1498176), at(1497792)), (Some(320), Some(64), Some(32)));
+    let text = in_model("vgg16_l1_small", &["explain", "db.sqlite"]);
+    for line in [
+        "  At the failure (snapshot after operation 72 + this operation's graph): 26 live L1 Small buffers on device 1 hold 2 KiB per bank of the 1497088–1499136 region (2 KiB)",
+        "  The picture matches the allocator's figures (allocated 2 KiB, largest free block 0 B).",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");
+    }
+    let answer: Value = serde_json::from_str(&in_model(
+        "vgg16_l1_small",
+        &["whatif", "db.sqlite", "--operation", "73", "--l1-small-size", "2080", "--json"],
+    ))
+    .unwrap();
+    assert_eq!(answer["replay_check"], "exact", "{answer}");
+    assert_eq!((answer["outcome"].as_str(), answer["address"].as_u64()), (Some("fits"), Some(1497056)));
+}

@@ -103,6 +103,22 @@ fn graph_sizes_per_bank() {
     assert_eq!(node(None, Some(1000), Some(0)).per_bank(12), Some(84));
     assert_eq!(node(None, None, None).per_bank(12), None);
     assert_eq!(node(Some(0), None, None).per_bank(12), None);
+    // L1_SMALL padded as the allocator pads it (32 B); the others as recorded.
+    let typed =
+        |buffer_type, per_bank| GraphBuffer { buffer_type: Some(buffer_type), ..node(Some(per_bank), None, None) };
+    assert_eq!(typed(BufferType::L1Small, 368).per_bank(12), Some(384));
+    assert_eq!(typed(BufferType::L1Small, 4).per_bank(12), Some(32));
+    assert_eq!(typed(BufferType::L1, 304).per_bank(12), Some(304));
+    assert_eq!(typed(BufferType::L1, 2048).per_bank(12), Some(2048));
+    assert_eq!(typed(BufferType::Dram, 1000).per_bank(12), Some(1000));
+    let row = |buffer_type, size| SnapshotRow {
+        address: Some(1497152),
+        size_per_bank: Some(size),
+        buffer_type: Some(buffer_type),
+        ..SnapshotRow::default()
+    };
+    assert_eq!(row(BufferType::L1Small, 304).valid(), Some((1497152, 320)));
+    assert_eq!(row(BufferType::Dram, 1088).valid(), Some((1497152, 1088)));
     // The banks: the message's count, else the device's L1 banks (L1, L1_SMALL), else 12.
     let d = device(0);
     assert_eq!(place::default_banks(BufferType::L1, Some(48), Some(&d)), 48);
