@@ -301,3 +301,42 @@ fn l1_small_sizes_are_the_allocator_s_on_a_real_conv2d() {
     assert_eq!(answer["replay_check"], "exact", "{answer}");
     assert_eq!((answer["outcome"].as_str(), answer["address"].as_u64()), (Some("fits"), Some(1497056)));
 }
+
+/// Issue 27 §2: BERT-large fails in the attention matmul after
+/// `split_query_key_value_and_split_heads`, whose third output (tensor 655, the value) the
+/// `tensors` table records at the second's address and `device_tensors` not at all. The
+/// producer's captured graph allocates one buffer per output in output order: 655 is the buffer
+/// at 940032 and 654 (the key, an input) keeps 1009664, with a note that the graph won. Every
+/// holder is the one the recording's hooks saw; `--free 655@316` frees 940032 (the free block
+/// below it grows by its 68 KiB), not the key's buffer.
+#[test]
+fn a_multi_output_operation_s_buffers_are_the_ones_its_graph_ties_to_each_output() {
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(model("bert_large_s512").join("truth.json")).unwrap()).unwrap();
+    let doc: Value = serde_json::from_str(&in_model("bert_large_s512", &["explain", "db.sqlite", "--json"])).unwrap();
+    let m = &doc["operations"][0]["memory"];
+    let live = m["live_buffers"].as_array().unwrap();
+    for seen in truth["memory_at_failure"]["live_buffers"].as_array().unwrap() {
+        let b = live.iter().find(|b| b["address"] == seen["address"]).unwrap();
+        for key in ["tensor_id", "producer_operation_id", "last_use_operation_id", "input_of_failed_operation", "stale"]
+        {
+            assert_eq!(b[key], seen[key], "{key} at {}", seen["address"]);
+        }
+    }
+    let holder = |a: u64| live.iter().find(|b| b["address"] == a).unwrap()["tensor_id"].as_u64();
+    assert_eq!((holder(940032), holder(1009664), holder(1079296)), (Some(655), Some(654), Some(653)));
+    let text = in_model("bert_large_s512", &["explain", "db.sqlite"]);
+    for line in [
+        "  Largest holders: tensor 641 128 KiB (ttnn.layer_norm, op 312; last used op 314, stale) · tensor 655 68 KiB (ttnn.transformer.split_query_key_value_and_split_heads, op 315) · tensor 654 68 KiB (ttnn.transformer.split_query_key_value_and_split_heads, op 315; input) · 2 more",
+        "  Note: tensor 655 is read at 940032, where operation 315's captured graph placed it (the tensors table records 1009664)",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");
+    }
+    let answer: Value = serde_json::from_str(&in_model(
+        "bert_large_s512",
+        &["whatif", "db.sqlite", "--operation", "317", "--free", "655@316", "--json"],
+    ))
+    .unwrap();
+    assert_eq!(answer["replay_check"], "exact");
+    assert_eq!(answer["largest_free_block"], 834208 + 69632, "{answer}");
+}

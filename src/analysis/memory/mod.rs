@@ -7,6 +7,7 @@ mod at_failure;
 mod cb;
 mod fit;
 mod graph_index;
+mod graph_ties;
 pub(crate) mod holders;
 mod inputs;
 pub mod late;
@@ -24,6 +25,7 @@ pub mod usage;
 pub mod usage_series;
 pub mod whatif;
 
+pub(crate) use graph_ties::{output_places, producers_to_tie, tie_outputs};
 pub(crate) use inputs::valid_buffer;
 pub use inputs::{
     DeviceFacts, EarlierSnapshot, FailureInputs, GraphBuffer, OperationInputs, SnapshotRow, TensorFacts, TensorUse,
