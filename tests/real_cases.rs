@@ -340,3 +340,35 @@ fn a_multi_output_operation_s_buffers_are_the_ones_its_graph_ties_to_each_output
     assert_eq!(answer["replay_check"], "exact");
     assert_eq!(answer["largest_free_block"], 834208 + 69632, "{answer}");
 }
+
+/// Issue 27 §2: functional BERT's embedding outputs have `tensors.address` NULL; their buffers
+/// are in `device_tensors` only, under the chip id (0) while the buffers carry the mesh id (1).
+/// Held by `bert()` past their last use when the DRAM request fails, they are named with their
+/// producer and last use and called stale, as the recording's hooks saw them.
+#[test]
+fn embedding_outputs_without_an_address_are_named_and_stale() {
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(model("functional_bert_dram_oom").join("truth.json")).unwrap())
+            .unwrap();
+    let doc: Value =
+        serde_json::from_str(&in_model("functional_bert_dram_oom", &["explain", "db.sqlite", "--json"])).unwrap();
+    let live = doc["operations"][0]["memory"]["live_buffers"].as_array().unwrap().clone();
+    let seen = truth["memory_at_failure"]["live_buffers"].as_array().unwrap();
+    assert!(seen.len() >= 30, "the holders the hooks saw");
+    for seen in seen {
+        let b = live.iter().find(|b| b["address"] == seen["address"]).unwrap();
+        for key in ["tensor_id", "producer_operation_id", "last_use_operation_id", "input_of_failed_operation", "stale"]
+        {
+            assert_eq!(b[key], seen[key], "{key} at {}", seen["address"]);
+        }
+    }
+    let at = |a: u64| live.iter().find(|b| b["address"] == a).unwrap().clone();
+    let embedding = at(10420288);
+    assert_eq!(
+        (embedding["tensor_id"].as_u64(), embedding["producer_operation_name"].as_str(), embedding["stale"].as_bool()),
+        (Some(70), Some("ttnn.embedding"), Some(true))
+    );
+    let text = in_model("functional_bert_dram_oom", &["explain", "db.sqlite"]);
+    let holders = "  Largest holders: tensor 166 384 MiB (ttnn.matmul, op 52; input) · tensor 70 48 MiB (ttnn.embedding, op 28; last used op 31, stale) · tensor 79 48 MiB (ttnn.embedding, op 29; last used op 31, stale) · 33 more";
+    assert!(text.lines().any(|l| l == holders), "{holders:?} in\n{text}");
+}

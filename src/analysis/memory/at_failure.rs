@@ -8,7 +8,7 @@ use super::holders::Holders;
 use super::inputs::FailureInputs;
 use super::live::{live_at_failure, unwinds};
 use super::map::{build_map, check};
-use super::mesh::tensors_on_the_chip;
+use super::mesh::{chip_alias, tensors_on_the_chip};
 use super::model::{Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, Region};
 use super::notes::MemoryNote;
 use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, region};
@@ -68,13 +68,20 @@ pub(crate) fn failure_mark_place(inputs: &FailureInputs) -> (Option<u64>, Option
 }
 
 /// The devices whose records are read as the failure's device (memory.md §2): the device of
-/// its place and, under the mesh-id rule, the device found as well; empty without a place.
+/// its place and, under the mesh-id rule, the device found as well, or on a single chip opened
+/// as a mesh its other id (where `device_tensors` may place a tensor); empty without a place.
 pub(crate) fn place_devices(inputs: &FailureInputs) -> Vec<u64> {
     let Some((found, _)) = found_place(inputs) else { return Vec::new() };
     match mesh_device(inputs, found) {
         Some(chosen) => vec![chosen, found],
-        None => vec![found],
+        None => [found].into_iter().chain(chip_alias(&snapshot_places(inputs), &inputs.devices, found)).collect(),
     }
+}
+
+/// The (device, buffer type) of N's own and the earlier snapshot's rows.
+fn snapshot_places(inputs: &FailureInputs) -> Vec<(u64, BufferType)> {
+    let earlier = inputs.earlier_snapshot.iter().flat_map(|s| s.rows.iter());
+    inputs.own_snapshot.iter().chain(earlier).filter_map(|r| Some((r.device_id, r.buffer_type?))).collect()
 }
 
 /// The inputs as the rules read them: under the mesh-id rule, the graph nodes, replayed buffers
@@ -86,9 +93,7 @@ fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNo
     let Some((found, _)) = found_place(inputs) else { return (Cow::Borrowed(inputs), None) };
     let chosen = mesh_device(inputs, found);
     let device = chosen.unwrap_or(found);
-    let earlier = inputs.earlier_snapshot.iter().flat_map(|s| s.rows.iter());
-    let places: Vec<(u64, BufferType)> =
-        inputs.own_snapshot.iter().chain(earlier).filter_map(|r| Some((r.device_id, r.buffer_type?))).collect();
+    let places = snapshot_places(inputs);
     let on_the_chip = match tensors_on_the_chip(&inputs.tensors, &places, &inputs.devices, device) {
         Cow::Owned(tensors) => Some(tensors),
         Cow::Borrowed(_) => None,

@@ -69,24 +69,29 @@ pub(crate) fn one_chip(devices: &[DeviceFacts]) -> bool {
     }
 }
 
-/// A single chip opened as a mesh (memory.md §2; ttnn 0.81) names itself by 0 and by 1, and a
-/// tensor's placement may carry the chip id while the snapshot carries the mesh id (a tensor whose
-/// `tensors.address` is NULL, its place only in `device_tensors`): on such a report, when the
-/// snapshot holds `device` only, placements on the other id are read as `device`'s.
+/// The other id a single chip opened as a mesh (memory.md §2; ttnn 0.81) names `device` by: 1
+/// for 0 and 0 for 1, on a report whose `devices` rows are one chip's, when the snapshot holds
+/// `device` only (`places`); none otherwise.
+pub(crate) fn chip_alias(places: &[(u64, BufferType)], devices: &[DeviceFacts], device: u64) -> Option<u64> {
+    let other = match device {
+        0 => 1,
+        1 => 0,
+        _ => return None,
+    };
+    (one_chip(devices) && places.iter().all(|(d, _)| *d == device)).then_some(other)
+}
+
+/// A single chip opened as a mesh names itself by 0 and by 1, and a tensor's placement may carry
+/// the chip id while the snapshot carries the mesh id (a tensor whose `tensors.address` is NULL,
+/// its place only in `device_tensors`: embedding outputs): on such a report ([`chip_alias`]),
+/// placements on the other id are read as `device`'s.
 pub(crate) fn tensors_on_the_chip<'a>(
     tensors: &'a [TensorFacts],
     places: &[(u64, BufferType)],
     devices: &[DeviceFacts],
     device: u64,
 ) -> Cow<'a, [TensorFacts]> {
-    let other = match device {
-        0 => 1,
-        1 => 0,
-        _ => return Cow::Borrowed(tensors),
-    };
-    if !one_chip(devices) || !places.iter().all(|(d, _)| *d == device) {
-        return Cow::Borrowed(tensors);
-    }
+    let Some(other) = chip_alias(places, devices, device) else { return Cow::Borrowed(tensors) };
     let mut read = tensors.to_vec();
     for t in &mut read {
         for (d, _) in &mut t.device_addresses {
