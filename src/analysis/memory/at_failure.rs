@@ -11,7 +11,7 @@ use super::map::{build_map, check};
 use super::mesh::{chip_alias, tensors_on_the_chip};
 use super::model::{Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, Region};
 use super::notes::MemoryNote;
-use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, region};
+use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, l1_small_by_address, region};
 use crate::analysis::messages::failure::{AllocationFailure, BufferType, FailureKind, Figures};
 use crate::analysis::messages::reason::{Explanation, explain};
 use std::borrow::Cow;
@@ -88,7 +88,8 @@ fn snapshot_places(inputs: &FailureInputs) -> Vec<(u64, BufferType)> {
 /// and tensor placements (`tensors` and `device_tensors` rows) of the device found are taken as
 /// the chosen device's, with the note saying so; and on a single chip opened as a mesh, a
 /// `device_tensors` row under the chip's other id is the failure device's (a tensor whose
-/// `tensors.address` is NULL: memory.md §2, §4).
+/// `tensors.address` is NULL: memory.md §2, §4); a graph allocation typed `L1` by its `type`
+/// string alone, inside the L1_SMALL region, is L1_SMALL.
 fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNote>) {
     let Some((found, _)) = found_place(inputs) else { return (Cow::Borrowed(inputs), None) };
     let chosen = mesh_device(inputs, found);
@@ -98,12 +99,19 @@ fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNo
         Cow::Owned(tensors) => Some(tensors),
         Cow::Borrowed(_) => None,
     };
-    if chosen.is_none() && on_the_chip.is_none() {
+    let retyped = match l1_small_by_address(&inputs.graph, &inputs.devices) {
+        Cow::Owned(graph) => Some(graph),
+        Cow::Borrowed(_) => None,
+    };
+    if chosen.is_none() && on_the_chip.is_none() && retyped.is_none() {
         return (Cow::Borrowed(inputs), None);
     }
     let mut placed = inputs.clone();
     if let Some(tensors) = on_the_chip {
         placed.tensors = tensors;
+    }
+    if let Some(graph) = retyped {
+        placed.graph = graph;
     }
     let Some(chosen) = chosen else { return (Cow::Owned(placed), None) };
     let rename = |id: &mut Option<u64>| {

@@ -77,7 +77,8 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
         .or_else(|| places.iter().find(|(_, t)| *t == BufferType::L1).copied())
         .or_else(|| places.first().copied())?;
     let (device, buffer_type) = chosen;
-    let (graph, mesh_note) = graph_on_the_mesh(&inputs.graph, &places, device);
+    let retyped = place::l1_small_by_address(&inputs.graph, &inputs.devices);
+    let (graph, mesh_note) = graph_on_the_mesh(&retyped, &places, device);
     let mut bad = Tally::default();
     let mut placed = snapshot_buffers(&inputs.snapshot, device, buffer_type, &mut bad);
     // What the operation allocated and still held at its end is its own.
