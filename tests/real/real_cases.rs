@@ -11,6 +11,7 @@ use crate::support;
 use cli::run;
 use real_support::*;
 use serde_json::Value;
+use std::path::Path;
 use support::folder_bytes;
 
 /// `explain SCENARIO ARGS…` from `fixtures/real/`, the folder left as it was.
@@ -191,4 +192,183 @@ fn the_recipe_s_report_names_the_model_s_line() {
         "{text}"
     );
     assert!(!text.contains("records no stack traces"), "{text}");
+}
+
+/// The failures of `fixtures/rerun/` (real re-runs that failed again), each holder against what
+/// the recording script saw (`truth.json`): tensor, producer, last use, input flag, stale flag.
+fn rerun_holders_are_the_script_s(rerun: &str) -> Value {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("rerun").join(rerun);
+    let truth: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+    let o = run(&["explain", "db.sqlite", "--json"], Some(&dir));
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let id = int(&truth["failure"]["operation_id"]);
+    let op = doc["operations"].as_array().unwrap().iter().find(|o| int(&o["operation_id"]) == id).unwrap().clone();
+    let m = &op["memory"];
+    for seen in truth["memory_at_failure"]["live_buffers"].as_array().unwrap() {
+        let b = m["live_buffers"].as_array().unwrap().iter().find(|b| b["address"] == seen["address"]);
+        let b = b.unwrap_or_else(|| panic!("{rerun}: no live buffer at {}", seen["address"]));
+        for key in ["tensor_id", "producer_operation_id", "last_use_operation_id", "input_of_failed_operation", "stale"]
+        {
+            assert_eq!(b[key], seen[key], "{rerun}: {key} at {}", seen["address"]);
+        }
+    }
+    op
+}
+
+/// Issue 27 §2: after `--free-late` freed the stale chain, the failed matmul's input `s` has
+/// `tensors.address` NULL and its place only in `device_tensors`, under the chip id (0) while the
+/// buffers carry the mesh id (1): it is still tensor 29, produced by the softmax, an input.
+#[test]
+fn an_input_placed_only_in_device_tensors_after_a_freed_chain_is_named() {
+    let op = rerun_holders_are_the_script_s("stale_chain__free_late");
+    let s = op["memory"]["live_buffers"].as_array().unwrap().iter().find(|b| b["address"] == 1161216).unwrap();
+    assert_eq!((s["tensor_id"].as_u64(), s["producer_operation_name"].as_str()), (Some(29), Some("ttnn.softmax")));
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rerun/stale_chain__free_late");
+    let text = String::from_utf8(run(&["explain", "db.sqlite"], Some(&dir)).stdout).unwrap();
+    let holders = "  Largest holders: tensor 31 1 MiB (ttnn.matmul, op 11; this operation, tt::tt_metal::create_device_tensor) · tensor 3 320 KiB (not produced by a recorded operation; input) · tensor 29 10 KiB (ttnn.softmax, op 9; input)";
+    assert!(text.lines().any(|l| l == holders), "{holders:?} in\n{text}");
+}
+
+/// Every re-run that failed again names its holders as the script knew them.
+#[test]
+fn every_rerun_that_failed_names_its_holders() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("rerun");
+    let mut failed = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let Ok(text) = std::fs::read_to_string(path.join("truth.json")) else { continue };
+        let truth: Value = serde_json::from_str(&text).unwrap();
+        if truth["memory_at_failure"]["live_buffers"].is_array() {
+            rerun_holders_are_the_script_s(path.file_name().unwrap().to_str().unwrap());
+            failed += 1;
+        }
+    }
+    assert!(failed >= 5, "{failed} re-runs failed again");
+}
+
+/// A real-model fixture's folder (`fixtures/models/`, recorded by the `models` branch).
+fn model(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("models").join(name)
+}
+
+/// `ttnn-tui ARGS…` run in a real-model fixture's folder; its stdout, the folder left as it was.
+fn in_model(name: &str, args: &[&str]) -> String {
+    let dir = model(name);
+    let before = folder_bytes(&dir);
+    let o = run(args, Some(&dir));
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(folder_bytes(&dir), before, "the report folder changed: {}", dir.display());
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// Issue 27 §2: VGG-16's conv2d fails on L1_SMALL. The graph and the `buffers` rows give its
+/// config tensors' unaligned per-bank sizes (304 B, 36 B, 4 B); the allocator placed 32 B-aligned
+/// blocks (its block table: 320, 64, 32). Aligned, the picture is the allocator's: 2 KiB used,
+/// the message's `allocated`, every block the size the allocator gave it, and the replay without
+/// a fix puts every buffer where tt-metal did.
+#[test]
+fn l1_small_sizes_are_the_allocator_s_on_a_real_conv2d() {
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(model("vgg16_l1_small").join("truth.json")).unwrap()).unwrap();
+    let doc: Value = serde_json::from_str(&in_model("vgg16_l1_small", &["explain", "db.sqlite", "--json"])).unwrap();
+    let m = &doc["operations"][0]["memory"];
+    assert_eq!((m["buffer_type"].as_str(), m["used_per_bank"].as_u64()), (Some("L1_SMALL"), Some(2048)));
+    assert_eq!(m["check"]["status"], "exact");
+    assert_eq!(m["check"]["allocated"], 2048);
+    let live = m["live_buffers"].as_array().unwrap();
+    let blocks = truth["memory_at_failure"]["allocator"]["blocks"].as_array().unwrap();
+    let allocated: Vec<&Value> = blocks.iter().filter(|b| b["allocated"] == true).collect();
+    assert!(allocated.len() >= 25, "the allocator's block table");
+    for block in allocated {
+        let b = live.iter().find(|b| b["address"] == block["address"]).expect("a live buffer at each block");
+        assert_eq!(b["size_per_bank"], block["size"], "the block at {}", block["address"]);
+    }
+    let at = |a: u64| live.iter().find(|b| b["address"] == a).unwrap()["size_per_bank"].as_u64();
+    assert_eq!((at(1497152), at(1498176), at(1497792)), (Some(320), Some(64), Some(32)));
+    let text = in_model("vgg16_l1_small", &["explain", "db.sqlite"]);
+    for line in [
+        "  At the failure (snapshot after operation 72 + this operation's graph): 26 live L1 Small buffers on device 1 hold 2 KiB per bank of the 1497088–1499136 region (2 KiB)",
+        "  The picture matches the allocator's figures (allocated 2 KiB, largest free block 0 B).",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");
+    }
+    let answer: Value = serde_json::from_str(&in_model(
+        "vgg16_l1_small",
+        &["whatif", "db.sqlite", "--operation", "73", "--l1-small-size", "2080", "--json"],
+    ))
+    .unwrap();
+    assert_eq!(answer["replay_check"], "exact", "{answer}");
+    assert_eq!((answer["outcome"].as_str(), answer["address"].as_u64()), (Some("fits"), Some(1497056)));
+}
+
+/// Issue 27 §2: BERT-large fails in the attention matmul after
+/// `split_query_key_value_and_split_heads`, whose third output (tensor 655, the value) the
+/// `tensors` table records at the second's address and `device_tensors` not at all. The
+/// producer's captured graph allocates one buffer per output in output order: 655 is the buffer
+/// at 940032 and 654 (the key, an input) keeps 1009664, with a note that the graph won. Every
+/// holder is the one the recording's hooks saw; `--free 655@316` frees 940032 (the free block
+/// below it grows by its 68 KiB), not the key's buffer.
+#[test]
+fn a_multi_output_operation_s_buffers_are_the_ones_its_graph_ties_to_each_output() {
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(model("bert_large_s512").join("truth.json")).unwrap()).unwrap();
+    let doc: Value = serde_json::from_str(&in_model("bert_large_s512", &["explain", "db.sqlite", "--json"])).unwrap();
+    let m = &doc["operations"][0]["memory"];
+    let live = m["live_buffers"].as_array().unwrap();
+    for seen in truth["memory_at_failure"]["live_buffers"].as_array().unwrap() {
+        let b = live.iter().find(|b| b["address"] == seen["address"]).unwrap();
+        for key in ["tensor_id", "producer_operation_id", "last_use_operation_id", "input_of_failed_operation", "stale"]
+        {
+            assert_eq!(b[key], seen[key], "{key} at {}", seen["address"]);
+        }
+    }
+    let holder = |a: u64| live.iter().find(|b| b["address"] == a).unwrap()["tensor_id"].as_u64();
+    assert_eq!((holder(940032), holder(1009664), holder(1079296)), (Some(655), Some(654), Some(653)));
+    let text = in_model("bert_large_s512", &["explain", "db.sqlite"]);
+    for line in [
+        "  Largest holders: tensor 641 128 KiB (ttnn.layer_norm, op 312; last used op 314, stale) · tensor 655 68 KiB (ttnn.transformer.split_query_key_value_and_split_heads, op 315) · tensor 654 68 KiB (ttnn.transformer.split_query_key_value_and_split_heads, op 315; input) · 2 more",
+        "  Note: tensor 655 is read at 940032, where operation 315's captured graph placed it (the tensors table records 1009664)",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");
+    }
+    let answer: Value = serde_json::from_str(&in_model(
+        "bert_large_s512",
+        &["whatif", "db.sqlite", "--operation", "317", "--free", "655@316", "--json"],
+    ))
+    .unwrap();
+    assert_eq!(answer["replay_check"], "exact");
+    assert_eq!(answer["largest_free_block"], 834208 + 69632, "{answer}");
+}
+
+/// Issue 27 §2: functional BERT's embedding outputs have `tensors.address` NULL; their buffers
+/// are in `device_tensors` only, under the chip id (0) while the buffers carry the mesh id (1).
+/// Held by `bert()` past their last use when the DRAM request fails, they are named with their
+/// producer and last use and called stale, as the recording's hooks saw them.
+#[test]
+fn embedding_outputs_without_an_address_are_named_and_stale() {
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(model("functional_bert_dram_oom").join("truth.json")).unwrap())
+            .unwrap();
+    let doc: Value =
+        serde_json::from_str(&in_model("functional_bert_dram_oom", &["explain", "db.sqlite", "--json"])).unwrap();
+    let live = doc["operations"][0]["memory"]["live_buffers"].as_array().unwrap().clone();
+    let seen = truth["memory_at_failure"]["live_buffers"].as_array().unwrap();
+    assert!(seen.len() >= 30, "the holders the hooks saw");
+    for seen in seen {
+        let b = live.iter().find(|b| b["address"] == seen["address"]).unwrap();
+        for key in ["tensor_id", "producer_operation_id", "last_use_operation_id", "input_of_failed_operation", "stale"]
+        {
+            assert_eq!(b[key], seen[key], "{key} at {}", seen["address"]);
+        }
+    }
+    let at = |a: u64| live.iter().find(|b| b["address"] == a).unwrap().clone();
+    let embedding = at(10420288);
+    assert_eq!(
+        (embedding["tensor_id"].as_u64(), embedding["producer_operation_name"].as_str(), embedding["stale"].as_bool()),
+        (Some(70), Some("ttnn.embedding"), Some(true))
+    );
+    let text = in_model("functional_bert_dram_oom", &["explain", "db.sqlite"]);
+    let holders = "  Largest holders: tensor 166 384 MiB (ttnn.matmul, op 52; input) · tensor 70 48 MiB (ttnn.embedding, op 28; last used op 31, stale) · tensor 79 48 MiB (ttnn.embedding, op 29; last used op 31, stale) · 33 more";
+    assert!(text.lines().any(|l| l == holders), "{holders:?} in\n{text}");
 }

@@ -4,6 +4,7 @@
 //! accept exactly (a duplicate key, `params` that is not an object, …) is left to the generic
 //! reader in `graph.rs`, which decides; the two agree on every graph both accept (tested).
 
+use super::core_ranges::core_range_set_text;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -122,8 +123,9 @@ pub(super) struct RawParams<'a> {
     pub(crate) type_name: Option<Loose<'a>>,
     #[serde(borrow, default)]
     pub(crate) layout: Option<Loose<'a>>,
-    #[serde(borrow, default)]
-    pub(crate) core_range_set: Option<Loose<'a>>,
+    /// The core range set's text: a string as written, the JSON form in the string form.
+    #[serde(default, deserialize_with = "core_range_set")]
+    pub(crate) core_range_set: Option<String>,
     #[serde(borrow, default)]
     pub(crate) device_id: Option<Loose<'a>>,
     #[serde(borrow, default)]
@@ -176,4 +178,10 @@ pub(super) type RawScopeNode<'a> = Node<'a, RawParams<'a>, IgnoredAny>;
 /// The scope fields of a graph text's nodes, or none when the fast reader does not accept it.
 pub(super) fn read_scope_nodes(text: &str) -> Option<Vec<RawScopeNode<'_>>> {
     serde_json::from_str(text).ok()
+}
+
+/// Reads a `core_range_set` of any form ([`core_range_set_text`]).
+fn core_range_set<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(core_range_set_text(&value))
 }

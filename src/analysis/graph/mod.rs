@@ -1,6 +1,7 @@
 //! The captured graphs: nodes normalised from every era's JSON, function scopes and their
 //! outcomes, and the device-operations tree; with the reference's scope vectors.
 
+pub mod core_ranges;
 mod json;
 pub mod nodes;
 pub mod scopes;

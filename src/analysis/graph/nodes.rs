@@ -1,5 +1,6 @@
 //! Captured-graph nodes, normalised from the JSON of every era (behaviour.md §3.1, formats.md §3).
 
+use super::core_ranges::{CoreRange, core_range_set_text, parse_core_ranges};
 use super::json::{Loose, RawNode, RawParams, RawScopeNode, read_nodes, read_scope_nodes};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
@@ -108,6 +109,11 @@ impl GraphNode {
     /// True for this node type.
     pub(crate) fn is(&self, node_type: NodeType) -> bool {
         self.node_type == Some(node_type)
+    }
+
+    /// Its `core_range_set` as ranges of cores, whichever form the writer used; none without one.
+    pub fn core_ranges(&self) -> Option<Vec<CoreRange>> {
+        parse_core_ranges(self.core_range_set.as_deref()?)
     }
 }
 
@@ -229,7 +235,7 @@ fn raw_node(node: &Map<String, Value>) -> RawNode<'_> {
         buffer_type: get(p, "buffer_type"),
         type_name: get(p, "type"),
         layout: get(p, "layout"),
-        core_range_set: get(p, "core_range_set"),
+        core_range_set: p.get("core_range_set").and_then(core_range_set_text),
         device_id: get(p, "device_id"),
         tensor_id: get(p, "tensor_id"),
         shape: get(p, "shape"),
@@ -299,7 +305,7 @@ fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
         page_size: number(&params.page_size),
         globally_allocated: is_globally_allocated(params),
         layout: text(&params.layout),
-        core_range_set: text(&params.core_range_set),
+        core_range_set: params.core_range_set.as_deref().map(sanitize_line),
         device_id: number(&params.device_id),
         tensor_id: number(&params.tensor_id),
         shape: text(&params.shape),

@@ -154,3 +154,28 @@ fn buffer_type_code_max_size_cores_and_global_circular_buffers() {
     let global: Vec<bool> = g[2..].iter().map(|n| n.globally_allocated).collect();
     assert_eq!(global, [true, true, true, false]);
 }
+
+/// Issue 27 §3: a circular buffer's `core_range_set` in each of the three forms ttnn writes reads
+/// as the same cores, by either reader; the JSON form is shown in the string form.
+#[test]
+fn core_range_sets_of_every_form() {
+    let node = |set: &str| {
+        format!(
+            r#"[{{"node_type":"circular_buffer_allocate","params":{{"address":"101440","size":"32768","core_range_set":{set}}}}}]"#
+        )
+    };
+    let grid = CoreRange { start: (0, 0), end: (7, 6) };
+    for (set, shown) in [
+        (r#""{[0-0 - 7-6]}""#, "{[0-0 - 7-6]}"),
+        (r#"[{"start": {"x": 0, "y": 0}, "end": {"x": 7, "y": 6}}]"#, "{[0-0 - 7-6]}"),
+        (r#""[(x=0,y=0) - (x=7,y=6)]""#, "[(x=0,y=0) - (x=7,y=6)]"),
+    ] {
+        let text = node(set);
+        // The fast reader, and the generic one (an unknown extra key makes the fast one decline).
+        let generic = text.replacen("\"params\"", "\"extra\":{\"a\":[1]},\"params\"", 1);
+        for graph in [parse_graph(&text).unwrap(), parse_graph(&generic).unwrap()] {
+            assert_eq!(graph[0].core_range_set.as_deref(), Some(shown), "{set}");
+            assert_eq!(graph[0].core_ranges(), Some(vec![grid]), "{set}");
+        }
+    }
+}

@@ -8,9 +8,10 @@ use super::holders::Holders;
 use super::inputs::FailureInputs;
 use super::live::{live_at_failure, unwinds};
 use super::map::{build_map, check};
+use super::mesh::{chip_alias, tensors_on_the_chip};
 use super::model::{Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, Region};
 use super::notes::MemoryNote;
-use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, region};
+use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, l1_small_by_address, region};
 use crate::analysis::messages::failure::{AllocationFailure, BufferType, FailureKind, Figures};
 use crate::analysis::messages::reason::{Explanation, explain};
 use std::borrow::Cow;
@@ -67,22 +68,52 @@ pub(crate) fn failure_mark_place(inputs: &FailureInputs) -> (Option<u64>, Option
 }
 
 /// The devices whose records are read as the failure's device (memory.md §2): the device of
-/// its place and, under the mesh-id rule, the device found as well; empty without a place.
+/// its place and, under the mesh-id rule, the device found as well, or on a single chip opened
+/// as a mesh its other id (where `device_tensors` may place a tensor); empty without a place.
 pub(crate) fn place_devices(inputs: &FailureInputs) -> Vec<u64> {
     let Some((found, _)) = found_place(inputs) else { return Vec::new() };
     match mesh_device(inputs, found) {
         Some(chosen) => vec![chosen, found],
-        None => vec![found],
+        None => [found].into_iter().chain(chip_alias(&snapshot_places(inputs), &inputs.devices, found)).collect(),
     }
+}
+
+/// The (device, buffer type) of N's own and the earlier snapshot's rows.
+fn snapshot_places(inputs: &FailureInputs) -> Vec<(u64, BufferType)> {
+    let earlier = inputs.earlier_snapshot.iter().flat_map(|s| s.rows.iter());
+    inputs.own_snapshot.iter().chain(earlier).filter_map(|r| Some((r.device_id, r.buffer_type?))).collect()
 }
 
 /// The inputs as the rules read them: under the mesh-id rule, the graph nodes, replayed buffers
 /// and tensor placements (`tensors` and `device_tensors` rows) of the device found are taken as
-/// the chosen device's; with the note saying so.
+/// the chosen device's, with the note saying so; and on a single chip opened as a mesh, a
+/// `device_tensors` row under the chip's other id is the failure device's (a tensor whose
+/// `tensors.address` is NULL: memory.md §2, §4); a graph allocation typed `L1` by its `type`
+/// string alone, inside the L1_SMALL region, is L1_SMALL.
 fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNote>) {
     let Some((found, _)) = found_place(inputs) else { return (Cow::Borrowed(inputs), None) };
-    let Some(chosen) = mesh_device(inputs, found) else { return (Cow::Borrowed(inputs), None) };
+    let chosen = mesh_device(inputs, found);
+    let device = chosen.unwrap_or(found);
+    let places = snapshot_places(inputs);
+    let on_the_chip = match tensors_on_the_chip(&inputs.tensors, &places, &inputs.devices, device) {
+        Cow::Owned(tensors) => Some(tensors),
+        Cow::Borrowed(_) => None,
+    };
+    let retyped = match l1_small_by_address(&inputs.graph, &inputs.devices) {
+        Cow::Owned(graph) => Some(graph),
+        Cow::Borrowed(_) => None,
+    };
+    if chosen.is_none() && on_the_chip.is_none() && retyped.is_none() {
+        return (Cow::Borrowed(inputs), None);
+    }
     let mut placed = inputs.clone();
+    if let Some(tensors) = on_the_chip {
+        placed.tensors = tensors;
+    }
+    if let Some(graph) = retyped {
+        placed.graph = graph;
+    }
+    let Some(chosen) = chosen else { return (Cow::Owned(placed), None) };
     let rename = |id: &mut Option<u64>| {
         if *id == Some(found) {
             *id = Some(chosen);

@@ -24,7 +24,8 @@ impl SnapshotRow {
     /// Its (address, bytes per bank) by the one valid-row rule ([`valid_buffer`]); none for a
     /// row to set aside.
     pub(crate) fn valid(&self) -> Option<(u64, u64)> {
-        valid_buffer(self.address, self.size_per_bank)
+        let (address, size) = valid_buffer(self.address, self.size_per_bank)?;
+        Some((address, allocated_per_bank(self.buffer_type, size)))
     }
 }
 
@@ -35,6 +36,22 @@ pub(crate) fn valid_buffer(address: Option<i64>, size_per_bank: Option<i64>) -> 
     let positive = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok()).filter(|&v| v > 0);
     Some((positive(address)?, positive(size_per_bank)?))
 }
+
+/// The bytes per bank the allocator takes for a buffer of `size` bytes per bank (memory.md §3):
+/// tt-metal pads an L1_SMALL buffer to 32 B where the graph and the `buffers` rows give its
+/// unaligned size (conv2d's config tensors, ttnn 0.81.1: 304 B recorded, 320 B in the
+/// allocator's block table; 368 B recorded, 384 B placed, and the message's `allocated` counts
+/// the padded blocks). Other types are taken as recorded: their recorded sizes were the
+/// allocator's in every real report.
+pub(crate) fn allocated_per_bank(buffer_type: Option<BufferType>, size: u64) -> u64 {
+    match buffer_type {
+        Some(BufferType::L1Small) => size.next_multiple_of(L1_SMALL_ALIGNMENT),
+        _ => size,
+    }
+}
+
+/// The alignment tt-metal's allocator pads L1_SMALL buffers to (measured on ttnn 0.81.1).
+const L1_SMALL_ALIGNMENT: u64 = 32;
 
 /// The `buffers` rows of the greatest earlier operation that has rows for the failure's device.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -2,8 +2,10 @@
 //! tensor arguments (`mesh_shape=MeshShape([1, 2])`), says how many chips the failure holds on;
 //! another mesh device with live buffers at the failure may share those chips.
 
-use super::inputs::{DeviceFacts, FailureInputs};
+use super::inputs::{DeviceFacts, FailureInputs, TensorFacts};
+use crate::analysis::messages::failure::BufferType;
 use regex::Regex;
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 /// `mesh_shape=MeshShape([1, 2])` in a printed `ttnn.Tensor`.
@@ -65,6 +67,40 @@ pub(crate) fn one_chip(devices: &[DeviceFacts]) -> bool {
         [a, b] => geometry(a) == geometry(b),
         _ => false,
     }
+}
+
+/// The other id a single chip opened as a mesh (memory.md §2; ttnn 0.81) names `device` by: 1
+/// for 0 and 0 for 1, on a report whose `devices` rows are one chip's, when the snapshot holds
+/// `device` only (`places`); none otherwise.
+pub(crate) fn chip_alias(places: &[(u64, BufferType)], devices: &[DeviceFacts], device: u64) -> Option<u64> {
+    let other = match device {
+        0 => 1,
+        1 => 0,
+        _ => return None,
+    };
+    (one_chip(devices) && places.iter().all(|(d, _)| *d == device)).then_some(other)
+}
+
+/// A single chip opened as a mesh names itself by 0 and by 1, and a tensor's placement may carry
+/// the chip id while the snapshot carries the mesh id (a tensor whose `tensors.address` is NULL,
+/// its place only in `device_tensors`: embedding outputs): on such a report ([`chip_alias`]),
+/// placements on the other id are read as `device`'s.
+pub(crate) fn tensors_on_the_chip<'a>(
+    tensors: &'a [TensorFacts],
+    places: &[(u64, BufferType)],
+    devices: &[DeviceFacts],
+    device: u64,
+) -> Cow<'a, [TensorFacts]> {
+    let Some(other) = chip_alias(places, devices, device) else { return Cow::Borrowed(tensors) };
+    let mut read = tensors.to_vec();
+    for t in &mut read {
+        for (d, _) in &mut t.device_addresses {
+            if *d == other {
+                *d = device;
+            }
+        }
+    }
+    Cow::Owned(read)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ mod at_failure;
 mod cb;
 mod fit;
 mod graph_index;
+mod graph_ties;
 pub(crate) mod holders;
 mod inputs;
 pub mod late;
@@ -24,12 +25,14 @@ pub mod usage;
 pub mod usage_series;
 pub mod whatif;
 
+pub(crate) use graph_ties::{output_places, producers_to_tie, tie_outputs};
 pub(crate) use inputs::valid_buffer;
 pub use inputs::{
     DeviceFacts, EarlierSnapshot, FailureInputs, GraphBuffer, OperationInputs, SnapshotRow, TensorFacts, TensorUse,
 };
 pub(crate) use mesh::one_chip;
 pub(crate) use mesh::other_devices_with_buffers;
+use mesh::tensors_on_the_chip;
 pub use mesh::{MeshShape, mesh_shape};
 pub use model::{
     Basis, Block, Check, CheckStatus, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, MemoryMap,
@@ -74,7 +77,8 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
         .or_else(|| places.iter().find(|(_, t)| *t == BufferType::L1).copied())
         .or_else(|| places.first().copied())?;
     let (device, buffer_type) = chosen;
-    let (graph, mesh_note) = graph_on_the_mesh(&inputs.graph, &places, device);
+    let retyped = place::l1_small_by_address(&inputs.graph, &inputs.devices);
+    let (graph, mesh_note) = graph_on_the_mesh(&retyped, &places, device);
     let mut bad = Tally::default();
     let mut placed = snapshot_buffers(&inputs.snapshot, device, buffer_type, &mut bad);
     // What the operation allocated and still held at its end is its own.
@@ -123,35 +127,6 @@ fn graph_on_the_mesh<'a>(
         n.device_id = Some(device);
     }
     (Cow::Owned(renamed), Some(MemoryNote::MeshDevice { found, chosen: device }))
-}
-
-/// A single chip opened as a mesh (memory.md §2; ttnn 0.81) names itself by 0 and by 1, and a
-/// tensor's placement may carry the chip id while the snapshot carries the mesh id (a tensor whose
-/// `tensors.address` is NULL, its place only in `device_tensors`): on such a report, when the
-/// snapshot holds `device` only, placements on the other id are read as `device`'s.
-fn tensors_on_the_chip<'a>(
-    tensors: &'a [TensorFacts],
-    places: &[(u64, BufferType)],
-    devices: &[DeviceFacts],
-    device: u64,
-) -> Cow<'a, [TensorFacts]> {
-    let other = match device {
-        0 => 1,
-        1 => 0,
-        _ => return Cow::Borrowed(tensors),
-    };
-    if !mesh::one_chip(devices) || !places.iter().all(|(d, _)| *d == device) {
-        return Cow::Borrowed(tensors);
-    }
-    let mut read = tensors.to_vec();
-    for t in &mut read {
-        for (d, _) in &mut t.device_addresses {
-            if *d == other {
-                *d = device;
-            }
-        }
-    }
-    Cow::Owned(read)
 }
 
 #[cfg(test)]

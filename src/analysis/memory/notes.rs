@@ -87,6 +87,18 @@ pub enum MemoryNote {
         /// How many `buffers` rows were looked at.
         rows: usize,
     },
+    /// A tensor read where its producer's captured graph placed it, not where the tables record
+    /// it (memory.md §4: the graph wins).
+    PlacedByGraph {
+        /// The tensor.
+        tensor_id: u64,
+        /// Its producer.
+        operation_id: u64,
+        /// Where the graph placed it.
+        address: u64,
+        /// `tensors.address`, none when NULL.
+        recorded: Option<u64>,
+    },
 }
 
 impl MemoryNote {
@@ -153,6 +165,14 @@ impl MemoryNote {
             }
             Self::EarlierSearchStopped { rows } => format!(
                 "no earlier snapshot of the device in the {rows} buffers rows before the operation; looked no further"
+            ),
+            Self::PlacedByGraph { tensor_id, operation_id, address, recorded } => format!(
+                "tensor {tensor_id} is read at {}, where operation {operation_id}'s captured graph placed it ({})",
+                at(*address),
+                match recorded {
+                    Some(r) => format!("the tensors table records {}", at(*r)),
+                    None => "the tensors table records no address".into(),
+                }
             ),
         }
     }

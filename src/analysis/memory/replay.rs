@@ -2,7 +2,7 @@
 //! frees remove, keyed by (device, buffer type, address); the failure point of a failed
 //! operation's graph and the unwinding after it.
 
-use super::inputs::GraphBuffer;
+use super::inputs::{GraphBuffer, allocated_per_bank};
 use super::live_index::LiveIndex;
 use super::notes::{MemoryNote, Tally};
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
@@ -107,7 +107,8 @@ impl GraphBuffer {
     }
 
     /// Bytes per bank (memory.md §3): `max_size_per_bank`, else `ceil(size / banks)` with banks
-    /// = `num_cores` when > 0, else `banks`. None when neither is known or the size is 0.
+    /// = `num_cores` when > 0, else `banks`, padded as the allocator pads it
+    /// ([`allocated_per_bank`]). None when neither is known or the size is 0.
     pub(crate) fn per_bank(&self, banks: u64) -> Option<u64> {
         let per_bank = match self.max_size_per_bank {
             Some(bytes) => bytes,
@@ -116,7 +117,7 @@ impl GraphBuffer {
                 self.size?.div_ceil(banks)
             }
         };
-        (per_bank > 0).then_some(per_bank)
+        (per_bank > 0).then(|| allocated_per_bank(self.buffer_type, per_bank))
     }
 
     /// True when this buffer may be the one a free of `other` names.

@@ -2,7 +2,7 @@
 //! built from `buffers` rows as they are read (memory.md §1: each operation's rows are a snapshot
 //! of every buffer live after it on the devices it touched).
 
-use super::inputs::valid_buffer;
+use super::inputs::{allocated_per_bank, valid_buffer};
 use super::late::runs::BufferRuns;
 use crate::analysis::messages::failure::BufferType;
 use std::collections::BTreeMap;
@@ -65,7 +65,8 @@ impl MemoryUsage {
         if !current.devices.contains(&device_id) {
             current.devices.push(device_id);
         }
-        let valid = buffer_type.zip(valid_buffer(address, size_per_bank));
+        let valid =
+            buffer_type.zip(valid_buffer(address, size_per_bank).map(|(a, s)| (a, allocated_per_bank(buffer_type, s))));
         if let Some(runs) = self.runs.as_mut() {
             runs.add(operation_id, device_id, valid.map(|(t, (a, s))| (t, a, s)));
         }
@@ -73,7 +74,7 @@ impl MemoryUsage {
             self.unknown_type_rows += 1;
             return;
         };
-        let Some((_, size_per_bank)) = valid_buffer(address, size_per_bank) else {
+        let Some((_, size_per_bank)) = valid.map(|(_, buffer)| buffer) else {
             self.set_aside_rows += 1;
             return;
         };
@@ -142,7 +143,8 @@ mod tests {
         u.flush();
         assert_eq!(u.sums[&(0, L1)], vec![(1, 150)]);
         assert_eq!(u.sums[&(0, Dram)], vec![(1, 7)]);
-        assert_eq!(u.sums[&(0, L1Small)], vec![(2, 9)]);
+        // An L1_SMALL row counts as the allocator padded it (32 B).
+        assert_eq!(u.sums[&(0, L1Small)], vec![(2, 32)]);
         assert_eq!(u.sums[&(1, L1)], vec![(1, 3), (3, 4)]);
         assert_eq!(u.snapshots[&0], vec![1, 2]);
         assert_eq!(u.snapshots[&1], vec![1, 3]);

@@ -5,6 +5,7 @@
 
 pub mod details;
 pub mod devices;
+mod graph_ties;
 pub mod graphs;
 pub mod late;
 pub mod log_beside;

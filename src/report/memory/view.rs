@@ -73,6 +73,8 @@ impl MemoryReport {
             let mut ids = graph_tensors(&p.inputs.graph);
             ids.extend(p.inputs.input_tensor_ids.iter().copied());
             p.inputs.tensors = self.tensors().facts(p.index, &places, &ids).map_err(&read)?;
+            let tied = self.tie_to_graphs(&mut p.inputs.tensors, p.index).map_err(&read)?;
+            p.notes.extend(tied);
             let memory = match memory_at_failure(&p.inputs) {
                 Some(mut m) => {
                     self.name_the_mesh(&mut m, &p.inputs, p.index);
@@ -332,6 +334,7 @@ impl MemoryReport {
         let outputs = self.linked_tensor_ids("output_tensors", "output_index", &[index]).map_err(&read)?;
         ids.extend(outputs.into_values().flatten());
         inputs.tensors = self.tensors().facts(index, &places, &ids).map_err(&read)?;
+        notes.extend(self.tie_to_graphs(&mut inputs.tensors, index).map_err(&read)?);
         let mut memory = operation_memory(&inputs, Some((first.device_id, first.buffer_type)));
         if let Some(m) = &mut memory {
             m.snapshot_operation_id = started_from.map(|p| self.operations[p].id);

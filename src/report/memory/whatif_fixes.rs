@@ -45,7 +45,9 @@ impl MemoryReport {
                 _ => None,
             })
             .collect();
-        let facts = if ids.is_empty() { Vec::new() } else { self.tensors().facts(index, &[], &ids)? };
+        // Placed as the failure's picture places them: by their producers' graphs where the
+        // tables are in doubt (memory.md §4).
+        let facts = if ids.is_empty() { Vec::new() } else { self.tied_facts(index, &ids)? };
         for fix in fixes {
             match *fix {
                 Fix::Free { tensor, after } => {

@@ -7,7 +7,7 @@ mod mesh;
 mod place;
 mod text;
 
-use super::place::{default_banks, region};
+use super::place::{default_banks, l1_small_by_address, region};
 use super::*;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::messages::failure::{AllocationFailure, parse_allocation_failure};

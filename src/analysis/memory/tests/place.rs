@@ -103,6 +103,22 @@ fn graph_sizes_per_bank() {
     assert_eq!(node(None, Some(1000), Some(0)).per_bank(12), Some(84));
     assert_eq!(node(None, None, None).per_bank(12), None);
     assert_eq!(node(Some(0), None, None).per_bank(12), None);
+    // L1_SMALL padded as the allocator pads it (32 B); the others as recorded.
+    let typed =
+        |buffer_type, per_bank| GraphBuffer { buffer_type: Some(buffer_type), ..node(Some(per_bank), None, None) };
+    assert_eq!(typed(BufferType::L1Small, 368).per_bank(12), Some(384));
+    assert_eq!(typed(BufferType::L1Small, 4).per_bank(12), Some(32));
+    assert_eq!(typed(BufferType::L1, 304).per_bank(12), Some(304));
+    assert_eq!(typed(BufferType::L1, 2048).per_bank(12), Some(2048));
+    assert_eq!(typed(BufferType::Dram, 1000).per_bank(12), Some(1000));
+    let row = |buffer_type, size| SnapshotRow {
+        address: Some(1497152),
+        size_per_bank: Some(size),
+        buffer_type: Some(buffer_type),
+        ..SnapshotRow::default()
+    };
+    assert_eq!(row(BufferType::L1Small, 304).valid(), Some((1497152, 320)));
+    assert_eq!(row(BufferType::Dram, 1088).valid(), Some((1497152, 1088)));
     // The banks: the message's count, else the device's L1 banks (L1, L1_SMALL), else 12.
     let d = device(0);
     assert_eq!(place::default_banks(BufferType::L1, Some(48), Some(&d)), 48);
@@ -159,4 +175,35 @@ fn a_region_of_size_0_is_known_and_checked() {
     assert_eq!((m.map.free_blocks.len(), m.map.largest_free_block), (0, Some(0)));
     assert_eq!(m.check.status, CheckStatus::Exact);
     assert_eq!(m.fit, Err(NoFit::LargerThanRegion { size: 0 }));
+}
+
+/// Issue 27 §2: conv2d allocates its config tensors in L1_SMALL inside the failing operation and
+/// keeps them after the exception; a graph that labels them by the `type` string alone says
+/// `"type": "L1"`. Inside the L1_SMALL region `[A+B, W)` they are L1_SMALL: the failing
+/// operation's own (`this_operation`), not earlier holders; an `L1` node below it stays L1.
+#[test]
+fn l1_small_allocations_labelled_l1_are_told_by_their_address_and_are_this_operation_s() {
+    let typed_l1 = |g: G, address: u64| {
+        g.push(NodeType::Buffer, |_| {}).push(NodeType::BufferAllocate, |n| {
+            n.device_id = Some(0);
+            n.buffer_type = Some(BufferType::L1);
+            n.buffer_type_code = false;
+            n.address = Some(address);
+            n.max_size_per_bank = Some(368);
+        })
+    };
+    let graph = typed_l1(typed_l1(G::default().start("Conv2dDeviceOperation"), 11616), 5000)
+        .aborted("Conv2dDeviceOperation")
+        .capture_end();
+    let mut i = inputs(v2_failure("L1_SMALL", 400, 2000), graph);
+    i.own_snapshot = vec![row(0, BufferType::L1Small, 11616, 368), row(0, BufferType::L1, 5000, 368)];
+    let m = memory_at_failure(&i).unwrap();
+    assert_eq!(m.buffer_type, BufferType::L1Small);
+    let b = &m.live_buffers[0];
+    assert_eq!((m.live_buffers.len(), b.address, b.size_per_bank), (1, 11616, 384));
+    assert_eq!((b.origin, b.device_operation.as_deref()), (Some(Origin::ThisOperation), Some("Conv2dDeviceOperation")));
+    let retyped = l1_small_by_address(&i.graph, &i.devices);
+    let types: Vec<_> =
+        retyped.iter().filter(|n| n.is(NodeType::BufferAllocate)).map(|n| (n.address, n.buffer_type)).collect();
+    assert_eq!(types, [(Some(11616), Some(BufferType::L1Small)), (Some(5000), Some(BufferType::L1))]);
 }

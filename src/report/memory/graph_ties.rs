@@ -1,0 +1,50 @@
+//! The tensors a picture of memory looks at, placed where their producers' captured graphs put
+//! them (memory.md §4; the rule is `analysis::memory::output_places`): read only for the
+//! producers the tables leave in doubt (two outputs at one place, an output with no place).
+
+use super::memory_report::MemoryReport;
+use crate::analysis::memory::holders::producer;
+use crate::analysis::memory::{MemoryNote, TensorFacts, output_places, producers_to_tie, tie_outputs};
+use crate::analysis::model::operation_index;
+use std::collections::BTreeSet;
+
+impl MemoryReport {
+    /// Places `tensors` by the graphs of the producers the tables leave in doubt, up to
+    /// operation `n` (by index); the notes say where the graph and the tables disagree. A graph
+    /// that cannot be read leaves the tables' places.
+    pub(super) fn tie_to_graphs(&self, tensors: &mut [TensorFacts], n: usize) -> rusqlite::Result<Vec<MemoryNote>> {
+        let mut notes = Vec::new();
+        let n_id = self.operations.get(n).map_or(u64::MAX, |o| o.id);
+        for producer in producers_to_tie(tensors).into_iter().filter(|&p| p <= n_id) {
+            let Some(index) = operation_index(&self.operations, producer) else { continue };
+            let Ok(graph) = self.graphs().graph(index) else { continue };
+            let outputs = self.linked_tensor_ids("output_tensors", "output_index", &[index])?;
+            let outputs = outputs.get(&index).map(Vec::as_slice).unwrap_or_default();
+            if let Some(ties) = output_places(&graph, outputs, tensors) {
+                notes.extend(tie_outputs(tensors, producer, &ties));
+            }
+        }
+        Ok(notes)
+    }
+
+    /// The tensors `ids` as [`Self::tie_to_graphs`] places them up to operation `n` (by index):
+    /// read with the other outputs of their producers, so that two outputs recorded at one
+    /// place are seen.
+    pub(super) fn tied_facts(&self, n: usize, ids: &[u64]) -> rusqlite::Result<Vec<TensorFacts>> {
+        let mut facts = self.tensors().facts(n, &[], ids)?;
+        let producers: BTreeSet<usize> = facts
+            .iter()
+            .filter_map(|t| producer(&t.uses))
+            .filter_map(|u| operation_index(&self.operations, u.operation_id))
+            .collect();
+        let producers: Vec<usize> = producers.into_iter().collect();
+        let mut all: BTreeSet<u64> = ids.iter().copied().collect();
+        let before = all.len();
+        all.extend(self.linked_tensor_ids("output_tensors", "output_index", &producers)?.into_values().flatten());
+        if all.len() > before {
+            facts = self.tensors().facts(n, &[], &all.into_iter().collect::<Vec<_>>())?;
+        }
+        self.tie_to_graphs(&mut facts, n)?;
+        Ok(facts)
+    }
+}
