@@ -198,7 +198,9 @@ fn allocation_advice(m: &MemoryAtFailure, op: AdviceFor<'_>, out: &mut Vec<Advic
             .collect();
         let buffers = freed.iter().map(|b| (b.address, b.size_per_bank)).collect();
         out.push(Advice { kind: AdviceKind::FreeBefore { buffers }, fixes });
-        if let [only] = freed.as_slice() {
+        if let [only] = freed.as_slice()
+            && m.buffer_type != BufferType::Dram
+        {
             out.extend(to_dram(only));
         }
     }
