@@ -3,7 +3,7 @@
 //! [`failure_advice`] and [`your_fixes`], which it formats at each draw (the hex setting changes
 //! while it runs) with the same sentence `FixAnswer::sentence` holds.
 
-use crate::analysis::memory::whatif::{Advice, AdviceKind, Fix, ReplayedAdvice, not_applied};
+use crate::analysis::memory::whatif::{Advice, AdviceKind, Fix, ReplayedAdvice, Sources, not_applied};
 use crate::report::memory::replay::GraphReplay;
 use crate::report::memory::view::FailureMemory;
 use crate::report::{MemoryReport, ReportError, WhatIfOptions};
@@ -14,9 +14,11 @@ use serde::Serialize;
 pub struct FixAnswer {
     /// The fixes, as the `whatif` command takes them.
     pub fix: String,
-    /// What tt-metal would do with them: `fits`, `fails`, …, or `unknown`.
+    /// What tt-metal would do with the operation: `fits`, `does_not_fit` or `unknown`.
     pub outcome: &'static str,
-    /// Where the request would land.
+    /// What does not fit: `request` or `circular_buffers` (memory.md §9.3).
+    pub fails_on: Option<&'static str>,
+    /// Where the request would land (when the request fits; the operation may still not).
     pub address: Option<u64>,
     /// The advice line.
     pub sentence: String,
@@ -52,7 +54,7 @@ pub fn your_fixes(
         return Ok(Err(why));
     }
     let advice = Advice { kind: AdviceKind::Yours, fixes: answer.fixes.clone() };
-    Ok(Ok(ReplayedAdvice { advice, answer: Some(answer), skipped: None, source: None }))
+    Ok(Ok(ReplayedAdvice { advice, answer: Some(answer), skipped: None, sources: Sources::default() }))
 }
 
 /// The `fixes` of an entry: each replayed advice line with its outcome, address and sentence.
@@ -62,6 +64,7 @@ pub(crate) fn fix_answers(fixes: &[ReplayedAdvice], operation_id: u64, hex: bool
         .map(|r| FixAnswer {
             fix: r.fix_text(),
             outcome: r.answer.as_ref().map_or("unknown", |a| a.outcome.as_str()),
+            fails_on: r.answer.as_ref().and_then(|a| a.fails_on).map(|f| f.as_str()),
             address: r.answer.as_ref().and_then(|a| a.address),
             sentence: r.sentence(operation_id, hex),
         })

@@ -8,6 +8,7 @@ use super::memory::{MemoryAnswer, SnapshotAnswer};
 use super::sections::{FailureSection, MemorySections};
 use super::select::ExplainedError;
 use crate::analysis::beside::operation_note;
+use crate::analysis::memory::whatif::text_lines;
 use crate::analysis::memory::{failure_lines_with_fixes, operation_lines};
 use crate::analysis::model::LogPlace;
 use crate::analysis::perf::callout::PerfStatus;
@@ -217,7 +218,9 @@ impl<'r> Entries<'r> {
     fn fill(&self, section: &mut MemorySectionAnswer, s: &FailureSection) {
         let id = s.memory.operation_id();
         section.fixes = super::advice::fix_answers(&s.fixes, id, self.hex);
-        let sentences: Vec<String> = section.fixes.iter().map(|f| f.sentence.clone()).collect();
+        // The text says the first few that the user can act on; JSON has them all (§9.2).
+        let sentences: Vec<String> =
+            text_lines(&s.fixes).map(|(k, _)| section.fixes[k].sentence.clone()).collect();
         section.lines = failure_lines_with_fixes(&s.memory, &sentences, self.hex);
         section.memory = Some(MemoryAnswer::new(&s.memory));
     }

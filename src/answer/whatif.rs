@@ -20,6 +20,10 @@ pub struct WhatIfAnswer {
     check: &'static str,
     /// What tt-metal would do: `fits`, `fails`, ….
     pub outcome: &'static str,
+    /// What does not fit: `request` or `circular_buffers` (memory.md §9.3).
+    pub fails_on: Option<&'static str>,
+    /// The request alone: whether it fits and where.
+    pub request: Option<RequestAnswer>,
     buffer_type: &'static str,
     address: Option<u64>,
     largest_free_block: Option<u64>,
@@ -36,6 +40,23 @@ pub struct WhatIfAnswer {
     /// The failed operation's name, sanitised (text only).
     #[serde(skip)]
     pub operation_name: String,
+}
+
+/// The failed request alone (memory.md §9.3 `request`): whether it fits, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RequestAnswer {
+    /// It is placed.
+    pub fits: bool,
+    /// Where (null when it does not fit).
+    pub address: Option<u64>,
+}
+
+impl RequestAnswer {
+    /// The request's part of an answer; none for a circular-buffer check or when the replay
+    /// never placed it.
+    pub fn of(a: &crate::analysis::memory::whatif::Answer) -> Option<Self> {
+        a.request_fits.map(|fits| Self { fits, address: a.address.filter(|_| fits) })
+    }
 }
 
 /// A buffer in the way of the request.
@@ -87,6 +108,8 @@ impl WhatIfAnswer {
             fixes: a.fixes.iter().map(ToString::to_string).collect(),
             check: if a.circular_buffers { "circular_buffers" } else { "allocation" },
             outcome: a.outcome.as_str(),
+            fails_on: a.fails_on.map(|f| f.as_str()),
+            request: RequestAnswer::of(a),
             buffer_type: a.buffer_type.token(),
             address: a.address,
             largest_free_block: a.largest_free_block,
@@ -114,7 +137,8 @@ impl WhatIfAnswer {
 /// and the notes the sentence does not already say.
 fn text_lines(w: &WhatIf, hex: bool) -> Vec<String> {
     let a = &w.answer;
-    let mut lines = vec![format!("{}: {}", fixes_phrase(&a.fixes), answer_sentence(a, hex))];
+    let sentence = format!("{}: {}", fixes_phrase(&a.fixes), answer_sentence(a, hex));
+    let mut lines = vec![sentence.clone()];
     if let Some(room) = a.cb_room.filter(|_| a.address.is_some() && a.buffer_type == BufferType::L1) {
         let hint = a.cb_hint.map_or_else(String::new, |h| format!("; the same operation used {} before", size(h)));
         lines.push(format!("Room for circular buffers below the lowest L1 buffer: {}{hint}.", size(room)));
@@ -122,6 +146,7 @@ fn text_lines(w: &WhatIf, hex: bool) -> Vec<String> {
     lines.push(check_sentence(w));
     let said = |n: &&WhatIfNote| {
         matches!(n, WhatIfNote::CircularBuffersAfter { .. } | WhatIfNote::EarlierFailure { .. } | WhatIfNote::BeyondL1)
+            || sentence.contains(&note_text(n))
     };
     lines.extend(a.notes.iter().filter(|n| !said(n)).map(|note| format!("Note: {}.", note_text(note))));
     lines

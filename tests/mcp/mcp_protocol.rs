@@ -237,11 +237,26 @@ fn the_late_list_the_peaks_and_a_what_if_answer_as_the_cli() {
         assert_eq!(peak, json!({"peak": cli["memory_report"]["peak"]}), "{report}");
     }
     let report = fixture("a_l1_add_oom");
-    let cli = cli_json(&["whatif", "--json", &report, "--operation", "11", "--free", "2@10", "--free-late"]);
+    let cli = cli_json(&["whatif", "--json", &report, "--operation", "11", "--free", "8@10", "--free-late"]);
     let answer =
-        s.answer("what_if", json!({"report": report, "operation_id": 11, "fixes": ["free 2@10", "free-late"]}));
+        s.answer("what_if", json!({"report": report, "operation_id": 11, "fixes": ["free 8@10", "free-late"]}));
     assert_eq!(answer, cli);
     assert_eq!(answer["outcome"], "fits", "{answer}");
+    assert_eq!(answer["request"], json!({"fits": true, "address": 1105920}), "{answer}");
+    // An input of the failed add freed before it reads it is refused, with the fix that can
+    // (real tt-metal: "Input Tensor A is not allocated", fixtures/rerun/a_l1_add_oom__free_fill0_input).
+    let text = s.refusal("what_if", json!({"report": report, "operation_id": 11, "fixes": ["free 2@10"]}));
+    assert_eq!(text, cli_error(&["whatif", &report, "--operation", "11", "--free", "2@10"]));
+    assert_eq!(
+        text,
+        "error: free 2@10: tensor 2 is an input of the failed operation 11 ttnn.add: it stays live until the operation reads it, so freeing it makes no room; keeping it in DRAM can (--to-dram 2): fixtures/real/a_l1_add_oom/db.sqlite"
+    );
+    // The operation's outcome, not the request's: stale_chain's freed chain fails on its
+    // dataflow buffers (fixtures/rerun/stale_chain__free_late).
+    let report = fixture("stale_chain");
+    let answer = s.answer("what_if", json!({"report": report, "operation_id": 5, "fixes": ["free-late"]}));
+    assert_eq!(answer, cli_json(&["whatif", "--json", &report, "--operation", "5", "--free-late"]));
+    assert_eq!((&answer["outcome"], &answer["request"]), (&json!("unknown"), &json!({"fits": true, "address": 112640})));
     // Only one device and buffer type of the late list (stale_chain's six are all L1).
     let report = fixture("stale_chain");
     let all = whole(s.answer("late_tensors", json!({"report": report})));

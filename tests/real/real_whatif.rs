@@ -48,35 +48,66 @@ fn whatif(original: &str, operation: u64, args: &[&str]) -> Value {
     serde_json::from_slice(&o.stdout).expect("valid JSON")
 }
 
+/// The outcome is the operation's (memory.md §9.3): `fits` only when the re-run ran on; a
+/// re-run that placed the request and then failed on its circular buffers is `request.fits`
+/// with an outcome that is not `fits`, said "the request fits at A, but …". A re-run the fix
+/// broke (an input freed before the operation read it) is a fix `whatif` refuses.
 #[test]
 fn whatif_says_what_every_real_rerun_did() {
     let all = every_rerun();
-    assert!(all.len() >= 19, "the re-runs of fixtures/rerun/");
+    assert!(all.len() >= 21, "the re-runs of fixtures/rerun/");
     for (name, rerun) in &all {
         assert_eq!(rerun["schema"], "ttnn-tui-rerun/1", "{name}");
         let original = rerun["original"].as_str().unwrap();
         let args: Vec<&str> = rerun["whatif"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
         let id = int(&rerun["operation_id"]).unwrap();
+        if rerun["outcome"] == "other_failure" {
+            let refused = refusal(original, id, &args);
+            assert!(refused.contains("is an input of the failed operation"), "{name}: {refused}");
+            continue;
+        }
         let answer = whatif(original, id, &args);
         let request = &rerun["request"];
         let context = format!("{name}: {}", serde_json::to_string_pretty(&answer).unwrap());
         assert_eq!(answer["replay_check"], "exact", "{context}");
-        assert_eq!(answer["outcome"], rerun["outcome"], "{context}");
         let circular = request["kind"] == "circular_buffers";
         assert_eq!(answer["check"], if circular { "circular_buffers" } else { "allocation" }, "{context}");
-        if !circular && rerun["outcome"] == "fits" {
-            assert_eq!(answer["address"], request["address"], "where the request landed: {context}");
-            assert_eq!(answer["buffer_type"], request["buffer_type"], "{context}");
+        let then_clash = rerun["then"]["kind"] == "circular_buffers_clash";
+        if then_clash {
+            assert_ne!(answer["outcome"], "fits", "the operation failed on its circular buffers: {context}");
+        } else {
+            assert_eq!(answer["outcome"], rerun["outcome"], "{context}");
+        }
+        if !circular {
+            let placed = rerun["outcome"] == "fits";
+            assert_eq!(answer["request"]["fits"], placed, "{context}");
+            if placed {
+                assert_eq!(answer["address"], request["address"], "where the request landed: {context}");
+                assert_eq!(answer["request"]["address"], request["address"], "{context}");
+                assert_eq!(answer["buffer_type"], request["buffer_type"], "{context}");
+            }
         }
         if !rerun["largest_free_block"].is_null() {
             assert_eq!(answer["largest_free_block"], rerun["largest_free_block"], "{context}");
         }
-        // A re-run that placed the request and then failed on its circular buffers is said as
-        // "fits, but …"; one that ran on is not.
         let sentence = answer["sentence"].as_str().unwrap();
-        let then_clash = rerun["then"]["kind"] == "circular_buffers_clash";
         assert_eq!(sentence.contains("of circular buffers at operation"), then_clash, "{context}");
     }
+}
+
+/// `whatif ORIGINAL --operation N ARGS…` refused: exit 1, nothing on stdout, the folder as it
+/// was; the one-line error.
+fn refusal(original: &str, operation: u64, args: &[&str]) -> String {
+    let dir = fixtures().join(original);
+    let before = folder_bytes(&dir);
+    let operation = operation.to_string();
+    let mut all = vec!["whatif", original, "--operation", &operation];
+    all.extend_from_slice(args);
+    let o = run(&all, Some(&fixtures()));
+    assert_eq!(o.status.code(), Some(1), "{all:?}: {}", String::from_utf8_lossy(&o.stdout));
+    assert!(o.stdout.is_empty(), "{all:?}");
+    assert_eq!(folder_bytes(&dir), before);
+    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]
@@ -138,27 +169,46 @@ fn the_replay_reproduces_every_real_fixture() {
 }
 
 /// The advice explain gives is the fix a re-run recorded: where the two meet, the same outcome
-/// and address (memory.md §9.2).
+/// and address (memory.md §9.2), ranked frees before moves; no line says `fits` where the re-run
+/// failed (stale_chain__free_late placed the output, then failed on its dataflow buffers).
 #[test]
 fn explain_advice_says_what_the_reruns_did() {
     for (scenario, line) in [
-        ("l1_fragmented", "  Freeing tensor 5 after operation 15: the 256 KiB request fits at 1105920."),
-        ("a_l1_add_oom", "  Placing the output in DRAM: the 684 KiB DRAM request fits at 1048640."),
+        ("l1_fragmented", "  Freeing tensor 5 after operation 15: the 256 KiB-per-bank request fits at 1105920."),
+        ("a_l1_add_oom", "  Placing the output in DRAM: the 684 KiB-per-bank DRAM request fits at 1048640."),
+        (
+            "a_l1_add_oom",
+            "  Keeping tensor 2, an input of the operation, in DRAM: the 128 KiB-per-bank request fits at 188416.",
+        ),
+        (
+            "sharded_add_oom",
+            "  Keeping tensor 26, an input of the operation, in DRAM: the 128 KiB-per-bank request fits at 188416.",
+        ),
         (
             "l1_small_oom",
-            "  Opening the device with l1_small_size=4096 (at least the request rounded up to 32 B; the operation may need several L1_SMALL buffers): the 4 KiB L1_SMALL request fits at 1495040.",
+            "  Opening the device with l1_small_size=4096 (at least what the operation's L1_SMALL buffers the report shows need, each aligned to 32 B; the operation may need more): the 4 KiB-per-bank L1_SMALL request fits at 1495040.",
         ),
         (
             "small_model",
-            "  Freeing the 4 tensors held past their last use right after it (tensors 17, 20, 11 and 3): the 1.25 MiB request fits at 155648.",
+            "  Freeing the 4 tensors held past their last use, each right after it (tensors 17, 20, 11 and 1 more): the 1.25 MiB-per-bank request fits at 155648.",
         ),
+        ("small_model", "  Placing the output in DRAM: the 6.67 MiB-per-bank DRAM request fits at 8040512."),
         (
             "stale_chain",
-            "  Freeing the 6 tensors held past their last use right after it (tensors 7, 24, 21, 18, 15 and 11): the 1 MiB request fits at 112640, but ttnn.add used 12 KiB of circular buffers at operation 2 and only 7 KiB would be left below it.",
+            "  Freeing the 6 tensors held past their last use, each right after it (tensors 7, 24, 21 and 3 more): the 1 MiB-per-bank request fits at 112640, but ttnn.add used 12 KiB of circular buffers at operation 2 and only 7 KiB would be left below it: ttnn.matmul records none of its own, so whether they fit is unknown.",
+        ),
+        ("stale_chain", "  Placing the output in DRAM: the 5.33 MiB-per-bank DRAM request fits at 1048640."),
+        (
+            "cb_clash_own_output",
+            "  Keeping tensor 35 in DRAM: the circular buffers still clash with 1 L1 buffer: tensor 43 at 114688 (8 KiB per bank).",
         ),
         (
             "cb_clash_own_output",
-            "  Placing the output in DRAM and keeping tensor 35 in DRAM: the circular buffers, up to 118112, fit below the lowest L1 buffer, at 122880.",
+            "  Placing the output in DRAM: the circular buffers still clash with 1 L1 buffer: tensor 35 at 114688 (8 KiB per bank).",
+        ),
+        (
+            "c_cb_clash",
+            "  Freeing tensor 32 after operation 13: the circular buffers, up to 118112, fit below the lowest L1 buffer, at 188416.",
         ),
         (
             "c_cb_clash",
@@ -169,6 +219,36 @@ fn explain_advice_says_what_the_reruns_did() {
         let text = String::from_utf8(o.stdout).unwrap();
         assert!(text.lines().any(|l| l == line), "{scenario}: {line:?} in\n{text}");
     }
+}
+
+/// The advice in the order it is said, and at most five lines of it in the text; JSON has
+/// every candidate replayed (memory.md §9.2): a_l1_add_oom's free first, then the moves, the
+/// output in DRAM last.
+#[test]
+fn advice_is_ranked_and_the_text_says_five_lines() {
+    let o = run(&["explain", "a_l1_add_oom"], Some(&fixtures()));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let said: Vec<&str> =
+        text.lines().filter(|l| l.starts_with("  Freeing") || l.starts_with("  Keeping") || l.starts_with("  Placing")).collect();
+    assert_eq!(
+        said,
+        [
+            "  Freeing tensor 8 after operation 10: the 128 KiB-per-bank request fits at 1105920.",
+            "  Keeping tensor 8 in DRAM: the 128 KiB-per-bank request fits at 188416.",
+            "  Keeping tensor 5, an input of the operation, in DRAM: the 128 KiB-per-bank request fits at 188416.",
+            "  Keeping tensor 2, an input of the operation, in DRAM: the 128 KiB-per-bank request fits at 188416.",
+            "  Placing the output in DRAM: the 684 KiB-per-bank DRAM request fits at 1048640.",
+        ]
+    );
+    let o = run(&["explain", "stale_chain"], Some(&fixtures()));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let json: Value = serde_json::from_slice(&run(&["explain", "--json", "stale_chain"], Some(&fixtures())).stdout).unwrap();
+    let fixes = json["operations"][0]["fixes"].as_array().expect("fixes").clone();
+    let in_text = fixes.iter().filter(|f| text.contains(f["sentence"].as_str().unwrap())).count();
+    assert!(fixes.len() > 5, "{fixes:?}");
+    assert_eq!(in_text, 5);
+    let late = fixes.iter().find(|f| f["fix"].as_str().unwrap().matches("free ").count() == 6).unwrap();
+    assert_eq!((late["outcome"].as_str(), late["address"].as_u64()), (Some("unknown"), Some(112_640)));
 }
 
 /// Every recorded release replays exactly too — 0.66's live writer, 0.80's importer, and 0.75,
@@ -229,7 +309,35 @@ fn a_fix_that_cannot_act_on_the_run_is_refused() {
         assert!(o.stdout.is_empty(), "{all:?}");
     }
     assert_eq!(folder_bytes(&dir), before);
-    let twice = whatif("a_l1_add_oom", 11, &["--free", "2@10", "--free", "2@10"]);
-    assert_eq!(twice, whatif("a_l1_add_oom", 11, &["--free", "2@10"]));
-    assert_eq!(twice["fixes"], serde_json::json!(["free 2@10"]));
+    let twice = whatif("a_l1_add_oom", 11, &["--free", "8@10", "--free", "8@10"]);
+    assert_eq!(twice, whatif("a_l1_add_oom", 11, &["--free", "8@10"]));
+    assert_eq!(twice["fixes"], serde_json::json!(["free 8@10"]));
+}
+
+/// An input of the failed operation freed at, before or after it is refused, never replayed,
+/// with the fix that can (issue 28 §1): real tt-metal, given `ttnn.deallocate(fill0)` after
+/// operation 10, fails the add with "Input Tensor A is not allocated"
+/// (fixtures/rerun/a_l1_add_oom__free_fill0_input); the input in DRAM fits where the re-run
+/// says (a_l1_add_oom__fill0_to_dram, sharded_add_oom__a_to_dram).
+#[test]
+fn freeing_an_input_of_the_failed_operation_is_refused_with_the_fix_that_can() {
+    let why = |t: u64| {
+        format!(
+            "tensor {t} is an input of the failed operation 11 ttnn.add: it stays live until the operation reads it, so freeing it makes no room; keeping it in DRAM can (--to-dram {t})"
+        )
+    };
+    for (scenario, fix, t) in [
+        ("a_l1_add_oom", "2", 2),
+        ("a_l1_add_oom", "2@10", 2),
+        ("a_l1_add_oom", "5@1", 5),
+        ("sharded_add_oom", "26@10", 26),
+        ("sharded_add_oom", "29", 29),
+    ] {
+        let refused = refusal(scenario, 11, &["--free", fix]);
+        assert_eq!(refused, format!("error: free {fix}: {}: {scenario}/db.sqlite\n", why(t)), "{scenario} {fix}");
+    }
+    let moved = whatif("sharded_add_oom", 11, &["--to-dram", "26"]);
+    assert_eq!((moved["outcome"].as_str(), moved["address"].as_u64()), (Some("fits"), Some(188_416)));
+    assert_eq!(moved["request"], serde_json::json!({"fits": true, "address": 188416}));
+    assert_eq!(moved["fails_on"], Value::Null);
 }

@@ -11,8 +11,8 @@ use crate::analysis::graph::nodes::NodeType;
 use crate::analysis::memory::SnapshotRow;
 use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::whatif::{
-    Answer, CircularBufferUse, DeviceView, Fix, OperationRecord, Place, Plan, Recorded, Regions, ReplayedAdvice,
-    Request, WhatIfNote, WhatIfRun, advice, request_page,
+    AdviceFor, Answer, CircularBufferUse, DeviceView, FailedOperation, Fix, OperationRecord, Place, Plan, Recorded, Regions, ReplayedAdvice,
+    Request, Sources, WhatIfNote, WhatIfRun, advice, not_applied, rank, request_page,
 };
 use crate::analysis::memory::{Basis, MemoryAtFailure};
 use crate::analysis::messages::failure::{BufferType, FailureKind};
@@ -171,6 +171,11 @@ impl MemoryReport {
             failed: true,
         });
         let request = request_of(&failure, device, m);
+        // A clash "past an L1 buffer at A" where nothing recorded lies at A: the failed
+        // operation's own allocation, which this release does not record (memory.md §9.3).
+        if let Some(a) = own_unrecorded(&failure, m) {
+            run.own_allocation_at(a);
+        }
         let inputs: Vec<(Place, u64)> = m
             .live_buffers
             .iter()
@@ -178,8 +183,15 @@ impl MemoryReport {
             .map(|b| ((device, m.buffer_type), b.address))
             .collect();
         let hint = self.cb_hint(index, run.regions().l1.map(|(a, _)| a));
+        let failed = FailedOperation {
+            operation_id: op.id,
+            operation_name: &op.name,
+            inputs: &inputs,
+            cb_hint: hint,
+            more_after: more_after_request(&op.name, request.as_ref()),
+        };
         let mut answer = match request {
-            Some(request) => run.answer(op.id, fixes.to_vec(), request, &inputs, hint),
+            Some(request) => run.answer_for(failed, fixes.to_vec(), request),
             None => return Ok(self.unknown(index, fixes, "the message gives no request to place")),
         };
         answer.notes.splice(0..0, notes);
@@ -205,6 +217,8 @@ impl MemoryReport {
             fixes: fixes.to_vec(),
             circular_buffers: false,
             outcome: crate::analysis::memory::whatif::Outcome::Unknown,
+            fails_on: None,
+            request_fits: None,
             buffer_type: BufferType::L1,
             address: None,
             size_per_bank: None,
@@ -355,6 +369,22 @@ fn distinct(fixes: &[Fix]) -> Vec<Fix> {
     out
 }
 
+/// A clash "past an L1 buffer at A" where nothing recorded lies at A: A is the failed
+/// operation's own allocation, which the release does not record (memory.md §9.3).
+fn own_unrecorded(failure: &crate::analysis::messages::failure::AllocationFailure, m: &MemoryAtFailure) -> Option<u64> {
+    let a = failure.figures.l1_buffer_address?;
+    let clash = matches!(failure.kind, FailureKind::CircularBuffersClash);
+    (clash && !m.live_buffers.iter().any(|b| b.address == a)).then_some(a)
+}
+
+/// What the failed operation is known to allocate after its request that no report shows:
+/// conv2d allocates several L1_SMALL buffers (its halo and sharding configs) and a report of the
+/// failure shows only the first that failed (memory.md §9).
+fn more_after_request(name: &str, request: Option<&Request>) -> Option<WhatIfNote> {
+    let l1_small = matches!(request, Some(Request::Allocation { place: (_, BufferType::L1Small), .. }));
+    (l1_small && name.contains("conv")).then(|| WhatIfNote::MoreAfterRequest { operation_name: name.to_string() })
+}
+
 /// The failed request as the replay places it.
 fn request_of(
     failure: &crate::analysis::messages::failure::AllocationFailure,
@@ -382,41 +412,61 @@ fn request_of(
     }
 }
 
+/// The operation a fix frees after, when it is a free.
+fn frees_after(f: &Fix) -> Option<u64> {
+    match f {
+        Fix::Free { after: Some(k), .. } | Fix::FreeBuffer { after: k, .. } => Some(*k),
+        _ => None,
+    }
+}
+
 /// Replays that would start more than this many operations before the failure are left to
 /// `ttnn-tui whatif` rather than run for every failure `explain` prints.
 pub const FIX_REPLAY_WINDOW: usize = 5_000;
 
 impl MemoryReport {
-    /// Every advice line of a failure (memory.md §9.2), each replayed: the operation (by index)
-    /// and its memory at the failure.
+    /// Every advice line of a failure (memory.md §9.2), each replayed and ranked: the operation
+    /// (by index) and its memory at the failure.
     pub fn failure_fixes(&self, index: usize, m: &MemoryAtFailure) -> Result<Vec<ReplayedAdvice>, ReportError> {
-        let previous = self.previous(index);
+        let failure = self.error_of(index).and_then(|e| e.failure.clone());
+        let op = AdviceFor {
+            operation_name: &self.operations[index].name,
+            previous: self.previous(index),
+            own_unrecorded: failure.as_ref().and_then(|f| own_unrecorded(f, m)),
+        };
+        let candidates = advice(m, op);
+        let after: Vec<u64> = candidates
+            .iter()
+            .flat_map(|a| a.fixes.iter())
+            .filter_map(|f| match f {
+                Fix::Free { after: Some(k), .. } | Fix::FreeBuffer { after: k, .. } => Some(*k),
+                _ => None,
+            })
+            .collect();
+        let mut known: Vec<(u64, String)> = self.model_sources(after.into_iter()).into_iter().collect();
+        known.sort_unstable();
         let mut out = Vec::new();
-        for advice in advice(m, previous) {
+        for advice in candidates {
+            let sources = Sources(
+                known.iter().filter(|(k, _)| advice.fixes.iter().any(|f| frees_after(f) == Some(*k))).cloned().collect(),
+            );
             if advice.fixes.is_empty() {
-                out.push(ReplayedAdvice { advice, answer: None, skipped: None, source: None });
+                out.push(ReplayedAdvice { advice, answer: None, skipped: None, sources });
                 continue;
             }
-            let after: Vec<u64> = advice
-                .fixes
-                .iter()
-                .filter_map(|f| match f {
-                    Fix::Free { after: Some(k), .. } | Fix::FreeBuffer { after: k, .. } => Some(*k),
-                    _ => None,
-                })
-                .collect();
-            let source = match after.as_slice() {
-                [k, rest @ ..] if rest.iter().all(|r| r == k) => self.model_sources(std::iter::once(*k)).remove(k),
-                _ => None,
-            };
             let span = self.replay_span(index, &advice.fixes, m)?;
             if span > FIX_REPLAY_WINDOW {
-                out.push(ReplayedAdvice { advice, answer: None, skipped: Some(span), source });
+                out.push(ReplayedAdvice { advice, answer: None, skipped: Some(span), sources });
                 continue;
             }
             let answer = self.what_if_at(index, &advice.fixes, &WhatIfOptions::default(), Some(m))?.answer;
-            out.push(ReplayedAdvice { advice, answer: Some(answer), skipped: None, source });
+            // A candidate the run refuses (a tensor not live then) is no advice.
+            if not_applied(&answer.notes).is_some() {
+                continue;
+            }
+            out.push(ReplayedAdvice { advice, answer: Some(answer), skipped: None, sources });
         }
+        rank(&mut out);
         Ok(out)
     }
 

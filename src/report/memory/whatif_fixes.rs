@@ -59,6 +59,10 @@ impl MemoryReport {
                         out.not_applied(fix, format!("the report records no address of tensor {tensor}"));
                         continue;
                     };
+                    if let Some(why) = self.input_refusal(index, t, (place, address), m) {
+                        out.not_applied(fix, why);
+                        continue;
+                    }
                     let k =
                         after.or_else(|| last_use(&t.uses, n)).or_else(|| producer(&t.uses).map(|u| u.operation_id));
                     match k.filter(|&k| k < n) {
@@ -135,6 +139,24 @@ impl MemoryReport {
             }
         }
         Ok(out)
+    }
+
+    /// Why freeing tensor `t` cannot help the failed operation (by index) when `t` is one of its
+    /// inputs: it is live until the operation reads it, whenever the free is said to happen
+    /// (memory.md §9.3: refused, with the fix that can).
+    fn input_refusal(&self, index: usize, t: &TensorFacts, (place, address): (Place, u64), m: &MemoryAtFailure) -> Option<String> {
+        let op = &self.operations[index];
+        let read_by_n = t.uses.iter().any(|u| !u.output && u.operation_id == op.id);
+        let held_as_input =
+            place.1 == m.buffer_type && m.live_buffers.iter().any(|b| b.input_of_operation && b.address == address);
+        (read_by_n || held_as_input).then(|| {
+            let id = t.tensor_id;
+            format!(
+                "tensor {id} is an input of the failed operation {} {}: it stays live until the operation reads it, so freeing it makes no room; keeping it in DRAM can (--to-dram {id})",
+                op.id,
+                op.name
+            )
+        })
     }
 
     /// Whether a buffer of the followed device is live at `address` after operation `k`, as its

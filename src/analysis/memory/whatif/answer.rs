@@ -28,6 +28,25 @@ impl Outcome {
     }
 }
 
+/// The part of the operation that does not fit (memory.md §9.3 `fails_on`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailsOn {
+    /// The failed request itself.
+    Request,
+    /// Its circular buffers: the region the operation needs from the allocator's start.
+    CircularBuffers,
+}
+
+impl FailsOn {
+    /// The JSON value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Request => "request",
+            Self::CircularBuffers => "circular_buffers",
+        }
+    }
+}
+
 /// The failed request, as its message gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Request {
@@ -140,12 +159,15 @@ pub enum WhatIfNote {
         /// How many.
         count: usize,
     },
-    /// The circular buffers the same operation used earlier in the run would not fit below it.
+    /// The circular buffers an earlier operation used would not fit below the lowest L1 buffer.
     CircularBuffersAfter {
         /// The earlier operation.
         operation_id: u64,
         /// Its name.
         operation_name: String,
+        /// The failed operation's name when it differs (a weaker hint: whether the failed
+        /// operation's own fit is unknown); none for the same operation earlier (`cb_hint`).
+        other_than: Option<String>,
         /// Its circular-buffer region, from the allocator's start.
         used: u64,
         /// The room left below the lowest L1 buffer.
@@ -155,6 +177,18 @@ pub enum WhatIfNote {
     BeyondL1,
     /// An L1_SMALL request: the operation may need several such buffers.
     SeveralL1Small,
+    /// The operation is known to allocate more after the request than the report shows (conv2d's
+    /// L1_SMALL buffers): whether the rest fits is unknown.
+    MoreAfterRequest {
+        /// The operation's name.
+        operation_name: String,
+    },
+    /// The report shows an allocator mode the model does not cover (one buffer at different
+    /// addresses on different cores or devices).
+    AllocatorMode {
+        /// What was seen, a clause.
+        what: String,
+    },
 }
 
 /// The memory of the request's buffer type once the fix is in and the request placed (when it
@@ -182,11 +216,18 @@ pub struct Answer {
     pub fixes: Vec<Fix>,
     /// What was checked: an allocation, or the circular buffers.
     pub circular_buffers: bool,
-    /// What tt-metal would do.
+    /// What tt-metal would do with the operation: `Fits` only when everything it is known to
+    /// allocate fits (memory.md §9.3).
     pub outcome: Outcome,
+    /// The part that does not fit, when the outcome is `DoesNotFit` for the request or its
+    /// circular buffers.
+    pub fails_on: Option<FailsOn>,
+    /// Whether the request itself fits (allocation checks; none for circular-buffer checks and
+    /// when it was not placed at all); [`Answer::address`] is where.
+    pub request_fits: Option<bool>,
     /// The buffer type the request was placed in (DRAM when moved there).
     pub buffer_type: BufferType,
-    /// The request's address when it fits.
+    /// The request's address when the request fits (the operation may still not).
     pub address: Option<u64>,
     /// The request per bank, in the buffer type it was placed in.
     pub size_per_bank: Option<u64>,

@@ -2,7 +2,7 @@
 //! (`machine.rs`), and the answer for the failed request once every operation up to it is given.
 
 use super::answer::{
-    AfterFix, Answer, CircularBufferUse, InTheWay, Mismatch, Outcome, ReplayCheck, Request, WhatIfNote,
+    AfterFix, Answer, CircularBufferUse, FailsOn, InTheWay, Mismatch, Outcome, ReplayCheck, Request, WhatIfNote,
 };
 use super::fix::Fix;
 use super::machine::{Fixed, Recording};
@@ -13,6 +13,24 @@ use crate::analysis::memory::map::build_map;
 use crate::analysis::memory::model::{LiveBuffer, NoFit, Origin, Region, RegionSource};
 use crate::analysis::messages::failure::BufferType;
 
+/// The failed operation as the answer needs it: its id and name, its input buffers (place,
+/// recorded address), which cannot be freed before it runs, the circular buffers of an earlier
+/// operation (`cb_hint`), and what it is known to allocate after the request that the report
+/// does not show (its outcome is then unknown).
+#[derive(Debug, Clone)]
+pub struct FailedOperation<'a> {
+    /// Its id.
+    pub operation_id: u64,
+    /// Its name.
+    pub operation_name: &'a str,
+    /// Its input buffers.
+    pub inputs: &'a [(Place, u64)],
+    /// The circular buffers of the most recent earlier operation of the same name (else of any).
+    pub cb_hint: Option<CircularBufferUse>,
+    /// What it allocates after the request that the report cannot show, as a note.
+    pub more_after: Option<WhatIfNote>,
+}
+
 /// A replay under way: the sequence being rebuilt, the run as recorded with the policy's
 /// predictions, and the run with the fixes.
 #[derive(Debug, Clone)]
@@ -22,6 +40,9 @@ pub struct WhatIfRun {
     fixed: Fixed,
     regions: Regions,
     fixed_regions: Regions,
+    /// The failed operation's own L1 allocation that the report does not record, at the address
+    /// its circular-buffer message names.
+    own_unrecorded: Option<u64>,
 }
 
 impl WhatIfRun {
@@ -36,7 +57,20 @@ impl WhatIfRun {
             fixed: Fixed::new(device, &fixed_regions, plan, changed),
             regions,
             fixed_regions,
+            own_unrecorded: None,
         }
+    }
+
+    /// The failed operation allocated an L1 buffer at `address` that the report does not record
+    /// (a release that records nothing of the failed operation; its clash message names it): it
+    /// is placed there before any fix is judged, and goes only with the output in DRAM.
+    pub fn own_allocation_at(&mut self, address: u64) {
+        self.own_unrecorded = Some(address);
+    }
+
+    /// The unrecorded own allocation, where it stays in the fixed run.
+    fn own_in_fixed(&self) -> Option<u64> {
+        self.own_unrecorded.filter(|_| !self.fixed.plan().output_to_dram)
     }
 
     /// The sequence so far (its live buffers name the fixes' targets).
@@ -70,13 +104,20 @@ impl WhatIfRun {
     /// which cannot be freed before it runs; `cb_hint`: the circular buffers of the most
     /// recent earlier operation of the same name.
     pub fn answer(
-        mut self,
+        self,
         operation_id: u64,
         fixes: Vec<Fix>,
         request: Request,
         inputs: &[(Place, u64)],
         cb_hint: Option<CircularBufferUse>,
     ) -> Answer {
+        let failed = FailedOperation { operation_id, operation_name: "", inputs, cb_hint, more_after: None };
+        self.answer_for(failed, fixes, request)
+    }
+
+    /// [`Self::answer`] for the failed operation as [`FailedOperation`] describes it.
+    pub fn answer_for(mut self, failed: FailedOperation<'_>, fixes: Vec<Fix>, request: Request) -> Answer {
+        let FailedOperation { operation_id, operation_name, inputs, cb_hint, more_after } = failed;
         let device = self.seq.view.device_id;
         let mut notes = std::mem::take(&mut self.fixed.notes);
         if self.seq.unknown_frees > 0 {
@@ -101,6 +142,8 @@ impl WhatIfRun {
             fixes,
             circular_buffers: matches!(request, Request::CircularBuffers { .. }),
             outcome: Outcome::Unknown,
+            fails_on: None,
+            request_fits: None,
             buffer_type: BufferType::L1,
             address: None,
             size_per_bank: None,
@@ -131,12 +174,24 @@ impl WhatIfRun {
             && let (Some(room), Some(hint)) = (answer.cb_room, cb_hint)
             && hint.used > room
         {
+            // The operation's circular buffers are checked after its outputs are placed
+            // (memory.md §9): as the same operation used them earlier, they do not fit; as
+            // another one did, whether its own fit is unknown.
+            answer.outcome = if hint.same_name { Outcome::DoesNotFit } else { Outcome::Unknown };
+            answer.fails_on = hint.same_name.then_some(FailsOn::CircularBuffers);
             answer.notes.push(WhatIfNote::CircularBuffersAfter {
                 operation_id: hint.operation_id,
                 operation_name: hint.operation_name,
+                other_than: (!hint.same_name).then(|| operation_name.to_string()),
                 used: hint.used,
                 room,
             });
+        }
+        if answer.outcome == Outcome::Fits
+            && let Some(more) = more_after
+        {
+            answer.outcome = Outcome::Unknown;
+            answer.notes.push(more);
         }
         answer
     }
@@ -151,7 +206,8 @@ impl WhatIfRun {
             }
             Request::CircularBuffers { region_end, beyond_l1 } => {
                 let l1 = self.recording.allocators.get(&(self.seq.view.device_id, BufferType::L1))?;
-                let clash = l1.lowest_used().is_some_and(|lowest| lowest < region_end);
+                let lowest = l1.lowest_used().into_iter().chain(self.own_unrecorded).min();
+                let clash = lowest.is_some_and(|lowest| lowest < region_end);
                 (!beyond_l1 && !clash).then(|| (BufferType::L1, l1.lowest_used()))
             }
         }
@@ -189,11 +245,14 @@ impl WhatIfRun {
         match a.allocate(need) {
             Some(address) => {
                 answer.outcome = Outcome::Fits;
+                answer.request_fits = Some(true);
                 answer.address = Some(address);
                 answer.cb_room = self.cb_room(device);
             }
             None => {
                 answer.outcome = Outcome::DoesNotFit;
+                answer.fails_on = Some(FailsOn::Request);
+                answer.request_fits = Some(false);
                 answer.largest_free_block = Some(a.largest_free());
                 answer.in_the_way = self.in_the_way_of(place, need, inputs, answer.operation_id);
             }
@@ -260,11 +319,16 @@ impl WhatIfRun {
             answer.notes.push(WhatIfNote::RegionUnknown { buffer_type: BufferType::L1 });
             return;
         }
-        answer.cb_room = self.cb_room(device);
-        let lowest = self.fixed.allocators.get(&place).and_then(|a| a.lowest_used());
+        let own = self.own_in_fixed();
+        let lowest = self.fixed.allocators.get(&place).and_then(|a| a.lowest_used()).into_iter().chain(own).min();
+        answer.cb_room = self.cb_room(device).map(|room| match (own, self.regions.l1) {
+            (Some(a), Some((start, _))) => room.min(a.saturating_sub(start)),
+            _ => room,
+        });
         answer.cb_region = Some((region_end, lowest));
         if beyond_l1 {
             answer.outcome = Outcome::DoesNotFit;
+            answer.fails_on = Some(FailsOn::CircularBuffers);
             answer.notes.push(WhatIfNote::BeyondL1);
             return;
         }
@@ -275,7 +339,22 @@ impl WhatIfRun {
             .filter(|&(_, address, _)| address < region_end)
             .map(|(id, address, size)| self.in_the_way(id, address, size))
             .collect();
-        answer.outcome = if answer.in_the_way.is_empty() { Outcome::Fits } else { Outcome::DoesNotFit };
+        if let Some(a) = own.filter(|&a| a < region_end) {
+            let own = InTheWay {
+                address: a,
+                size_per_bank: 0,
+                recorded_address: a,
+                operation_id: Some(answer.operation_id),
+                tensor_id: None,
+            };
+            let at = answer.in_the_way.partition_point(|b| b.address < a);
+            answer.in_the_way.insert(at, own);
+        }
+        (answer.outcome, answer.fails_on) = if answer.in_the_way.is_empty() {
+            (Outcome::Fits, None)
+        } else {
+            (Outcome::DoesNotFit, Some(FailsOn::CircularBuffers))
+        };
     }
 
     /// The picture of the request's buffer type after the fix (the request placed when it fits).

@@ -125,7 +125,7 @@ fn freeing_a_holder_after_an_operation_opens_its_place() {
     assert_eq!(a.replay_check, ReplayCheck::Exact, "the check replays the run as recorded");
     assert_eq!((a.outcome, a.address), (Outcome::Fits, Some(A)));
     assert_eq!(a.cb_room, Some(0));
-    assert_eq!(answer_sentence(&a, false), "the 128 B request fits at 1024.");
+    assert_eq!(answer_sentence(&a, false), "the 128 B-per-bank request fits at 1024.");
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn the_output_in_dram_is_placed_bottom_up_from_the_dram_base() {
     assert_eq!(a.buffer_type, BufferType::Dram);
     // 1280 B in pages of 128 over 12 banks: one page per bank.
     assert_eq!((a.outcome, a.address, a.size_per_bank), (Outcome::Fits, Some(64), Some(128)));
-    assert_eq!(answer_sentence(&a, false), "the 128 B DRAM request fits at 64.");
+    assert_eq!(answer_sentence(&a, false), "the 128 B-per-bank DRAM request fits at 64.");
 }
 
 #[test]
@@ -174,7 +174,7 @@ fn a_free_that_does_not_help_says_what_is_in_the_way() {
     assert_eq!((w.address, w.recorded_address, w.operation_id, w.tensor_id), (at(3), at(3), Some(3), Some(3)));
     assert_eq!(
         answer_sentence(&a, false),
-        "the 128 B request does not fit: the largest free block is 0 B; in the way: tensor 3 at 1920 (128 B)."
+        "the 128 B-per-bank request does not fit: the largest free block is 0 B; in the way: tensor 3 at 1920 (128 B per bank)."
     );
 }
 
@@ -248,7 +248,7 @@ fn circular_buffers_fit_once_the_lowest_buffer_moves_to_dram_and_not_before() {
     let a = filled(plan()).answer(11, vec![], clash, &[], None);
     assert_eq!(a.replay_check, ReplayCheck::Exact);
     assert_eq!(a.outcome, Outcome::DoesNotFit);
-    assert_eq!(answer_sentence(&a, false), "the circular buffers clash with 1 L1 buffer: tensor 10 at 1024 (128 B).");
+    assert_eq!(answer_sentence(&a, false), "the circular buffers clash with 1 L1 buffer: tensor 10 at 1024 (128 B per bank).");
     let p = Plan {
         to_dram: vec![DramMove {
             tensor_id: Some(10),
@@ -269,14 +269,25 @@ fn circular_buffers_fit_once_the_lowest_buffer_moves_to_dram_and_not_before() {
 }
 
 #[test]
-fn fits_then_the_circular_buffers_the_operation_used_before_do_not() {
+fn the_request_fits_but_the_circular_buffers_the_operation_used_before_do_not() {
     let mut p = plan();
     p.free_after.push((10, (D, BufferType::L1), at(10)));
     let hint = CircularBufferUse { operation_id: 5, operation_name: "ttnn.matmul".into(), used: 12, same_name: true };
-    let a = filled(p).answer(11, vec![], request(), &[], Some(hint));
-    assert_eq!((a.outcome, a.address, a.cb_room, a.cb_hint), (Outcome::Fits, Some(A), Some(0), Some(12)));
+    let a = filled(p.clone()).answer(11, vec![], request(), &[], Some(hint.clone()));
+    // The operation's outcome, not the request's (memory.md §9.3).
+    assert_eq!((a.outcome, a.fails_on, a.request_fits), (Outcome::DoesNotFit, Some(FailsOn::CircularBuffers), Some(true)));
+    assert_eq!((a.address, a.cb_room, a.cb_hint), (Some(A), Some(0), Some(12)));
     assert_eq!(
         answer_sentence(&a, false),
-        "the 128 B request fits at 1024, but ttnn.matmul used 12 B of circular buffers at operation 5 and only 0 B would be left below it."
+        "the 128 B-per-bank request fits at 1024, but ttnn.matmul used 12 B of circular buffers at operation 5 and only 0 B would be left below it: the operation would fail on its circular buffers."
+    );
+    // Another operation's circular buffers are a weaker hint: the outcome is unknown.
+    let other = CircularBufferUse { operation_name: "ttnn.add".into(), same_name: false, ..hint };
+    let failed = FailedOperation { operation_id: 11, operation_name: "ttnn.matmul", inputs: &[], cb_hint: Some(other), more_after: None };
+    let a = filled(p).answer_for(failed, vec![], request());
+    assert_eq!((a.outcome, a.fails_on, a.request_fits, a.cb_hint), (Outcome::Unknown, None, Some(true), None));
+    assert_eq!(
+        answer_sentence(&a, false),
+        "the 128 B-per-bank request fits at 1024, but ttnn.add used 12 B of circular buffers at operation 5 and only 0 B would be left below it: ttnn.matmul records none of its own, so whether they fit is unknown."
     );
 }

@@ -13,8 +13,11 @@ fn address(a: u64, hex: bool) -> String {
 
 /// A buffer in the way: `tensor 12 at 110592 (76 KiB)`.
 fn in_the_way(b: &InTheWay, hex: bool) -> String {
+    if b.size_per_bank == 0 && b.tensor_id.is_none() {
+        return format!("the operation's own buffer at {} (not recorded)", address(b.address, hex));
+    }
     let who = b.tensor_id.map_or_else(|| "a buffer".to_string(), |t| format!("tensor {t}"));
-    format!("{who} at {} ({})", address(b.address, hex), size(b.size_per_bank))
+    format!("{who} at {} ({} per bank)", address(b.address, hex), size(b.size_per_bank))
 }
 
 fn listed(buffers: &[InTheWay], hex: bool) -> String {
@@ -43,20 +46,12 @@ fn outcome(a: &Answer, hex: bool) -> String {
         BufferType::L1 => String::new(),
         other => format!(" {}", other.token()),
     };
-    let request =
-        a.size_per_bank.map_or_else(|| "the request".to_string(), |s| format!("the {}{kind} request", size(s)));
+    let request = a
+        .size_per_bank
+        .map_or_else(|| "the request".to_string(), |s| format!("the {}-per-bank{kind} request", size(s)));
     match (a.circular_buffers, a.outcome) {
-        (false, Outcome::Fits) => {
-            let at = a.address.map_or_else(String::new, |x| format!(" at {}", address(x, hex)));
-            match a.notes.iter().find(|n| matches!(n, WhatIfNote::CircularBuffersAfter { .. })) {
-                Some(WhatIfNote::CircularBuffersAfter { operation_id, operation_name, used, room }) => format!(
-                    "{request} fits{at}, but {operation_name} used {} of circular buffers at operation {operation_id} and only {} would be left below it.",
-                    size(*used),
-                    size(*room)
-                ),
-                _ => format!("{request} fits{at}."),
-            }
-        }
+        (false, Outcome::Fits) => fits_but(a, &request, hex),
+        (false, _) if a.request_fits == Some(true) => fits_but(a, &request, hex),
         (false, Outcome::DoesNotFit) => {
             let would = if a.fixes.is_empty() { "is" } else { "would be" };
             let largest =
@@ -91,6 +86,34 @@ fn outcome(a: &Answer, hex: bool) -> String {
             let why = a.notes.iter().map(note_text).next().unwrap_or_else(|| "the report does not say enough".into());
             format!("the replay cannot tell: {why}.")
         }
+    }
+}
+
+/// `the 128 KiB-per-bank request fits at 1105920.`, with what keeps the operation from fitting.
+fn fits_but(a: &Answer, request: &str, hex: bool) -> String {
+    let at = a.address.map_or_else(String::new, |x| format!(" at {}", address(x, hex)));
+    match a.notes.iter().find_map(but) {
+        Some(rest) => format!("{request} fits{at}, but {rest}."),
+        None => format!("{request} fits{at}."),
+    }
+}
+
+/// What keeps an operation whose request fits from fitting, as the clause after "but".
+fn but(n: &WhatIfNote) -> Option<String> {
+    match n {
+        WhatIfNote::CircularBuffersAfter { operation_id, operation_name, other_than, used, room } => {
+            let then = match other_than {
+                None => "the operation would fail on its circular buffers".to_string(),
+                Some(failed) => format!("{failed} records none of its own, so whether they fit is unknown"),
+            };
+            Some(format!(
+                "{operation_name} used {} of circular buffers at operation {operation_id} and only {} would be left below it: {then}",
+                size(*used),
+                size(*room)
+            ))
+        }
+        WhatIfNote::MoreAfterRequest { .. } | WhatIfNote::AllocatorMode { .. } => Some(note_text(n)),
+        _ => None,
     }
 }
 
@@ -145,12 +168,16 @@ pub fn note_text(n: &WhatIfNote) -> String {
         WhatIfNote::UnknownFrees { count } => {
             format!("{} of buffers that were not live set aside", counted(*count, "graph free", "graph frees"))
         }
-        WhatIfNote::CircularBuffersAfter { operation_id, operation_name, used, room } => format!(
+        WhatIfNote::CircularBuffersAfter { operation_id, operation_name, used, room, .. } => format!(
             "{operation_name} used {} of circular buffers at operation {operation_id}; only {} would be left below the lowest L1 buffer",
             size(*used),
             size(*room)
         ),
         WhatIfNote::BeyondL1 => "the circular buffers end beyond L1: no change to L1 buffers helps".into(),
+        WhatIfNote::MoreAfterRequest { operation_name } => format!(
+            "{operation_name} allocates more L1_SMALL buffers after this one, which the report does not show: whether they fit is unknown"
+        ),
+        WhatIfNote::AllocatorMode { what } => format!("{what}: the replay does not model that allocator mode"),
         WhatIfNote::SeveralL1Small => {
             "the operation may need several L1_SMALL buffers; the report shows only the first that failed".into()
         }

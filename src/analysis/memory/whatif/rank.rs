@@ -1,0 +1,66 @@
+//! The replayed advice in the order it is said (memory.md §9.2): what works first, then frees
+//! before moves, fewest changes, most room left; and which lines the text says (at most five,
+//! none whose replay cannot tell for a reason the user cannot act on — those are JSON only).
+
+use super::advice::{AdviceKind, ReplayedAdvice};
+use super::answer::{Outcome, WhatIfNote};
+use super::fix::Fix;
+use std::cmp::Reverse;
+
+/// How many advice lines a text says.
+pub const TEXT_LINES: usize = 5;
+
+impl ReplayedAdvice {
+    /// Whether the text says this line: not when its replay cannot tell for a reason the user
+    /// cannot act on (a figure the report does not record, a region it does not give).
+    pub fn in_text(&self) -> bool {
+        let Some(a) = &self.answer else { return true };
+        let unactionable = |n: &WhatIfNote| {
+            matches!(n, WhatIfNote::NotFound { .. } | WhatIfNote::RegionUnknown { .. } | WhatIfNote::AllocatorMode { .. })
+        };
+        !(a.outcome == Outcome::Unknown && a.request_fits != Some(true) && a.notes.iter().any(unactionable))
+    }
+
+    /// The room left once the fix is in: the largest free block of the request's buffer type.
+    fn room(&self) -> u64 {
+        self.answer.as_ref().and_then(|a| a.after.as_ref()).and_then(|f| f.map.largest_free_block).unwrap_or(0)
+    }
+}
+
+/// 0 works, 1 cannot tell or not replayed, 2 does not.
+fn works(r: &ReplayedAdvice) -> u8 {
+    match (&r.answer, r.advice.fixes.is_empty()) {
+        (_, true) => 0,
+        (None, false) => 1,
+        (Some(a), false) => match a.outcome {
+            Outcome::Fits => 0,
+            Outcome::Unknown => 1,
+            Outcome::DoesNotFit => 2,
+        },
+    }
+}
+
+/// 0 frees, 1 the device's L1_SMALL, 2 an input or a holder moved to DRAM, 3 the output in DRAM
+/// (a change to what the operation makes, offered last).
+fn class(r: &ReplayedAdvice) -> u8 {
+    let fixes = &r.advice.fixes;
+    if fixes.contains(&Fix::OutputToDram) {
+        3
+    } else if fixes.iter().any(|f| matches!(f, Fix::ToDram { .. })) {
+        2
+    } else if matches!(r.advice.kind, AdviceKind::L1SmallSize { .. }) {
+        1
+    } else {
+        0
+    }
+}
+
+/// Sorts advice lines: works, frees before moves, fewest changes, most room (stable otherwise).
+pub fn rank(lines: &mut [ReplayedAdvice]) {
+    lines.sort_by_key(|r| (works(r), class(r), r.advice.fixes.len(), Reverse(r.room())));
+}
+
+/// The lines a text says: the first [`TEXT_LINES`] of those [`ReplayedAdvice::in_text`] keeps.
+pub fn text_lines(lines: &[ReplayedAdvice]) -> impl Iterator<Item = (usize, &ReplayedAdvice)> {
+    lines.iter().enumerate().filter(|(_, r)| r.in_text()).take(TEXT_LINES)
+}
