@@ -1,5 +1,6 @@
-//! The rows of a performance report, as tt-perf-report 1.4.0 builds them with the link's settings:
-//! line-number ids, `HOST START TS` order, device merge, signposts kept, host ops hidden
+//! The rows of a performance report, as tt-perf-report builds them with the link's settings (1.4.0,
+//! merged rows in 1.4.1's host-start order): line-number ids, `HOST START TS` order, device merge,
+//! signposts kept, host ops hidden
 //! (behaviour.md §8.2–§8.3), and the figures shown per row.
 
 /// Op codes that mark a collective operation when merging devices.
