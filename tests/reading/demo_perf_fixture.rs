@@ -11,7 +11,7 @@ use crate::support;
 
 use std::path::{Path, PathBuf};
 use support::TempDir;
-use support::demo_perf::{CSV_NAME, build_demo_perf, device_rows};
+use support::demo_perf::{CSV_NAME, TWO_DEVICES_CSV_NAME, build_demo_perf, build_demo_perf_two_devices, device_rows};
 use ttnn_tui::analysis::perf::flags::FlagKind;
 use ttnn_tui::analysis::perf::link::LinkState;
 use ttnn_tui::report::perf::linked::LinkedReports;
@@ -47,6 +47,23 @@ fn committed_demo_perf_matches_builder() {
         }
         assert_eq!(expected, committed, "{file}: line endings differ");
     }
+}
+
+/// `fixtures/demo-perf-2dev/`'s raw CSV is what the builder writes (`UPDATE_DEMO=1` rewrites it).
+#[test]
+fn committed_two_device_demo_perf_matches_builder() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo-perf-2dev");
+    if std::env::var_os("UPDATE_DEMO").is_some() {
+        build_demo_perf_two_devices(&dir);
+        return;
+    }
+    let built = TempDir::new("demo-perf-2dev");
+    build_demo_perf_two_devices(built.path());
+    let read = |d: &Path| std::fs::read_to_string(d.join(TWO_DEVICES_CSV_NAME)).unwrap_or_default();
+    assert!(
+        read(built.path()) == read(&dir),
+        "fixtures/demo-perf-2dev differs from the builder: run `UPDATE_DEMO=1 cargo test --test demo_perf_fixture`"
+    );
 }
 
 fn linked_demo() -> (MemoryReport, LinkedReports) {

@@ -406,3 +406,55 @@ fn a_report_opens_from_its_bytes() {
     assert_eq!(error(b"").as_deref(), Some("empty file, not a TT-NN memory report: copy"));
     assert_eq!(error(&bytes[..100]).as_deref(), Some("the database is damaged (truncated or corrupt): copy"));
 }
+
+/// Issue 27 §3: a report of a newer schema than 3.5 — its version, tables no release wrote yet
+/// and graph node types never seen — is read as the same report with additions: no warning,
+/// nothing refused, the same failure and the same answer as without them.
+#[test]
+fn a_newer_minor_schema_new_tables_and_node_types_are_additions() {
+    let graph = |extra: bool| {
+        let g = Graph::new().capture_start().start_at("ttnn.conv2d", 1).start_at("HaloDeviceOperation", 2);
+        let g = if extra {
+            g.raw(serde_json::json!({"node_type": "mesh_trace_capture", "params": {"trace_id": 3, "device_id": 0}}))
+        } else {
+            g
+        };
+        g.end_at("HaloDeviceOperation", 2)
+            .start_at("Conv2dDeviceOperation", 2)
+            .aborted_end("Conv2dDeviceOperation", Some("Out of Memory"))
+            .aborted_end("ttnn.conv2d", Some("Out of Memory"))
+            .capture_end()
+            .to_json()
+    };
+    let build = |extra: bool| {
+        let mut b = ReportBuilder::new(Schema::V2_1)
+            .report_name("newer schema")
+            .operation(Op::new(1, "ttnn.add"))
+            .operation(Op::new(2, "ttnn.conv2d").graph(graph(extra)))
+            .error(ErrorRow::new(2, "ttnn.conv2d", "RuntimeError", OOM));
+        if extra {
+            b = b.metadata("schema_version", "3.9").sql(
+                "CREATE TABLE mesh_workloads (workload_id INTEGER PRIMARY KEY, operation_id INT, mesh_shape TEXT);
+                 INSERT INTO mesh_workloads VALUES (1, 2, '[1, 2]');",
+            );
+        }
+        let dir = TempDir::new(if extra { "newer-schema" } else { "schema-3-5" });
+        b.write_to(dir.path());
+        dir
+    };
+    let json = |dir: &TempDir| {
+        let report = open(dir.path(), 0).unwrap();
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        let options = ttnn_tui::explain::ExplainOptions::default();
+        let explanation = ttnn_tui::explain::collect(&report, None, &options).unwrap();
+        let doc: serde_json::Value =
+            serde_json::from_str(&ttnn_tui::explain::render_json(&report, &explanation, &options)).unwrap();
+        doc["operations"].clone()
+    };
+    let (plain, newer) = (build(false), build(true));
+    assert_eq!(open(newer.path(), 0).unwrap().schema_version.as_deref(), Some("3.9"));
+    let operations = json(&newer);
+    assert_eq!(operations.as_array().map(Vec::len), Some(1));
+    assert_eq!(operations[0]["allocation_failure"]["kind"], "bank_out_of_memory");
+    assert_eq!(operations, json(&plain));
+}

@@ -133,3 +133,38 @@ fn a_report_opened_without_watching_is_never_polled() {
     assert_eq!(report.operations.len(), 3);
     writer.quit();
 }
+
+/// Issue 27 §3: ttnn's importer deletes a `db.sqlite` of an older schema and writes it again.
+/// While the file is gone the watch waits; once a new file is there (here the real ttnn 0.81.1
+/// report of `fixtures/real/a_l1_add_oom`), the report is opened again: every operation is new,
+/// its failure is reported, and the report is what opening it now gives.
+#[test]
+fn a_report_deleted_and_written_again_is_opened_again() {
+    let dir = TempDir::new("watch-replaced");
+    let db = initial().write_to(dir.path());
+    let source = resolve_report(Some(dir.path())).unwrap();
+    let mut report = MemoryReport::open_watched(&source, 0).unwrap();
+    assert_eq!(report.operations.len(), 3);
+    std::fs::remove_file(&db).unwrap();
+    assert_eq!(report.poll_changes().unwrap(), None, "the file is gone: wait for it");
+    assert_eq!(report.operations.len(), 3, "what was read stays");
+    let real = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real/a_l1_add_oom/db.sqlite");
+    std::fs::copy(&real, &db).unwrap();
+    let update = report.poll_changes().unwrap().expect("the new file is read");
+    let fresh = MemoryReport::open(&source, 0).unwrap();
+    assert_eq!(
+        update,
+        WatchUpdate {
+            new_operations: fresh.operations.len(),
+            new_failures: vec![11],
+            new_unattached: Vec::new(),
+            reordered: true,
+            replaced: true,
+        }
+    );
+    assert_eq!((report.operations.clone(), report.errors.clone()), (fresh.operations.clone(), fresh.errors.clone()));
+    assert_eq!(report.poll_changes().unwrap(), None, "nothing new since");
+    drop(fresh);
+    drop(report);
+    assert_eq!(names(dir.path()), ["config.json", "db.sqlite"], "watching created nothing");
+}

@@ -239,9 +239,14 @@ fn tensor_cells(mut row: Row, prefix: &str, tensor: &Tensor) -> Row {
 
 /// The row of a device operation that started `host_ns` into the run.
 fn device_row(d: &DeviceOp, call: u64, host_ns: u64, device_start: u64) -> Row {
+    device_row_on(d, 0, call, host_ns, device_start)
+}
+
+/// The row of a device operation on a device.
+fn device_row_on(d: &DeviceOp, device: u64, call: u64, host_ns: u64, device_start: u64) -> Row {
     let ideal = (d.utilisation * d.kernel_ns as f64 * d.cores as f64 / AVAILABLE_CORES as f64).round() as u64;
     let fw = d.kernel_ns + 640;
-    let row = Row::device(d.name, 0, d.kernel_ns)
+    let row = Row::device(d.name, device, d.kernel_ns)
         .set("GLOBAL CALL COUNT", call)
         .set("DEVICE ARCH", "WORMHOLE_B0")
         .set("MATH FIDELITY", d.fidelity)
@@ -302,6 +307,60 @@ pub fn demo_perf_csv() -> PerfCsv {
         host_ns += 52_000;
     }
     csv
+}
+
+/// The demo run on two devices in lock step (a 1×2 mesh), as the profiler writes it: device 0's
+/// rows (with the signpost and the host op), then device 1's. Each device operation runs on
+/// both with the same `GLOBAL CALL COUNT`; device 1 starts it 1 µs later on the host and takes
+/// 10 % longer on odd calls, 10 % less on even ones, so which device's row is the slowest
+/// alternates (tt-perf-report 1.4.0 keeps the slowest row's `ID` and re-sorts by it; 1.4.1 keeps
+/// host-start order).
+pub fn demo_perf_two_devices_csv() -> PerfCsv {
+    let mut csv = PerfCsv::new(Era::Y2026);
+    for device in [0u64, 1] {
+        let (mut host_ns, mut device_cycle, mut call) = (0u64, 812_345_000u64, FIRST_CALL);
+        for entry in RUN {
+            let row = match entry {
+                Entry::Device(d) => {
+                    let kernel_ns = match (device, call % 2) {
+                        (0, _) => d.kernel_ns,
+                        (_, 1) => d.kernel_ns * 11 / 10,
+                        _ => d.kernel_ns * 9 / 10,
+                    };
+                    let d = DeviceOp { kernel_ns, ..*d };
+                    device_cycle += d.gap_ns;
+                    let row = device_row_on(&d, device, call, host_ns + device * 1_000, device_cycle);
+                    device_cycle += d.kernel_ns + 640;
+                    call += 1;
+                    Some(row)
+                }
+                Entry::Signpost(text) if device == 0 => {
+                    Some(Row::signpost(text).set("HOST START TS", HOST_START + host_ns))
+                }
+                Entry::Host(code) if device == 0 => Some(
+                    Row::host(code)
+                        .set("GLOBAL CALL COUNT", "")
+                        .set("HOST START TS", HOST_START + host_ns)
+                        .set("HOST DURATION [ns]", 84_300),
+                ),
+                _ => None,
+            };
+            if let Some(row) = row {
+                csv.push(row);
+            }
+            host_ns += 52_000;
+        }
+    }
+    csv
+}
+
+/// The two-device CSV's name.
+pub const TWO_DEVICES_CSV_NAME: &str = "ops_perf_results_2026_11_29_10_12_00.csv";
+
+/// Writes `fixtures/demo-perf-2dev/`'s CSV into `dir`.
+pub fn build_demo_perf_two_devices(dir: &std::path::Path) {
+    std::fs::create_dir_all(dir).expect("create demo-perf-2dev dir");
+    demo_perf_two_devices_csv().write(dir, TWO_DEVICES_CSV_NAME);
 }
 
 /// The device operations of the run, in CSV order, with their row ids (line numbers).

@@ -1,5 +1,6 @@
-//! The rows of a performance report, as tt-perf-report 1.4.0 builds them with the link's settings:
-//! line-number ids, `HOST START TS` order, device merge, signposts kept, host ops hidden
+//! The rows of a performance report, as tt-perf-report builds them with the link's settings (1.4.0,
+//! merged rows in 1.4.1's host-start order): line-number ids, `HOST START TS` order, device merge,
+//! signposts kept, host ops hidden
 //! (behaviour.md §8.2–§8.3), and the figures shown per row.
 
 /// Op codes that mark a collective operation when merging devices.
@@ -148,8 +149,10 @@ pub(crate) fn device_count(records: &[PerfRecord]) -> usize {
 /// Builds the visible rows from raw records (behaviour.md §8.2–§8.3); host ops are hidden and
 /// ids are not renumbered.
 pub(crate) fn build_rows(records: &[PerfRecord], options: RowOptions) -> Vec<PerfRow> {
-    let mut order: Vec<Merged<'_>> =
-        records.iter().map(|r| Merged { record: r, duration: r.kernel_duration_ns }).collect();
+    let mut order: Vec<Merged<'_>> = records
+        .iter()
+        .map(|r| Merged { record: r, duration: r.kernel_duration_ns, started: r.host_start_ts })
+        .collect();
     if options.sort_by_host_start {
         // Missing timestamps last, as pandas does; ties keep CSV order (stable sort).
         order.sort_by(|a, b| match (a.record.host_start_ts, b.record.host_start_ts) {
@@ -163,7 +166,19 @@ pub(crate) fn build_rows(records: &[PerfRecord], options: RowOptions) -> Vec<Per
     let merge = devices > 0 && (options.merge_devices || devices <= 1);
     if merge {
         order = merge_devices(order);
-        order.sort_by_key(|m| m.record.id);
+        if options.sort_by_host_start {
+            // tt-perf-report 1.4.1: merged rows in host-start order, each where its group's
+            // earliest row started, so IDs need not ascend (1.4.0 re-sorted by the kept row's ID
+            // and could reorder operations by which device was slowest). Stable: ties keep order.
+            order.sort_by(|a, b| match (a.started, b.started) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => a.record.id.cmp(&b.record.id),
+            });
+        } else {
+            order.sort_by_key(|m| m.record.id);
+        }
     }
     let mut rows = Vec::with_capacity(order.len());
     let mut previous_non_signpost = false;
@@ -221,6 +236,8 @@ pub(crate) fn add_total_percent(rows: &mut [PerfRow]) {
 struct Merged<'a> {
     record: &'a PerfRecord,
     duration: Option<f64>,
+    /// The earliest `HOST START TS` of the rows merged into it.
+    started: Option<f64>,
 }
 
 /// True for an op code the merge treats as a collective.
@@ -302,10 +319,11 @@ fn merge_devices(order: Vec<Merged<'_>>) -> Vec<Merged<'_>> {
     let mut kept: Vec<Merged<'_>> = Vec::with_capacity(order.len());
     for group in groups.iter() {
         let first = &order[group[0]];
+        let started = group.iter().filter_map(|&i| order[i].record.host_start_ts).min_by(f64::total_cmp);
         if is_collective(&first.record.op_code) {
             let durations: Vec<f64> = group.iter().filter_map(|&i| order[i].record.kernel_duration_ns).collect();
             let mean = (!durations.is_empty()).then(|| durations.iter().sum::<f64>() / durations.len() as f64);
-            kept.push(Merged { record: first.record, duration: mean });
+            kept.push(Merged { record: first.record, duration: mean, started });
         } else {
             let mut best = group[0];
             for &i in &group[1..] {
@@ -313,11 +331,37 @@ fn merge_devices(order: Vec<Merged<'_>>) -> Vec<Merged<'_>> {
                     best = i;
                 }
             }
-            kept.push(Merged { record: order[best].record, duration: order[best].record.kernel_duration_ns });
+            kept.push(Merged { record: order[best].record, duration: order[best].record.kernel_duration_ns, started });
         }
     }
     kept.extend(order.into_iter().filter(|m| device_of(m).is_none()));
     kept
+}
+
+/// A tt-perf-report output's rows in the order their operations were called. 1.4.0 sorts merged
+/// multi-device rows by the kept row's `ID`, so an operation whose slowest row was another
+/// device's moves down; its `Global Call Count` still says when it was called. When the counts
+/// do not ascend in file order, the rows are stably re-sorted by them, a row without one
+/// (signposts, host ops) staying after the row before it. Rows whose counts ascend (1.4.1, one
+/// device) are kept as written.
+pub(crate) fn in_call_order(mut rows: Vec<PerfRow>) -> Vec<PerfRow> {
+    let mut last = f64::NEG_INFINITY;
+    let keys: Vec<f64> = rows
+        .iter()
+        .map(|r| {
+            if let Some(count) = parse_float_prefix(&r.global_call_count).filter(|c| c.is_finite()) {
+                last = count;
+            }
+            last
+        })
+        .collect();
+    if keys.windows(2).all(|w| w[0] <= w[1]) {
+        return rows;
+    }
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| keys[a].total_cmp(&keys[b]));
+    let mut taken: Vec<Option<PerfRow>> = rows.drain(..).map(Some).collect();
+    order.into_iter().filter_map(|i| taken[i].take()).collect()
 }
 
 /// Reads a number as JavaScript's `parseFloat` does: the longest numeric prefix after leading

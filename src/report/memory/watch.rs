@@ -7,7 +7,7 @@ use super::memory_report::{MemoryReport, Operation};
 use super::rows::DramBaseCache;
 use super::tensors::TensorCache;
 use super::usage::MarkCache;
-use super::watch_state::WatchState;
+use super::watch_state::{WatchState, file_identity};
 use crate::report::database::{open_database, rowid_range, wal_writer_files_exist};
 use crate::report::error::ReportError;
 use crate::report::locate::ReportSource;
@@ -27,6 +27,9 @@ pub struct WatchUpdate {
     /// An operation arrived with an id below one already read: `operations` was sorted again
     /// and operation indexes kept from before the poll no longer hold.
     pub reordered: bool,
+    /// The database was deleted and written again (ttnn's importer rewrites a report of an older
+    /// schema): the report was opened again, and nothing read before holds (`reordered` too).
+    pub replaced: bool,
 }
 
 /// Opens a report again as it was opened (same source, rank, watched or not): worker threads
@@ -70,6 +73,10 @@ impl MemoryReport {
             errors_rowid: i64::MIN,
             table_errors: Vec::new(),
             immutable,
+            file: match &self.source {
+                ReportSource::File { database, .. } => file_identity(database),
+                ReportSource::Demo => None,
+            },
         };
         if self.store.schema.has_table("errors") {
             state.errors_rowid = rowid_range(&self.store.conn, "errors")?.map_or(i64::MIN, |(_, last)| last);
@@ -89,6 +96,14 @@ impl MemoryReport {
     /// is not watched.
     pub fn poll_changes(&mut self) -> Result<Option<WatchUpdate>, ReportError> {
         let Some(watch) = self.watch.as_mut() else { return Ok(None) };
+        if let (ReportSource::File { database, .. }, Some(opened)) = (&self.source, watch.file) {
+            match file_identity(database) {
+                // Gone (being rewritten): the next poll looks again.
+                None => return Ok(None),
+                Some(now) if now != opened => return Ok(self.open_again()),
+                Some(_) => {}
+            }
+        }
         if watch.immutable {
             // The writer's -wal and -shm appear when it connects: only then can a read-only
             // connection follow it without creating them.
@@ -114,6 +129,31 @@ impl MemoryReport {
             }
             other => other.map_err(read),
         }
+    }
+
+    /// The report opened again from a database that replaced the one read: every operation
+    /// new, the failures of operations that had none; none while the new file cannot be opened
+    /// yet (its writer has not written its tables), so that the next poll tries again.
+    fn open_again(&mut self) -> Option<WatchUpdate> {
+        let mut fresh = Self::open_with(&self.source, self.store.rank, true).ok()?;
+        if let Some(log) = &self.log {
+            fresh.join_log(log.clone());
+        }
+        let had_error: HashSet<u64> = self.operations.iter().filter(|o| o.error.is_some()).map(|o| o.id).collect();
+        let update = WatchUpdate {
+            new_operations: fresh.operations.len(),
+            new_failures: fresh
+                .operations
+                .iter()
+                .filter(|o| o.error.is_some() && !had_error.contains(&o.id))
+                .map(|o| o.id)
+                .collect(),
+            new_unattached: (0..fresh.errors.len()).filter(|&k| !fresh.errors[k].attached).collect(),
+            reordered: true,
+            replaced: true,
+        };
+        *self = fresh;
+        Some(update)
     }
 
     /// Reads what is new, inside the poll's read transaction.

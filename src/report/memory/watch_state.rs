@@ -16,4 +16,20 @@ pub(crate) struct WatchState {
     pub(super) table_errors: Vec<ErrorRecord>,
     /// The connection is immutable: a WAL database whose writer was not connected at open.
     pub(super) immutable: bool,
+    /// The database file's (device, inode) when it was opened; none for the demo or where the
+    /// platform has none. ttnn's importer deletes and rewrites a report of an older schema.
+    pub(super) file: Option<(u64, u64)>,
+}
+
+/// A file's (device, inode); none when it does not exist (or on platforms without inodes).
+pub(super) fn file_identity(path: &std::path::Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::metadata(path).ok().map(|_| (0, 0))
+    }
 }

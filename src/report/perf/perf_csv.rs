@@ -3,7 +3,8 @@
 //! kept cell sanitised (formats.md §4–§5, behaviour.md §8).
 
 use crate::analysis::perf::rows::{
-    Analytics, PerfRecord, PerfRow, SIGNPOST_OP_TYPE, Text, parse_float_prefix, parse_int_prefix, raw_op_code_of,
+    Analytics, PerfRecord, PerfRow, SIGNPOST_OP_TYPE, Text, in_call_order, parse_float_prefix, parse_int_prefix,
+    raw_op_code_of,
 };
 use crate::analysis::sanitize::sanitize_line;
 use crate::report::error::ReportError;
@@ -161,7 +162,7 @@ pub(crate) fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, Repo
     // operation finished: an empty report, not a refusal (behaviour.md §8.1).
     let data = if analysed {
         rows.retain(|r: &PerfRow| !r.is_host_op());
-        PerfData::Analysed(rows)
+        PerfData::Analysed(in_call_order(rows))
     } else {
         PerfData::Raw { records: raw, has_host_start: columns.has("HOST START TS") }
     };
