@@ -341,3 +341,19 @@ fn freeing_an_input_of_the_failed_operation_is_refused_with_the_fix_that_can() {
     assert_eq!(moved["request"], serde_json::json!({"fits": true, "address": 188416}));
     assert_eq!(moved["fails_on"], Value::Null);
 }
+
+/// Each fix says where to change the model (issue 28 §7): a free at a tensor's last use names
+/// `ttnn.deallocate(…)` after that operation's line, and `whatif` names the line of the
+/// operation a free follows (small_model_lifetime records its stack traces).
+#[test]
+fn each_fix_names_the_line_of_the_model_to_change() {
+    let o = run(&["explain", "small_model_lifetime"], Some(&fixtures()));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let line = "  Freeing tensor 17 right after its last use, operation 4 (ttnn.deallocate(…) after record_fixtures.py:310): the 1.25 MiB-per-bank request still does not fit: the largest free block would be 1.17 MiB.";
+    assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");
+    let answer = whatif("small_model_lifetime", 7, &["--free", "17@4"]);
+    assert_eq!(
+        answer["sentence"],
+        "Freeing tensor 17 after operation 4 (record_fixtures.py:310): the 1.25 MiB-per-bank request still does not fit: the largest free block would be 1.17 MiB."
+    );
+}
