@@ -230,8 +230,10 @@ fn explain_advice_says_what_the_reruns_did() {
 fn advice_is_ranked_and_the_text_says_five_lines() {
     let o = run(&["explain", "a_l1_add_oom"], Some(&fixtures()));
     let text = String::from_utf8(o.stdout).unwrap();
-    let said: Vec<&str> =
-        text.lines().filter(|l| l.starts_with("  Freeing") || l.starts_with("  Keeping") || l.starts_with("  Placing")).collect();
+    let said: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  Freeing") || l.starts_with("  Keeping") || l.starts_with("  Placing"))
+        .collect();
     assert_eq!(
         said,
         [
@@ -244,7 +246,8 @@ fn advice_is_ranked_and_the_text_says_five_lines() {
     );
     let o = run(&["explain", "stale_chain"], Some(&fixtures()));
     let text = String::from_utf8(o.stdout).unwrap();
-    let json: Value = serde_json::from_slice(&run(&["explain", "--json", "stale_chain"], Some(&fixtures())).stdout).unwrap();
+    let json: Value =
+        serde_json::from_slice(&run(&["explain", "--json", "stale_chain"], Some(&fixtures())).stdout).unwrap();
     let fixes = json["operations"][0]["fixes"].as_array().expect("fixes").clone();
     let in_text = fixes.iter().filter(|f| text.contains(f["sentence"].as_str().unwrap())).count();
     assert!(fixes.len() > 5, "{fixes:?}");
@@ -370,8 +373,12 @@ fn each_fix_names_the_line_of_the_model_to_change() {
 fn a_conv2d_l1_small_failure_says_the_operation_may_need_more() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("conv2d");
     let rerun: Value =
-        serde_json::from_slice(&std::fs::read(root.join("conv2d_l1_small_oom__l1_small_32/rerun.json")).unwrap()).unwrap();
-    assert_eq!((&rerun["outcome"], &rerun["request"]["address"]), (&serde_json::json!("fits"), &serde_json::json!(1499104)));
+        serde_json::from_slice(&std::fs::read(root.join("conv2d_l1_small_oom__l1_small_32/rerun.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (&rerun["outcome"], &rerun["request"]["address"]),
+        (&serde_json::json!("fits"), &serde_json::json!(1499104))
+    );
     assert_eq!(rerun["then"]["kind"], "bank_out_of_memory");
     let dir = root.join("conv2d_l1_small_oom");
     let before = folder_bytes(&dir);
@@ -380,11 +387,16 @@ fn a_conv2d_l1_small_failure_says_the_operation_may_need_more() {
     let advice: Vec<&str> = text.lines().filter(|l| l.starts_with("  Opening") || l.starts_with("  Placing")).collect();
     assert_eq!(
         advice,
-        ["  Opening the device with l1_small_size=32 (at least what the operation's L1_SMALL buffers the report shows need, each aligned to 32 B; the operation may need more): the 16 B-per-bank L1_SMALL request fits at 1499104, but ttnn.conv2d allocates more L1_SMALL buffers after this one, which the report does not show: whether they fit is unknown. (A model, not a reproduction: replayed without a fix, the DRAM buffer tt-metal placed at 1051392 at operation 1 lands at 1048640.)"]
+        [
+            "  Opening the device with l1_small_size=32 (at least what the operation's L1_SMALL buffers the report shows need, each aligned to 32 B; the operation may need more): the 16 B-per-bank L1_SMALL request fits at 1499104, but ttnn.conv2d allocates more L1_SMALL buffers after this one, which the report does not show: whether they fit is unknown. (A model, not a reproduction: replayed without a fix, the DRAM buffer tt-metal placed at 1051392 at operation 1 lands at 1048640.)"
+        ]
     );
     let o = run(&["whatif", path, "--l1-small-size", "32", "--json"], None);
     let answer: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((&answer["outcome"], &answer["replay_check"]), (&serde_json::json!("unknown"), &serde_json::json!("differs")));
+    assert_eq!(
+        (&answer["outcome"], &answer["replay_check"]),
+        (&serde_json::json!("unknown"), &serde_json::json!("differs"))
+    );
     assert_eq!(answer["request"], serde_json::json!({"fits": true, "address": 1499104}));
     assert_eq!(answer["request"]["address"], rerun["request"]["address"]);
     assert_eq!(folder_bytes(&dir), before);

@@ -11,8 +11,8 @@ use crate::analysis::graph::nodes::NodeType;
 use crate::analysis::memory::SnapshotRow;
 use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::whatif::{
-    AdviceFor, Answer, CircularBufferUse, DeviceView, FailedOperation, Fix, OperationRecord, Place, Plan, Recorded, Regions, ReplayedAdvice,
-    Request, Sources, WhatIfNote, WhatIfRun, advice, not_applied, rank, request_page,
+    AdviceFor, Answer, CircularBufferUse, DeviceView, FailedOperation, Fix, OperationRecord, Place, Plan, Recorded,
+    Regions, ReplayedAdvice, Request, Sources, WhatIfNote, WhatIfRun, advice, not_applied, rank, request_page,
 };
 use crate::analysis::memory::{Basis, MemoryAtFailure};
 use crate::analysis::messages::failure::{BufferType, FailureKind};
@@ -105,7 +105,12 @@ impl MemoryReport {
     /// followed device names: banks then do not move in lockstep (a per-chip or hybrid
     /// allocator, `TT_METAL_ALLOCATOR_MODE_HYBRID`), which the replay does not model. Only a
     /// mesh can show it; the live tensors' records are read (at most 256 of them).
-    fn addresses_differ(&self, index: usize, m: &MemoryAtFailure, view: &DeviceView) -> rusqlite::Result<Option<String>> {
+    fn addresses_differ(
+        &self,
+        index: usize,
+        m: &MemoryAtFailure,
+        view: &DeviceView,
+    ) -> rusqlite::Result<Option<String>> {
         if view.aliases.is_empty() {
             return Ok(None);
         }
@@ -479,7 +484,11 @@ impl MemoryReport {
         let mut out = Vec::new();
         for advice in candidates {
             let sources = Sources(
-                known.iter().filter(|(k, _)| advice.fixes.iter().any(|f| frees_after(f) == Some(*k))).cloned().collect(),
+                known
+                    .iter()
+                    .filter(|(k, _)| advice.fixes.iter().any(|f| frees_after(f) == Some(*k)))
+                    .cloned()
+                    .collect(),
             );
             if advice.fixes.is_empty() {
                 out.push(ReplayedAdvice { advice, answer: None, skipped: None, sources });
