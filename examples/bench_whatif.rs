@@ -17,7 +17,7 @@
 
 use std::path::Path;
 use std::time::{Duration, Instant};
-use ttnn_tui::analysis::memory::whatif::{Fix, advice};
+use ttnn_tui::analysis::memory::whatif::{AdviceFor, AdviceKind, Fix, advice};
 use ttnn_tui::explain::read_late;
 use ttnn_tui::report::memory::whatif::WhatIfOptions;
 use ttnn_tui::report::{MemoryReport, resolve_report};
@@ -61,8 +61,14 @@ fn main() {
     let (near, near_time) = timed(|| {
         let m = report.failure_memory(index).expect("reads").expect("a memory picture");
         let previous = index.checked_sub(1).map(|i| report.operations[i].id);
-        let fixes: Vec<Fix> =
-            advice(&m, previous).into_iter().find(|a| !a.fixes.is_empty()).map(|a| a.fixes).unwrap_or_else(|| {
+        let op = AdviceFor { operation_name: &report.operations[index].name, previous, own_unrecorded: None };
+        let candidates = advice(&m, op);
+        // §6's buffers freed before the operation, as before the advice offered every change.
+        let first = candidates.iter().position(|a| matches!(a.kind, AdviceKind::FreeBefore { .. }));
+        let fixes: Vec<Fix> = first
+            .or_else(|| candidates.iter().position(|a| !a.fixes.is_empty()))
+            .map(|i| candidates[i].fixes.clone())
+            .unwrap_or_else(|| {
                 vec![Fix::FreeBuffer {
                     address: m.live_buffers.last().map_or(0, |b| b.address),
                     after: previous.unwrap_or(0),

@@ -219,8 +219,7 @@ impl<'r> Entries<'r> {
         let id = s.memory.operation_id();
         section.fixes = super::advice::fix_answers(&s.fixes, id, self.hex);
         // The text says the first few that the user can act on; JSON has them all (§9.2).
-        let sentences: Vec<String> =
-            text_lines(&s.fixes).map(|(k, _)| section.fixes[k].sentence.clone()).collect();
+        let sentences: Vec<String> = text_lines(&s.fixes).map(|(k, _)| section.fixes[k].sentence.clone()).collect();
         section.lines = failure_lines_with_fixes(&s.memory, &sentences, self.hex);
         section.memory = Some(MemoryAnswer::new(&s.memory));
     }

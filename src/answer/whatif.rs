@@ -4,7 +4,7 @@
 use super::refusal::Refusal;
 use crate::analysis::format::{counted, size};
 use crate::analysis::memory::whatif::{
-    Fix, ReplayCheck, WhatIfNote, answer_sentence, fixes_phrase, not_applied, note_text,
+    Fix, ReplayCheck, Sources, WhatIfNote, answer_sentence, fixes_with_places, not_applied, note_text,
 };
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
@@ -95,13 +95,25 @@ pub fn what_if(
     if let Some(why) = not_applied(&answer.answer.notes) {
         return Err(Refusal::about(report, &why));
     }
-    Ok(WhatIfAnswer::new(&answer, hex))
+    // Each free says the model's line of the operation it frees after (memory.md §9.2).
+    let after = answer.answer.fixes.iter().filter_map(|f| match f {
+        Fix::Free { after: Some(k), .. } | Fix::FreeBuffer { after: k, .. } => Some(*k),
+        _ => None,
+    });
+    let mut sources: Vec<(u64, String)> = report.model_sources(after).into_iter().collect();
+    sources.sort_unstable();
+    Ok(WhatIfAnswer::with_sources(&answer, &Sources(sources), hex))
 }
 
 impl WhatIfAnswer {
     /// The answer of a replay; `hex` gives the text's addresses in hex (the JSON's are numbers,
     /// its sentence in decimal).
     pub fn new(w: &WhatIf, hex: bool) -> Self {
+        Self::with_sources(w, &Sources::default(), hex)
+    }
+
+    /// [`Self::new`], each free naming the model's line of its operation.
+    pub fn with_sources(w: &WhatIf, sources: &Sources, hex: bool) -> Self {
         let a = &w.answer;
         Self {
             operation_id: a.operation_id,
@@ -125,9 +137,9 @@ impl WhatIfAnswer {
                 ReplayCheck::Differs { .. } => "differs",
             },
             notes: a.notes.iter().map(note_text).collect(),
-            sentence: format!("{}: {}", fixes_phrase(&a.fixes), answer_sentence(a, false)),
+            sentence: format!("{}: {}", fixes_with_places(&a.fixes, sources), answer_sentence(a, false)),
             replayed_after: w.replayed_after,
-            lines: text_lines(w, hex),
+            lines: text_lines(w, sources, hex),
             operation_name: sanitize_line(&w.operation_name),
         }
     }
@@ -135,9 +147,9 @@ impl WhatIfAnswer {
 
 /// The fixes and what tt-metal would do, the room left for circular buffers, the self-check,
 /// and the notes the sentence does not already say.
-fn text_lines(w: &WhatIf, hex: bool) -> Vec<String> {
+fn text_lines(w: &WhatIf, sources: &Sources, hex: bool) -> Vec<String> {
     let a = &w.answer;
-    let sentence = format!("{}: {}", fixes_phrase(&a.fixes), answer_sentence(a, hex));
+    let sentence = format!("{}: {}", fixes_with_places(&a.fixes, sources), answer_sentence(a, hex));
     let mut lines = vec![sentence.clone()];
     if let Some(room) = a.cb_room.filter(|_| a.address.is_some() && a.buffer_type == BufferType::L1) {
         let hint = a.cb_hint.map_or_else(String::new, |h| format!("; the same operation used {} before", size(h)));

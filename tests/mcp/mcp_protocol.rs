@@ -256,7 +256,10 @@ fn the_late_list_the_peaks_and_a_what_if_answer_as_the_cli() {
     let report = fixture("stale_chain");
     let answer = s.answer("what_if", json!({"report": report, "operation_id": 5, "fixes": ["free-late"]}));
     assert_eq!(answer, cli_json(&["whatif", "--json", &report, "--operation", "5", "--free-late"]));
-    assert_eq!((&answer["outcome"], &answer["request"]), (&json!("unknown"), &json!({"fits": true, "address": 112640})));
+    assert_eq!(
+        (&answer["outcome"], &answer["request"]),
+        (&json!("unknown"), &json!({"fits": true, "address": 112640}))
+    );
     // Only one device and buffer type of the late list (stale_chain's six are all L1).
     let report = fixture("stale_chain");
     let all = whole(s.answer("late_tensors", json!({"report": report})));

@@ -264,7 +264,7 @@ fn the_alignment_pairs_what_the_rerun_says() {
         assert_eq!(paired, expected, "{name}");
         checked += 1;
     }
-    assert_eq!(checked, 19);
+    assert_eq!(checked, 21);
 }
 
 /// Any two releases: ttnn 0.66 (three leading `ttnn.from_torch` recorded as operations) against

@@ -90,7 +90,7 @@ fn small_model_text_heads_the_l1_list_with_what_freeing_all_would_do() {
     // (fixtures/rerun/small_model__free_late).
     assert_eq!(
         tail[6],
-        "At operation 8 ttnn.matmul: freeing all 5 at their last use: the 1.25 MiB request fits at 155648."
+        "At operation 8 ttnn.matmul: freeing all 5 at their last use: the 1.25 MiB-per-bank request fits at 155648."
     );
     // The allocator's own block table says so: free the stale tensors' blocks and merge.
     let truth = truth("small_model");

@@ -11,8 +11,8 @@ use crate::analysis::graph::nodes::NodeType;
 use crate::analysis::memory::SnapshotRow;
 use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::whatif::{
-    AdviceFor, Answer, CircularBufferUse, DeviceView, FailedOperation, Fix, OperationRecord, Place, Plan, Recorded, Regions, ReplayedAdvice,
-    Request, Sources, WhatIfNote, WhatIfRun, advice, not_applied, rank, request_page,
+    AdviceFor, Answer, CircularBufferUse, DeviceView, FailedOperation, Fix, OperationRecord, Place, Plan, Recorded,
+    Regions, ReplayedAdvice, Request, Sources, WhatIfNote, WhatIfRun, advice, not_applied, rank, request_page,
 };
 use crate::analysis::memory::{Basis, MemoryAtFailure};
 use crate::analysis::messages::failure::{BufferType, FailureKind};
@@ -88,12 +88,48 @@ impl MemoryReport {
         let late = read_now.as_ref().or(options.late);
         let read = ReportError::read("the run's records");
         let view = self.device_view(m.device_id, index)?;
+        if let Some(what) = self.addresses_differ(index, m, &view).map_err(&read)? {
+            let mut w = self.unknown(index, fixes, "");
+            w.answer.notes = vec![WhatIfNote::AllocatorMode { what }];
+            return Ok(w);
+        }
         let resolved = self.resolve(index, fixes, m, &view, late).map_err(&read)?;
         let snapshots = self.records_snapshots().map_err(&read)?;
         let start = self.replay_start(index, &resolved, snapshots && !options.from_start, &view)?;
         let (mut run, first) = self.begin(view, self.regions(m.device_id, m), resolved.plan, start)?;
         self.replay_operations(&mut run, first..index, snapshots)?;
         self.answer_at(run, index, fixes, m, resolved.notes, start)
+    }
+
+    /// A live tensor of the failure whose buffer lies at different addresses on the chips the
+    /// followed device names: banks then do not move in lockstep (a per-chip or hybrid
+    /// allocator, `TT_METAL_ALLOCATOR_MODE_HYBRID`), which the replay does not model. Only a
+    /// mesh can show it; the live tensors' records are read (at most 256 of them).
+    fn addresses_differ(
+        &self,
+        index: usize,
+        m: &MemoryAtFailure,
+        view: &DeviceView,
+    ) -> rusqlite::Result<Option<String>> {
+        if view.aliases.is_empty() {
+            return Ok(None);
+        }
+        let ids: Vec<u64> = m.live_buffers.iter().filter_map(|b| b.tensor_id).take(256).collect();
+        if ids.is_empty() {
+            return Ok(None);
+        }
+        for t in self.tensors().facts(index, &[], &ids)? {
+            let mut on: Vec<(u64, u64)> =
+                t.device_addresses.iter().copied().filter(|&(d, _)| view.names_device(d)).collect();
+            on.sort_unstable();
+            if let (Some(&(d0, a0)), Some(&(d1, a1))) = (on.first(), on.iter().find(|&&(_, a)| a != on[0].1)) {
+                return Ok(Some(format!(
+                    "tensor {} lies at {a0} on device {d0} and at {a1} on device {d1}",
+                    t.tensor_id
+                )));
+            }
+        }
+        Ok(None)
     }
 
     /// Where a replay starts: after the earliest operation a fix touches, when the report keeps
@@ -448,7 +484,11 @@ impl MemoryReport {
         let mut out = Vec::new();
         for advice in candidates {
             let sources = Sources(
-                known.iter().filter(|(k, _)| advice.fixes.iter().any(|f| frees_after(f) == Some(*k))).cloned().collect(),
+                known
+                    .iter()
+                    .filter(|(k, _)| advice.fixes.iter().any(|f| frees_after(f) == Some(*k)))
+                    .cloned()
+                    .collect(),
             );
             if advice.fixes.is_empty() {
                 out.push(ReplayedAdvice { advice, answer: None, skipped: None, sources });

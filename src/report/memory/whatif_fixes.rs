@@ -144,7 +144,13 @@ impl MemoryReport {
     /// Why freeing tensor `t` cannot help the failed operation (by index) when `t` is one of its
     /// inputs: it is live until the operation reads it, whenever the free is said to happen
     /// (memory.md §9.3: refused, with the fix that can).
-    fn input_refusal(&self, index: usize, t: &TensorFacts, (place, address): (Place, u64), m: &MemoryAtFailure) -> Option<String> {
+    fn input_refusal(
+        &self,
+        index: usize,
+        t: &TensorFacts,
+        (place, address): (Place, u64),
+        m: &MemoryAtFailure,
+    ) -> Option<String> {
         let op = &self.operations[index];
         let read_by_n = t.uses.iter().any(|u| !u.output && u.operation_id == op.id);
         let held_as_input =

@@ -204,9 +204,13 @@ fn allocation_advice(m: &MemoryAtFailure, op: AdviceFor<'_>, out: &mut Vec<Advic
             out.extend(to_dram(only));
         }
     }
-    let tensors: Vec<u64> = stale.iter().filter_map(|b| b.tensor_id.zip(b.last_use_operation_id)).map(|(t, _)| t).collect();
+    let tensors: Vec<u64> =
+        stale.iter().filter_map(|b| b.tensor_id.zip(b.last_use_operation_id)).map(|(t, _)| t).collect();
     if tensors.len() > 1 {
-        let fixes = stale.iter().filter_map(|b| Some(Fix::Free { tensor: b.tensor_id?, after: Some(b.last_use_operation_id?) })).collect();
+        let fixes = stale
+            .iter()
+            .filter_map(|b| Some(Fix::Free { tensor: b.tensor_id?, after: Some(b.last_use_operation_id?) }))
+            .collect();
         out.push(Advice { kind: AdviceKind::FreeStale { tensors }, fixes });
     }
     let inputs = m.live_buffers.iter().filter(|b| b.input_of_operation && m.buffer_type != BufferType::Dram);
@@ -234,7 +238,9 @@ fn clash_advice(clashing: &[&LiveBuffer], op: AdviceFor<'_>, out: &mut Vec<Advic
     let mut all = Vec::new();
     for b in clashing {
         let single = match (b.is_this_operation(), b.input_of_operation) {
-            (true, _) => own_may_move.then(|| Advice { kind: AdviceKind::OutputToDram, fixes: vec![Fix::OutputToDram] }),
+            (true, _) => {
+                own_may_move.then(|| Advice { kind: AdviceKind::OutputToDram, fixes: vec![Fix::OutputToDram] })
+            }
             (false, true) => to_dram(b),
             (false, false) => free_at_last_use(b).or_else(|| holder_freed_before(b, op.previous)),
         };

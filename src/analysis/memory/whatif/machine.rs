@@ -14,7 +14,7 @@ fn allocators(device: u64, regions: &Regions) -> BTreeMap<Place, BankAllocator> 
     let mut out = BTreeMap::new();
     for (buffer_type, region, top_down, align) in [
         (BufferType::L1, regions.l1, true, 16),
-        (BufferType::L1Small, regions.l1_small, true, 16),
+        (BufferType::L1Small, regions.l1_small, true, 32),
         (BufferType::Dram, regions.dram, false, 32),
     ] {
         if let Some((start, end)) = region {

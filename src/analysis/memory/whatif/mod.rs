@@ -22,13 +22,13 @@ pub use advice::{
     Advice, AdviceFor, AdviceKind, ReplayedAdvice, advice, advice_fix_text, advice_sentence, l1_small_need,
     output_may_go_to_dram,
 };
-pub use phrase::{Sources, fixes_with_places};
-pub use rank::{TEXT_LINES, rank, text_lines};
 pub use answer::{
     AfterFix, Answer, CircularBufferUse, FailsOn, InTheWay, Mismatch, Outcome, ReplayCheck, Request, WhatIfNote,
 };
 pub use fix::{Fix, FixError};
+pub use phrase::{Sources, fixes_with_places};
 pub use plan::{DramMove, Plan, Regions, request_page};
+pub use rank::{TEXT_LINES, rank, text_lines};
 pub use run::{FailedOperation, WhatIfRun};
 pub use sequence::{BufferId, DeviceView, OperationRecord, Place, Recorded, Sequence, Step};
 pub use text::{answer_sentence, fix_phrase, fixes_phrase, not_applied, note_text};

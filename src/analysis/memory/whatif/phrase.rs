@@ -73,7 +73,9 @@ pub fn advice_what(a: &Advice, sources: &Sources) -> String {
     let phrase = match &a.kind {
         AdviceKind::FreeAtLastUse { tensor, last_use } => match sources.of(*last_use) {
             Some(line) => {
-                format!("freeing tensor {tensor} right after its last use, operation {last_use} (ttnn.deallocate(…) after {line})")
+                format!(
+                    "freeing tensor {tensor} right after its last use, operation {last_use} (ttnn.deallocate(…) after {line})"
+                )
             }
             None => format!("freeing tensor {tensor} right after its last use, operation {last_use}"),
         },

@@ -16,7 +16,10 @@ impl ReplayedAdvice {
     pub fn in_text(&self) -> bool {
         let Some(a) = &self.answer else { return true };
         let unactionable = |n: &WhatIfNote| {
-            matches!(n, WhatIfNote::NotFound { .. } | WhatIfNote::RegionUnknown { .. } | WhatIfNote::AllocatorMode { .. })
+            matches!(
+                n,
+                WhatIfNote::NotFound { .. } | WhatIfNote::RegionUnknown { .. } | WhatIfNote::AllocatorMode { .. }
+            )
         };
         !(a.outcome == Outcome::Unknown && a.request_fits != Some(true) && a.notes.iter().any(unactionable))
     }

@@ -248,7 +248,10 @@ fn circular_buffers_fit_once_the_lowest_buffer_moves_to_dram_and_not_before() {
     let a = filled(plan()).answer(11, vec![], clash, &[], None);
     assert_eq!(a.replay_check, ReplayCheck::Exact);
     assert_eq!(a.outcome, Outcome::DoesNotFit);
-    assert_eq!(answer_sentence(&a, false), "the circular buffers clash with 1 L1 buffer: tensor 10 at 1024 (128 B per bank).");
+    assert_eq!(
+        answer_sentence(&a, false),
+        "the circular buffers clash with 1 L1 buffer: tensor 10 at 1024 (128 B per bank)."
+    );
     let p = Plan {
         to_dram: vec![DramMove {
             tensor_id: Some(10),
@@ -275,7 +278,10 @@ fn the_request_fits_but_the_circular_buffers_the_operation_used_before_do_not() 
     let hint = CircularBufferUse { operation_id: 5, operation_name: "ttnn.matmul".into(), used: 12, same_name: true };
     let a = filled(p.clone()).answer(11, vec![], request(), &[], Some(hint.clone()));
     // The operation's outcome, not the request's (memory.md §9.3).
-    assert_eq!((a.outcome, a.fails_on, a.request_fits), (Outcome::DoesNotFit, Some(FailsOn::CircularBuffers), Some(true)));
+    assert_eq!(
+        (a.outcome, a.fails_on, a.request_fits),
+        (Outcome::DoesNotFit, Some(FailsOn::CircularBuffers), Some(true))
+    );
     assert_eq!((a.address, a.cb_room, a.cb_hint), (Some(A), Some(0), Some(12)));
     assert_eq!(
         answer_sentence(&a, false),
@@ -283,7 +289,13 @@ fn the_request_fits_but_the_circular_buffers_the_operation_used_before_do_not() 
     );
     // Another operation's circular buffers are a weaker hint: the outcome is unknown.
     let other = CircularBufferUse { operation_name: "ttnn.add".into(), same_name: false, ..hint };
-    let failed = FailedOperation { operation_id: 11, operation_name: "ttnn.matmul", inputs: &[], cb_hint: Some(other), more_after: None };
+    let failed = FailedOperation {
+        operation_id: 11,
+        operation_name: "ttnn.matmul",
+        inputs: &[],
+        cb_hint: Some(other),
+        more_after: None,
+    };
     let a = filled(p).answer_for(failed, vec![], request());
     assert_eq!((a.outcome, a.fails_on, a.request_fits, a.cb_hint), (Outcome::Unknown, None, Some(true), None));
     assert_eq!(
