@@ -23,6 +23,16 @@ impl MemoryReport {
         range: Range<usize>,
         snapshots: bool,
     ) -> Result<(), ReportError> {
+        self.visit_operations(range, snapshots, &mut |record| run.operation(record))
+    }
+
+    /// Gives `visit` every operation of `range` as [`Self::replay_operations`] does.
+    pub(super) fn visit_operations(
+        &self,
+        range: Range<usize>,
+        snapshots: bool,
+        visit: &mut dyn FnMut(&OperationRecord<'_>),
+    ) -> Result<(), ReportError> {
         let read = ReportError::read("the run's records");
         if range.is_empty() {
             return Ok(());
@@ -82,7 +92,7 @@ impl MemoryReport {
                 None => None,
             }
             .filter(|rows| !rows.is_empty());
-            run.operation(&OperationRecord {
+            visit(&OperationRecord {
                 operation_id: op.id,
                 graph: &graph,
                 through: None,

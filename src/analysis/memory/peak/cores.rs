@@ -18,8 +18,7 @@ impl CoreSet {
         } else {
             numbers.chunks_exact(4).map(|c| (c[0], c[1], c[2], c[3])).collect()
         };
-        let ranges: Vec<_> =
-            ranges.into_iter().map(|(a, b, c, d)| (a.min(c), b.min(d), a.max(c), b.max(d))).collect();
+        let ranges: Vec<_> = ranges.into_iter().map(|(a, b, c, d)| (a.min(c), b.min(d), a.max(c), b.max(d))).collect();
         (!ranges.is_empty()).then_some(Self { ranges })
     }
 
@@ -52,10 +51,7 @@ fn numbers(text: &str) -> Vec<u32> {
 /// both writers print them; the numbers come in fours.
 fn pairs_in_order(text: &str, numbers: &[u32]) -> Vec<(u32, u32, u32, u32)> {
     let x_first = text.find('x').zip(text.find('y')).is_none_or(|(x, y)| x < y);
-    numbers
-        .chunks_exact(4)
-        .map(|c| if x_first { (c[0], c[1], c[2], c[3]) } else { (c[1], c[0], c[3], c[2]) })
-        .collect()
+    numbers.chunks_exact(4).map(|c| if x_first { (c[0], c[1], c[2], c[3]) } else { (c[1], c[0], c[3], c[2]) }).collect()
 }
 
 #[cfg(test)]

@@ -109,6 +109,20 @@ impl RunEvents {
         Self { device_map: single_device, l1_banks: l1_banks.max(1), ..Self::default() }
     }
 
+    /// Names every record's device `device` (one chip whose records use two ids).
+    pub fn relabel(&mut self, device: u64) {
+        for b in &mut self.buffers {
+            b.place.0 = device;
+        }
+        for e in &mut self.events {
+            match e {
+                Event::Cb { device: d, .. } | Event::CbClear(d) => *d = device,
+                _ => {}
+            }
+        }
+        self.live = self.live.drain().map(|(((_, t), a), id)| (((device, t), a), id)).collect();
+    }
+
     fn device(&self, id: Option<u64>) -> u64 {
         self.device_map.unwrap_or(id.unwrap_or(0))
     }
@@ -189,8 +203,7 @@ impl RunEvents {
             .filter_map(|r| {
                 let (address, size) = r.valid()?;
                 let t = placed(r.buffer_type)?;
-                Some(((self.device(Some(r.device_id)), t), address))
-                    .map(|(place, a)| ((place, a), size))
+                Some(((self.device(Some(r.device_id)), t), address)).map(|(place, a)| ((place, a), size))
             })
             .collect()
     }

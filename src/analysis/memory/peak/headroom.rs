@@ -80,9 +80,7 @@ impl PlaceEvents {
             match e {
                 Event::Start(i) => op = run.operations.get(i as usize).map_or(0, |o| o.id),
                 Event::Alloc(id) | Event::Free(id) if run.buffers[id as usize].place == place => steps.push((op, e)),
-                Event::Cb { device, .. } | Event::CbClear(device)
-                    if place == (device, BufferType::L1) =>
-                {
+                Event::Cb { device, .. } | Event::CbClear(device) if place == (device, BufferType::L1) => {
                     steps.push((op, e))
                 }
                 _ => {}
@@ -108,10 +106,15 @@ fn replay(run: &RunEvents, events: &PlaceEvents, q: &HeadroomQuestion, reserve: 
     let mut at = vec![None; run.buffers.len()];
     let mut moved = 0;
     let mut region_end: Option<u64> = None;
-    let fail = |operation_id, kind, reason| Replayed { failure: Some(FirstFailure { operation_id, kind, reason }), moved: 0 };
+    let fail =
+        |operation_id, kind, reason| Replayed { failure: Some(FirstFailure { operation_id, kind, reason }), moved: 0 };
     if reserve > 0 {
         if a.allocate(reserve).is_none() {
-            return fail(events.steps.first().map_or(0, |s| s.0), FailureKind::BankOutOfMemory, Some(Reason::LargerThanEmptyBank));
+            return fail(
+                events.steps.first().map_or(0, |s| s.0),
+                FailureKind::BankOutOfMemory,
+                Some(Reason::LargerThanEmptyBank),
+            );
         }
         used += a.aligned(reserve);
     }
@@ -170,7 +173,8 @@ pub fn headroom(run: &RunEvents, q: &HeadroomQuestion) -> Headroom {
     let step = q.alignment.max(1);
     let bank = q.region.1.saturating_sub(q.region.0);
     let plain = replay(run, &events, q, 0);
-    let replay_check = if plain.moved == 0 && plain.failure.is_none() { ReplayCheck::Exact } else { ReplayCheck::Differs };
+    let replay_check =
+        if plain.moved == 0 && plain.failure.is_none() { ReplayCheck::Exact } else { ReplayCheck::Differs };
     let unrecorded_dataflow = match q.place.1 {
         BufferType::L1 => run.operations.iter().filter(|o| o.unrecorded_dataflow).map(|o| o.id).collect(),
         _ => Vec::new(),

@@ -6,6 +6,7 @@
 mod cores;
 mod events;
 mod headroom;
+mod size;
 #[cfg(test)]
 mod tests;
 mod true_peak;
@@ -13,4 +14,5 @@ mod true_peak;
 pub use cores::CoreSet;
 pub use events::{BEFORE_RUN, Buffer, Event, OperationMark, Records, RunEvents};
 pub use headroom::{FirstFailure, Headroom, HeadroomQuestion, ReplayCheck, headroom};
+pub use size::{parse_size, parse_type_size};
 pub use true_peak::{Composition, DeviceLayout, OperationPeak, run_peaks, tightest, true_peaks};

@@ -8,13 +8,8 @@ use crate::analysis::messages::reason::Reason;
 use std::collections::HashMap;
 
 /// L1 `[100000, 1100000)`: a 1 000 000 B bank on an 8×8 grid.
-const LAYOUT: DeviceLayout = DeviceLayout {
-    device_id: 0,
-    l1: Some((100_000, 1_100_000)),
-    l1_small: None,
-    dram: None,
-    grid: Some((8, 8)),
-};
+const LAYOUT: DeviceLayout =
+    DeviceLayout { device_id: 0, l1: Some((100_000, 1_100_000)), l1_small: None, dram: None, grid: Some((8, 8)) };
 
 fn alloc(counter: u64, address: u64, per_bank: u64, connections: &str) -> String {
     format!(
@@ -137,7 +132,10 @@ fn headroom_is_the_largest_reservation_with_which_everything_still_places() {
     assert_eq!(h.per_bank, 821_984);
     assert_eq!((h.bank_size, h.alignment, h.replay_check), (1_000_000, 32, ReplayCheck::Exact));
     let f = h.first_failure.unwrap();
-    assert_eq!((f.operation_id, f.kind, f.reason), (2, FailureKind::CircularBuffersClash, Some(Reason::OverlapsL1Buffer)));
+    assert_eq!(
+        (f.operation_id, f.kind, f.reason),
+        (2, FailureKind::CircularBuffersClash, Some(Reason::OverlapsL1Buffer))
+    );
 }
 
 #[test]

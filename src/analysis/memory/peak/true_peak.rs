@@ -209,7 +209,11 @@ impl Walk<'_> {
     fn busiest(&self, place: Place) -> (u64, Option<(u32, u32)>) {
         let uniform = self.uniform.get(&place).copied().unwrap_or(0);
         let sharded: Vec<(u64, u32)> = self.live.get(&place).map_or(Vec::new(), |s| {
-            s.ids.iter().map(|&id| &self.run.buffers[id as usize]).filter_map(|b| Some((b.size_per_bank, b.cores?))).collect()
+            s.ids
+                .iter()
+                .map(|&id| &self.run.buffers[id as usize])
+                .filter_map(|b| Some((b.size_per_bank, b.cores?)))
+                .collect()
         });
         let cbs: &[(u64, Option<u32>)] = match place.1 {
             BufferType::L1 => self.cbs.get(&place.0).map_or(&[], Vec::as_slice),
@@ -277,7 +281,12 @@ impl Walk<'_> {
         for p in &mut out {
             let place = (p.device_id, p.buffer_type);
             let sharded: u64 = self.live.get(&place).map_or(0, |s| {
-                s.ids.iter().map(|&id| &self.run.buffers[id as usize]).filter(|b| b.cores.is_some()).map(|b| b.size_per_bank).sum()
+                s.ids
+                    .iter()
+                    .map(|&id| &self.run.buffers[id as usize])
+                    .filter(|b| b.cores.is_some())
+                    .map(|b| b.size_per_bank)
+                    .sum()
             });
             p.after_per_bank = self.uniform.get(&place).copied().unwrap_or(0) + sharded;
         }

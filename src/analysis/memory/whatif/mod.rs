@@ -16,8 +16,8 @@ mod sequence;
 mod tests;
 mod text;
 
-pub(crate) use allocator::BankAllocator;
 pub use advice::{Advice, AdviceKind, ReplayedAdvice, advice, advice_fix_text, advice_sentence};
+pub(crate) use allocator::BankAllocator;
 pub use answer::{AfterFix, Answer, CircularBufferUse, InTheWay, Mismatch, Outcome, ReplayCheck, Request, WhatIfNote};
 pub use fix::{Fix, FixError};
 pub use plan::{DramMove, Plan, Regions, request_page};
