@@ -5,6 +5,8 @@
 //! no fix, every real fixture's recorded allocations land where tt-metal put them.
 
 mod cli;
+#[path = "real_whatif/headroom.rs"]
+mod headroom;
 mod real_support;
 mod support;
 
