@@ -239,6 +239,10 @@ fn run(
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
         code: 1,
     })?;
+    if !flag(|a| a.json) {
+        let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
+        explanation.add_headroom(&report, &options).map_err(fail)?;
+    }
     if flag(|a| a.peak) {
         let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
         explanation.peaks = Some(read_peaks(&report).map_err(fail)?);

@@ -151,3 +151,15 @@ fn the_true_peak_leaves_exactly_the_real_headroom_where_nothing_is_fragmented() 
         "True peak L1 use on device 1: 908 KiB per bank inside operation 7 ttnn.add (66.73% of the 1.33 MiB bank; 453 KiB left): circular buffers 12 KiB · its own buffers 128 KiB · live and used later 768 KiB · held past their last use 0 B\n"
     ));
 }
+
+#[test]
+fn explain_on_a_run_without_errors_says_its_headroom_and_tightest_operation() {
+    let (code, out) = on("hr_add_l1", &["explain"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "No errors recorded in this report (7 operations).\n\
+         L1 headroom on device 1: 453 KiB per bank (33 % of the 1.33 MiB bank); above it, operation 7 ttnn.add fails first: its circular buffers clash with an L1 buffer.\n\
+         True peak L1 use on device 1: 908 KiB per bank inside operation 7 ttnn.add (66.73% of the 1.33 MiB bank; 453 KiB left): circular buffers 12 KiB · its own buffers 128 KiB · live and used later 768 KiB · held past their last use 0 B\n"
+    );
+}

@@ -41,8 +41,12 @@ impl MemoryReport {
         let conn = &self.store.conn;
         let schema = &self.store.schema;
         let rank = self.rank();
-        let mut graph_stmt = match self.store.range_condition("captured_graph", ids.clone()).map_err(&read)? {
-            Some((condition, order)) if schema.has_table("captured_graph") => {
+        let condition = |table: &str| match schema.has_table(table) {
+            true => self.store.range_condition(table, ids.clone()).map_err(&read),
+            false => Ok(None),
+        };
+        let mut graph_stmt = match condition("captured_graph")? {
+            Some((condition, order)) => {
                 let columns = schema
                     .select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")]);
                 let sql = format!("SELECT {columns} FROM captured_graph WHERE {condition} ORDER BY {order}");
@@ -50,7 +54,7 @@ impl MemoryReport {
             }
             _ => None,
         };
-        let mut buffer_stmt = match self.store.range_condition("buffers", ids).map_err(&read)? {
+        let mut buffer_stmt = match condition("buffers")? {
             Some((condition, order)) if snapshots => {
                 let columns = schema.select_list(
                     "buffers",
