@@ -125,7 +125,7 @@ impl MemoryReport {
                     l1: a.map(|a| (a, a + b)),
                     l1_small: a.filter(|&a| w > a + b).map(|a| (a + b, w)),
                     dram: bank.map(|bank| (dram_base, dram_base + bank)),
-                    grid: (gx > 0 && gy > 0).then(|| (gx as u32, gy as u32)),
+                    grid: (gx > 0 && gy > 0).then_some((gx as u32, gy as u32)),
                 }
             })
             .collect()
