@@ -163,3 +163,17 @@ fn explain_on_a_run_without_errors_says_its_headroom_and_tightest_operation() {
          True peak L1 use on device 1: 908 KiB per bank inside operation 7 ttnn.add (66.73% of the 1.33 MiB bank; 453 KiB left): circular buffers 12 KiB · its own buffers 128 KiB · live and used later 768 KiB · held past their last use 0 B\n"
     );
 }
+
+#[test]
+fn whatif_takes_the_reservation_as_a_fix() {
+    // a_l1_add_oom failed with a largest free block of 82592 B (tt-metal's message): 64 KiB
+    // reserved before the first operation leaves every later tensor 64 KiB lower, and that block
+    // 65536 B smaller.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real/a_l1_add_oom");
+    let out = run(&["whatif", &dir.to_string_lossy(), "--reserve", "L1=64KiB", "--json"], None);
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["fixes"], serde_json::json!(["reserve L1=65536"]));
+    assert_eq!(answer["outcome"], "does_not_fit");
+    assert_eq!(answer["largest_free_block"], 82_592 - 65_536);
+    assert_eq!(answer["replay_check"], "exact");
+}
