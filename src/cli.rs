@@ -61,6 +61,9 @@ impl Cli {
         if let Some(Command::Whatif(args)) = &self.command {
             args.fixes()?;
         }
+        if let Some(Command::Headroom(args)) = &self.command {
+            args.minimums()?;
+        }
         if let Some(flag) = self.compare_conflict(&open) {
             return conflict(&flag);
         }
@@ -104,6 +107,7 @@ impl Cli {
         let report = match &self.command {
             Some(Command::Explain(args)) => args.report.clone().or_else(|| self.report.clone()),
             Some(Command::Whatif(args)) => args.report.clone().or_else(|| self.report.clone()),
+            Some(Command::Headroom(args)) => args.report.clone().or_else(|| self.report.clone()),
             Some(Command::Diff(args)) => Some(args.after.clone()),
             Some(Command::Mcp) => self.report.clone(),
             // Beside `--compare`, the UI shows the later run.
@@ -132,6 +136,7 @@ impl Cli {
         match &self.command {
             Some(Command::Explain(args)) => args.json,
             Some(Command::Whatif(args)) => args.json,
+            Some(Command::Headroom(args)) => args.json,
             Some(Command::Diff(args)) => args.json,
             Some(Command::Mcp) | None => false,
         }
@@ -146,6 +151,9 @@ pub enum Command {
     /// Replay the run with a fix applied and say what tt-metal would do with the failed request
     /// (the first failure, or --operation N).
     Whatif(WhatifArgs),
+    /// How close the run is to failing: for each device and buffer type, the largest extra
+    /// allocation per bank it could take and what fails first above it (--min: a CI gate).
+    Headroom(HeadroomArgs),
     /// Compare two runs: the failures gone, new and kept, the peaks, the operations aligned,
     /// the tensors held past their last use, and the first new failure explained.
     Diff(DiffArgs),
@@ -197,6 +205,10 @@ pub struct WhatifArgs {
     /// Open the device with this l1_small_size (bytes).
     #[arg(long, value_name = "B")]
     pub l1_small_size: Option<u64>,
+    /// Reserve SIZE bytes per bank of TYPE before the first operation and keep them (TYPE=SIZE,
+    /// e.g. L1=64KiB).
+    #[arg(long, value_name = "TYPE=SIZE")]
+    pub reserve: Vec<String>,
     /// Replay the whole run from its first operation, not only from the snapshot before the
     /// first fix: slower on a long run, and the replay check then covers every allocation.
     #[arg(long)]
@@ -226,7 +238,41 @@ impl WhatifArgs {
             fixes.push(Fix::OutputToDram);
         }
         fixes.extend(self.l1_small_size.map(|bytes| Fix::L1SmallSize { bytes }));
+        for r in &self.reserve {
+            fixes.push(Fix::parse(&format!("reserve {r}")).map_err(usage)?);
+        }
         Ok(fixes)
+    }
+}
+
+/// Arguments of `headroom` (`--rank` applies too).
+#[derive(Debug, Args)]
+pub struct HeadroomArgs {
+    /// A report folder holding db.sqlite, or the database itself
+    /// [default: the newest report under ./generated/ttnn/reports/]
+    #[arg(value_name = "REPORT", conflicts_with = "demo")]
+    pub report: Option<PathBuf>,
+    /// Print JSON (a stable contract) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 when the headroom of TYPE is below SIZE per bank (TYPE=SIZE, e.g. L1=64KiB;
+    /// several allowed): a CI gate.
+    #[arg(long, value_name = "TYPE=SIZE")]
+    pub min: Vec<String>,
+}
+
+impl HeadroomArgs {
+    /// The minimums given; a text that does not read is a usage error.
+    pub fn minimums(&self) -> Result<Vec<(crate::analysis::messages::failure::BufferType, u64)>, clap::Error> {
+        self.min
+            .iter()
+            .map(|m| {
+                crate::analysis::memory::peak::parse_type_size(m).map_err(|why| {
+                    let message = format!("cannot read --min {m:?}: {why}");
+                    <Cli as clap::CommandFactory>::command().error(clap::error::ErrorKind::ValueValidation, message)
+                })
+            })
+            .collect()
     }
 }
 

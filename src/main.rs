@@ -4,7 +4,7 @@ use std::io::{BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use ttnn_tui::cli::{Cli, ColorChoice, Command, ExplainArgs, OpenArgs, WhatifArgs};
+use ttnn_tui::cli::{Cli, ColorChoice, Command, ExplainArgs, HeadroomArgs, OpenArgs, WhatifArgs};
 use ttnn_tui::explain::{ExplainOptions, FollowEnd, collect, read_late, read_peaks, render_text, write_json};
 use ttnn_tui::report::pending::unwritten_report;
 use ttnn_tui::report::perf::linked::LinkedReports;
@@ -33,6 +33,7 @@ fn main() -> ExitCode {
     }
     let explain = match &cli.command {
         Some(Command::Whatif(args)) => return what_if(&cli.open_args(), args),
+        Some(Command::Headroom(args)) => return headroom(&cli.open_args(), args),
         Some(Command::Diff(_)) => return diff(compared.as_ref().expect("diff names two runs"), &cli, colours),
         Some(Command::Explain(args)) => Some(args),
         Some(Command::Mcp) => return mcp(&cli),
@@ -140,6 +141,39 @@ fn what_if(open: &OpenArgs, args: &WhatifArgs) -> ExitCode {
     }
 }
 
+/// `headroom`: 0 when every headroom is at least its `--min`, 1 when one is below, 2 when the
+/// report cannot be read.
+fn headroom(open: &OpenArgs, args: &HeadroomArgs) -> ExitCode {
+    let answered = (|| {
+        let opened = open_report(open, false, None).map_err(|f| Failure { code: 2, ..f })?;
+        let Some(report) = opened else { return Ok((String::new(), false)) };
+        let minimums = args.minimums().map_err(|e| Failure { message: e.to_string(), code: 2 })?;
+        let fail = |e: ttnn_tui::report::ReportError| Failure {
+            message: format!("{e}: {}", report.source.display_path()),
+            code: 2,
+        };
+        let answer = ttnn_tui::answer::read_headroom(&report).map_err(fail)?;
+        let below = answer.below(&minimums).next().is_some();
+        let text = if args.json {
+            serde_json::to_string_pretty(&answer).unwrap_or_default() + "\n"
+        } else {
+            ttnn_tui::explain::render_headroom_text(&answer, &minimums)
+        };
+        Ok((text, below))
+    })();
+    match answered {
+        Ok((text, below)) => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+            if below { ExitCode::from(1) } else { ExitCode::SUCCESS }
+        }
+        Err(Failure { message, code }) => {
+            eprintln!("error: {message}");
+            ExitCode::from(code)
+        }
+    }
+}
+
 /// `diff` (and `--compare` when not drawn): 0 when both reports open (whatever changed), 2 when
 /// one cannot be read.
 fn diff((before, after): &(std::path::PathBuf, std::path::PathBuf), cli: &Cli, colours: bool) -> ExitCode {
@@ -205,6 +239,10 @@ fn run(
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
         code: 1,
     })?;
+    if !flag(|a| a.json) {
+        let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
+        explanation.add_headroom(&report, &options).map_err(fail)?;
+    }
     if flag(|a| a.peak) {
         let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
         explanation.peaks = Some(read_peaks(&report).map_err(fail)?);

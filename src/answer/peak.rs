@@ -1,5 +1,6 @@
 //! `explain --peak`: each device's peak memory use per buffer type, from all of `buffers`.
 
+use super::true_peak::{TruePeaks, read_true_peaks};
 use crate::analysis::format::format_percent;
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::usage_series::{Ceiling, CeilingSource, Peak};
@@ -13,6 +14,10 @@ use std::sync::atomic::AtomicBool;
 pub struct PeaksAnswer {
     /// One per device and buffer type, in device then type order.
     pub peak: Vec<PeakAnswer>,
+    /// The true peaks inside the operations and the tightest operations (docs/true-peak.md);
+    /// none when only the snapshots were read (`diff`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub true_peaks: Option<TruePeaks>,
     /// `buffers` rows with a missing, zero or negative address or size (memory.md §3).
     #[serde(skip)]
     pub set_aside_rows: u64,
@@ -38,11 +43,14 @@ pub struct PeakAnswer {
     pub share: Option<String>,
 }
 
-/// Reads every `buffers` row of the report (one pass) and finds the peaks.
+/// Reads every `buffers` row of the report (one pass) and finds the peaks; then the run's
+/// events (one more pass over graphs and snapshots) for the true peaks.
 pub fn read_peaks(report: &MemoryReport) -> Result<PeaksAnswer, ReportError> {
     let mut usage = MemoryUsage::default();
     report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
-    Ok(peaks_of(report, &usage))
+    let mut peaks = peaks_of(report, &usage);
+    peaks.true_peaks = Some(read_true_peaks(report)?);
+    Ok(peaks)
 }
 
 /// The peaks of a pass's sums, each with its region (`diff` reads them from its own pass).
@@ -56,7 +64,7 @@ pub(crate) fn peaks_of(report: &MemoryReport, usage: &MemoryUsage) -> PeaksAnswe
             PeakAnswer::new(peak, questions.region_ceiling(peak.device_id, peak.buffer_type), name)
         })
         .collect();
-    PeaksAnswer { peak, set_aside_rows: usage.set_aside_rows }
+    PeaksAnswer { peak, true_peaks: None, set_aside_rows: usage.set_aside_rows }
 }
 
 impl PeakAnswer {

@@ -71,6 +71,11 @@ impl App {
         self.jobs.usage = JobState::Done;
     }
 
+    /// Every operation's true peak, found with the run over time (tab 5's true-peak line).
+    pub fn set_true_peaks(&mut self, peaks: Vec<crate::analysis::memory::peak::OperationPeak>) {
+        self.over_time.true_peaks = peaks;
+    }
+
     /// The report has no `buffers` rows: the run over time waits for every graph replayed.
     pub fn usage_needs_replay(&mut self) {
         self.over_time.source = UsageSource::GraphReplay;

@@ -6,6 +6,7 @@ use super::jobs::{JobState, Jobs};
 use super::keys::Action;
 use super::tab::{Availability, Outcome};
 use crate::analysis::memory::late::{LateAtFailure, LateFindings, LateSummary, LateTensor, suggestion};
+use crate::analysis::memory::peak::OperationPeak;
 use crate::analysis::memory::usage_series::UsageSeries;
 
 /// The Over time tab.
@@ -30,6 +31,8 @@ pub struct OverTimeTab {
     pub(crate) late_unavailable: Option<String>,
     /// The late tensor selected in the shown line's list (`]` / `[`), an index into it.
     pub(crate) late_selected: Option<usize>,
+    /// Every operation's true peak per device and buffer type (docs/true-peak.md), in run order.
+    pub(crate) true_peaks: Vec<OperationPeak>,
 }
 
 /// Where the run over time is read from.
@@ -43,6 +46,12 @@ pub enum UsageSource {
 }
 
 impl OverTimeTab {
+    /// The true peaks of the shown line's device and buffer type, in run order.
+    pub(crate) fn true_peaks_of_shown(&self) -> Vec<&OperationPeak> {
+        let Some(s) = self.series() else { return Vec::new() };
+        self.true_peaks.iter().filter(|p| p.device_id == s.device_id && p.buffer_type == s.buffer_type).collect()
+    }
+
     /// The series shown, once the pass has landed.
     pub(crate) fn series(&self) -> Option<&UsageSeries> {
         self.series.get(self.shown)

@@ -1,9 +1,11 @@
 //! What `explain` prints: the options, the errors collected in print order with the late list
 //! and peaks asked for, and what the report could not give, kept for stderr.
 
-use crate::answer::{LateAnswer, PeaksAnswer, Selection, Unavailable};
-use crate::report::MemoryReport;
+use crate::answer::{
+    HeadroomAnswer, LateAnswer, PeaksAnswer, Selection, TruePeakAnswer, Unavailable, headroom_of, true_peaks_of,
+};
 use crate::report::perf::linked::LinkedReports;
+use crate::report::{MemoryReport, ReportError};
 use std::cell::RefCell;
 
 /// What to print.
@@ -25,6 +27,8 @@ pub struct Explanation<'a> {
     pub peaks: Option<PeaksAnswer>,
     /// The tensors held past their last use (`--late`); none without.
     pub late: Option<LateAnswer>,
+    /// For a run without errors: its headroom and its tightest operation ([`Explanation::add_headroom`]).
+    pub passing: Option<(HeadroomAnswer, Option<TruePeakAnswer>)>,
     /// The sections written so far that the report could not give, with their operation's id
     /// and name (said in place; [`Explanation::read_errors`] gives the ones that fail the run).
     unavailable: RefCell<Vec<(Option<u64>, String, Unavailable)>>,
@@ -38,10 +42,23 @@ pub fn collect<'a>(
     options: &ExplainOptions,
 ) -> Result<Explanation<'a>, u64> {
     let selection = Selection::collect(report, linked, options.operation)?;
-    Ok(Explanation { selection, peaks: None, late: None, unavailable: RefCell::new(Vec::new()) })
+    Ok(Explanation { selection, peaks: None, late: None, passing: None, unavailable: RefCell::new(Vec::new()) })
 }
 
 impl Explanation<'_> {
+    /// On a run that recorded no error (the whole report explained): reads its events once for
+    /// its headroom and its tightest operation (docs/true-peak.md).
+    pub fn add_headroom(&mut self, report: &MemoryReport, options: &ExplainOptions) -> Result<(), ReportError> {
+        let quiet = self.selection.operations().len() == 0 && self.selection.unattached().len() == 0;
+        if options.operation.is_some() || !report.records_errors() || !quiet {
+            return Ok(());
+        }
+        let facts = report.run_facts()?;
+        let tightest = true_peaks_of(report, &facts).tightest.into_iter().next();
+        self.passing = Some((headroom_of(report, &facts), tightest));
+        Ok(())
+    }
+
     /// Keeps what an entry could not give, once it is written.
     pub(crate) fn note_unavailable(&self, entry: &crate::answer::OperationAnswer) {
         let (id, name) = (entry.error.operation_id, &entry.error.operation_name);

@@ -5,7 +5,9 @@
 
 use super::explanation::{ExplainOptions, Explanation};
 use crate::analysis::sanitize::sanitize_line;
-use crate::answer::{Entries, ErrorAnswer, ExplainedError, LateAnswer, LogFailureAnswer, PeakAnswer, ReportAnswer};
+use crate::answer::{
+    Entries, ErrorAnswer, ExplainedError, LateAnswer, LogFailureAnswer, PeakAnswer, ReportAnswer, TruePeaks,
+};
 use crate::report::MemoryReport;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
@@ -35,6 +37,9 @@ struct MemoryReportJson<'r> {
     /// Present with `--peak` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     peak: Option<&'r [PeakAnswer]>,
+    /// Present with `--peak` only: `true_peak` and `tightest` (docs/true-peak.md).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    true_peaks: Option<&'r TruePeaks>,
 }
 
 #[derive(Serialize)]
@@ -79,6 +84,7 @@ pub fn write_json(
         memory_report: MemoryReportJson {
             report: ReportAnswer::new(report),
             peak: explanation.peaks.as_ref().map(|p| p.peak.as_slice()),
+            true_peaks: explanation.peaks.as_ref().and_then(|p| p.true_peaks.as_ref()),
         },
         perf_report: selection.linked.map(|l| PerfReportJson {
             path: sanitize_line(&l.perf.path.display().to_string()),

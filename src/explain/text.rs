@@ -22,6 +22,11 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
             false => not_recorded_line(report.operations.len()),
         };
         let _ = writeln!(out, "{line}");
+        if let Some((headroom, tightest)) = &explanation.passing {
+            // With --peak the true peaks follow anyway.
+            let tightest = tightest.as_ref().filter(|_| explanation.peaks.is_none());
+            out.push_str(&passing_text(headroom, tightest));
+        }
         if let Some(note) = no_stack_traces(report, explanation) {
             let _ = writeln!(out, "{note}");
         }
@@ -32,6 +37,19 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
     }
     if let Some(late) = &explanation.late {
         out.push_str(&super::late::late_text(late));
+    }
+    out
+}
+
+/// A run without errors: each headroom line, then the true peak of its tightest operation (the
+/// least L1 room at its peak).
+fn passing_text(headroom: &crate::answer::HeadroomAnswer, tightest: Option<&crate::answer::TruePeakAnswer>) -> String {
+    if headroom.headroom.is_empty() && headroom.unknown.is_empty() {
+        return String::new();
+    }
+    let mut out = super::headroom::render_headroom_text(headroom, &[]);
+    if let Some(p) = tightest {
+        let _ = writeln!(out, "{}", super::peak::true_peak_line(p));
     }
     out
 }

@@ -68,6 +68,16 @@ pub(crate) struct LateTensors {
     pub limit: Option<u64>,
 }
 
+/// `headroom`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Headroom {
+    /// A TT-NN report folder holding db.sqlite, the db.sqlite itself, or a folder of report folders (the newest is read).
+    pub report: String,
+    /// Host rank to read on a multi-host report (default 0).
+    pub rank: Option<u32>,
+}
+
 /// `peak`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

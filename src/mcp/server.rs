@@ -1,4 +1,4 @@
-//! The server: `initialize` says what it is for, `tools/list` gives the ten tools, `tools/call`
+//! The server: `initialize` says what it is for, `tools/list` gives the eleven tools, `tools/call`
 //! answers on a blocking thread (reading a report takes a while) with the reports kept open
 //! between calls. A refusal is a tool error (`isError: true`) carrying the CLI's `error: …`
 //! line; the server goes on serving after it.

@@ -1,4 +1,4 @@
-//! The ten tools (interfaces.md §2): what each answer means and what it cannot say, and each
+//! The eleven tools (interfaces.md §2, and `headroom`): what each answer means and what it cannot say, and each
 //! call answered from the answer layer, serialised as the CLI serialises it.
 
 use super::args;
@@ -29,8 +29,8 @@ fn entry<T: JsonSchema + 'static>(name: &'static str, description: &'static str)
     Entry { name, description, schema: schema_for_type::<T> }
 }
 
-/// The ten tools, in the order `tools/list` gives them.
-fn table() -> [Entry; 10] {
+/// The eleven tools, in the order `tools/list` gives them.
+fn table() -> [Entry; 11] {
     [
         entry::<args::ListFailures>(
             "list_failures",
@@ -50,7 +50,11 @@ fn table() -> [Entry; 10] {
         ),
         entry::<args::Peak>(
             "peak",
-            "`ttnn-tui explain --peak --json`'s peak: each device's highest use per buffer type, in bytes per bank, with the operation after which it was reached, the size per bank of the region it lives in (region_source: the devices table, or a failure message's bank size) and the share of it in percent (null when the region is unknown). Reads every buffers row. From the snapshots taken after each operation: tensor buffers only, so circular buffers and buffers freed inside an operation are not counted and the real high-water mark can be higher — do not read headroom from it.",
+            "`ttnn-tui explain --peak --json`'s peak, true_peak and tightest. peak: each device's highest use per buffer type after an operation, in bytes per bank, with the operation, the size per bank of the region it lives in (region_source: the devices table, or a failure message's bank size) and the share of it in percent (null when the region is unknown); from the snapshots taken after each operation, tensor buffers only — do not read headroom from it. true_peak: the highest use inside any operation (live before it, its own allocations and frees in graph order, its circular buffers on their core ranges), on its busiest core (core null when every core holds the same), with its composition (circular_buffers, own, live, stale: held past their last use) and room_per_bank left; tightest: the operations with the least L1 room at their peak. Reads every buffers row and every captured graph. Dataflow buffers that no graph records (matmul, softmax in ttnn 0.81) are not in true_peak: use headroom for how close the run is to failing.",
+        ),
+        entry::<args::Headroom>(
+            "headroom",
+            "`ttnn-tui headroom --json`: for each device and buffer type the run uses, per_bank is the largest extra allocation per bank, made before the first operation and kept to the end, with which the recorded run still places everything it allocated and every circular-buffer region still fits — found by replaying the run's allocations in memory at the allocator's alignment (alignment: 32 B on Wormhole, 64 B on Blackhole); first_failure says what fails first one step above (operation, kind as explain_failure's allocation_failure.kind, reason). A run that failed has per_bank 0 on its failing type and first_failure is its failure. replay_check exact: replayed without a reservation, every allocation lands where tt-metal put it. Checked against real tt-metal re-runs with an extra L1 tensor. It cannot see dataflow buffers that no graph records (matmul, softmax in ttnn 0.81): then the headroom can be less; nor DRAM when no failure message gives the DRAM bank size (that type is left out).",
         ),
         entry::<args::WhatIf>(
             "what_if",
@@ -99,6 +103,7 @@ pub(crate) fn call(reports: &mut Reports, name: &str, arguments: JsonObject) -> 
         "memory_after" => memory_after(reports, parse(name, arguments)?),
         "late_tensors" => late_tensors(reports, parse(name, arguments)?),
         "peak" => peak(reports, parse(name, arguments)?),
+        "headroom" => headroom(reports, parse(name, arguments)?),
         "what_if" => what_if(reports, parse(name, arguments)?),
         "explain_log" => explain_log(parse(name, arguments)?),
         "find_operations" => find_operations(reports, parse(name, arguments)?),
@@ -189,6 +194,12 @@ fn peak(reports: &mut Reports, a: args::Peak) -> Result<Value, Refusal> {
     let report = reports.get(&a.report, a.rank.unwrap_or(0), None)?;
     let peaks = answer::read_peaks(report).map_err(|e| Refusal::about(report, &e.to_string()))?;
     Ok(value(&peaks))
+}
+
+fn headroom(reports: &mut Reports, a: args::Headroom) -> Result<Value, Refusal> {
+    let report = reports.get(&a.report, a.rank.unwrap_or(0), None)?;
+    let headroom = answer::read_headroom(report).map_err(|e| Refusal::about(report, &e.to_string()))?;
+    Ok(value(&headroom))
 }
 
 fn what_if(reports: &mut Reports, a: args::WhatIf) -> Result<Value, Refusal> {

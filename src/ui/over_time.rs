@@ -12,6 +12,7 @@ use super::view::View;
 use crate::analysis::format::size;
 use crate::analysis::memory::MemoryNote;
 use crate::analysis::memory::late::LateTensor;
+use crate::analysis::memory::peak::OperationPeak;
 use crate::analysis::memory::usage_series::{UsageBasis, UsageSeries};
 use crate::app::{Comparison, JobState, OverTimeTab, UsageSource};
 use ratatui::Frame;
@@ -52,6 +53,36 @@ pub fn cursor_line(view: &View, series: &UsageSeries, cursor: usize) -> String {
     line
 }
 
+/// The true-peak line under the after-operation line: the cursor's operation's true peak and
+/// what filled it, then the tightest operation of the line.
+pub fn true_peak_line(view: &View, series: &UsageSeries, peaks: &[&OperationPeak], cursor: usize) -> Option<String> {
+    let tightest = peaks.iter().filter(|p| p.bank_size.is_some()).min_by_key(|p| (p.room(), p.operation_id))?;
+    let name = |id: u64| view.model.operation_index(id).map_or("", |i| view.model.operations[i].name.as_str());
+    let at = series.points.get(cursor).and_then(|pt| peaks.iter().find(|p| p.operation_id == pt.operation_id));
+    let mut line = match at {
+        Some(p) => {
+            let c = &p.composition;
+            format!(
+                "true peak {} inside it: circular buffers {} · own {} · live {} · stale {}",
+                size(p.peak_per_bank),
+                size(c.circular_buffers),
+                size(c.own),
+                size(c.live),
+                size(c.stale)
+            )
+        }
+        None => "true peak: none recorded inside it".to_string(),
+    };
+    let left = tightest.room().map_or_else(String::new, |r| format!(", {} left", size(r)));
+    line.push_str(&format!(
+        " · tightest: operation {} {} ({} at its peak{left})",
+        tightest.operation_id,
+        name(tightest.operation_id),
+        size(tightest.peak_per_bank)
+    ));
+    Some(line)
+}
+
 /// A line of the chart: name, marker, kind, style, points.
 type ChartLine<'a> = (&'static str, Marker, GraphType, Style, &'a [(f64, f64)]);
 
@@ -81,7 +112,8 @@ pub fn draw(
     };
     let late = tab.late_of_shown();
     let list_height = late_height(view, tab, area.width as usize, area.height);
-    let foot_height = if compare.is_some() { 3 } else { 2 };
+    let peaks = tab.true_peaks_of_shown();
+    let foot_height = if compare.is_some() { 3 } else { 2 } + u16::from(!peaks.is_empty());
     let [head, chart_area, foot, list] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Fill(1),
@@ -100,8 +132,13 @@ pub fn draw(
     );
     frame.render_widget(Paragraph::new(truncate_line(Line::styled(title, theme.bold), area.width as usize)), head);
     let before = compare.and_then(|c| Some((c, c.line((series.device_id, series.buffer_type))?)));
-    draw_chart(frame, chart_area, view, series, (tab.cursor, tab.selected_late(), before));
+    draw_chart(frame, chart_area, view, (series, &peaks), (tab.cursor, tab.selected_late(), before));
     let mut text = wrap_lines([Line::from(cursor_line(view, series, tab.cursor))], foot.width as usize);
+    if let Some(line) = true_peak_line(view, series, &peaks, tab.cursor) {
+        // The true-peak line keeps its own row under the after-operation line.
+        text.truncate(1);
+        text.push(truncate_line(Line::styled(line, theme.bold), foot.width as usize));
+    }
     if let Some(c) = compare {
         // The last line of the foot is BEFORE's.
         text.truncate(foot_height as usize - 1);
@@ -136,6 +173,8 @@ fn progress_text(tab: &OverTimeTab, pass: &JobState) -> String {
 /// The chart's points, one set per line, and the ends of its axes.
 struct ChartPoints {
     used: Vec<(f64, f64)>,
+    /// Each operation's true peak.
+    true_peak: Vec<(f64, f64)>,
     held: Vec<(f64, f64)>,
     cursor: Vec<(f64, f64)>,
     ceiling: Vec<(f64, f64)>,
@@ -153,8 +192,16 @@ struct ChartPoints {
 impl ChartPoints {
     /// The points of `series`, the cursor's line at `cursor`, the span `late` is held for, and
     /// the earlier run's line `before`.
-    fn new(series: &UsageSeries, (cursor, late, before): Marks) -> Self {
+    fn new((series, peaks): (&UsageSeries, &[&OperationPeak]), (cursor, late, before): Marks) -> Self {
         let used = series.points.iter().enumerate().filter_map(|(x, p)| Some((x as f64, p.used_per_bank? as f64)));
+        let by_id: std::collections::HashMap<u64, u64> =
+            peaks.iter().map(|p| (p.operation_id, p.peak_per_bank)).collect();
+        let true_peak: Vec<(f64, f64)> = series
+            .points
+            .iter()
+            .enumerate()
+            .filter_map(|(x, p)| Some((x as f64, *by_id.get(&p.operation_id)? as f64)))
+            .collect();
         let (before, before_failures) = before.map(|(c, b)| compare::before_points(c, b)).unwrap_or_default();
         let top = series
             .ceiling
@@ -162,6 +209,7 @@ impl ChartPoints {
             .into_iter()
             .chain(series.peak_point().and_then(|p| p.used_per_bank))
             .chain(before.iter().map(|p| p.1 as u64))
+            .chain(true_peak.iter().map(|p| p.1 as u64))
             .max()
             .unwrap_or(1)
             .max(1) as f64;
@@ -180,6 +228,7 @@ impl ChartPoints {
         });
         ChartPoints {
             used: used.collect(),
+            true_peak,
             held,
             cursor: vec![(cursor as f64, 0.0), (cursor as f64, top)],
             ceiling: series.ceiling.map(|c| vec![(0.0, c.size as f64), (last, c.size as f64)]).unwrap_or_default(),
@@ -199,15 +248,17 @@ type Marks<'a> = (usize, Option<&'a LateTensor>, Option<(&'a Comparison, &'a Usa
 
 /// The chart: the line, the ceiling, the failures, the peak and the cursor; compared, the
 /// earlier run's line and failures.
-fn draw_chart(frame: &mut Frame, area: Rect, view: &View, series: &UsageSeries, marks: Marks) {
+fn draw_chart(frame: &mut Frame, area: Rect, view: &View, lines_of: (&UsageSeries, &[&OperationPeak]), marks: Marks) {
     let theme = view.theme;
+    let series = lines_of.0;
     let compared = marks.2.is_some();
-    let ChartPoints { used, held, cursor, ceiling, peak, failures, before, before_failures, top, last } =
-        ChartPoints::new(series, marks);
+    let ChartPoints { used, true_peak, held, cursor, ceiling, peak, failures, before, before_failures, top, last } =
+        ChartPoints::new(lines_of, marks);
     // Each line: its name, marker, kind, style and points; empty ones are left out.
-    let lines: [ChartLine; 8] = [
+    let lines: [ChartLine; 9] = [
         ("before", Marker::Dot, GraphType::Line, theme.dim, &before),
         ("✖ before", Marker::Dot, GraphType::Scatter, theme.warning, &before_failures),
+        ("true peak", Marker::Dot, GraphType::Scatter, theme.warning, &true_peak),
         (if compared { "after" } else { "used" }, Marker::Braille, GraphType::Line, theme.key, &used),
         ("held", Marker::Dot, GraphType::Scatter, theme.warning, &held),
         ("cursor", Marker::Dot, GraphType::Line, theme.dim, &cursor),

@@ -56,9 +56,18 @@ fn peak_lines_in_text() {
     assert_eq!(
         String::from_utf8(o.stdout).unwrap(),
         "No errors recorded in this report (3 operations).\n\
+         L1 headroom on device 0: 1.29 MiB per bank (99 % of the 1.3 MiB bank); above it, operation 2 ttnn.matmul fails first: out of memory: not enough free space.\n\
+         \x20 The replay does not put every allocation where the run did: this headroom is a model's.\n\
+         L1_SMALL headroom on device 0: 30 KiB per bank (93 % of the 32 KiB bank); above it, operation 3 ttnn.add fails first: out of memory: not enough free space.\n\
+         \x20 The replay does not put every allocation where the run did: this headroom is a model's.\n\
+         DRAM headroom on device 0: unknown: the report does not record the DRAM bank size (only a DRAM failure's message gives it).\n\
          Peak DRAM use on device 0: 21 KiB per bank after operation 3 ttnn.add\n\
          Peak L1 use on device 0: 12 KiB per bank after operation 2 ttnn.matmul (0.9% of the 1.3 MiB region)\n\
-         Peak L1_SMALL use on device 0: 2 KiB per bank after operation 3 ttnn.add (6.25% of the 32 KiB region)\n"
+         Peak L1_SMALL use on device 0: 2 KiB per bank after operation 3 ttnn.add (6.25% of the 32 KiB region)\n\
+         True peak DRAM use on device 0: 21 KiB per bank inside operation 3 ttnn.add: circular buffers 0 B · its own buffers 21 KiB · live and used later 0 B · held past their last use 0 B\n\
+         True peak L1 use on device 0: 12 KiB per bank inside operation 2 ttnn.matmul (0.9% of the 1.3 MiB bank; 1.29 MiB left): circular buffers 0 B · its own buffers 8 KiB · live and used later 4 KiB · held past their last use 0 B\n\
+         True peak L1_SMALL use on device 0: 2 KiB per bank inside operation 3 ttnn.add (6.25% of the 32 KiB bank; 30 KiB left): circular buffers 0 B · its own buffers 2 KiB · live and used later 0 B · held past their last use 0 B\n\
+         Tightest operations (L1 room left at their peak): 2 ttnn.matmul (1.29 MiB left), 3 ttnn.add (1.29 MiB left), 1 ttnn.to_device (1.3 MiB left)\n"
     );
     assert_eq!(files(dir.path()), before, "the report folder changed");
 }
@@ -85,9 +94,17 @@ fn peak_list_in_json_only_when_asked() {
         ])
     );
     let plain: serde_json::Value = serde_json::from_slice(&run(&["explain", "--json", path], None).stdout).unwrap();
+    // The true peak inside operation 2: the same 12 KiB (no circular buffer, nothing freed inside).
+    let l1 = &value["memory_report"]["true_peak"][1];
+    assert_eq!((l1["buffer_type"].clone(), l1["operation_id"].clone()), (json!("L1"), json!(2)));
+    assert_eq!(l1["peak_per_bank"], 12_288);
+    assert_eq!(l1["composition"], json!({"circular_buffers": 0, "own": 8_192, "live": 4_096, "stale": 0}));
+    assert_eq!(value["memory_report"]["tightest"][0]["room_per_bank"], 1_364_928 - 12_288);
     let mut expected = value.clone();
-    expected["memory_report"].as_object_mut().unwrap().remove("peak");
-    assert_eq!(plain, expected, "without --peak the document is the same, minus the peak list");
+    for key in ["peak", "true_peak", "tightest"] {
+        expected["memory_report"].as_object_mut().unwrap().remove(key);
+    }
+    assert_eq!(plain, expected, "without --peak the document is the same, minus the peak lists");
     assert!(plain["memory_report"].get("peak").is_none());
 }
 
@@ -135,7 +152,11 @@ fn a_row_at_address_0_is_set_aside_by_every_view() {
     assert_eq!(
         String::from_utf8(o.stdout).unwrap(),
         "No errors recorded in this report (2 operations).\n\
+         L1 headroom on device 0: 1.29 MiB per bank (99 % of the 1.3 MiB bank); above it, operation 2 ttnn.matmul fails first: out of memory: not enough free space.\n\
+         \x20 The replay does not put every allocation where the run did: this headroom is a model's.\n\
          Peak L1 use on device 0: 12 KiB per bank after operation 2 ttnn.matmul (0.9% of the 1.3 MiB region)\n\
+         True peak L1 use on device 0: 12 KiB per bank inside operation 2 ttnn.matmul (0.9% of the 1.3 MiB bank; 1.29 MiB left): circular buffers 0 B · its own buffers 8 KiB · live and used later 4 KiB · held past their last use 0 B\n\
+         Tightest operations (L1 room left at their peak): 2 ttnn.matmul (1.29 MiB left), 1 ttnn.to_device (1.3 MiB left)\n\
          1 buffers row with a missing, zero or negative address or size set aside\n"
     );
 }

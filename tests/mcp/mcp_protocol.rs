@@ -1,5 +1,5 @@
 //! `ttnn-tui mcp` over its real stdio, spoken to as an MCP client speaks (newline-delimited
-//! JSON-RPC): the handshake, the ten tools, an answer per tool equal to the CLI's `--json` for
+//! JSON-RPC): the handshake, the eleven tools, an answer per tool equal to the CLI's `--json` for
 //! the same question (or to what the recording rig wrote down), bad arguments as tool errors
 //! with the CLI's message, bounded lists, and a report that changes between calls.
 
@@ -15,12 +15,13 @@ use std::time::Duration;
 use support::{ErrorRow, Op, ReportBuilder, Schema, TempDir};
 
 /// The tools, in the order `tools/list` gives them (interfaces.md §2).
-const TOOLS: [&str; 10] = [
+const TOOLS: [&str; 11] = [
     "list_failures",
     "explain_failure",
     "memory_after",
     "late_tensors",
     "peak",
+    "headroom",
     "what_if",
     "explain_log",
     "find_operations",
@@ -174,7 +175,7 @@ fn truth(name: &str) -> Value {
 }
 
 #[test]
-fn the_ten_tools_say_what_they_answer() {
+fn the_eleven_tools_say_what_they_answer() {
     let mut s = Session::start();
     let listed = s.request("tools/list", json!({}));
     let tools = listed["result"]["tools"].as_array().unwrap();
@@ -192,6 +193,7 @@ fn the_ten_tools_say_what_they_answer() {
     let by_name = |n: &str| tools.iter().find(|t| t["name"] == n).unwrap()["description"].as_str().unwrap().to_string();
     // What an answer cannot say is said with it.
     assert!(by_name("peak").contains("do not read headroom from it"));
+    assert!(by_name("headroom").contains("It cannot see dataflow buffers that no graph records"));
     assert!(by_name("compare_runs").contains("operations are matched by name, not by what they computed"));
     assert!(by_name("what_if").contains("it cannot say"));
     let required = |n: &str| tools.iter().find(|t| t["name"] == n).unwrap()["inputSchema"]["required"].clone();
@@ -234,7 +236,12 @@ fn the_late_list_the_peaks_and_a_what_if_answer_as_the_cli() {
             json!({"late": cli["late"], "late_summary": cli["late_summary"], "late_failures": cli["late_failures"]})
         );
         let peak = s.answer("peak", json!({"report": report}));
-        assert_eq!(peak, json!({"peak": cli["memory_report"]["peak"]}), "{report}");
+        let m = &cli["memory_report"];
+        let expected = json!({"peak": m["peak"], "true_peak": m["true_peak"], "tightest": m["tightest"]});
+        assert_eq!(peak, expected, "{report}");
+        let headroom = s.answer("headroom", json!({"report": report}));
+        assert_eq!(headroom, cli_json(&["headroom", "--json", &report]), "{report}");
+        assert_eq!(headroom["headroom"][0]["per_bank"], 0, "{report}: a run that failed");
     }
     let report = fixture("a_l1_add_oom");
     let cli = cli_json(&["whatif", "--json", &report, "--operation", "11", "--free", "8@10", "--free-late"]);

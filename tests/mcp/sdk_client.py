@@ -24,6 +24,7 @@ TOOLS = [
     "memory_after",
     "late_tensors",
     "peak",
+    "headroom",
     "what_if",
     "explain_log",
     "find_operations",
@@ -179,7 +180,7 @@ async def full(binary):
 
 
 async def wheel(command):
-    """The installed `ttnn-tui mcp`: handshake, the ten tools, one answer equal to the CLI's."""
+    """The installed `ttnn-tui mcp`: handshake, the eleven tools, one answer equal to the CLI's."""
     params = StdioServerParameters(command=command, args=["mcp"], cwd=str(ROOT))
     async with Client(params) as client:
         await tools_listed(client)
@@ -187,7 +188,7 @@ async def wheel(command):
         cli = cli_json(command, "explain", "--json", report)
         explained = whole(await answer(client, "explain_failure", {"report": report, "operation_id": 11}))
         check(explained == cli["operations"][0], "explain_failure differs from explain --json")
-    print("sdk_client: the installed ttnn-tui mcp lists the ten tools and answers as explain --json")
+    print("sdk_client: the installed ttnn-tui mcp lists the eleven tools and answers as explain --json")
 
 
 def main():

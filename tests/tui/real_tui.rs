@@ -153,3 +153,29 @@ fn a_failed_operation_has_no_duration_rather_than_zero() {
         assert!(!screen.contains("duration not recorded"), "{screen}");
     });
 }
+
+/// Tab 5 on a passing real run (`fixtures/headroom/hr_add_l1`): the true peak inside operation 7
+/// — its circular buffers standing on the tensors — beside the after-operation line, and the
+/// tightest operation, at 120×40 and on a tiny terminal.
+#[test]
+fn over_time_shows_the_true_peak_beside_the_after_operation_line() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/headroom/hr_add_l1");
+    let before = folder_bytes(&dir);
+    let report = MemoryReport::open(&resolve_report(Some(&dir)).expect("a report folder"), 0).expect("opens");
+    let mut h = Harness::new(report, 120, 40, false, Some(7));
+    h.press(&[GoToTab(4)]);
+    h.run_jobs();
+    let screen = h.screen();
+    assert!(screen.contains("operation 7 ttnn.add · 896 KiB per bank after it"), "{screen}");
+    assert!(
+        screen.contains(
+            "true peak 908 KiB inside it: circular buffers 12 KiB · own 128 KiB · live 768 KiB · stale 0 B · tightest: operation 7"
+        ),
+        "{screen}"
+    );
+    assert_snapshot!("real_hr_add_l1_over_time_true_peak_120x40", h.terminal.backend());
+    h.resize(60, 15);
+    assert_snapshot!("real_hr_add_l1_over_time_true_peak_60x15", h.terminal.backend());
+    drop(h);
+    assert_eq!(folder_bytes(&dir), before, "the report folder changed");
+}

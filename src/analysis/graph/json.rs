@@ -133,6 +133,8 @@ pub(super) struct RawParams<'a> {
     #[serde(borrow, default)]
     pub(crate) shape: Option<Loose<'a>>,
     #[serde(borrow, default)]
+    pub(crate) memory_config: Option<Loose<'a>>,
+    #[serde(borrow, default)]
     pub(crate) max_size_per_bank: Option<Loose<'a>>,
     #[serde(borrow, default)]
     pub(crate) num_cores: Option<Loose<'a>>,

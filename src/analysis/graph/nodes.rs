@@ -99,6 +99,8 @@ pub struct GraphNode {
     pub(crate) tensor_id: Option<u64>,
     /// `params.shape` of a tensor node.
     pub(crate) shape: Option<String>,
+    /// `params.memory_config` of a tensor node (a sharded one names its shard grid).
+    pub(crate) memory_config: Option<String>,
     /// `input_tensors`: counters of the tensor nodes given to a function start.
     pub(crate) input_tensors: Vec<u64>,
     /// `connections`: counters of later or related nodes.
@@ -239,6 +241,7 @@ fn raw_node(node: &Map<String, Value>) -> RawNode<'_> {
         device_id: get(p, "device_id"),
         tensor_id: get(p, "tensor_id"),
         shape: get(p, "shape"),
+        memory_config: get(p, "memory_config"),
         max_size_per_bank: get(p, "max_size_per_bank"),
         num_cores: get(p, "num_cores"),
         page_size: get(p, "page_size"),
@@ -309,6 +312,7 @@ fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
         device_id: number(&params.device_id),
         tensor_id: number(&params.tensor_id),
         shape: text(&params.shape),
+        memory_config: text(&params.memory_config),
         input_tensors: numbers(&node.input_tensors),
         connections: numbers(&node.connections),
     }

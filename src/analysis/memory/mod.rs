@@ -17,6 +17,7 @@ mod map;
 mod mesh;
 mod model;
 mod notes;
+pub mod peak;
 mod place;
 mod replay;
 mod replayer;

@@ -29,6 +29,8 @@ pub struct Device {
     /// `address_at_first_l1_cb_buffer`: where the L1 allocator's region starts; none when the
     /// report's era lacks the column or stores NULL.
     pub address_at_first_l1_cb_buffer: Option<u64>,
+    /// `num_x_compute_cores` × `num_y_compute_cores`: the worker grid (0 when not recorded).
+    pub(crate) compute_grid: (u64, u64),
 }
 
 impl Device {
@@ -59,6 +61,8 @@ pub(super) fn read_devices(conn: &Connection, schema: &Schema, rank: u32) -> rus
         ("total_l1_memory", "0"),
         ("cb_limit", "0"),
         ("address_at_first_l1_cb_buffer", "NULL"),
+        ("num_x_compute_cores", "0"),
+        ("num_y_compute_cores", "0"),
     ];
     let columns = schema.select_list("devices", &wanted);
     let filter = schema.rank_filter("devices");
@@ -80,6 +84,7 @@ pub(super) fn read_devices(conn: &Connection, schema: &Schema, rank: u32) -> rus
                 ValueRef::Null => None,
                 value => Some(uint(value)),
             },
+            compute_grid: (v(9), v(10)),
         };
         match by_id.iter_mut().find(|d| d.device_id == device.device_id) {
             Some(existing) => *existing = device,

@@ -16,6 +16,7 @@ pub(crate) mod python_io;
 pub mod recent;
 pub mod replay;
 pub mod rows;
+pub mod run_events;
 pub mod run_memory;
 pub mod tensor_detail;
 pub(crate) mod tensor_index;

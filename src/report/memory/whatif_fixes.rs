@@ -136,6 +136,10 @@ impl MemoryReport {
                     out.plan.l1_small_size = Some(bytes);
                     out.starts.push(None);
                 }
+                Fix::Reserve { buffer_type, bytes } => {
+                    out.plan.reserve.push((buffer_type, bytes));
+                    out.starts.push(None);
+                }
             }
         }
         Ok(out)

@@ -23,6 +23,16 @@ impl MemoryReport {
         range: Range<usize>,
         snapshots: bool,
     ) -> Result<(), ReportError> {
+        self.visit_operations(range, snapshots, &mut |record| run.operation(record))
+    }
+
+    /// Gives `visit` every operation of `range` as [`Self::replay_operations`] does.
+    pub(super) fn visit_operations(
+        &self,
+        range: Range<usize>,
+        snapshots: bool,
+        visit: &mut dyn FnMut(&OperationRecord<'_>),
+    ) -> Result<(), ReportError> {
         let read = ReportError::read("the run's records");
         if range.is_empty() {
             return Ok(());
@@ -31,8 +41,12 @@ impl MemoryReport {
         let conn = &self.store.conn;
         let schema = &self.store.schema;
         let rank = self.rank();
-        let mut graph_stmt = match self.store.range_condition("captured_graph", ids.clone()).map_err(&read)? {
-            Some((condition, order)) if schema.has_table("captured_graph") => {
+        let condition = |table: &str| match schema.has_table(table) {
+            true => self.store.range_condition(table, ids.clone()).map_err(&read),
+            false => Ok(None),
+        };
+        let mut graph_stmt = match condition("captured_graph")? {
+            Some((condition, order)) => {
                 let columns = schema
                     .select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")]);
                 let sql = format!("SELECT {columns} FROM captured_graph WHERE {condition} ORDER BY {order}");
@@ -40,7 +54,7 @@ impl MemoryReport {
             }
             _ => None,
         };
-        let mut buffer_stmt = match self.store.range_condition("buffers", ids).map_err(&read)? {
+        let mut buffer_stmt = match condition("buffers")? {
             Some((condition, order)) if snapshots => {
                 let columns = schema.select_list(
                     "buffers",
@@ -82,7 +96,7 @@ impl MemoryReport {
                 None => None,
             }
             .filter(|rows| !rows.is_empty());
-            run.operation(&OperationRecord {
+            visit(&OperationRecord {
                 operation_id: op.id,
                 graph: &graph,
                 through: None,

@@ -2,6 +2,8 @@
 //! `free T@K`, `free T`, `free-buffer A@K`, `free-late`, `to-dram T`, `output-to-dram`,
 //! `l1-small-size B`. Ids are those of the report being replayed.
 
+use crate::analysis::memory::peak::parse_type_size;
+use crate::analysis::messages::failure::BufferType;
 use std::fmt;
 
 /// One change to the run.
@@ -35,6 +37,14 @@ pub enum Fix {
         /// Bytes.
         bytes: u64,
     },
+    /// An extra allocation of `bytes` per bank of `buffer_type`, made before the first operation
+    /// and kept to the end (docs/true-peak.md, the headroom's fix).
+    Reserve {
+        /// Its buffer type.
+        buffer_type: BufferType,
+        /// Bytes per bank.
+        bytes: u64,
+    },
 }
 
 impl fmt::Display for Fix {
@@ -48,6 +58,7 @@ impl fmt::Display for Fix {
             Self::ToDram { tensor } => write!(f, "to-dram {tensor}"),
             Self::OutputToDram => f.write_str("output-to-dram"),
             Self::L1SmallSize { bytes } => write!(f, "l1-small-size {bytes}"),
+            Self::Reserve { buffer_type, bytes } => write!(f, "reserve {}={bytes}", buffer_type.token()),
         }
     }
 }
@@ -101,9 +112,13 @@ impl Fix {
             "to-dram" => Ok(Self::ToDram { tensor: number(needs("to-dram TENSOR")?)? }),
             "output-to-dram" if value.is_none() => Ok(Self::OutputToDram),
             "l1-small-size" => Ok(Self::L1SmallSize { bytes: number(needs("l1-small-size BYTES")?)? }),
+            "reserve" => {
+                let (buffer_type, bytes) = parse_type_size(needs("reserve TYPE=SIZE")?).map_err(error)?;
+                Ok(Self::Reserve { buffer_type, bytes })
+            }
             "free-late" | "output-to-dram" => Err(error("it takes no value")),
             _ => Err(error(
-                "one of free T@K, free T, free-buffer A@K, free-late, to-dram T, output-to-dram, l1-small-size B",
+                "one of free T@K, free T, free-buffer A@K, free-late, to-dram T, output-to-dram, l1-small-size B, reserve TYPE=SIZE",
             )),
         }
     }
@@ -123,6 +138,7 @@ mod tests {
             ("to-dram 5", Fix::ToDram { tensor: 5 }),
             ("output-to-dram", Fix::OutputToDram),
             ("l1-small-size 65536", Fix::L1SmallSize { bytes: 65_536 }),
+            ("reserve L1=65536", Fix::Reserve { buffer_type: BufferType::L1, bytes: 65_536 }),
         ] {
             assert_eq!(Fix::parse(text), Ok(fix), "{text}");
             assert_eq!(fix.to_string(), text);

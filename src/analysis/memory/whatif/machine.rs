@@ -104,15 +104,13 @@ pub(crate) struct Fixed {
 impl Fixed {
     pub(crate) fn new(device: u64, regions: &Regions, plan: Plan, regions_changed: bool) -> Self {
         let moved = vec![false; plan.to_dram.len()];
-        Self {
-            allocators: allocators(device, regions),
-            at: Vec::new(),
-            plan,
-            moved,
-            regions_changed,
-            dead: None,
-            notes: Vec::new(),
+        let mut allocators = allocators(device, regions);
+        for &(t, bytes) in &plan.reserve {
+            if let Some(a) = allocators.get_mut(&(device, t)) {
+                a.allocate(bytes);
+            }
         }
+        Self { allocators, at: Vec::new(), plan, moved, regions_changed, dead: None, notes: Vec::new() }
     }
 
     /// The plan it runs.

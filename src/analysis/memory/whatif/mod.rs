@@ -22,6 +22,7 @@ pub use advice::{
     Advice, AdviceFor, AdviceKind, ReplayedAdvice, advice, advice_fix_text, advice_sentence, l1_small_need,
     output_may_go_to_dram,
 };
+pub(crate) use allocator::BankAllocator;
 pub use answer::{
     AfterFix, Answer, CircularBufferUse, FailsOn, InTheWay, Mismatch, Outcome, ReplayCheck, Request, WhatIfNote,
 };

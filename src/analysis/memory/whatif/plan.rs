@@ -57,6 +57,8 @@ pub struct Plan {
     pub output_to_dram_operation: Option<u64>,
     /// The device opened with this `l1_small_size`.
     pub l1_small_size: Option<u64>,
+    /// Extra allocations per bank made before the first operation and kept (`reserve`).
+    pub reserve: Vec<(BufferType, u64)>,
     /// DRAM banks, to spread a buffer moved there.
     pub dram_banks: u64,
     /// L1 banks, to tell a moved buffer's whole size when no graph recorded it.

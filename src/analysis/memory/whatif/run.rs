@@ -50,7 +50,7 @@ impl WhatIfRun {
     pub fn new(view: sequence::DeviceView, regions: Regions, plan: Plan) -> Self {
         let device = view.device_id;
         let fixed_regions = regions.with_l1_small(plan.l1_small_size);
-        let changed = fixed_regions != regions;
+        let changed = fixed_regions != regions || !plan.reserve.is_empty();
         Self {
             seq: Sequence::new(view),
             recording: Recording::new(device, &regions),

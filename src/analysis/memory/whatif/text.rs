@@ -194,6 +194,9 @@ pub fn fix_phrase(fix: &Fix) -> String {
         Fix::ToDram { tensor } => format!("keeping tensor {tensor} in DRAM"),
         Fix::OutputToDram => "placing the output in DRAM".into(),
         Fix::L1SmallSize { bytes } => format!("opening the device with l1_small_size={bytes}"),
+        Fix::Reserve { buffer_type, bytes } => {
+            format!("{bytes} B per bank of {} reserved before the first operation", buffer_type.token())
+        }
     }
 }
 

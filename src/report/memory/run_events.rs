@@ -1,0 +1,174 @@
+//! The run's allocation events, read once (docs/true-peak.md): every operation's graph and
+//! `buffers` snapshot side by side, in operation order, into the pure rule's `RunEvents`, with
+//! each device's layout, each tensor's last use, and where the run itself failed. The true peak
+//! and the headroom search both work from this, in memory.
+
+use super::memory_report::MemoryReport;
+use crate::analysis::memory::DeviceFacts;
+use crate::analysis::memory::one_chip;
+use crate::analysis::memory::peak::{DeviceLayout, FirstFailure, Records, RunEvents};
+use crate::analysis::memory::whatif::Place;
+use crate::analysis::messages::failure::BufferType;
+use crate::analysis::messages::reason::explain;
+use crate::report::database::uint;
+use crate::report::error::ReportError;
+use std::collections::HashMap;
+
+/// The DRAM allocator's base in ttnn 0.75–0.81 on Wormhole (memory.md §9), when the report
+/// records no DRAM buffer.
+const DRAM_BASE: u64 = 1_048_640;
+
+/// What the true peak and the headroom are computed from.
+#[derive(Debug, Clone, Default)]
+pub struct RunFacts {
+    /// The events.
+    pub events: RunEvents,
+    /// Each device's allocators and grid.
+    pub layouts: Vec<DeviceLayout>,
+    /// Each tensor's last operation id as an input (`ttnn.deallocate` left out).
+    pub last_use: HashMap<u64, u64>,
+    /// The L1 allocator's step per bank: 32 B on Wormhole, 64 B on Blackhole (measured with the
+    /// rig, fixtures/headroom/).
+    pub l1_alignment: u64,
+    /// The DRAM allocator's step per bank (tt-metal's DRAM alignment: 32 B on Wormhole, 64 B on
+    /// Blackhole; not measured).
+    pub dram_alignment: u64,
+    /// Where the run failed, per place: the first failure of each.
+    pub failures: Vec<(Place, FirstFailure)>,
+}
+
+impl MemoryReport {
+    /// Reads every graph and snapshot once into the run's events.
+    pub fn run_facts(&self) -> Result<RunFacts, ReportError> {
+        let read = ReportError::read("the run's records");
+        let snapshots = self.records_snapshots().map_err(&read)?;
+        let facts: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
+        let banks = facts.iter().map(|f| f.l1_num_banks).max().unwrap_or(64);
+        let single = one_chip(&facts);
+        let (mut events, mut both) = self.read_events(single, banks, snapshots)?;
+        if single && both.0 {
+            // Two ids hold buffers in one snapshot: two devices after all.
+            (events, both) = self.read_events(false, banks, snapshots)?;
+        }
+        let device = both.1.or(self.devices.first().map(|d| d.device_id)).unwrap_or(0);
+        if single && !both.0 {
+            events.relabel(device);
+        }
+        let blackhole = self.devices.iter().any(|d| d.l1_num_banks > 64);
+        let failures = self.failures(single.then_some(device));
+        let layouts = self.layouts(&events, single.then_some(device));
+        Ok(RunFacts {
+            last_use: self.last_uses().map_err(&read)?,
+            events,
+            layouts,
+            l1_alignment: if blackhole { 64 } else { 32 },
+            dram_alignment: if blackhole { 64 } else { 32 },
+            failures,
+        })
+    }
+
+    /// One pass over the records; also says whether a snapshot held valid buffers of two device
+    /// ids, and the first device id a snapshot row named.
+    fn read_events(
+        &self,
+        single: bool,
+        banks: u64,
+        snapshots: bool,
+    ) -> Result<(RunEvents, (bool, Option<u64>)), ReportError> {
+        let mut events = RunEvents::new(single.then_some(0), banks);
+        let (mut two, mut first) = (false, None);
+        self.visit_operations(0..self.operations.len(), snapshots, &mut |record| {
+            if let Some(rows) = record.snapshot {
+                let mut ids = rows.iter().filter(|r| r.valid().is_some()).map(|r| r.device_id);
+                if let Some(id) = ids.next() {
+                    first = first.or(Some(id));
+                    two |= ids.any(|other| other != id);
+                }
+            }
+            events.operation(&Records {
+                operation_id: record.operation_id,
+                graph: record.graph,
+                snapshot: record.snapshot,
+            });
+        })?;
+        Ok((events, (two, first)))
+    }
+
+    /// Each device's layout: L1 and L1_SMALL from its `devices` row, DRAM from a DRAM failure's
+    /// bank size (from the lowest DRAM address recorded, else the release's base).
+    fn layouts(&self, events: &RunEvents, single: Option<u64>) -> Vec<DeviceLayout> {
+        let bank = self
+            .errors
+            .iter()
+            .filter_map(|e| e.failure.as_ref())
+            .filter(|f| f.figures.buffer_type == Some(BufferType::Dram))
+            .filter_map(|f| f.figures.bank_size)
+            .max();
+        let rows: Vec<_> = match single {
+            Some(_) => self.devices.iter().take(1).collect(),
+            None => self.devices.iter().collect(),
+        };
+        rows.into_iter()
+            .map(|d| {
+                let id = single.unwrap_or(d.device_id);
+                let (a, b, w) = (d.address_at_first_l1_cb_buffer, d.l1_bank_size, d.worker_l1_size);
+                let dram_base = events
+                    .buffers
+                    .iter()
+                    .filter(|x| x.place == (id, BufferType::Dram))
+                    .map(|x| x.address)
+                    .min()
+                    .unwrap_or(DRAM_BASE);
+                let (gx, gy) = d.compute_grid;
+                DeviceLayout {
+                    device_id: id,
+                    l1: a.map(|a| (a, a + b)),
+                    l1_small: a.filter(|&a| w > a + b).map(|a| (a + b, w)),
+                    dram: bank.map(|bank| (dram_base, dram_base + bank)),
+                    grid: (gx > 0 && gy > 0).then_some((gx as u32, gy as u32)),
+                }
+            })
+            .collect()
+    }
+
+    /// The run's own allocation failures, the first per place.
+    fn failures(&self, single: Option<u64>) -> Vec<(Place, FirstFailure)> {
+        let marks = self.usage().failure_marks();
+        let mut out: Vec<(Place, FirstFailure)> = Vec::new();
+        for mark in marks {
+            let Some(i) = self.operation_index(mark.operation_id) else { continue };
+            let Some(failure) = self.operations[i].error.and_then(|e| self.errors[e].failure.as_ref()) else {
+                continue;
+            };
+            let Some(t) = mark.buffer_type else { continue };
+            let place = (single.or(mark.device_id).unwrap_or(0), t);
+            if out.iter().all(|(p, _)| *p != place) {
+                let reason = explain(failure, false).map(|e| e.reason);
+                out.push((place, FirstFailure { operation_id: mark.operation_id, kind: failure.kind, reason }));
+            }
+        }
+        out
+    }
+
+    /// Each tensor's last operation id as an input, `ttnn.deallocate` left out.
+    fn last_uses(&self) -> rusqlite::Result<HashMap<u64, u64>> {
+        let mut out = HashMap::new();
+        if !self.store.schema.has_table("input_tensors") {
+            return Ok(out);
+        }
+        let columns = self.store.schema.select_list("input_tensors", &[("tensor_id", "0"), ("operation_id", "0")]);
+        let mut stmt = self.store.conn.prepare(&format!("SELECT {columns} FROM input_tensors"))?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let (tensor, op) = (uint(r.get_ref(0)?), uint(r.get_ref(1)?));
+            let deallocate = self
+                .operation_index(op)
+                .is_some_and(|i| matches!(self.operations[i].name.as_str(), "ttnn.deallocate" | "ttnn::deallocate"));
+            if !deallocate {
+                let last = out.entry(tensor).or_insert(op);
+                *last = (*last).max(op);
+            }
+        }
+        Ok(out)
+    }
+}
