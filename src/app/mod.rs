@@ -9,6 +9,8 @@ mod device_ops;
 mod error_actions;
 mod jobs;
 pub mod keys;
+#[cfg(test)]
+mod keys_page;
 mod memory;
 mod memory_fixes;
 mod model;
