@@ -44,7 +44,7 @@ pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String
                 "Memory at the failure of {} {} · device {} · {}",
                 op.id,
                 op.name,
-                m.device_id,
+                m.named_device(),
                 m.buffer_type.label()
             )
         }
@@ -53,10 +53,12 @@ pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String
                 "Memory when {} {} started (after {p}) · device {} · {}",
                 op.id,
                 op.name,
-                m.device_id,
+                m.named_device(),
                 m.buffer_type.label()
             ),
-            None => format!("Memory after {} {} · device {} · {}", op.id, op.name, m.device_id, m.buffer_type.label()),
+            None => {
+                format!("Memory after {} {} · device {} · {}", op.id, op.name, m.named_device(), m.buffer_type.label())
+            }
         },
         MemoryPicture::NeedsReplay | MemoryPicture::Nothing(_) => format!("Memory of {} {}", op.id, op.name),
     }

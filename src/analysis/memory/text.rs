@@ -61,7 +61,7 @@ fn device_text(m: &MemoryAtFailure) -> String {
             format!("mesh device {} ({}, {} chips; the same on each)", m.device_id, mesh.text(), mesh.chips())
         }
         Some(mesh) if beside_others => format!("mesh device {} ({}, 1 chip)", m.device_id, mesh.text()),
-        _ => format!("device {}", m.device_id),
+        _ => format!("device {}", m.named_device()),
     }
 }
 
@@ -334,7 +334,7 @@ pub fn failure_lines_with_fixes(m: &MemoryAtFailure, fixes: &[String], hex: bool
 /// Every line of an operation's post-operation picture (or, for an unrecorded operation, of the
 /// snapshot it started from): what it holds, the largest free block, the holders, the notes.
 pub fn operation_lines(m: &OperationMemory, hex: bool) -> Vec<String> {
-    let device = format!("device {}", m.device_id);
+    let device = format!("device {}", m.named_device());
     let what = holding(m.live_buffers.len(), m.buffer_type, &device, m.map.used_per_bank, &m.map, hex);
     let mut first = match m.snapshot_operation_id {
         Some(p) => format!("When operation {} started (the snapshot after operation {p}): {what}", m.operation_id),
