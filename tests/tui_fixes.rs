@@ -135,3 +135,31 @@ fn the_late_list_says_what_freeing_them_all_does_at_the_failure() {
         h.screen()
     );
 }
+
+/// Issue 30 §4.1: at 80×24 the advice of `stale_chain` is longer than its room: its last line
+/// says what is cut, `J` scrolls to the DRAM fix, and `f` brings the fix it selects into view.
+#[test]
+fn the_advice_scrolls_at_80x24_and_shows_the_fix_chosen() {
+    let mut h = harness("stale_chain", 5, 80, 24);
+    h.assert_line("↓ 5 more lines · J scrolls");
+    assert!(h.lines_with("Placing the output in DRAM").is_empty(), "{}", h.screen());
+    assert_snapshot!("fixes_stale_chain_80x24", h.terminal.backend());
+    h.press(&[ScrollDetailDown]);
+    h.assert_line("↑ 1 line above, ↓ 4 more · J/K scroll");
+    h.press(&[ScrollDetailDown; 4]);
+    h.assert_line("· Placing the output in DRAM: the 5.33 MiB DRAM request fits at 1048640.");
+    h.assert_line("↑ 5 lines above · K scrolls back");
+    // J at the end stays there.
+    h.press(&[ScrollDetailDown]);
+    h.assert_line("↑ 5 lines above · K scrolls back");
+    // Back to the top, then `f` twice: the DRAM fix comes into view, marked.
+    h.press(&[ScrollDetailUp; 5]);
+    h.assert_line("↓ 5 more lines · J scrolls");
+    h.press(&[NextFix, NextFix]);
+    h.assert_line("▶ Placing the output in DRAM: the 5.33 MiB DRAM request fits at 1048640.");
+    // `F` from the top: the first fix, whose sentence starts below the window's first line.
+    h.press(&[ScrollDetailUp; 5]);
+    h.press(&[PreviousFix]);
+    h.assert_line("▶ Freeing the 6 tensors held past their last use right after it (tensors 7, 24,");
+    h.assert_line("of circular buffers at operation 2 and only 7 KiB would be left below it.");
+}

@@ -193,3 +193,15 @@ fn an_l1_small_request_larger_than_its_region_agrees_in_text_and_map() {
     h.resize(60, 15);
     assert_snapshot!("memory_l1_small_op_8_60x15", h.terminal.backend());
 }
+
+/// Issue 30 §4.1: at 80×24 demo operation 7's advice is cut with a sign, and `J` brings its
+/// "No change to L1 buffers helps" line into view.
+#[test]
+fn the_cut_advice_says_so_and_scrolls_at_80x24() {
+    let mut h = demo_memory(7, 80, 24, false);
+    h.assert_line("↓ 6 more lines · J scrolls");
+    assert!(h.lines_with("No change to L1 buffers helps").is_empty(), "{}", h.screen());
+    h.press(&[ScrollDetailDown, ScrollDetailDown]);
+    h.assert_line("· No change to L1 buffers helps: the circular buffers end at 1741152, beyond L1;");
+    h.assert_line("↑ 2 lines above, ↓ 4 more · J/K scroll");
+}
