@@ -163,3 +163,29 @@ fn the_advice_scrolls_at_80x24_and_shows_the_fix_chosen() {
     h.assert_line("▶ Freeing the 6 tensors held past their last use right after it (tensors 7, 24,");
     h.assert_line("of circular buffers at operation 2 and only 7 KiB would be left below it.");
 }
+
+/// Issue 30 §4.2: tab 1's callout says what tab 4 has of the fixes — that they are to be
+/// replayed there, then how many the replay put the request in place with — and `y` copies
+/// the replayed sentences with the callout.
+#[test]
+fn tab_1_points_at_the_fixes_and_copies_them() {
+    let report = MemoryReport::open(&resolve_report(Some(&folder("a_l1_add_oom"))).unwrap(), 0).unwrap();
+    let mut h = Harness::new(report, 200, 40, false, Some(11));
+    assert_eq!(h.lines_with("│Fixes: tab 4 replays them (press 4)  ").len(), 1, "{}", h.screen());
+    h.press(&[Copy]);
+    let copied = h.app.take_clipboard().unwrap();
+    assert!(copied.ends_with("\nFixes: tab 4 replays them (press 4)\n"), "{copied}");
+    h.press(&[GoToTab(3)]);
+    h.run_jobs();
+    h.press(&[GoToTab(0)]);
+    let hint = "│Fixes: 2 on tab 4 (press 4), 2 replayed; the request fits with each  ";
+    assert_eq!(h.lines_with(hint).len(), 1, "{}", h.screen());
+    h.press(&[Copy]);
+    let copied = h.app.take_clipboard().unwrap();
+    assert!(
+        copied.ends_with(
+            "\nFixes (replayed):\n· Freeing tensor 8 after operation 10: the 128 KiB request fits at 1105920.\n· Placing the output in DRAM: the 684 KiB DRAM request fits at 1048640.\n"
+        ),
+        "{copied}"
+    );
+}

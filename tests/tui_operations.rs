@@ -347,7 +347,8 @@ fn copy_puts_the_callout_on_the_clipboard_and_says_so() {
          Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n\
          Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only \
          the part of that free space inside the interleaved region, so it may be short by more.\n\
-         Failed in MatmulDeviceOperation\n"
+         Failed in MatmulDeviceOperation\n\
+         Fixes: tab 4 replays them (press 4)\n"
     );
     assert_eq!(h.app.message(), Some("Copied the callout of operation 2 (OSC 52)"));
 }

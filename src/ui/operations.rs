@@ -9,7 +9,7 @@ use super::{compare, detail, unattached};
 use crate::analysis::beside::NOT_RECORDED;
 use crate::analysis::format::counted;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
-use crate::app::{Comparison, OperationsTab, WindowedRows};
+use crate::app::{Comparison, FixList, OperationsTab, WindowedRows};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
@@ -31,7 +31,7 @@ pub(crate) fn draw(
     frame: &mut Frame,
     area: Rect,
     (view, compare): (&View, Option<&Comparison>),
-    tab: &mut OperationsTab,
+    (tab, fixes): (&mut OperationsTab, &FixList),
 ) {
     let banner = compare.map(|c| compare::banner_lines(view, c, area.width as usize)).unwrap_or_default();
     let [banner_area, area] =
@@ -50,7 +50,7 @@ pub(crate) fn draw(
     let OperationsTab { shown, rows, errors_only, search, expanded, .. } = tab;
     let list = OperationsList { view, shown, errors_only: *errors_only, matches: &search.matches, expanded, compare };
     frame.render_stateful_widget(list, list_area, rows);
-    detail::draw(frame, detail_area, view, tab.selected_operation(), &mut tab.detail_scroll);
+    detail::draw(frame, detail_area, view, (tab.selected_operation(), fixes), &mut tab.detail_scroll);
 }
 
 /// The title of the list: how many operations and how many with an error, or the reference's
