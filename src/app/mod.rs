@@ -31,7 +31,7 @@ pub(crate) use memory::{AdviceScroll, MemoryTab, ordered_holders};
 pub use memory::{MemoryPicture, NoPicture, Place};
 pub use memory_fixes::FixList;
 pub use model::{Loaded, Model};
-pub(crate) use operations::{OperationsTab, UNATTACHED_SHOWN};
+pub(crate) use operations::{ListWidth, OperationsTab, UNATTACHED_SHOWN};
 pub(crate) use over_time::{OverTimeTab, UsageSource};
 pub(crate) use perf::PerfState;
 pub(crate) use perf::{Focus, micros};
