@@ -1,7 +1,10 @@
 //! The command line: `ttnn-tui [REPORT] [options]` opens the terminal UI, `ttnn-tui explain`
-//! prints. The options are global: they may stand before or after `explain`.
+//! prints, `whatif` replays a fix, `diff` compares two runs, `mcp` serves agents. Each
+//! subcommand takes only the options that apply to it (its `--help` lists them); an option of
+//! the UI given before a subcommand applies to it when the subcommand takes it.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// Explains TT-NN allocation failures from a memory report (db.sqlite), in a terminal.
@@ -19,9 +22,24 @@ pub struct Cli {
     /// memory, tab 1 marks the failures gone and new (as `diff REPORT AFTER`).
     #[arg(long, value_name = "AFTER", requires = "report")]
     pub compare: Option<PathBuf>,
-    /// Options of the UI and of `explain`.
     #[command(flatten)]
-    pub options: Options,
+    shown: Shown,
+    #[command(flatten)]
+    colour: Colour,
+    #[command(flatten)]
+    opened: Opened,
+    #[command(flatten)]
+    linked: Linked,
+}
+
+/// A usage error (exit 2) shown with the usage of `subcommand` (its name), or the top level's.
+fn usage_error(subcommand: Option<&str>, kind: ErrorKind, message: impl std::fmt::Display) -> clap::Error {
+    let mut command = Cli::command();
+    command.build();
+    match subcommand.and_then(|name| command.find_subcommand_mut(name)) {
+        Some(sub) => sub.error(kind, message),
+        None => command.error(kind, message),
+    }
 }
 
 impl Cli {
@@ -35,12 +53,15 @@ impl Cli {
         cli
     }
 
-    /// The conflicts a global option can hide from clap.
+    /// The conflicts options given on both sides of a subcommand can hide from clap, each
+    /// shown with the usage of the subcommand it concerns.
     pub fn check(&self) -> Result<(), clap::Error> {
         let open = self.open_args();
-        let conflict = |message: &str| {
-            Err(<Self as clap::CommandFactory>::command().error(clap::error::ErrorKind::ArgumentConflict, message))
-        };
+        let name = self.command.as_ref().map(Command::name);
+        let conflict = |message: &str| Err(usage_error(name, ErrorKind::ArgumentConflict, message));
+        if let Some(flag) = self.given_before_but_not_taken() {
+            return conflict(&format!("the argument '{flag}' cannot be used with '{}'", name.unwrap_or_default()));
+        }
         // A log alone is explained as a log: what reads a report has nothing to read.
         if let (Some(Command::Explain(args)), Some(_), None) = (&self.command, &open.log, &open.report) {
             let without_report = [
@@ -68,12 +89,29 @@ impl Cli {
             return conflict(&flag);
         }
         if open.demo && open.report.is_some() {
-            let message = "the argument '--demo' cannot be used with '[REPORT]'";
-            return Err(
-                <Self as clap::CommandFactory>::command().error(clap::error::ErrorKind::ArgumentConflict, message)
-            );
+            return conflict("the argument '--demo' cannot be used with '[REPORT]'");
         }
         Ok(())
+    }
+
+    /// An option of the UI given before a subcommand that does not take it (`mcp` takes none:
+    /// it says so itself, naming the tool calls' reports).
+    fn given_before_but_not_taken(&self) -> Option<&'static str> {
+        let (takes_opened, takes_linked, takes_colour) = match &self.command {
+            None | Some(Command::Explain(_)) | Some(Command::Mcp) => return None,
+            Some(Command::Whatif(_)) | Some(Command::Headroom(_)) => (true, false, false),
+            Some(Command::Diff(_)) => (false, false, true),
+        };
+        let (o, l) = (&self.opened, &self.linked);
+        let given = [
+            ("--demo", o.demo && !takes_opened),
+            ("--operation <ID>", o.operation.is_some() && !takes_opened),
+            ("--log <PATH>", o.log.is_some() && !takes_opened),
+            ("--perf <PATH>", l.perf.is_some() && !takes_linked),
+            ("--watch", l.watch && !takes_linked),
+            ("--color <COLOR>", self.colour.color.is_some() && !takes_colour),
+        ];
+        given.iter().find(|(_, g)| *g).map(|(flag, _)| *flag)
     }
 
     /// What `diff` and `--compare` cannot be given with: options about one report only.
@@ -102,6 +140,29 @@ impl Cli {
         }
     }
 
+    /// The options in effect: the subcommand's, else those given before it, else the defaults.
+    pub fn options(&self) -> Options {
+        let none = (Shown::default(), Colour::default(), Opened::default(), Linked::default());
+        let (shown, colour, opened, linked) = match &self.command {
+            Some(Command::Explain(a)) => (&a.shown, &a.colour, &a.opened, &a.linked),
+            Some(Command::Whatif(a)) => (&a.shown, &none.1, &a.opened, &none.3),
+            Some(Command::Headroom(a)) => (&a.shown, &none.1, &a.opened, &none.3),
+            Some(Command::Diff(a)) => (&a.shown, &a.colour, &none.2, &none.3),
+            Some(Command::Mcp) | None => (&none.0, &none.1, &none.2, &none.3),
+        };
+        let (top, o, l) = (&self.shown, &self.opened, &self.linked);
+        Options {
+            demo: opened.demo || o.demo,
+            operation: opened.operation.or(o.operation),
+            rank: shown.rank.or(top.rank).unwrap_or(0),
+            hex: shown.hex || top.hex,
+            perf: linked.perf.clone().or_else(|| l.perf.clone()),
+            color: colour.color.or(self.colour.color).unwrap_or(ColorChoice::Auto),
+            watch: linked.watch || l.watch,
+            log: opened.log.clone().or_else(|| o.log.clone()),
+        }
+    }
+
     /// What to open: the REPORT given (after `explain`, or before it) and the options.
     pub fn open_args(&self) -> OpenArgs {
         let report = match &self.command {
@@ -113,22 +174,22 @@ impl Cli {
             // Beside `--compare`, the UI shows the later run.
             None => self.compare.clone().or_else(|| self.report.clone()),
         };
-        let o = &self.options;
+        let o = self.options();
         OpenArgs {
             report,
             demo: o.demo,
             operation: o.operation,
             rank: o.rank,
             hex: o.hex,
-            perf: o.perf.clone(),
+            perf: o.perf,
             watch: o.watch,
-            log: o.log.clone(),
+            log: o.log,
         }
     }
 
     /// `--log PATH`: the run's log, beside the report or instead of one.
-    pub fn log(&self) -> Option<&std::path::Path> {
-        self.options.log.as_deref()
+    pub fn log(&self) -> Option<PathBuf> {
+        self.options().log
     }
 
     /// `explain --json`.
@@ -162,7 +223,20 @@ pub enum Command {
     Mcp,
 }
 
-/// Arguments of `diff` (`--rank`, `--hex` and `--color` apply too).
+impl Command {
+    /// Its name on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Explain(_) => "explain",
+            Self::Whatif(_) => "whatif",
+            Self::Headroom(_) => "headroom",
+            Self::Diff(_) => "diff",
+            Self::Mcp => "mcp",
+        }
+    }
+}
+
+/// Arguments of `diff`: the two runs, and how to show them.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// The earlier run: a report folder holding db.sqlite, or the database itself.
@@ -174,9 +248,13 @@ pub struct DiffArgs {
     /// Print JSON (a stable contract) instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    shown: Shown,
+    #[command(flatten)]
+    colour: Colour,
 }
 
-/// Arguments of `whatif` (the global options apply too): the report and the fixes, several at once.
+/// Arguments of `whatif`: the report and the fixes, several at once, and the operation.
 #[derive(Debug, Args)]
 pub struct WhatifArgs {
     /// A report folder holding db.sqlite, or the database itself
@@ -213,6 +291,10 @@ pub struct WhatifArgs {
     /// first fix: slower on a long run, and the replay check then covers every allocation.
     #[arg(long)]
     pub from_start: bool,
+    #[command(flatten)]
+    shown: Shown,
+    #[command(flatten)]
+    opened: Opened,
 }
 
 impl WhatifArgs {
@@ -220,9 +302,8 @@ impl WhatifArgs {
     /// output in DRAM, l1_small_size; a text that does not read is a usage error.
     pub fn fixes(&self) -> Result<Vec<crate::analysis::memory::whatif::Fix>, clap::Error> {
         use crate::analysis::memory::whatif::Fix;
-        let usage = |e: crate::analysis::memory::whatif::FixError| {
-            <Cli as clap::CommandFactory>::command().error(clap::error::ErrorKind::ValueValidation, e.to_string())
-        };
+        let usage =
+            |e: crate::analysis::memory::whatif::FixError| usage_error(Some("whatif"), ErrorKind::ValueValidation, e);
         let mut fixes = Vec::new();
         for t in &self.free {
             fixes.push(Fix::parse(&format!("free {t}")).map_err(usage)?);
@@ -245,7 +326,7 @@ impl WhatifArgs {
     }
 }
 
-/// Arguments of `headroom` (`--rank` applies too).
+/// Arguments of `headroom`: the report, JSON or text, and the CI gate's minimums.
 #[derive(Debug, Args)]
 pub struct HeadroomArgs {
     /// A report folder holding db.sqlite, or the database itself
@@ -259,6 +340,10 @@ pub struct HeadroomArgs {
     /// several allowed): a CI gate.
     #[arg(long, value_name = "TYPE=SIZE")]
     pub min: Vec<String>,
+    #[command(flatten)]
+    shown: Shown,
+    #[command(flatten)]
+    opened: Opened,
 }
 
 impl HeadroomArgs {
@@ -269,7 +354,7 @@ impl HeadroomArgs {
             .map(|m| {
                 crate::analysis::memory::peak::parse_type_size(m).map_err(|why| {
                     let message = format!("cannot read --min {m:?}: {why}");
-                    <Cli as clap::CommandFactory>::command().error(clap::error::ErrorKind::ValueValidation, message)
+                    usage_error(Some("headroom"), ErrorKind::ValueValidation, message)
                 })
             })
             .collect()
@@ -277,6 +362,7 @@ impl HeadroomArgs {
 }
 
 /// Arguments of `explain` (the global options apply too).
+/// Arguments of `explain`: the report, what to print, and the options of the UI.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// A report folder holding db.sqlite, or the database itself
@@ -296,37 +382,81 @@ pub struct ExplainArgs {
     /// Keep printing failures as a running model writes them, until interrupted (implies --watch).
     #[arg(long, conflicts_with_all = ["json", "peak", "operation", "perf", "log"])]
     pub follow: bool,
+    #[command(flatten)]
+    shown: Shown,
+    #[command(flatten)]
+    colour: Colour,
+    #[command(flatten)]
+    opened: Opened,
+    #[command(flatten)]
+    linked: Linked,
 }
 
-/// The options shared by the UI and `explain`, accepted before or after the subcommand.
-#[derive(Debug, Args, Clone)]
-pub struct Options {
-    /// Open the demo report built into the binary.
-    #[arg(long, global = true)]
-    pub demo: bool,
-    /// Show this operation (by operation id).
-    #[arg(long, value_name = "ID", global = true)]
-    pub operation: Option<u64>,
-    /// Read this rank of a multi-host report.
-    #[arg(long, value_name = "N", default_value_t = 0, global = true)]
-    pub rank: u32,
+/// How figures are read and shown: the UI, `explain`, `whatif` and `diff`.
+#[derive(Debug, Args, Clone, Default)]
+struct Shown {
+    /// Read this rank of a multi-host report [default: 0].
+    #[arg(long, value_name = "N")]
+    rank: Option<u32>,
     /// Show addresses in hexadecimal.
-    #[arg(long, global = true)]
-    pub hex: bool,
-    /// A device performance report (profiler folder or ops_perf_results*.csv).
-    #[arg(long, value_name = "PATH", global = true)]
-    pub perf: Option<PathBuf>,
-    /// When to use colours, in the UI and in explain's text (NO_COLOR, when set and non-empty,
-    /// turns auto off).
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
-    pub color: ColorChoice,
-    /// The report is still being written: follow what the run adds to it.
-    #[arg(long, global = true)]
-    pub watch: bool,
+    #[arg(long)]
+    hex: bool,
+}
+
+/// Colours: the UI, `explain` and `diff` (never JSON).
+#[derive(Debug, Args, Clone, Default)]
+struct Colour {
+    /// When to use colours, in the UI and in printed text (NO_COLOR, when set and non-empty,
+    /// turns auto off) [default: auto].
+    #[arg(long, value_enum)]
+    color: Option<ColorChoice>,
+}
+
+/// What is opened beside the report or instead of it: the UI, `explain` and `whatif`.
+#[derive(Debug, Args, Clone, Default)]
+struct Opened {
+    /// Open the demo report built into the binary.
+    #[arg(long)]
+    demo: bool,
+    /// Show this operation (by operation id).
+    #[arg(long, value_name = "ID")]
+    operation: Option<u64>,
     /// The run's log (pytest output, a CI log; `-` reads standard input): its allocation
     /// failures are joined to the report's operations, which matters for ttnn releases that
     /// record no allocator message. Without a REPORT, `explain --log` explains the log alone.
-    #[arg(long, value_name = "PATH", global = true)]
+    #[arg(long, value_name = "PATH")]
+    log: Option<PathBuf>,
+}
+
+/// What the UI and `explain` follow or link: a perf report, a report still being written.
+#[derive(Debug, Args, Clone, Default)]
+struct Linked {
+    /// A device performance report (profiler folder or ops_perf_results*.csv).
+    #[arg(long, value_name = "PATH")]
+    perf: Option<PathBuf>,
+    /// The report is still being written: follow what the run adds to it.
+    #[arg(long)]
+    watch: bool,
+}
+
+/// The options in effect, wherever the command line gave them.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Open the demo report built into the binary.
+    pub demo: bool,
+    /// Show this operation (by operation id).
+    pub operation: Option<u64>,
+    /// Read this rank of a multi-host report.
+    pub rank: u32,
+    /// Show addresses in hexadecimal.
+    pub hex: bool,
+    /// A device performance report.
+    pub perf: Option<PathBuf>,
+    /// When to use colours.
+    pub color: ColorChoice,
+    /// The report is still being written.
+    pub watch: bool,
+    /// The run's log.
     pub log: Option<PathBuf>,
 }
 
@@ -399,7 +529,7 @@ mod tests {
         ] {
             let cli = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
             assert!(matches!(cli.command, Some(Command::Explain(_))), "{args:?}");
-            assert_eq!(cli.options.color, ColorChoice::Never, "{args:?}");
+            assert_eq!(cli.options().color, ColorChoice::Never, "{args:?}");
             assert!(cli.open_args().demo, "{args:?}");
         }
         for args in [&["--hex", "explain", "--demo"][..], &["explain", "--demo", "--hex"]] {
@@ -420,7 +550,7 @@ mod tests {
         let cli = parse(&["path/to/report", "--hex", "--perf", "x.csv", "--color", "always"]).unwrap();
         assert!(cli.command.is_none());
         assert_eq!(cli.open_args().report, Some("path/to/report".into()));
-        assert_eq!(cli.options.color, ColorChoice::Always);
+        assert_eq!(cli.options().color, ColorChoice::Always);
         let cli = parse(&["explain", "path/db.sqlite", "--json", "--operation", "12"]).unwrap();
         assert!(cli.json());
         assert_eq!(cli.open_args().report, Some("path/db.sqlite".into()));
@@ -434,9 +564,9 @@ mod tests {
     #[test]
     fn a_log_instead_of_a_report() {
         let cli = parse(&["explain", "--log", "ci.log", "--json", "--hex"]).unwrap();
-        assert_eq!(cli.log(), Some(std::path::Path::new("ci.log")));
-        assert!(cli.json() && cli.options.hex);
-        assert_eq!(parse(&["explain", "--log", "-"]).unwrap().log(), Some(std::path::Path::new("-")));
+        assert_eq!(cli.log(), Some("ci.log".into()));
+        assert!(cli.json() && cli.options().hex);
+        assert_eq!(parse(&["explain", "--log", "-"]).unwrap().log(), Some("-".into()));
         for args in [
             &["explain", "--log", "x.log", "--demo"][..],
             &["explain", "--log", "x.log", "--follow"],
@@ -464,13 +594,68 @@ mod tests {
             &["r", "--log", "x.log"],
         ] {
             let cli = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
-            assert_eq!(cli.log(), Some(std::path::Path::new("x.log")), "{args:?}");
+            assert_eq!(cli.log(), Some("x.log".into()), "{args:?}");
             assert_eq!(cli.open_args().report, Some("r".into()), "{args:?}");
             assert_eq!(cli.open_args().log, Some("x.log".into()), "{args:?}");
         }
         let cli = parse(&["--log", "x.log"]).unwrap();
         assert!(cli.command.is_none() && cli.open_args().report.is_none());
         assert!(parse(&["--log", "x.log", "--demo"]).is_err());
+    }
+
+    /// The text of a subcommand's `--help`.
+    fn help_of(name: &str) -> String {
+        let mut command = Cli::command();
+        command.build();
+        command.find_subcommand_mut(name).unwrap().render_long_help().to_string()
+    }
+
+    /// Issue 30 §4.6: each subcommand's help lists only the options it takes.
+    #[test]
+    fn each_subcommand_lists_only_its_own_options() {
+        let flags = |name: &str| -> Vec<String> {
+            let help = help_of(name);
+            let mut flags: Vec<String> = help
+                .lines()
+                .filter(|l| l.trim_start().starts_with('-'))
+                .filter_map(|l| l.split([' ', ',']).find(|w| w.starts_with("--")).map(str::to_string))
+                .collect();
+            flags.sort();
+            flags
+        };
+        assert_eq!(flags("mcp"), ["--help"]);
+        assert_eq!(flags("diff"), ["--color", "--help", "--hex", "--json", "--rank"]);
+        let whatif = flags("whatif");
+        assert!(!whatif.iter().any(|f| ["--color", "--perf", "--watch"].contains(&f.as_str())), "{whatif:?}");
+        assert!(["--demo", "--operation", "--log", "--rank", "--hex"].iter().all(|f| whatif.contains(&f.to_string())));
+        let explain = flags("explain");
+        for f in ["--demo", "--operation", "--log", "--color", "--perf", "--watch", "--rank", "--hex", "--follow"] {
+            assert!(explain.contains(&f.to_string()), "{f} in {explain:?}");
+        }
+    }
+
+    /// An error in a subcommand shows that subcommand's usage, whether clap or the fixes find it.
+    #[test]
+    fn a_subcommand_s_error_shows_its_own_usage() {
+        let usage = |args: &[&str]| {
+            let e = parse(args).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{args:?}");
+            let text = e.render().to_string();
+            text.lines().find(|l| l.starts_with("Usage:")).unwrap_or_default().to_string()
+        };
+        assert_eq!(usage(&["whatif", "--free", "banana"]), "Usage: ttnn-tui whatif [OPTIONS] [REPORT]");
+        assert_eq!(usage(&["whatif", "--perf", "p.csv"]), "Usage: ttnn-tui whatif [OPTIONS] [REPORT]");
+        assert_eq!(usage(&["diff", "--demo", "a", "b"]), "Usage: ttnn-tui diff [OPTIONS] <BEFORE> <AFTER>");
+        assert_eq!(usage(&["--demo", "diff", "a", "b"]), "Usage: ttnn-tui diff [OPTIONS] <BEFORE> <AFTER>");
+        assert_eq!(usage(&["mcp", "--demo"]), "Usage: ttnn-tui mcp");
+        assert_eq!(usage(&["--perf", "p.csv", "whatif"]), "Usage: ttnn-tui whatif [OPTIONS] [REPORT]");
+        let e = parse(&["--watch", "whatif"]).unwrap_err().to_string();
+        assert!(e.contains("the argument '--watch' cannot be used with 'whatif'"), "{e}");
+        // What whatif and diff take, before the subcommand or after it, still applies.
+        let open = parse(&["--operation", "4", "--hex", "whatif", "--demo", "--free", "3"]).unwrap().open_args();
+        assert_eq!((open.operation, open.hex, open.demo), (Some(4), true, true));
+        let cli = parse(&["--rank", "1", "diff", "a", "b", "--color", "never"]).unwrap();
+        assert_eq!((cli.options().rank, cli.options().color), (1, ColorChoice::Never));
     }
 
     #[test]

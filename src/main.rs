@@ -18,13 +18,13 @@ fn main() -> ExitCode {
         return mcp(&cli);
     }
     let no_color = std::env::var_os("NO_COLOR");
-    let colours = cli.options.color.colours_print(no_color.as_deref(), std::io::stdout().is_terminal());
+    let colours = cli.options().color.colours_print(no_color.as_deref(), std::io::stdout().is_terminal());
     let open = cli.open_args();
     if let Some(log) = cli.log()
         && !matches!(cli.command, Some(Command::Whatif(_)))
         && log_alone(&open, cli.command.is_some())
     {
-        return explain_log(log, cli.json(), cli.options.hex, colours);
+        return explain_log(&log, cli.json(), cli.options().hex, colours);
     }
     // `diff`, and `--compare` printed rather than drawn.
     let compared = cli.compared();
@@ -41,7 +41,7 @@ fn main() -> ExitCode {
     };
     let tui = cli.command.is_none() && std::io::stdout().is_terminal();
     let before = compared.as_ref().map(|(before, _)| before.as_path());
-    match run(&open, explain, (tui.then_some(cli.options.color), before), colours) {
+    match run(&open, explain, (tui.then_some(cli.options().color), before), colours) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure { message, code }) => {
             eprintln!("error: {message}");
@@ -177,8 +177,8 @@ fn headroom(open: &OpenArgs, args: &HeadroomArgs) -> ExitCode {
 /// `diff` (and `--compare` when not drawn): 0 when both reports open (whatever changed), 2 when
 /// one cannot be read.
 fn diff((before, after): &(std::path::PathBuf, std::path::PathBuf), cli: &Cli, colours: bool) -> ExitCode {
-    let options = ExplainOptions { operation: None, hex: cli.options.hex, color: colours };
-    match ttnn_tui::explain::diff_reports((before, after), cli.options.rank, cli.json(), &options) {
+    let options = ExplainOptions { operation: None, hex: cli.options().hex, color: colours };
+    match ttnn_tui::explain::diff_reports((before, after), cli.options().rank, cli.json(), &options) {
         Ok((notes, text)) => {
             for note in notes {
                 eprintln!("{note}");

@@ -4,11 +4,13 @@
 //! (`DiffAnswer`), which `ttnn-tui diff` and MCP's `compare_runs` both serialise.
 
 use super::entry::{Entries, OperationAnswer};
+use super::peak::on_a_single_chip;
 use super::peak::{PeakAnswer, PeaksAnswer, peaks_of};
 use super::select::Selection;
 use crate::analysis::compare::{
     Alignment, FailureChanges, Parting, RunFailure, compare_failures, matching_key, run_failures,
 };
+use crate::analysis::memory::named_device;
 use crate::analysis::memory::usage::UsageKey;
 use crate::analysis::memory::usage_series::UsageSeries;
 use crate::analysis::messages::failure::BufferType;
@@ -26,6 +28,15 @@ pub struct Run<'a> {
     pub(crate) memory: RunMemory,
     /// Its peaks, as `explain --peak` gives them.
     pub(crate) peaks: PeaksAnswer,
+    /// Whether the run is on a single chip, which text names device 0 (issue 30 §4.5).
+    pub(crate) single_chip: bool,
+}
+
+impl Run<'_> {
+    /// The id text names a device of this run by: 0 for a single chip, whatever id its tables use.
+    pub(crate) fn named(&self, device: u64) -> u64 {
+        named_device(device, self.single_chip)
+    }
 }
 
 /// Two runs compared.
@@ -56,7 +67,8 @@ pub fn compare_runs<'a>(
     let read = |report: &'a MemoryReport, side: Side| {
         let memory = report.run_memory(&AtomicBool::new(false), &mut |_| {}).map_err(|e| (side, e))?;
         let peaks = peaks_of(report, &memory.usage);
-        Ok::<_, (Side, ReportError)>(Run { report, memory, peaks })
+        let single_chip = on_a_single_chip(report, memory.series.iter().map(|s| s.device_id));
+        Ok::<_, (Side, ReportError)>(Run { report, memory, peaks, single_chip })
     };
     let (before, after) = (read(before, Side::Before)?, read(after, Side::After)?);
     let alignment = Alignment::new(&names(before.report), &names(after.report));

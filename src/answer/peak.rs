@@ -4,6 +4,7 @@ use super::true_peak::{TruePeaks, read_true_peaks};
 use crate::analysis::format::format_percent;
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::usage_series::{Ceiling, CeilingSource, Peak};
+use crate::analysis::memory::{one_chip, single_chip};
 use crate::report::{MemoryReport, ReportError};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
@@ -21,6 +22,24 @@ pub struct PeaksAnswer {
     /// `buffers` rows with a missing, zero or negative address or size (memory.md §3).
     #[serde(skip)]
     pub set_aside_rows: u64,
+    /// Whether the report is on a single chip, which text names device 0 whatever ids its
+    /// tables use (issue 30 §4.5); the JSON keeps the tables' ids.
+    #[serde(skip)]
+    pub single_chip: bool,
+}
+
+/// Whether a report is on a single chip: one chip's `devices` rows, and `ids` (the devices its
+/// figures are on) one id, 0 or 1 (a single chip opened as a mesh names itself by both, ttnn 0.81).
+pub(crate) fn on_a_single_chip(report: &MemoryReport, ids: impl Iterator<Item = u64>) -> bool {
+    let devices: Vec<_> = report.devices.iter().map(|d| d.facts()).collect();
+    let mut ids: Vec<u64> = ids.collect();
+    ids.sort_unstable();
+    ids.dedup();
+    match ids.as_slice() {
+        [] => one_chip(&devices),
+        [device] => single_chip(&devices, *device, &[]),
+        _ => false,
+    }
 }
 
 /// One peak with the region the text measures it against: its size per bank, where that comes
@@ -56,7 +75,7 @@ pub fn read_peaks(report: &MemoryReport) -> Result<PeaksAnswer, ReportError> {
 /// The peaks of a pass's sums, each with its region (`diff` reads them from its own pass).
 pub(crate) fn peaks_of(report: &MemoryReport, usage: &MemoryUsage) -> PeaksAnswer {
     let questions = report.usage();
-    let peak = questions
+    let peak: Vec<PeakAnswer> = questions
         .peaks(usage)
         .into_iter()
         .map(|peak| {
@@ -64,7 +83,8 @@ pub(crate) fn peaks_of(report: &MemoryReport, usage: &MemoryUsage) -> PeaksAnswe
             PeakAnswer::new(peak, questions.region_ceiling(peak.device_id, peak.buffer_type), name)
         })
         .collect();
-    PeaksAnswer { peak, true_peaks: None, set_aside_rows: usage.set_aside_rows }
+    let single_chip = on_a_single_chip(report, peak.iter().map(|p| p.peak.device_id));
+    PeaksAnswer { peak, true_peaks: None, set_aside_rows: usage.set_aside_rows, single_chip }
 }
 
 impl PeakAnswer {

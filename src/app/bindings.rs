@@ -90,6 +90,7 @@ pub(crate) const MEMORY: &[Binding] = &[
     bind(&[ch('t')], "t", "buffer type", NextBufferType),
     pair(&[ch('f'), ch('F')], "f/F", "fix", (NextFix, PreviousFix)),
     bind(&[ch('w')], "w", "what if…", WhatIf),
+    help_only(pair(&[ch('J'), ch('K')], "J/K", "scroll the advice", (ScrollDetailDown, ScrollDetailUp))),
     help_only(bind(&[key(KeyCode::Esc)], "Esc", "the failure as recorded", Back)),
     bind(&[ch('v')], "v", "view error", ViewError),
     bind(&[ch('y')], "y", "copy", Copy),

@@ -69,7 +69,11 @@ impl App {
             return Outcome::Message(format!("Nothing to copy: operation {} has no error", op.id));
         };
         let body = match &error.failure {
-            Some(failure) => CalloutBody::new(failure, self.hex, self.model.failed_in(i), None).lines(),
+            Some(failure) => {
+                let mut lines = CalloutBody::new(failure, self.hex, self.model.failed_in(i), None).lines();
+                lines.extend(self.memory.fixes.copied(i, op.id, self.hex));
+                lines
+            }
             // What the message says, whole, not its first line (behaviour.md §13.4).
             None => std::iter::once(error.error_type.as_str())
                 .chain(raw_message(&error.message, usize::MAX).lines)

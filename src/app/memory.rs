@@ -6,7 +6,7 @@
 use super::keys::Action;
 use super::memory_fixes::FixList;
 use super::model::{Loaded, Model};
-use super::rows::WindowedRows;
+use super::rows::{Scroll, WindowedRows};
 use super::tab::{Availability, Outcome};
 use crate::analysis::memory::{LiveBuffer, MemoryAtFailure, OperationMemory};
 use crate::analysis::messages::failure::BufferType;
@@ -88,6 +88,18 @@ pub struct MemoryTab {
     holders_of: Option<(usize, Option<Place>)>,
     /// The fixes of the failures shown, replayed.
     pub(crate) fixes: FixList,
+    /// The advice text's scroll (`J`/`K`), over the picture the holders window is over.
+    pub(crate) advice: AdviceScroll,
+}
+
+/// Where the advice text above the map stands: its scroll, and whether the next draw brings the
+/// fix on the map into view (`f`/`F` chose one).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct AdviceScroll {
+    /// The first line shown.
+    pub(crate) scroll: Scroll,
+    /// The fix chosen last is to be brought into view.
+    pub(crate) reveal_fix: bool,
 }
 
 impl MemoryTab {
@@ -135,9 +147,12 @@ impl MemoryTab {
 
     /// The picture of an operation and the holders window over it, borrowed together for
     /// drawing (the window is fitted to the table as it is drawn).
-    pub(crate) fn drawn(&mut self, operation: usize) -> (Option<&Loaded<MemoryPicture>>, &mut WindowedRows, &FixList) {
+    pub(crate) fn drawn(
+        &mut self,
+        operation: usize,
+    ) -> (Option<&Loaded<MemoryPicture>>, &mut WindowedRows, &FixList, &mut AdviceScroll) {
         let key = self.key(operation);
-        (self.pictures.get(&key), &mut self.holders, &self.fixes)
+        (self.pictures.get(&key), &mut self.holders, &self.fixes, &mut self.advice)
     }
 
     /// The selected holder of an operation's picture.
@@ -154,9 +169,19 @@ impl MemoryTab {
             Loaded::Unavailable(_) => 0,
         });
         if key != self.holders_of || len != self.holders.len() {
+            if key != self.holders_of {
+                self.advice = AdviceScroll::default();
+            }
             self.holders_of = key;
             self.holders = WindowedRows::new(len);
         }
+    }
+
+    /// Scrolls the advice text by `lines`; the fix on the map no longer pulls it back.
+    fn scroll_advice(&mut self, lines: isize) -> Outcome {
+        self.advice.reveal_fix = false;
+        self.advice.scroll.by(lines);
+        Outcome::None
     }
 
     /// The places an operation's snapshot holds (the failure's is fixed).
@@ -208,6 +233,12 @@ impl MemoryTab {
 
     /// Applies an action on the tab, for the selected operation.
     pub(crate) fn update(&mut self, action: Action, operation: Option<usize>) -> Outcome {
+        match action {
+            Action::ScrollDetailDown => return self.scroll_advice(1),
+            Action::ScrollDetailUp => return self.scroll_advice(-1),
+            Action::NextFix | Action::PreviousFix | Action::Back => self.advice.reveal_fix = true,
+            _ => {}
+        }
         if let Some(i) = operation
             && matches!(self.picture(i), Some(Loaded::Ready(MemoryPicture::Failure(_))))
             && let Some(outcome) = self.fixes.update(action, i)

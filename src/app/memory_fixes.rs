@@ -5,7 +5,7 @@
 use super::keys::Action;
 use super::model::Loaded;
 use super::tab::Outcome;
-use crate::analysis::memory::whatif::{AfterFix, Fix, ReplayedAdvice};
+use crate::analysis::memory::whatif::{AfterFix, Fix, Outcome as Replayed, ReplayedAdvice};
 use std::collections::HashMap;
 
 /// The fixes of the failures shown so far, the one on the map, and what the user is typing.
@@ -28,6 +28,38 @@ impl FixList {
     /// The replayed advice of an operation's failure, once read.
     pub fn of(&self, operation: usize) -> Option<&Loaded<Vec<ReplayedAdvice>>> {
         self.by_operation.get(&operation)
+    }
+
+    /// The line tab 1's callout gives of an allocation failure's fixes (issue 30 §4.1): how many
+    /// tab 4 replayed and with how many the request fits, or that tab 4 replays them.
+    pub(crate) fn hint(&self, operation: usize) -> String {
+        match self.of(operation) {
+            None => "Fixes: tab 4 replays them (press 4)".to_string(),
+            Some(Loaded::Unavailable(reason)) => format!("Fixes: tab 4 cannot replay them: {reason}"),
+            Some(Loaded::Ready(list)) if list.is_empty() => "Fixes: none to replay (tab 4 says why)".to_string(),
+            Some(Loaded::Ready(list)) => {
+                let replayed = list.iter().filter(|r| r.answer.is_some()).count();
+                let fits =
+                    list.iter().filter(|r| r.answer.as_ref().is_some_and(|a| a.outcome == Replayed::Fits)).count();
+                let with = match fits {
+                    0 => "with none".to_string(),
+                    n if n == replayed => format!("with {}", if n == 1 { "it" } else { "each" }),
+                    n => format!("with {n} of them"),
+                };
+                format!("Fixes: {} on tab 4 (press 4), {replayed} replayed; the request fits {with}", list.len())
+            }
+        }
+    }
+
+    /// The fixes as the copy of tab 1's callout gives them: each replayed sentence, or a line
+    /// saying they are not replayed yet.
+    pub(crate) fn copied(&self, operation: usize, operation_id: u64, hex: bool) -> Vec<String> {
+        match self.of(operation) {
+            Some(Loaded::Ready(list)) if !list.is_empty() => std::iter::once("Fixes (replayed):".to_string())
+                .chain(list.iter().map(|r| format!("· {}", r.sentence(operation_id, hex))))
+                .collect(),
+            _ => vec![self.hint(operation)],
+        }
     }
 
     /// Whether the fixes of an operation's failure are still to be read.

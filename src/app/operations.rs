@@ -49,6 +49,22 @@ pub(crate) struct OperationsTab {
     search_index: Option<SearchIndex>,
     /// The user has moved the selection since the report was opened.
     pub(crate) moved: bool,
+    /// The widest row label's parts, kept while the operations and the places read stay the
+    /// same (the list's width on a wide terminal).
+    pub(crate) widest: Option<ListWidth>,
+}
+
+/// The widest operation name, and the widest place read so far, of a report's list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ListWidth {
+    /// How many operations and stack traces were measured.
+    pub(crate) measured: (usize, usize),
+    /// The widest name.
+    pub(crate) name: usize,
+    /// Whether an operation was not recorded (its label says so).
+    pub(crate) unrecorded: bool,
+    /// The widest ` ({file}:{line})` read.
+    pub(crate) place: usize,
 }
 
 impl OperationsTab {
@@ -68,6 +84,7 @@ impl OperationsTab {
             detail_scroll: Scroll::default(),
             search_index: None,
             moved: false,
+            widest: None,
         };
         if let Some(index) = operation.or_else(|| model.error_operations().first().copied()) {
             tab.rows.select_centered(index);

@@ -31,7 +31,7 @@ pub fn render_diff_text(c: &Compared<'_>, options: &ExplainOptions) -> String {
     let _ = writeln!(out, "{}", aligned_sentence(&c.alignment, sizes, |side, k| c.name(side, k)));
     if let Some((before, after)) = c.focus_lines() {
         let counted = count_pair_uses(pair_uses(before, after, &c.alignment));
-        let _ = writeln!(out, "{}", pairs_sentence(&line_words(before, after), &counted, |side, k| c.name(side, k)));
+        let _ = writeln!(out, "{}", pairs_sentence(&line_words(c, before, after), &counted, |side, k| c.name(side, k)));
     }
     peak_lines(&mut out, c);
     late_lines(&mut out, c);
@@ -47,11 +47,13 @@ fn sanitized(text: &str) -> String {
     sanitize_line(text)
 }
 
-/// The line's name: `L1 per bank on device 1`, with AFTER's device when it names it otherwise.
-fn line_words(before: &UsageSeries, after: &UsageSeries) -> String {
-    let mut words = format!("{} per bank on device {}", before.buffer_type.token(), before.device_id);
-    if after.device_id != before.device_id {
-        let _ = write!(words, " (device {} after)", after.device_id);
+/// The line's name: `L1 per bank on device 0`, with AFTER's device when it names it otherwise
+/// (a single chip is device 0 on both sides, whatever ids the tables use).
+fn line_words(c: &Compared<'_>, before: &UsageSeries, after: &UsageSeries) -> String {
+    let (b, a) = (c.before.named(before.device_id), c.after.named(after.device_id));
+    let mut words = format!("{} per bank on device {b}", before.buffer_type.token());
+    if a != b {
+        let _ = write!(words, " (device {a} after)");
     }
     words
 }
@@ -107,6 +109,9 @@ fn peak_lines(out: &mut String, c: &Compared<'_>) {
             (None, Some(a)) => format!("{a}, none before"),
             (None, None) => continue,
         };
+        // The key is BEFORE's, else AFTER's; a single chip is device 0 on either side.
+        let device = if before.is_some() { c.before.named(device) } else { c.after.named(device) };
+        let after_device = after_device.map(|d| c.after.named(d)).filter(|&d| d != device);
         let after_device = after_device.map_or(String::new(), |d| format!(" (device {d} after)"));
         let _ = writeln!(out, "Peak {} use on device {device}{after_device}: {both}{change}.", kind.token());
     }
@@ -120,8 +125,13 @@ fn late_lines(out: &mut String, c: &Compared<'_>) {
     let _ = writeln!(out, "Held past their last use: {} before, {} after.", tensors(before), tensors(after));
     for (word, run) in [("Before", &c.before), ("After", &c.after)] {
         for s in run.memory.late.summary.iter().filter(|s| s.count > 0) {
-            let _ =
-                writeln!(out, "  {word}, {} on device {}: {}.", s.buffer_type.token(), s.device_id, late_heading(s));
+            let _ = writeln!(
+                out,
+                "  {word}, {} on device {}: {}.",
+                s.buffer_type.token(),
+                run.named(s.device_id),
+                late_heading(s)
+            );
         }
     }
 }

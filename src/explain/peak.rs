@@ -1,7 +1,7 @@
 //! `explain --peak` as text: one line per device and buffer type.
 
 use crate::analysis::format::size;
-use crate::analysis::memory::MemoryNote;
+use crate::analysis::memory::{MemoryNote, named_device};
 use crate::answer::{PeaksAnswer, TruePeakAnswer, TruePeaks};
 use std::fmt::Write;
 
@@ -18,7 +18,8 @@ pub(super) fn peak_text(peaks: &PeaksAnswer) -> String {
             Some(name) => format!("{} {name}", peak.operation_id),
             None => peak.operation_id.to_string(),
         };
-        let (kind, device, used) = (peak.buffer_type.token(), peak.device_id, size(peak.used_per_bank));
+        let device = named_device(peak.device_id, peaks.single_chip);
+        let (kind, used) = (peak.buffer_type.token(), size(peak.used_per_bank));
         let _ = write!(out, "Peak {kind} use on device {device}: {used} per bank after operation {operation}");
         if let (Some(region), Some(percent)) = (line.region_per_bank, &line.share) {
             let _ = write!(out, " ({percent} of the {} region)", size(region));

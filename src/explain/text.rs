@@ -5,10 +5,10 @@ use super::paint::Paint;
 use crate::analysis::beside::{NO_STACK_TRACES, NOT_RECORDED};
 use crate::analysis::format::counted;
 use crate::analysis::messages::raw_message::raw_message_text;
-use crate::analysis::messages::reason::failed_in;
+use crate::analysis::messages::reason::{BEYOND_REFERENCE_MEANING, failed_in};
 use crate::analysis::model::ERRORS_NOT_RECORDED;
 use crate::analysis::sanitize::sanitize_line;
-use crate::answer::{Entries, ErrorAnswer, OperationAnswer};
+use crate::answer::{Entries, ErrorAnswer, ExplainedError, OperationAnswer, Selection};
 use crate::report::MemoryReport;
 use std::fmt::Write;
 
@@ -32,6 +32,9 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
         }
     }
     out.push_str(&blocks(report, explanation, options));
+    if let Some(note) = beyond_reference_note(&explanation.selection) {
+        let _ = writeln!(out, "{note}");
+    }
     if let Some(peaks) = &explanation.peaks {
         out.push_str(&super::peak::peak_text(peaks));
     }
@@ -52,6 +55,26 @@ fn passing_text(headroom: &crate::answer::HeadroomAnswer, tightest: Option<&crat
         let _ = writeln!(out, "{}", super::peak::true_peak_line(p));
     }
     out
+/// Said once under the blocks when a failure printed was recognised beyond the reference
+/// (behaviour.md §13; JSON `beyond_reference`): which ones, and what that means.
+fn beyond_reference_note(selection: &Selection<'_>) -> Option<String> {
+    let beyond = |e: &&ExplainedError<'_>| e.failure.is_some_and(|f| f.beyond_reference);
+    let ids: Vec<String> =
+        selection.operations().filter(beyond).filter_map(|e| e.operation_id).map(|id| id.to_string()).collect();
+    let unattached = selection.unattached().filter(beyond).count();
+    let which = match (ids.as_slice(), unattached) {
+        ([], 0) => return None,
+        ([], n) => counted(n, "unattached error", "unattached errors"),
+        ([one], 0) => format!("operation {one}"),
+        (many, 0) => format!("operations {}", many.join(", ")),
+        (ids, n) => format!(
+            "{} {} and {}",
+            if ids.len() == 1 { "operation" } else { "operations" },
+            ids.join(", "),
+            counted(n, "unattached error", "unattached errors")
+        ),
+    };
+    Some(format!("Beyond TT-NN Visualizer ({which}): {BEYOND_REFERENCE_MEANING} (beyond_reference: true in the JSON)."))
 }
 
 /// The link lines and every block, without the count line (`--follow` prints them as they come,

@@ -3,7 +3,7 @@
 
 use super::theme::Theme;
 use crate::analysis::beside::operation_note;
-use crate::analysis::messages::reason::CalloutBody;
+use crate::analysis::messages::reason::{BEYOND_REFERENCE_MEANING, CalloutBody};
 use crate::analysis::model::ErrorRecord;
 use crate::app::Model;
 use ratatui::text::{Line, Span};
@@ -30,7 +30,15 @@ pub(crate) fn callout_lines(body: &CalloutBody, theme: &Theme, indent: &str) -> 
     if let Some(last) = &body.last_line {
         lines.push(Line::from(format!("{indent}{last}")));
     }
+    if body.beyond_reference {
+        lines.push(Line::styled(format!("{indent}{}", beyond_reference_legend()), theme.dim));
+    }
     lines
+}
+
+/// The legend of the mark, under a callout that has it.
+pub(crate) fn beyond_reference_legend() -> String {
+    format!("(beyond TT-NN Visualizer: {BEYOND_REFERENCE_MEANING})")
 }
 
 /// The callout body of an error that is an allocation failure, with `Failed in …`.

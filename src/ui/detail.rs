@@ -8,7 +8,7 @@ use super::view::View;
 use crate::analysis::beside::{NO_STACK_TRACES, NOT_RECORDED};
 use crate::analysis::stack::most_recent_call_last;
 use crate::app::bindings::key_label;
-use crate::app::{Action, Loaded, Pane, Scroll};
+use crate::app::{Action, FixList, Loaded, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
 use ratatui::text::{Line, Span};
@@ -30,6 +30,11 @@ pub(crate) fn duration_text(seconds: Option<f64>, failed: bool) -> String {
 
 /// The detail pane's lines for an operation, before wrapping.
 pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
+    lines_with(view, operation, None)
+}
+
+/// [`detail_lines`] with the line saying what tab 4 has of an allocation failure's fixes.
+fn lines_with(view: &View, operation: usize, fixes: Option<&FixList>) -> Vec<Line<'static>> {
     let (model, theme) = (view.model, view.theme);
     let op = &model.operations[operation];
     // Id, name and duration on one line, so the callout shows on small terminals too.
@@ -44,7 +49,10 @@ pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
     if let Some(error) = model.error_of(operation) {
         lines.push(Line::default());
         match error_callout(error, view.hex, model.failed_in(operation)) {
-            Some(body) => lines.extend(callout_lines(&body, theme, "")),
+            Some(body) => {
+                lines.extend(callout_lines(&body, theme, ""));
+                lines.extend(fixes.map(|f| Line::styled(f.hint(operation), theme.key)));
+            }
             None => {
                 lines.push(Line::styled(error.error_type.clone(), theme.bold.patch(theme.danger)));
                 lines.extend(text_lines(&error.message, ""));
@@ -89,7 +97,13 @@ pub fn detail_lines(view: &View, operation: usize) -> Vec<Line<'static>> {
 }
 
 /// Draws the pane.
-pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option<usize>, scroll: &mut Scroll) {
+pub(crate) fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    view: &View,
+    (operation, fixes): (Option<usize>, &FixList),
+    scroll: &mut Scroll,
+) {
     let theme = view.theme;
     let Some(i) = operation else {
         frame.render_widget(Block::new().borders(Borders::ALL).title(" Details "), area);
@@ -105,7 +119,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, view: &View, operation: Option
         Block::new().borders(Borders::ALL).border_style(if has_error { theme.danger } else { theme.text }).title(title);
     let inner = block.inner(area);
     // Leave the last column to the scrollbar.
-    let lines = wrap_lines(detail_lines(view, i), (inner.width as usize).saturating_sub(1));
+    let lines = wrap_lines(lines_with(view, i, Some(fixes)), (inner.width as usize).saturating_sub(1));
     scroll.fit(lines.len(), inner.height as usize);
     let total = lines.len();
     let shown: Vec<Line> = lines.into_iter().skip(scroll.offset()).collect();

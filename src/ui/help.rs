@@ -4,6 +4,7 @@ use super::status::popup_hints;
 use super::text::wrap_lines;
 use super::theme::Theme;
 use super::view::clear;
+use crate::analysis::messages::reason::BEYOND_REFERENCE_MEANING;
 use crate::app::bindings::{bindings, pane_title};
 use crate::app::keys::PANES;
 use crate::app::{Action, App, Availability, Pane, Scroll};
@@ -34,6 +35,15 @@ pub fn help_lines(app: &App, theme: &Theme, from: Pane) -> Vec<Line<'static>> {
             lines.push(Line::from(spans));
         }
     }
+    lines.push(Line::default());
+    lines.push(Line::styled("Marks", theme.bold));
+    lines.push(Line::from(vec![
+        Span::styled(format!("  {:<16}", "(beyond TT-NN Visualizer)"), theme.dim),
+        Span::styled(
+            format!(" after a failure's kind: {BEYOND_REFERENCE_MEANING} (beyond_reference: true in the JSON)"),
+            theme.text,
+        ),
+    ]));
     lines
 }
 

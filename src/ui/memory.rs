@@ -5,15 +5,16 @@
 use super::memory_holders::draw_holders;
 use super::memory_map::{MapMarks, legend, map_lines};
 use super::progress::draw_progress;
-use super::text::{truncate_line, wrap_lines};
+use super::text::{truncate_line, wrap_line, wrap_lines};
+use super::theme::Theme;
 use super::view::View;
-use crate::analysis::format::size;
+use crate::analysis::format::{counted, size};
 use crate::analysis::memory::whatif::ReplayedAdvice;
 use crate::analysis::memory::{
     MemoryAtFailure, NoFit, advice_sentence, basis_sentence, check_sentence, clash_facts, fullness_sentence,
     reason_sentence,
 };
-use crate::app::{FixList, JobState, Loaded, MemoryPicture, MemoryTab, NoPicture, ordered_holders};
+use crate::app::{AdviceScroll, FixList, JobState, Loaded, MemoryPicture, MemoryTab, NoPicture, ordered_holders};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::text::{Line, Span};
@@ -44,7 +45,7 @@ pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String
                 "Memory at the failure of {} {} · device {} · {}",
                 op.id,
                 op.name,
-                m.device_id,
+                m.named_device(),
                 m.buffer_type.label()
             )
         }
@@ -53,10 +54,12 @@ pub fn heading(view: &View, operation: usize, picture: &MemoryPicture) -> String
                 "Memory when {} {} started (after {p}) · device {} · {}",
                 op.id,
                 op.name,
-                m.device_id,
+                m.named_device(),
                 m.buffer_type.label()
             ),
-            None => format!("Memory after {} {} · device {} · {}", op.id, op.name, m.device_id, m.buffer_type.label()),
+            None => {
+                format!("Memory after {} {} · device {} · {}", op.id, op.name, m.named_device(), m.buffer_type.label())
+            }
         },
         MemoryPicture::NeedsReplay | MemoryPicture::Nothing(_) => format!("Memory of {} {}", op.id, op.name),
     }
@@ -116,6 +119,57 @@ fn fix_lines(m: &MemoryAtFailure, fixes: &FixList, operation: usize, hex: bool) 
     lines
 }
 
+/// The sentences wrapped to `width`, and the wrapped lines of the fix on the map (`▶`), if any.
+fn advice_lines(sentences: Vec<String>, width: usize) -> (Vec<Line<'static>>, Option<(usize, usize)>) {
+    let mut lines = Vec::new();
+    let mut fix_at = None;
+    for sentence in sentences {
+        let start = lines.len();
+        let shown = sentence.starts_with("▶ ");
+        lines.extend(wrap_line(Line::from(sentence), width));
+        if shown {
+            fix_at = Some((start, lines.len()));
+        }
+    }
+    (lines, fix_at)
+}
+
+/// The advice lines that fit `height`: when they do not all fit, the window `J`/`K` scrolls
+/// (brought over the fix on the map when one was just chosen) and a last line saying what is
+/// cut, above and below.
+fn advice_window(
+    lines: Vec<Line<'static>>,
+    height: usize,
+    fix_at: Option<(usize, usize)>,
+    advice: &mut AdviceScroll,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    if lines.len() <= height || height < 2 {
+        advice.scroll.fit(lines.len(), height);
+        return lines;
+    }
+    let shown = height - 1;
+    advice.scroll.fit(lines.len(), shown);
+    if std::mem::take(&mut advice.reveal_fix)
+        && let Some((start, end)) = fix_at
+    {
+        let offset = advice.scroll.offset();
+        let target = if start < offset { start } else { offset.max(end.saturating_sub(shown)).min(start) };
+        advice.scroll.by(target as isize - offset as isize);
+    }
+    let offset = advice.scroll.offset();
+    let (above, below) = (offset, lines.len() - offset - shown);
+    let mut window: Vec<Line<'static>> = lines.into_iter().skip(offset).take(shown).collect();
+    let lines = |n: usize| if n == 1 { "line" } else { "lines" };
+    let sign = match (above, below) {
+        (0, b) => format!("↓ {b} more {} · J scrolls", lines(b)),
+        (a, 0) => format!("↑ {} above · K scrolls back", counted(a, "line", "lines")),
+        (a, b) => format!("↑ {} above, ↓ {b} more · J/K scroll", counted(a, "line", "lines")),
+    };
+    window.push(Line::styled(sign, theme.dim));
+    window
+}
+
 /// The marks of a failure's map: its request, or its circular buffers' range.
 fn failure_marks(m: &MemoryAtFailure) -> (Option<u64>, Option<(u64, u64)>) {
     let band = m.circular_buffers.as_ref().map(|c| {
@@ -141,7 +195,7 @@ pub fn draw(
     };
     let Some(i) = operation else { return message(frame, "No operation selected".into()) };
     let by_address = tab.by_address;
-    let (picture, holders, fixes) = tab.drawn(i);
+    let (picture, holders, fixes, advice) = tab.drawn(i);
     let picture = match picture {
         None => return message(frame, "Reading the memory of this operation…".into()),
         Some(Loaded::Unavailable(reason)) => return message(frame, format!("The memory cannot be read: {reason}")),
@@ -153,10 +207,12 @@ pub fn draw(
     };
     let width = area.width as usize;
     let head = truncate_line(Line::styled(heading(view, i, picture), theme.bold), width);
-    let text = wrap_lines(sentences(view, picture, fixes, i).into_iter().map(Line::from), width);
+    let (text, fix_at) = advice_lines(sentences(view, picture, fixes, i), width);
     // The map takes 5 lines and the holders table keeps at least 5 (two rows).
     let room = (area.height as usize).saturating_sub(1 + 5 + 5).max(1);
-    let text_height = text.len().min(room.min((area.height as usize / 3).max(2))) as u16;
+    let text_height = text.len().min(room.min((area.height as usize / 3).max(2)));
+    let text = advice_window(text, text_height, fix_at, advice, theme);
+    let text_height = text_height as u16;
     let [head_area, text_area, map_area, table_area] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(text_height),

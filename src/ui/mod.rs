@@ -62,7 +62,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
     let App { model, hex, tab, operations, device_ops, perf, memory, over_time, jobs, compare, .. } = app;
     let view = View { model, hex: *hex, theme };
     match tab {
-        Tab::Operations => operations::draw(frame, body, (&view, compare.as_ref()), operations),
+        Tab::Operations => operations::draw(frame, body, (&view, compare.as_ref()), (operations, &memory.fixes)),
         Tab::DeviceOps => device_ops::draw(frame, body, &view, selected, device_ops),
         Tab::Performance => performance::draw(frame, body, &view, perf),
         Tab::Memory => memory::draw(frame, body, &view, selected, memory, &jobs.replay),

@@ -9,7 +9,7 @@ use super::{compare, detail, unattached};
 use crate::analysis::beside::NOT_RECORDED;
 use crate::analysis::format::counted;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
-use crate::app::{Comparison, OperationsTab, WindowedRows};
+use crate::app::{Comparison, FixList, ListWidth, OperationsTab, WindowedRows};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
@@ -31,7 +31,7 @@ pub(crate) fn draw(
     frame: &mut Frame,
     area: Rect,
     (view, compare): (&View, Option<&Comparison>),
-    tab: &mut OperationsTab,
+    (tab, fixes): (&mut OperationsTab, &FixList),
 ) {
     let banner = compare.map(|c| compare::banner_lines(view, c, area.width as usize)).unwrap_or_default();
     let [banner_area, area] =
@@ -43,14 +43,49 @@ pub(crate) fn draw(
         unattached::draw(frame, callout_area, view, tab.unattached_folded, &mut tab.unattached_scroll);
     }
     let [list_area, detail_area] = if rest.width >= SIDE_BY_SIDE_WIDTH {
-        Layout::horizontal([Constraint::Percentage(45), Constraint::Fill(1)]).areas(rest)
+        // At most 45% of the width, and no wider than its widest row or title (issue 30 §4.7),
+        // unless an item is expanded: its callout then takes the room.
+        let most = rest.width as usize * 45 / 100;
+        let list = if tab.expanded.is_empty() { most.min(content_width(view, tab, compare.is_some())) } else { most };
+        Layout::horizontal([Constraint::Length(list as u16), Constraint::Fill(1)]).areas(rest)
     } else {
         Layout::vertical([Constraint::Percentage(55), Constraint::Fill(1)]).areas(rest)
     };
     let OperationsTab { shown, rows, errors_only, search, expanded, .. } = tab;
     let list = OperationsList { view, shown, errors_only: *errors_only, matches: &search.matches, expanded, compare };
     frame.render_stateful_widget(list, list_area, rows);
-    detail::draw(frame, detail_area, view, tab.selected_operation(), &mut tab.detail_scroll);
+    detail::draw(frame, detail_area, view, (tab.selected_operation(), fixes), &mut tab.detail_scroll);
+}
+
+/// The columns the list needs at most: its widest row (the marker, the widest id, name and place
+/// read so far, at least a place's usual width), or its title, with borders and scrollbar.
+fn content_width(view: &View, tab: &mut OperationsTab, compared: bool) -> usize {
+    let model = view.model;
+    let measured = (model.operations.len(), model.stack_traces.len());
+    let widest = match tab.widest {
+        Some(w) if w.measured == measured => w,
+        Some(w) if w.measured.0 == measured.0 => {
+            let place = model.stack_traces.keys().filter_map(|&i| model.source_label(i)).map(|p| p.width() + 3).max();
+            ListWidth { measured, place: place.unwrap_or(0), ..w }
+        }
+        _ => {
+            let name = model.operations.iter().map(|o| o.name.width()).max().unwrap_or(0);
+            let unrecorded = model.operations.iter().any(|o| !o.recorded);
+            let place = model.stack_traces.keys().filter_map(|&i| model.source_label(i)).map(|p| p.width() + 3).max();
+            ListWidth { measured, name, unrecorded, place: place.unwrap_or(0) }
+        }
+    };
+    tab.widest = Some(widest);
+    let id = model.operations.last().map_or(1, |o| o.id.to_string().len());
+    // A place not read yet is usually `(model.py:123)`; an unrecorded operation says so.
+    let place = widest.place.max(16) + if widest.unrecorded { NOT_RECORDED.width() + 1 } else { 0 };
+    let marker = if compared { compare::MARKER_WIDTH } else { 8 };
+    let row = LABEL_START - 8 + marker + id + 1 + widest.name + place;
+    // Either title, so that the filter does not move the split.
+    let total = model.operations.len();
+    let title = [false, true].map(|only| list_title(view, total, only).width()).into_iter().max().unwrap_or(0);
+    let title = title + " Operations · ".len() + 1;
+    row.max(title) + 3
 }
 
 /// The title of the list: how many operations and how many with an error, or the reference's

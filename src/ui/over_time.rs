@@ -266,9 +266,25 @@ fn draw_chart(frame: &mut Frame, area: Rect, view: &View, lines_of: (&UsageSerie
         ("peak", Marker::Bar, GraphType::Scatter, theme.bold, &peak),
         (if compared { "✖ after" } else { "✖ failed" }, Marker::Block, GraphType::Scatter, theme.danger, &failures),
     ];
-    let datasets: Vec<Dataset> = lines
+    let shown: Vec<ChartLine> =
+        lines.into_iter().filter(|(name, .., data)| matches!(*name, "used" | "after") || !data.is_empty()).collect();
+    // The legend goes under the chart, where it covers no line (issue 30 §4.7: in the chart's
+    // corner it hid the region's line).
+    let mut legend_spans = Vec::new();
+    let wide: usize = shown.iter().map(|(name, ..)| name.chars().count() + 4).sum();
+    let gap = if wide + 2 <= area.width as usize { "  " } else { " " };
+    for (name, marker, _, style, _) in &shown {
+        let glyph = match marker {
+            Marker::Braille => "⣀",
+            Marker::Bar => "▄",
+            Marker::Block => "█",
+            _ => "•",
+        };
+        legend_spans.push(Span::styled(format!("{glyph} "), *style));
+        legend_spans.push(Span::raw(format!("{name}{gap}")));
+    }
+    let datasets: Vec<Dataset> = shown
         .into_iter()
-        .filter(|(name, .., data)| matches!(*name, "used" | "after") || !data.is_empty())
         .map(|(name, marker, kind, style, data)| {
             Dataset::default().name(name).marker(marker).graph_type(kind).style(style).data(data)
         })
@@ -276,11 +292,9 @@ fn draw_chart(frame: &mut Frame, area: Rect, view: &View, lines_of: (&UsageSerie
     let id = |k: usize| series.points.get(k).map_or(String::new(), |p| format!("op {}", p.operation_id));
     let x_labels = vec![Span::raw(id(0)), Span::raw(id(series.points.len().saturating_sub(1)))];
     let y_labels = vec![Span::raw("0 B"), Span::raw(size(top as u64))];
-    // Room for every line of the legend once a late tensor's span is marked.
-    let legend = (Constraint::Ratio(1, 4), Constraint::Ratio(1, 2));
     let chart = Chart::new(datasets)
-        .hidden_legend_constraints(legend)
-        .block(Block::new().borders(Borders::ALL))
+        .legend_position(None)
+        .block(Block::new().borders(Borders::ALL).title_bottom(Line::from(legend_spans)))
         .x_axis(Axis::default().bounds([0.0, last]).labels(x_labels).style(theme.dim))
         .y_axis(Axis::default().bounds([0.0, top * 1.05]).labels(y_labels).style(theme.dim));
     frame.render_widget(chart, area);

@@ -8,8 +8,11 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 pub(crate) const ELLIPSIS: &str = "…";
 
 /// Splits a styled line into lines of at most `width` columns. Breaks at the last space that
-/// fits, unless that would leave the line less than half full (a long path after `File` is then
-/// broken mid-word rather than leaving `File` alone); continuation lines repeat the leading spaces.
+/// fits, never inside a token nor between a number and its unit (`32 KiB`), unless the token
+/// alone is wider than the line (a memory config), or the line would be less than half full
+/// (`File` before a long path): the token is then broken after its last `,` `;` `(` `)` or `/`
+/// that leaves the line half full, else where the line is full; continuation lines repeat the
+/// leading spaces.
 pub(crate) fn wrap_line(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
     if width == 0 || line.width() <= width {
         return vec![line];
@@ -28,16 +31,7 @@ pub(crate) fn wrap_line(line: Line<'static>, width: usize) -> Vec<Line<'static>>
             used += rest[fit].0.width().unwrap_or(0);
             fit += 1;
         }
-        let cut = if fit == rest.len() {
-            fit
-        } else {
-            let lead = rest.iter().take_while(|(c, _)| *c == ' ').count();
-            rest[..=fit]
-                .iter()
-                .rposition(|(c, _)| *c == ' ')
-                .filter(|&k| k > lead && 2 * k >= room)
-                .unwrap_or(fit.max(1))
-        };
+        let cut = if fit == rest.len() { fit } else { cut_at(rest, fit, room) };
         rows.push(&rest[..cut]);
         rest = &rest[cut..];
         // The space the line was broken at is not carried to the next line.
@@ -59,6 +53,45 @@ pub(crate) fn wrap_line(line: Line<'static>, width: usize) -> Vec<Line<'static>>
             Line::from(spans).style(line.style)
         })
         .collect()
+}
+
+/// Units a number is never parted from at a line's end.
+const UNITS: &[&str] = &["B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "bytes", "%", "ms", "s", "banks", "cores"];
+
+/// Whether the space at `k` may end a line: not a leading space, not between a number and its
+/// unit.
+fn breaks_at(row: &[(char, Style)], k: usize, lead: usize) -> bool {
+    if row[k].0 != ' ' || k <= lead {
+        return false;
+    }
+    let digit_before = row[k - 1].0.is_ascii_digit();
+    let word: String = row[k + 1..].iter().map(|(c, _)| *c).take_while(|c| c.is_alphanumeric() || *c == '%').collect();
+    !(digit_before && UNITS.contains(&word.as_str()))
+}
+
+/// Where to end a row of `rest` whose first `fit` characters fit in `room` columns: at the last
+/// space that may end a line, unless the token it would carry over is wider than the line.
+fn cut_at(rest: &[(char, Style)], fit: usize, room: usize) -> usize {
+    let lead = rest.iter().take_while(|(c, _)| *c == ' ').count();
+    let last = (0..=fit.min(rest.len() - 1)).rev().find(|&k| breaks_at(rest, k, lead));
+    if last == Some(fit) {
+        return fit;
+    }
+    let start = last.map_or(lead, |k| k + 1);
+    let end = (fit..rest.len()).find(|&k| breaks_at(rest, k, lead)).unwrap_or(rest.len());
+    let token: usize = rest[start..end].iter().map(|(c, _)| c.width().unwrap_or(0)).sum();
+    // After a separator inside the token, when that leaves the line at least half full.
+    let separator = (start.max(1)..fit)
+        .rev()
+        .find(|&k| matches!(rest[k - 1].0, ',' | ';' | '(' | ')' | '/'))
+        .filter(|&k| 2 * k >= room);
+    match last {
+        Some(k) if 2 * k >= room => k,
+        // A line less than half full (`File` before a long path): rather after a separator.
+        Some(k) if token <= room => separator.unwrap_or(k),
+        // The token alone is wider than the line: it fills it.
+        _ => separator.unwrap_or(fit.max(1)),
+    }
 }
 
 /// Every line wrapped to `width` columns.
@@ -122,7 +155,8 @@ mod tests {
         let bold = Style::new().add_modifier(Modifier::BOLD);
         let line = Line::from(vec![Span::raw("  "), Span::styled("Fragmented.", bold), Span::raw(" 977 KiB free")]);
         let wrapped = wrap_line(line, 10);
-        assert_eq!(texts(&wrapped), vec!["  Fragment", "  ed. 977", "  KiB free"]);
+        // "Fragmented." alone is wider than the line; 977 stays with its unit.
+        assert_eq!(texts(&wrapped), vec!["  Fragment", "  ed.", "  977 KiB", "  free"]);
         assert!(wrapped.iter().all(|l| l.width() <= 10));
         assert_eq!(wrapped[1].spans.iter().find(|s| s.content.contains("ed.")).map(|s| s.style), Some(bold));
         let words = wrap_line(Line::from("    Short by 426 KiB per bank: needs 800 KiB"), 20);
@@ -136,9 +170,30 @@ mod tests {
         let frame =
             Line::from("  File \"/home/user/tt-metal/models/demos/hybrid_vit/tt/model.py\", line 57, in <lambda>");
         let wrapped = texts(&wrap_line(frame, 40));
-        assert_eq!(wrapped[0], "  File \"/home/user/tt-metal/models/demos");
+        assert_eq!(wrapped[0], "  File \"/home/user/tt-metal/models/");
         assert!(wrapped.iter().all(|l| l.trim() != "File"), "{wrapped:?}");
         assert!(wrapped[1..].iter().all(|l| l.starts_with("  ")), "{wrapped:?}");
+    }
+
+    /// Issue 30 §4.7: no line ends inside a number and its unit, nor inside a token narrower
+    /// than the line; a wider token is broken after a separator.
+    #[test]
+    fn a_number_keeps_its_unit_and_a_token_stays_whole() {
+        let perf = wrap_line(Line::from("free 949 KiB, largest free block 32 KiB per bank"), 36);
+        assert_eq!(texts(&perf), vec!["free 949 KiB, largest free block", "32 KiB per bank"]);
+        let config = "  memory_config MemoryConfig(memory_layout=TensorMemoryLayout::INTERLEAVED,buffer_type=BufferType::L1,shard_spec=std::nullopt)";
+        let wrapped = texts(&wrap_line(Line::from(config), 40));
+        assert_eq!(
+            wrapped,
+            vec![
+                "  memory_config MemoryConfig(",
+                "  memory_layout=TensorMemoryLayout::INTE",
+                "  RLEAVED,buffer_type=BufferType::L1,",
+                "  shard_spec=std::nullopt)",
+            ]
+        );
+        let long = texts(&wrap_line(Line::from("Short by 426 KiB per bank: needs 800 KiB, 374 KiB free."), 30));
+        assert_eq!(long, vec!["Short by 426 KiB per bank:", "needs 800 KiB, 374 KiB free."]);
     }
 
     #[test]

@@ -47,7 +47,7 @@ fn a_circular_buffer_larger_than_its_buffer_prints_its_own_block() {
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "Operation 4 ttnn.add: Circular buffer larger than its L1 buffer\n  A circular buffer of 96 KiB is set on an L1 buffer of 80 KiB per bank\n  Larger than its buffer. The circular buffer lives inside a tensor's L1 buffer, which holds 80 KiB per bank; it needs 16 KiB more. A larger shard for that tensor, or a smaller circular buffer (a smaller block), fits.\n"
+        "Operation 4 ttnn.add: Circular buffer larger than its L1 buffer\n  A circular buffer of 96 KiB is set on an L1 buffer of 80 KiB per bank\n  Larger than its buffer. The circular buffer lives inside a tensor's L1 buffer, which holds 80 KiB per bank; it needs 16 KiB more. A larger shard for that tensor, or a smaller circular buffer (a smaller block), fits.\nBeyond TT-NN Visualizer (operation 4): TT-NN Visualizer shows the message raw; ttnn-tui recognises it with a pattern of its own (beyond_reference: true in the JSON).\n"
     );
     let all = run(&["explain", path.to_str().unwrap()], None);
     let text = String::from_utf8_lossy(&all.stdout);

@@ -231,6 +231,32 @@ fn usage_errors_exit_2() {
     assert_eq!(stderr(&o), "error: no such file or folder: /nowhere/ops_perf_results.csv\n");
 }
 
+/// Issue 30 §4.6: a subcommand's help lists its own options only, and its errors show its own
+/// usage, not the top level's.
+#[test]
+fn each_subcommand_has_its_own_options_and_usage() {
+    let o = run(&["whatif", "--free", "banana"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: cannot read the fix \"free banana\": a whole number was expected\n\nUsage: ttnn-tui whatif [OPTIONS] [REPORT]\n\nFor more information, try '--help'.\n"
+    );
+    let help = |name: &str| stdout(&run(&[name, "--help"], None));
+    let diff = help("diff");
+    assert!(diff.contains("Usage: ttnn-tui diff [OPTIONS] <BEFORE> <AFTER>"), "{diff}");
+    for flag in ["--demo", "--operation", "--log", "--perf", "--watch"] {
+        assert!(!diff.contains(flag), "{flag} in\n{diff}");
+        assert!(!help("mcp").contains(flag), "{flag} in mcp's help");
+    }
+    for flag in ["--color", "--perf", "--watch"] {
+        assert!(!help("whatif").contains(flag), "{flag} in whatif's help");
+    }
+    let o = run(&["whatif", "--demo", "--color", "never"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("error: unexpected argument '--color' found"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("\nUsage: ttnn-tui whatif --demo [REPORT]\n"), "{}", stderr(&o));
+}
+
 #[test]
 fn the_newest_report_under_the_default_root() {
     let cwd = TempDir::new("default-root");

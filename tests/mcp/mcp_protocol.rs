@@ -606,9 +606,7 @@ fn strings(value: &Value) -> Vec<String> {
 
 #[test]
 fn the_server_takes_its_reports_from_the_calls_not_the_command_line() {
-    for args in
-        [&["mcp", "--demo"][..], &["mcp", "--log", "x.log"], &["--operation", "3", "mcp"], &["mcp", "--rank", "1"]]
-    {
+    for args in [&["--operation", "3", "mcp"][..], &["--demo", "mcp"], &["r", "mcp"]] {
         let o = cli::run(args, None);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert_eq!(
@@ -617,4 +615,21 @@ fn the_server_takes_its_reports_from_the_calls_not_the_command_line() {
         );
         assert!(o.stdout.is_empty(), "{args:?}");
     }
+    // After `mcp`, an option is clap's usage error, with mcp's own usage (issue 30 §4.6).
+    for (args, flag) in
+        [(&["mcp", "--demo"][..], "--demo"), (&["mcp", "--log", "x.log"], "--log"), (&["mcp", "--rank", "1"], "--rank")]
+    {
+        let o = cli::run(args, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!(
+                "error: unexpected argument '{flag}' found\n\nUsage: ttnn-tui mcp\n\nFor more information, try '--help'.\n"
+            )
+        );
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    let o = cli::run(&["mcp", "--help"], None);
+    let help = String::from_utf8(o.stdout).unwrap();
+    assert!(help.contains("Usage: ttnn-tui mcp\n\nOptions:\n  -h, --help  Print help\n"), "{help}");
 }

@@ -74,11 +74,11 @@ fn a_failure_gone_and_a_new_one_further_on() {
          \x20 Circular buffers on [0-0 - 7-7] end at 118112, past an L1 buffer at 112640\n\
          \x20 Overlaps an L1 buffer.\n\
          5 operations aligned (5 before, 11 after); the runs part at operation 2 ttnn.deallocate, which only the after run has.\n\
-         L1 per bank on device 1 after the 5 aligned operations with a figure in both runs: less after 4, more after none, the same after 1; the largest change is after operation 5 ttnn.matmul (now operation 11): 412 KiB before, 330 KiB after.\n\
-         Peak L1 use on device 1: 412 KiB per bank before (operation 4 ttnn.softmax), 382 KiB per bank after (operation 1 ttnn.matmul): 30 KiB lower.\n\
+         L1 per bank on device 0 after the 5 aligned operations with a figure in both runs: less after 4, more after none, the same after 1; the largest change is after operation 5 ttnn.matmul (now operation 11): 412 KiB before, 330 KiB after.\n\
+         Peak L1 use on device 0: 412 KiB per bank before (operation 4 ttnn.softmax), 382 KiB per bank after (operation 1 ttnn.matmul): 30 KiB lower.\n\
          Held past their last use: 6 tensors before, 2 tensors after.\n\
-         \x20 Before, L1 on device 1: freeing all 6 at their last use lowers the peak from 412 KiB to 382 KiB.\n\
-         \x20 After, L1 on device 1: freeing all 2 at their last use leaves the peak at 382 KiB.\n"
+         \x20 Before, L1 on device 0: freeing all 6 at their last use lowers the peak from 412 KiB to 382 KiB.\n\
+         \x20 After, L1 on device 0: freeing all 2 at their last use leaves the peak at 382 KiB.\n"
     );
     // `BEFORE --compare AFTER` off a terminal prints the same.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -129,14 +129,23 @@ fn a_failure_gone_with_a_deallocate_added() {
         lines[5],
         "11 operations aligned (11 before, 12 after); the runs part at operation 11 ttnn.deallocate, which only the after run has."
     );
-    // The run names its one chip device 0, the re-run (a later recording) device 1: the text
-    // pairs their lines; the JSON keeps each side's own device ids.
+    // The run's tables name its one chip device 0, the re-run's (a later recording) device 1:
+    // the text pairs their lines and names the chip device 0 on both sides, as the script
+    // knows it (issue 30 §4.5); the JSON keeps each side's own device ids.
     assert_eq!(
         lines[7],
-        "Peak L1 use on device 0 (device 1 after): 1.25 MiB per bank before (operation 10 ttnn.empty), 1.25 MiB per bank after (operation 10 ttnn.empty): the same."
+        "Peak L1 use on device 0: 1.25 MiB per bank before (operation 10 ttnn.empty), 1.25 MiB per bank after (operation 10 ttnn.empty): the same."
     );
     assert!(!head.contains("none after") && !head.contains("none before"), "{text}");
     let value = diff_json("real/a_l1_add_oom", "rerun/a_l1_add_oom__free_fill5");
+    let l1_peaks: Vec<(&Value, &Value)> = value["peaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["buffer_type"] == "L1")
+        .map(|p| (&p["device_id"], &p["before_per_bank"]))
+        .collect();
+    assert_eq!(l1_peaks.iter().map(|(d, _)| d.as_u64().unwrap()).collect::<Vec<_>>(), [0, 1], "{value}");
     assert_eq!(value["failures"]["gone"][0]["operation_id"], 11);
     assert_eq!((value["failures"]["new"].as_array().unwrap().len(), &value["next"]), (0, &Value::Null));
     assert_eq!(
@@ -316,7 +325,15 @@ fn a_run_that_cannot_be_read() {
         String::from_utf8_lossy(&o.stderr)
             .starts_with("error: the AFTER report cannot be read: this is not a TT-NN memory report")
     );
+    // `diff` takes no --demo (its help does not list it, issue 30 §4.6); given before `diff`, it
+    // is refused with diff's usage.
     let o = run(&["diff", "--demo", "a", "b"], None);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("the argument '--demo' cannot be used with 'diff'"));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: unexpected argument '--demo' found"));
+    let o = run(&["--demo", "diff", "a", "b"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: the argument '--demo' cannot be used with 'diff'\n\nUsage: ttnn-tui diff [OPTIONS] <BEFORE> <AFTER>\n\nFor more information, try '--help'.\n"
+    );
 }

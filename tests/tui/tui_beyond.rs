@@ -84,3 +84,26 @@ fn callouts_made_beyond_the_reference_are_marked_and_parity_ones_are_not() {
     assert!(parity.contains("Circular buffers clash with L1 buffers\nCircular buffers on [(x=0,y=0)"), "{parity}");
     assert!(!parity.contains("beyond TT-NN Visualizer"), "{parity}");
 }
+
+/// Issue 30 §4.4: the mark is explained where it is drawn (a legend line under the callout),
+/// and in the `?` help; a parity callout has no legend.
+#[test]
+fn the_mark_is_explained_under_the_callout_and_in_the_help() {
+    let mut h = harness(true);
+    let legend = "(beyond TT-NN Visualizer: TT-NN Visualizer shows the message raw; ttnn-tui recognises it with a pattern of its own)";
+    let cb = detail_of(&mut h, 2);
+    assert_eq!(cb.lines().filter(|l| *l == legend).count(), 1, "{cb}");
+    let kind = cb.lines().position(|l| l.ends_with("(beyond TT-NN Visualizer)")).unwrap();
+    let legend_at = cb.lines().position(|l| l == legend).unwrap();
+    assert!(legend_at > kind && legend_at <= kind + 4, "{cb}");
+    assert!(!detail_of(&mut h, 5).contains(legend));
+    let help: Vec<String> = ttnn_tui::ui::help::help_lines(&h.app, &h.theme, ttnn_tui::app::Pane::Operations)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    assert_eq!(help[help.len() - 2], "Marks");
+    assert_eq!(
+        help[help.len() - 1],
+        "  (beyond TT-NN Visualizer) after a failure's kind: TT-NN Visualizer shows the message raw; ttnn-tui recognises it with a pattern of its own (beyond_reference: true in the JSON)"
+    );
+}

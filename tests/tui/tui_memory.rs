@@ -29,9 +29,9 @@ fn a_failure_with_advice_that_frees_a_stale_tensor() {
         h.screen()
     );
     assert_eq!(lines[1], "Memory at the failure of 13 ttnn.to_memory_config · device 0 · L1", "{}", h.screen());
-    h.assert_line(
-        "101440–1466368 region (1.3 MiB). The picture matches the allocator's figures (allocated 977 KiB, largest free block 293",
-    );
+    // 293 KiB stays whole on the next line (issue 30 §4.7).
+    h.assert_line("101440–1466368 region (1.3 MiB). The picture matches the allocator's figures (allocated 977 KiB, largest free block");
+    h.assert_line("293 KiB).");
     h.assert_line("· Freeing tensor 2007 after operation 12 (model.py:51): the 800 KiB request fits at 268544.");
     // The holders, biggest first, with their producer, last use and flags; the biggest selected.
     h.assert_line("│  Address   Size/bank Tensor Shape            Produced by       Last used Flags                                       │");
@@ -192,4 +192,16 @@ fn an_l1_small_request_larger_than_its_region_agrees_in_text_and_map() {
     assert_snapshot!("memory_l1_small_op_8", h.terminal.backend());
     h.resize(60, 15);
     assert_snapshot!("memory_l1_small_op_8_60x15", h.terminal.backend());
+}
+
+/// Issue 30 §4.1: at 80×24 demo operation 7's advice is cut with a sign, and `J` brings its
+/// "No change to L1 buffers helps" line into view.
+#[test]
+fn the_cut_advice_says_so_and_scrolls_at_80x24() {
+    let mut h = demo_memory(7, 80, 24, false);
+    h.assert_line("↓ 6 more lines · J scrolls");
+    assert!(h.lines_with("No change to L1 buffers helps").is_empty(), "{}", h.screen());
+    h.press(&[ScrollDetailDown, ScrollDetailDown]);
+    h.assert_line("· No change to L1 buffers helps: the circular buffers end at 1741152, beyond L1;");
+    h.assert_line("↑ 2 lines above, ↓ 4 more · J/K scroll");
 }

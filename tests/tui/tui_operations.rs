@@ -347,7 +347,8 @@ fn copy_puts_the_callout_on_the_clipboard_and_says_so() {
          Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n\
          Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only \
          the part of that free space inside the interleaved region, so it may be short by more.\n\
-         Failed in MatmulDeviceOperation\n"
+         Failed in MatmulDeviceOperation\n\
+         Fixes: tab 4 replays them (press 4)\n"
     );
     assert_eq!(h.app.message(), Some("Copied the callout of operation 2 (OSC 52)"));
 }
@@ -476,4 +477,21 @@ fn a_new_failure_at_the_end_of_a_watched_run_leaves_no_blank_rows() {
     assert_eq!(rows.len(), 11, "{}", h.screen());
     assert_eq!(rows[0], "           2 ttnn.add", "{}", h.screen());
     assert_eq!(rows[10], "▶ ✖ OOM   12 ttnn.conv2d", "{}", h.screen());
+}
+
+/// Issue 30 §4.7: at 300 columns the list is as wide as its widest row or title, not 45% of
+/// the width; the details take the rest.
+#[test]
+fn at_300_columns_the_list_is_as_wide_as_its_content() {
+    let mut h = Harness::new(scenario(0).open(), 300, 40, false, None);
+    let top = h.lines().into_iter().find(|l| l.starts_with("┌ Operations")).unwrap();
+    let corner = top.chars().position(|c| c == '┐').unwrap();
+    assert_eq!(corner + 1, 48, "{top}");
+    let rows = h.list_rows();
+    assert_eq!(rows[1], "▶ ✖ OOM    2 ttnn.matmul (model.py:20)");
+    assert_eq!(rows[9], "  ✖ error 10 ttnn.concat (model.py:100)");
+    assert!(rows.iter().all(|r| !r.contains('…')), "{rows:#?}");
+    h.resize(120, 40);
+    let top = h.lines().into_iter().find(|l| l.starts_with("┌ Operations")).unwrap();
+    assert_eq!(top.chars().position(|c| c == '┐').unwrap() + 1, 48, "{top}");
 }

@@ -9,6 +9,7 @@ use super::inputs::FailureInputs;
 use super::live::{live_at_failure, unwinds};
 use super::map::{build_map, check};
 use super::mesh::{chip_alias, tensors_on_the_chip};
+use super::mesh;
 use super::model::{Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, Region};
 use super::notes::MemoryNote;
 use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, l1_small_by_address, region};
@@ -180,7 +181,9 @@ pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
     let fit = fit_at_failure(failure, region, &live_buffers, buffer_type);
     let circular_buffers =
         if circular { cb::circular_buffer_clash(&inputs.graph, &failure.figures, &live_buffers) } else { None };
-    let mut notes: Vec<MemoryNote> = mesh_note.into_iter().collect();
+    let single_chip = mesh::single_chip(&inputs.devices, device, &mesh::other_devices_with_buffers(inputs, device));
+    // A single chip is one device to the user: which id its tables use is no news to them.
+    let mut notes: Vec<MemoryNote> = mesh_note.filter(|_| !single_chip).into_iter().collect();
     notes.extend(live.notes);
     notes.extend(map_notes);
     Some(MemoryAtFailure {
@@ -199,6 +202,7 @@ pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
         fit,
         circular_buffers,
         notes,
+        single_chip,
     })
 }
 

@@ -101,6 +101,17 @@ pub(crate) fn tensors_on_the_chip<'a>(
         }
     }
     Cow::Owned(read)
+/// Whether the device read is a single chip as the user's script knows it (issue 30 §4.5):
+/// one chip's `devices` rows, the device read named 0 or 1, and no other id holding buffers in
+/// what was read (then 0 and 1 are two mesh devices).
+pub(crate) fn single_chip(devices: &[DeviceFacts], device: u64, others_with_buffers: &[u64]) -> bool {
+    device <= 1 && one_chip(devices) && others_with_buffers.is_empty()
+}
+
+/// The id text names a device by: 0 for a single chip (the id the user's script opened it
+/// with), whatever id the tables give it; the tables' id otherwise.
+pub(crate) fn named_device(device: u64, single_chip: bool) -> u64 {
+    if single_chip { 0 } else { device }
 }
 
 #[cfg(test)]

@@ -31,10 +31,10 @@ pub(crate) use inputs::valid_buffer;
 pub use inputs::{
     DeviceFacts, EarlierSnapshot, FailureInputs, GraphBuffer, OperationInputs, SnapshotRow, TensorFacts, TensorUse,
 };
-pub(crate) use mesh::one_chip;
 pub(crate) use mesh::other_devices_with_buffers;
 use mesh::tensors_on_the_chip;
 pub use mesh::{MeshShape, mesh_shape};
+pub(crate) use mesh::{named_device, one_chip, single_chip};
 pub use model::{
     Basis, Block, Check, CheckStatus, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, MemoryMap,
     NoFit, OperationMemory, Origin, Region, RegionSource,
@@ -93,7 +93,10 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
     let region = region(buffer_type, inputs.devices.iter().find(|d| d.device_id == device), None, None);
     let spans: Vec<(u64, u64)> = live_buffers.iter().map(|b| (b.address, b.size_per_bank)).collect();
     let (map, map_notes) = build_map(&spans, region);
-    let mut notes: Vec<MemoryNote> = mesh_note.into_iter().collect();
+    let others: Vec<u64> = places.iter().map(|(d, _)| *d).filter(|&d| d != device).collect();
+    let single_chip = mesh::single_chip(&inputs.devices, device, &others);
+    // A single chip is one device to the user: which id its tables use is no news to them.
+    let mut notes: Vec<MemoryNote> = mesh_note.filter(|_| !single_chip).into_iter().collect();
     notes.extend(bad.note(|count, _| MemoryNote::BadBuffers { count, source: "buffers rows" }));
     notes.extend(map_notes);
     Some(OperationMemory {
@@ -105,6 +108,7 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
         live_buffers,
         map,
         notes,
+        single_chip,
     })
 }
 

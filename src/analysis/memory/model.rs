@@ -128,6 +128,18 @@ impl MemoryAtFailure {
     pub fn operation_id(&self) -> u64 {
         self.operation_id
     }
+
+    /// The id text names its device by: 0 for a single chip (issue 30 §4.5).
+    pub fn named_device(&self) -> u64 {
+        super::mesh::named_device(self.device_id, self.single_chip)
+    }
+}
+
+impl OperationMemory {
+    /// The id text names its device by: 0 for a single chip (issue 30 §4.5).
+    pub fn named_device(&self) -> u64 {
+        super::mesh::named_device(self.device_id, self.single_chip)
+    }
 }
 
 impl LiveBuffer {
@@ -300,6 +312,8 @@ pub struct MemoryAtFailure {
     pub circular_buffers: Option<CircularBufferClash>,
     /// What was set aside on the way.
     pub notes: Vec<MemoryNote>,
+    /// The device a single chip is: text names it device 0 whatever id the tables give it.
+    pub(crate) single_chip: bool,
 }
 
 /// The post-operation picture of any operation, for one (device, buffer type) of its snapshot.
@@ -322,4 +336,6 @@ pub struct OperationMemory {
     pub map: MemoryMap,
     /// What was set aside on the way.
     pub(crate) notes: Vec<MemoryNote>,
+    /// The device a single chip is: text names it device 0 whatever id the tables give it.
+    pub(crate) single_chip: bool,
 }

@@ -2,7 +2,9 @@
 //! the basis and the check, the largest holders, the fit advice (or why there is none), the
 //! circular buffers in the way, and the notes. `hex` selects hexadecimal addresses.
 
-use super::model::{Basis, CheckStatus, Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, OperationMemory};
+use super::model::{
+    Basis, CheckStatus, CircularBuffer, Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, OperationMemory,
+};
 use super::notes::MemoryNote;
 use crate::analysis::format::{counted, format_address, format_percent, size};
 use crate::analysis::messages::failure::{BufferType, FailureKind};
@@ -59,7 +61,7 @@ fn device_text(m: &MemoryAtFailure) -> String {
             format!("mesh device {} ({}, {} chips; the same on each)", m.device_id, mesh.text(), mesh.chips())
         }
         Some(mesh) if beside_others => format!("mesh device {} ({}, 1 chip)", m.device_id, mesh.text()),
-        _ => format!("device {}", m.device_id),
+        _ => format!("device {}", m.named_device()),
     }
 }
 
@@ -267,16 +269,7 @@ pub fn clash_facts(m: &MemoryAtFailure, hex: bool) -> String {
     let Some(c) = &m.circular_buffers else {
         return "No advice: the message gives no circular-buffer region end.".into();
     };
-    let total: u64 = c.circular_buffers.iter().map(|b| b.size).sum();
-    let programs = if c.circular_buffers.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " ({} of {} per core)",
-            counted(c.circular_buffers.len(), "circular buffer", "circular buffers"),
-            size(total)
-        )
-    };
+    let programs = circular_buffer_sizes(&c.circular_buffers).map_or_else(String::new, |s| format!(" ({s})"));
     let head = format!("The circular buffers{programs} need L1 up to {}", address(c.region_end, hex));
     if c.clashing.is_empty() {
         return format!("{head}; no live L1 buffer lies below it, so nothing recorded is in their way.");
@@ -299,6 +292,19 @@ pub fn clash_facts(m: &MemoryAtFailure, hex: bool) -> String {
         counted(c.clashing.len(), "live L1 buffer lies", "live L1 buffers lie"),
         listed.join(", ")
     )
+}
+
+/// How many circular buffers and their size per core: "3 circular buffers of 4 KiB per core"
+/// when they are alike, "3 circular buffers, 12 KiB per core in all" when they differ; none
+/// without circular buffers.
+pub(crate) fn circular_buffer_sizes(buffers: &[CircularBuffer]) -> Option<String> {
+    let first = buffers.first()?.size;
+    let count = counted(buffers.len(), "circular buffer", "circular buffers");
+    if buffers.iter().all(|b| b.size == first) {
+        return Some(format!("{count} of {} per core", size(first)));
+    }
+    let total: u64 = buffers.iter().map(|b| b.size).sum();
+    Some(format!("{count}, {} per core in all", size(total)))
 }
 
 /// Every line of the memory at a failure, in order: basis, check, reason from the map, holders,
@@ -328,7 +334,7 @@ pub fn failure_lines_with_fixes(m: &MemoryAtFailure, fixes: &[String], hex: bool
 /// Every line of an operation's post-operation picture (or, for an unrecorded operation, of the
 /// snapshot it started from): what it holds, the largest free block, the holders, the notes.
 pub fn operation_lines(m: &OperationMemory, hex: bool) -> Vec<String> {
-    let device = format!("device {}", m.device_id);
+    let device = format!("device {}", m.named_device());
     let what = holding(m.live_buffers.len(), m.buffer_type, &device, m.map.used_per_bank, &m.map, hex);
     let mut first = match m.snapshot_operation_id {
         Some(p) => format!("When operation {} started (the snapshot after operation {p}): {what}", m.operation_id),

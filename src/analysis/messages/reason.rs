@@ -217,6 +217,11 @@ fn free_block_could_hold_it(failure: &AllocationFailure, need: u64, largest: u64
 }
 
 /// The callout body of behaviour.md §5.4, as plain lines (bold parts are marked by the fields).
+/// What "beyond TT-NN Visualizer" (JSON: `beyond_reference: true`) means, said by the UI's
+/// legend and help and by explain's footnote (issue 30 §4.4).
+pub(crate) const BEYOND_REFERENCE_MEANING: &str =
+    "TT-NN Visualizer shows the message raw; ttnn-tui recognises it with a pattern of its own";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CalloutBody {
     /// Line 1, bold: the kind label.

@@ -127,8 +127,23 @@ fn circular_buffers_and_the_l1_buffers_in_their_way() {
     );
     assert_eq!(
         advice_sentence(&m, true),
-        "The circular buffers (2 circular buffers of 2 KiB per core) need L1 up to 0xBB8; 2 live L1 buffers lie below it: a buffer at 0x9C4 (300 B, this operation), a buffer at 0xAF0 (200 B). Move them to DRAM or free them before operation 10 for the circular buffers to fit."
+        "The circular buffers (2 circular buffers, 2 KiB per core in all) need L1 up to 0xBB8; 2 live L1 buffers lie below it: a buffer at 0x9C4 (300 B, this operation), a buffer at 0xAF0 (200 B). Move them to DRAM or free them before operation 10 for the circular buffers to fit."
     );
+}
+
+/// Issue 30 §4.3: three circular buffers of 4 KiB read as such, not as "of 12 KiB" (their sum);
+/// buffers of different sizes give their sum, said as one.
+#[test]
+fn circular_buffers_alike_give_their_size_and_unlike_their_sum() {
+    use crate::analysis::memory::model::CircularBuffer;
+    use crate::analysis::memory::text::circular_buffer_sizes;
+    let cb = |address, size| CircularBuffer { address, size, core_range: None, device_operation: None };
+    let alike = [cb(0, 4096), cb(4096, 4096), cb(8192, 4096)];
+    assert_eq!(circular_buffer_sizes(&alike).as_deref(), Some("3 circular buffers of 4 KiB per core"));
+    let unlike = [cb(0, 4096), cb(4096, 8192)];
+    assert_eq!(circular_buffer_sizes(&unlike).as_deref(), Some("2 circular buffers, 12 KiB per core in all"));
+    assert_eq!(circular_buffer_sizes(&alike[..1]).as_deref(), Some("1 circular buffer of 4 KiB per core"));
+    assert_eq!(circular_buffer_sizes(&[]), None);
 }
 
 #[test]

@@ -36,9 +36,10 @@ fn the_graph_s_mesh_id_is_read_as_the_device_with_rows() {
     assert_eq!(addresses(&m), [(8000, 500), (9600, 400)]);
     assert!(m.live_buffers.iter().find(|b| b.address == 8000).unwrap().is_this_operation());
     assert_eq!(m.check.status, CheckStatus::Exact);
-    assert_eq!(m.notes, [MemoryNote::MeshDevice { found: 1, chosen: 0 }]);
+    // A single chip is one device to the user (issue 30 §4.5): no note, named device 0.
+    assert_eq!((m.notes.as_slice(), m.named_device()), (&[][..], 0));
     assert_eq!(
-        m.notes[0].text(false),
+        MemoryNote::MeshDevice { found: 1, chosen: 0 }.text(false),
         "device 1 has no buffers rows up to this operation; read as device 0, the only device that has them (a single chip opened as a mesh)"
     );
     assert_eq!(live_addresses(&i).len(), 2);
@@ -57,9 +58,30 @@ fn a_circular_buffer_clash_reads_the_mesh_s_rows() {
     i.own_snapshot = vec![row(1, BufferType::L1, 9000, 1000)];
     let m = memory_at_failure(&i).unwrap();
     assert_eq!((m.device_id, m.basis), (1, Basis::AfterFailureSnapshot));
-    let clash = m.circular_buffers.unwrap();
+    let clash = m.circular_buffers.clone().unwrap();
     assert_eq!((clash.clashing, clash.circular_buffers.len()), (vec![9000], 1));
-    assert_eq!(m.notes, [MemoryNote::MeshDevice { found: 0, chosen: 1 }]);
+    // The tables' id 1 stays the JSON's; text names the single chip device 0, without a note.
+    assert_eq!((m.notes.as_slice(), m.named_device()), (&[][..], 0));
+    assert!(basis_sentence(&m, false).contains("1 live L1 buffer on device 0 holds"), "{}", basis_sentence(&m, false));
+}
+
+/// Two `devices` rows of different chips: the mesh-id rule still reads the device with rows,
+/// and says so, naming each by the tables' id.
+#[test]
+fn two_chips_keep_the_note_and_their_ids() {
+    let mut i = l1_on_the_mesh();
+    let mut other = device(1);
+    other.l1_bank_size = 4000;
+    i.devices = vec![device(0), other];
+    let m = memory_at_failure(&i).unwrap();
+    assert_eq!((m.device_id, m.named_device()), (0, 0));
+    assert_eq!(m.notes, [MemoryNote::MeshDevice { found: 1, chosen: 0 }]);
+    i.own_snapshot = vec![row(1, BufferType::L1, 9600, 400)];
+    i.earlier_snapshot = None;
+    i.devices_with_rows = vec![1];
+    i.devices = vec![device(0), device(1), device(2)];
+    let m = memory_at_failure(&i).unwrap();
+    assert_eq!((m.device_id, m.named_device()), (1, 1));
 }
 
 #[test]
@@ -92,7 +114,7 @@ fn an_operation_s_picture_reads_its_graph_on_the_mesh_as_the_snapshot_s_device()
     let own: Vec<(u64, Option<u64>)> =
         m.live_buffers.iter().filter(|b| b.is_this_operation()).map(|b| (b.address, b.tensor_id)).collect();
     assert_eq!(own, [(8000, Some(77))]);
-    assert_eq!(m.notes, [MemoryNote::MeshDevice { found: 1, chosen: 0 }]);
+    assert_eq!((m.notes.as_slice(), m.named_device()), (&[][..], 0));
 }
 
 #[test]
