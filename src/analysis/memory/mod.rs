@@ -32,8 +32,8 @@ pub use inputs::{
 };
 pub(crate) use mesh::one_chip;
 pub(crate) use mesh::other_devices_with_buffers;
-use mesh::tensors_on_the_chip;
 pub use mesh::{MeshShape, mesh_shape};
+pub(crate) use mesh::{chip_alias, tensors_on_the_chip};
 pub use model::{
     Basis, Block, Check, CheckStatus, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, MemoryMap,
     NoFit, OperationMemory, Origin, Region, RegionSource,
