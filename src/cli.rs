@@ -361,7 +361,6 @@ impl HeadroomArgs {
     }
 }
 
-/// Arguments of `explain` (the global options apply too).
 /// Arguments of `explain`: the report, what to print, and the options of the UI.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {

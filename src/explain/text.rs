@@ -55,6 +55,8 @@ fn passing_text(headroom: &crate::answer::HeadroomAnswer, tightest: Option<&crat
         let _ = writeln!(out, "{}", super::peak::true_peak_line(p));
     }
     out
+}
+
 /// Said once under the blocks when a failure printed was recognised beyond the reference
 /// (behaviour.md §13; JSON `beyond_reference`): which ones, and what that means.
 fn beyond_reference_note(selection: &Selection<'_>) -> Option<String> {

@@ -14,18 +14,22 @@ use crate::analysis::graph::nodes::GraphNode;
 use std::collections::{BTreeSet, HashMap};
 
 /// The operations whose graphs must say where their outputs are: the producers of two tensors
-/// recorded at one (device, address) and of a tensor with no recorded place, ascending.
+/// recorded at one address (under either id of a single chip opened as a mesh, ttnn 0.81: one
+/// output in `tensors` under the mesh id, another in `device_tensors` under the chip id) and of
+/// a tensor with no recorded place, ascending.
 pub(crate) fn producers_to_tie(tensors: &[TensorFacts]) -> Vec<u64> {
     let mut out = BTreeSet::new();
-    let mut claims: HashMap<(u64, u64), Vec<u64>> = HashMap::new();
+    let mut claims: HashMap<u64, Vec<u64>> = HashMap::new();
     for t in tensors {
         let Some(p) = producer(&t.uses).map(|u| u.operation_id) else { continue };
         let places = recorded_places(t);
         if places.is_empty() {
             out.insert(p);
         }
-        for place in places {
-            let by = claims.entry(place).or_default();
+        let mut addresses: Vec<u64> = places.iter().map(|&(_, a)| a).collect();
+        addresses.dedup();
+        for address in addresses {
+            let by = claims.entry(address).or_default();
             if by.contains(&p) {
                 out.insert(p);
             }
@@ -68,9 +72,9 @@ pub(crate) fn output_places(
     let ties: Vec<(u64, (u64, u64))> = outputs.iter().zip(&held).map(|(&t, &(_, d, a))| (t, (d, a))).collect();
     let recorded = |id: u64| tensors.iter().find(|t| t.tensor_id == id).map(recorded_places).unwrap_or_default();
     for &(id, (_, address)) in &ties {
-        let own = recorded(id);
-        let shared = outputs.iter().filter(|&&o| o != id).any(|&o| recorded(o).iter().any(|p| own.contains(p)));
-        if !own.is_empty() && !shared && !own.iter().any(|&(_, a)| a == address) {
+        let own: Vec<u64> = recorded(id).iter().map(|&(_, a)| a).collect();
+        let shared = outputs.iter().filter(|&&o| o != id).any(|&o| recorded(o).iter().any(|(_, a)| own.contains(a)));
+        if !own.is_empty() && !shared && !own.contains(&address) {
             return None;
         }
     }
@@ -149,6 +153,21 @@ mod tests {
             ]
         );
         assert_eq!((tensors[2].address, tensors[2].device_addresses.clone()), (Some(940032), vec![(1, 940032)]));
+    }
+
+    /// The sharded ViT: the first two outputs only in `device_tensors`, under the chip id (0);
+    /// the third in `tensors` under the mesh id (1) at the second's address.
+    #[test]
+    fn two_outputs_at_one_address_under_the_two_ids_of_a_chip_are_in_doubt() {
+        let mut tensors = vec![
+            output_of(375, 169, None, vec![(0, 1079296)]),
+            output_of(376, 169, None, vec![(0, 1009664)]),
+            output_of(377, 169, Some(1009664), vec![]),
+        ];
+        assert_eq!(producers_to_tie(&tensors), vec![169]);
+        let ties = output_places(&three_outputs(), &[375, 376, 377], &tensors).unwrap();
+        tie_outputs(&mut tensors, 169, &ties);
+        assert_eq!(tensors.iter().map(|t| t.address).collect::<Vec<_>>(), [Some(1079296), Some(1009664), Some(940032)]);
     }
 
     #[test]

@@ -101,6 +101,8 @@ pub(crate) fn tensors_on_the_chip<'a>(
         }
     }
     Cow::Owned(read)
+}
+
 /// Whether the device read is a single chip as the user's script knows it (issue 30 §4.5):
 /// one chip's `devices` rows, the device read named 0 or 1, and no other id holding buffers in
 /// what was read (then 0 and 1 are two mesh devices).

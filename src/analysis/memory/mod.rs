@@ -32,9 +32,8 @@ pub use inputs::{
     DeviceFacts, EarlierSnapshot, FailureInputs, GraphBuffer, OperationInputs, SnapshotRow, TensorFacts, TensorUse,
 };
 pub(crate) use mesh::other_devices_with_buffers;
-use mesh::tensors_on_the_chip;
 pub use mesh::{MeshShape, mesh_shape};
-pub(crate) use mesh::{named_device, one_chip, single_chip};
+pub(crate) use mesh::{chip_alias, named_device, one_chip, single_chip, tensors_on_the_chip};
 pub use model::{
     Basis, Block, Check, CheckStatus, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, MemoryMap,
     NoFit, OperationMemory, Origin, Region, RegionSource,

@@ -12,7 +12,8 @@ use crate::analysis::memory::late::{
 };
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::whatif::Fix;
-use crate::analysis::memory::{LiveBuffer, MemoryAtFailure};
+use crate::analysis::memory::{DeviceFacts, LiveBuffer, MemoryAtFailure, chip_alias, tensors_on_the_chip};
+use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
 use crate::analysis::stack::model_source_label;
 use crate::report::database::{IN_LIST_CHUNK, id_list, opt_uint, text, uint};
@@ -155,8 +156,22 @@ impl MemoryReport {
             return Ok(LateFindings::default());
         }
         let read = ReportError::read("tensors");
-        let places: Vec<(u64, u64)> = places.into_iter().collect();
-        let facts = self.tensors().every_tenant_at(&places).map_err(&read)?;
+        let mut places: Vec<(u64, u64)> = places.into_iter().collect();
+        // A single chip opened as a mesh (ttnn 0.81) files some tensors in `device_tensors` under
+        // its other id (embedding outputs, whose `tensors.address` is NULL): those rows are read
+        // and taken as the runs' device's.
+        let run_places: Vec<(u64, BufferType)> = runs.runs().map(|r| (r.device_id, r.buffer_type)).collect();
+        let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
+        let device = run_places.first().map(|p| p.0);
+        let alias = device.and_then(|d| Some((d, chip_alias(&run_places, &devices, d)?)));
+        if let Some((_, other)) = alias {
+            let more: Vec<(u64, u64)> = places.iter().map(|&(_, a)| (other, a)).collect();
+            places.extend(more);
+        }
+        let mut facts = self.tensors().every_tenant_at(&places).map_err(&read)?;
+        if let Some((d, _)) = alias {
+            facts = tensors_on_the_chip(&facts, &run_places, &devices, d).into_owned();
+        }
         let errors: Vec<u64> = self.usage().failure_marks().iter().map(|m| m.operation_id).collect();
         let last = self.operations.iter().map(|o| o.id).max().unwrap_or(0);
         let mut findings = find_late(usage, &facts, &errors, last);
