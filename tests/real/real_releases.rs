@@ -196,5 +196,9 @@ fn every_release_and_scenario_is_tested() {
             expected.push(format!("{version}/{scenario}"));
         }
     }
+    // 0.75's clash with the operation's own output, which that release does not record: its
+    // picture differs from 0.81's by that output, so it is tested in real_whatif.rs (issue 28).
+    expected.push("0.75.0/cb_clash_own_output".into());
+    expected.sort();
     assert_eq!(found, expected);
 }

@@ -402,3 +402,38 @@ fn a_conv2d_l1_small_failure_says_the_operation_may_need_more() {
     assert_eq!(answer["request"]["address"], rerun["request"]["address"]);
     assert_eq!(folder_bytes(&dir), before);
 }
+
+/// 0.75 records nothing of the failed operation; its log says the circular buffers run past an
+/// L1 buffer at 106496, where the report records none: the add's own output (issue 28 §2). The
+/// replay places it there before judging any fix, so moving or freeing the recorded holder alone
+/// still clashes — as real tt-metal did (fixtures/rerun/cb_clash_own_output__low_to_dram, and
+/// __output_to_dram for the other half) — and only both together fit
+/// (cb_clash_own_output__low_and_output_to_dram).
+#[test]
+fn a_release_without_the_failed_operation_keeps_its_own_output_where_the_log_says() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/releases/0.75.0/cb_clash_own_output");
+    let before = folder_bytes(&dir);
+    let (path, log) = (dir.to_str().unwrap().to_string(), dir.join("run.log").to_str().unwrap().to_string());
+    let text = String::from_utf8(run(&["explain", &path, "--log", &log], None).stdout).unwrap();
+    let advice: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  Freeing") || l.starts_with("  Keeping") || l.starts_with("  Placing"))
+        .collect();
+    assert_eq!(
+        advice,
+        [
+            "  Freeing tensor 35 after operation 14 and placing the output in DRAM: the circular buffers, up to 117824, fit below the lowest L1 buffer, at 122880.",
+            "  Freeing tensor 35 after operation 14: the circular buffers still clash with 1 L1 buffer: the operation's own buffer at 106496 (not recorded).",
+            "  Keeping tensor 35 in DRAM: the circular buffers still clash with 1 L1 buffer: the operation's own buffer at 106496 (not recorded).",
+            "  Placing the output in DRAM: the circular buffers still clash with 1 L1 buffer: tensor 35 at 114688 (8 KiB per bank).",
+        ]
+    );
+    let o = run(&["whatif", &path, "--log", &log, "--to-dram", "35", "--json"], None);
+    let answer: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (&answer["outcome"], &answer["fails_on"]),
+        (&serde_json::json!("does_not_fit"), &serde_json::json!("circular_buffers"))
+    );
+    assert_eq!(answer["replay_check"], "exact");
+    assert_eq!(folder_bytes(&dir), before);
+}

@@ -303,3 +303,27 @@ fn the_request_fits_but_the_circular_buffers_the_operation_used_before_do_not() 
         "the 128 B-per-bank request fits at 1024, but ttnn.add used 12 B of circular buffers at operation 5 and only 0 B would be left below it: ttnn.matmul records none of its own, so whether they fit is unknown."
     );
 }
+
+/// 0.75 records nothing of the failed operation: a clash "past an L1 buffer at A" with no
+/// recorded buffer at A is the operation's own allocation there (issue 28 §2). It is placed
+/// before any fix is judged: moving the holder alone still clashes; with the output in DRAM too,
+/// the circular buffers fit.
+#[test]
+fn an_unrecorded_own_allocation_at_the_clash_address_stays_until_the_output_moves() {
+    let clash = Request::CircularBuffers { region_end: A + 50, beyond_l1: false };
+    let holder = DramMove { tensor_id: Some(10), operation_id: Some(10), place: (D, BufferType::L1), address: at(10) };
+    let moved = Plan { to_dram: vec![holder.clone()], ..plan() };
+    let mut run = filled(moved);
+    run.own_allocation_at(A + 16);
+    let a = run.answer(11, vec![Fix::ToDram { tensor: 10 }], clash, &[], None);
+    assert_eq!((a.outcome, a.fails_on), (Outcome::DoesNotFit, Some(FailsOn::CircularBuffers)));
+    assert_eq!(
+        answer_sentence(&a, false),
+        "the circular buffers still clash with 1 L1 buffer: the operation's own buffer at 1040 (not recorded)."
+    );
+    let both = Plan { to_dram: vec![holder], output_to_dram: true, output_to_dram_operation: Some(11), ..plan() };
+    let mut run = filled(both);
+    run.own_allocation_at(A + 16);
+    let a = run.answer(11, vec![Fix::ToDram { tensor: 10 }, Fix::OutputToDram], clash, &[], None);
+    assert_eq!((a.outcome, a.fails_on), (Outcome::Fits, None));
+}
