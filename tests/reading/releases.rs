@@ -153,7 +153,7 @@ Operation 3 ttnn.add (not recorded): Out of memory
   At the failure (snapshot after operation 2; this operation's own allocations are not recorded): 3 live L1 buffers on device 0 hold 960 KiB per bank of the 101440–1466368 region (1.3 MiB)
   The picture matches the allocator's figures (allocated 960 KiB, largest free block 373 KiB).
   Largest holders: tensor 2 384 KiB (ttnn.to_layout, op 1; last used op 2, stale) · tensor 3 320 KiB (ttnn.relu, op 2; input) · tensor 1 256 KiB (not produced by a recorded operation; last used op 1, stale)
-  Freeing tensors 2 and 1 after operation 2: the 512 KiB request fits at 942080.\n  Freeing the 2 tensors held past their last use right after it (tensors 2 and 1): the 512 KiB request fits at 942080.\n  Placing the output in DRAM: the 2.67 MiB DRAM request fits at 32.
+  Freeing tensors 2 and 1 after operation 2: the 512 KiB-per-bank request fits at 942080.\n  Freeing the 2 tensors held past their last use, each right after it (tensors 2 and 1): the 512 KiB-per-bank request fits at 942080.\n  Keeping tensor 3, an input of the operation, in DRAM: the 512 KiB-per-bank request fits at 286720.\n  Placing the output in DRAM: the 2.67 MiB-per-bank DRAM request fits at 32.\n  Freeing tensor 2 right after its last use, operation 2: the 512 KiB-per-bank request still does not fit: the largest free block would be 384 KiB; in the way: tensor 1 at 1204224 (256 KiB per bank).
 "
     );
     let v = json(&report);
