@@ -7,7 +7,7 @@ use crate::support;
 
 use support::sim::{DRAM_BANK, DRAM_BASE, Era, Mesh, Options, Sim, SimOp, Truth};
 use support::{BufferType, ReadOnly, TempDir};
-use ttnn_tui::analysis::memory::{MemoryAtFailure, MemoryNote};
+use ttnn_tui::analysis::memory::MemoryAtFailure;
 use ttnn_tui::report::{FailureMemory, MemoryReport, resolve_report};
 
 const L1: BufferType = BufferType::L1;
@@ -72,7 +72,8 @@ fn an_l1_failure_on_a_chip_opened_as_a_mesh_reads_the_tables_device() {
     assert!(truth.live.iter().filter(|b| b.own).count() == 2);
     assert_eq!(m.basis.as_str(), "earlier_snapshot_and_graph");
     assert_exact(&m, &truth);
-    assert_eq!(m.notes, [MemoryNote::MeshDevice { found: 1, chosen: 0 }]);
+    // A single chip is one device to the user (issue 30 §4.5): no note on the ids its records use.
+    assert_eq!((m.notes.as_slice(), m.named_device()), (&[][..], 0));
 }
 
 #[test]
@@ -106,7 +107,8 @@ fn a_circular_buffer_clash_after_a_program_compiled_reads_the_mesh_s_rows() {
     let clash = m.circular_buffers.clone().unwrap();
     assert_eq!((Some(clash.region_end), clash.clashing.clone()), (truth.region_end, truth.clashing.clone()));
     assert_eq!(clash.circular_buffers.len(), 2);
-    assert_eq!(m.notes, [MemoryNote::MeshDevice { found: 0, chosen: 1 }]);
+    // The tables' id 1 stays the JSON's; text names the single chip device 0, without a note.
+    assert_eq!((m.notes.as_slice(), m.named_device()), (&[][..], 0));
 }
 
 #[test]

@@ -84,9 +84,13 @@ fn a_failure_gone_and_a_new_one_further_on() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let o = run(&["fixtures/real/stale_chain", "--compare", "fixtures/rerun/stale_chain__free_late"], Some(root));
     assert_eq!((o.status.code(), String::from_utf8(o.stdout).unwrap()), (Some(0), text.clone()));
-    // The first new failure, explained in full: explain's own block of that operation.
+    // The first new failure, explained in full: explain's own block of that operation (without
+    // the footnote explain's whole output ends with, on what beyond TT-NN Visualizer means).
     let o = run(&["explain", &path("rerun/stale_chain__free_late"), "--operation", "11"], None);
-    assert_eq!(next, Some(String::from_utf8(o.stdout).unwrap().as_str()));
+    let explained = String::from_utf8(o.stdout).unwrap();
+    let (block, footnote) = explained.trim_end().rsplit_once('\n').unwrap();
+    assert!(footnote.starts_with("Beyond TT-NN Visualizer (operation 11): "), "{explained}");
+    assert_eq!(next, Some(format!("{block}\n").as_str()));
 
     let value = diff_json("real/stale_chain", "rerun/stale_chain__free_late");
     assert_eq!(
