@@ -119,6 +119,7 @@ impl Cli {
             perf: o.perf.clone(),
             watch: o.watch,
             log: o.log.clone(),
+            threads: o.threads,
         }
     }
 
@@ -282,6 +283,10 @@ pub struct Options {
     /// record no allocator message. Without a REPORT, `explain --log` explains the log alone.
     #[arg(long, value_name = "PATH", global = true)]
     pub log: Option<PathBuf>,
+    /// Threads that read every buffers row (the run over time, --peak, --late, free-late)
+    /// [default: the machine's cores].
+    #[arg(long, value_name = "N", global = true, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Option<u32>,
 }
 
 /// What to open and how, whichever way the command line spelled it.
@@ -303,6 +308,8 @@ pub struct OpenArgs {
     pub watch: bool,
     /// The run's log, read beside the report.
     pub log: Option<PathBuf>,
+    /// Threads of the passes over every `buffers` row (none: the machine's cores).
+    pub threads: Option<u32>,
 }
 
 /// When to colour the terminal UI and `explain`'s text (never its JSON).
