@@ -212,12 +212,13 @@ mod tests {
         let pass = RowidPass { sql, binds: &[0], range: (1, 1000), chunk };
         let mut out = Vec::new();
         let mut taken = 0;
-        let whole = read_in_rowid_order(&conn, Some(&connect), threads, &pass, &|r| r.get(0), &mut |_, rows| {
-            out.extend(rows);
-            taken += 1;
-            if stop_after == Some(taken) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-        })
-        .unwrap();
+        let whole =
+            read_in_rowid_order(&conn, Some(&connect), threads, &pass, &|r| r.get(0), &mut |_, rows: Vec<i64>| {
+                out.extend(rows);
+                taken += 1;
+                if stop_after == Some(taken) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+            })
+            .unwrap();
         (out, whole)
     }
 
