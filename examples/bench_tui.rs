@@ -109,6 +109,48 @@ fn first_frame_with_perf(source: &ReportSource, csv: &std::path::Path, theme: &T
     runs[runs.len() / 2]
 }
 
+/// Tab 4's fixes replayed on a worker, as the loop runs them (issue 29): on each of the first
+/// five failures, the key to tab 4 drawn, then keys (the holders table, up and down) each
+/// updated and drawn while the fixes replay, until they land. Prints the longest frame.
+fn fixes_in_the_background(session: &Session, theme: &Theme) {
+    let report = &session.report;
+    let failures: Vec<u64> = report.errors.iter().filter_map(|e| e.operation_id).take(5).collect();
+    let mut session = Session::new(MemoryReport::open(&report.source, 0).expect("the report opens"));
+    let (mut longest, mut frames, mut landed) = (Duration::ZERO, 0usize, Vec::new());
+    for id in failures {
+        let mut app = app_for(&session.report, false, Some(id));
+        let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("a test terminal");
+        ttnn_tui::tui::frame(&mut terminal, &mut app, &session, theme).expect("a frame");
+        let mut workers = ttnn_tui::tui::Workers::new(no_waker());
+        let start = Instant::now();
+        let mut key = |app: &mut ttnn_tui::app::App, session: &Session, action: Action| {
+            let t = Instant::now();
+            app.update(action);
+            ttnn_tui::tui::frame(&mut terminal, app, session, theme).expect("a frame");
+            t.elapsed()
+        };
+        longest = longest.max(key(&mut app, &session, Action::GoToTab(3)));
+        frames += 1;
+        workers.start_wanted(&mut session, &mut app);
+        let mut k = 0;
+        while workers.busy() {
+            longest = longest.max(key(&mut app, &session, if k % 2 == 0 { Action::Down } else { Action::Up }));
+            frames += 1;
+            k += 1;
+            std::thread::sleep(Duration::from_millis(5));
+            workers.collect(&mut session, &mut app);
+            workers.start_wanted(&mut session, &mut app);
+        }
+        landed.push(start.elapsed());
+    }
+    let landed: Vec<String> = landed.into_iter().map(ms).collect();
+    println!(
+        "tab 4's fixes replayed in the background on 5 failures: longest frame {} over {frames} frames; the fixes landed after {}",
+        ms(longest),
+        landed.join(", ")
+    );
+}
+
 fn main() {
     let path: PathBuf = std::env::args_os().nth(1).map(PathBuf::from).expect("usage: bench_tui REPORT");
     let source = resolve_report(Some(&path)).expect("a report");
@@ -182,6 +224,7 @@ fn main() {
     memory.update(Action::Down);
     ttnn_tui::tui::frame(&mut terminal, &mut memory, &session, &theme).expect("a frame");
     println!("tab 4 on the first failure: key to drawn {}, next holder {}", ms(tab4), ms(t.elapsed()));
+    fixes_in_the_background(&session, &theme);
 
     let mut all = Vec::new();
     let mut by_key: BTreeMap<&str, Vec<Duration>> = BTreeMap::new();

@@ -50,6 +50,12 @@ struct Args {
     /// Tensors, operation inputs and outputs, and failures consistent with the buffers.
     #[arg(long)]
     memory: bool,
+    /// The first failed operation's graph allocates this many more DRAM buffers (every other one
+    /// a temporary freed after the next; the rest outputs, the last 1 000 freed as the failure
+    /// unwinds, as ttnn 0.81 does), and its snapshot holds the outputs still live: a captured
+    /// graph of that many allocations (issue 29).
+    #[arg(long, default_value_t = 0)]
+    failure_allocations: u64,
     /// Report folder to write.
     out: PathBuf,
 }
@@ -202,6 +208,39 @@ fn graph(top: &str, dev: &str, new: &[(Buf, Buf)], failed: bool) -> String {
     g.capture_end().to_json()
 }
 
+/// Where the big failure's buffers start (above the churned DRAM buffers), and their size.
+const BIG_BASE: u64 = 100_000_000;
+const BIG_PER_BANK: u64 = 2048;
+const BIG_UNWOUND: usize = 1000;
+
+/// The graph of a failed operation that allocates `n` DRAM buffers before it fails (see
+/// `--failure-allocations`), and the buffers still live after its unwinding.
+fn big_failed_graph(top: &str, dev: &str, n: u64) -> (String, Vec<Buf>) {
+    let buf = |i: u64| Buf {
+        address: BIG_BASE + i * BIG_PER_BANK,
+        per_bank: BIG_PER_BANK,
+        bt: BufferType::Dram,
+        layout: Layout::Interleaved,
+        tensor: 10_000_000 + i,
+    };
+    let mut g = Graph::new().capture_start().start(top).tensor(1, "Shape([1, 1, 1024, 1024])").start(dev);
+    let mut outputs = Vec::new();
+    for i in 0..n {
+        g = g.alloc(buf(i).alloc());
+        if i % 2 == 1 {
+            g = g.buffer_tensor(buf(i).tensor, "Shape([1, 1, 32, 32])").dealloc(buf(i - 1).alloc());
+            outputs.push(buf(i));
+        }
+    }
+    g = g.start("tt::tt_metal::create_device_tensor").aborted_end("tt::tt_metal::create_device_tensor", None);
+    for b in outputs.iter().rev().take(BIG_UNWOUND) {
+        g = g.start("Tensor::deallocate").dealloc(b.alloc()).end("Tensor::deallocate");
+    }
+    g = g.aborted_end(dev, Some("Out of Memory")).aborted_end(top, Some("Out of Memory"));
+    outputs.truncate(outputs.len().saturating_sub(BIG_UNWOUND));
+    (g.capture_end().to_json(), outputs)
+}
+
 fn stack_trace(line: usize, code: &str) -> String {
     format!(
         "  File \"/home/user/tt-metal/models/demos/big_model/tt/model.py\", line {line}, in forward\n    {code}\n\n  \
@@ -299,8 +338,13 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                     live.bufs[at] = *old;
                 }
             }
-            ins_graph.execute(params![id, graph(top, dev, &new, failed)])?;
-            for b in &live.bufs {
+            let big = failed && args.failure_allocations > 0 && errors_left == args.errors;
+            let (text, still_live) = match big {
+                true => big_failed_graph(top, dev, args.failure_allocations),
+                false => (graph(top, dev, &new, failed), Vec::new()),
+            };
+            ins_graph.execute(params![id, text])?;
+            for b in live.bufs.iter().chain(&still_live) {
                 let layout = match b.layout {
                     Layout::Interleaved => 0,
                     _ => 2,
@@ -310,7 +354,10 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             if failed {
                 errors_left -= 1;
                 let n = args.errors - errors_left - 1;
-                let message = if args.memory {
+                let message = if big {
+                    let with_outputs: Vec<Buf> = live.bufs.iter().chain(&still_live).copied().collect();
+                    memory::failure_message(1, &with_outputs)
+                } else if args.memory {
                     memory::failure_message(n, &live.bufs)
                 } else {
                     text::stored(FAILURES[n as usize % FAILURES.len()])

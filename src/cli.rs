@@ -107,6 +107,7 @@ impl Cli {
             ("--demo", o.demo && !takes_opened),
             ("--operation <ID>", o.operation.is_some() && !takes_opened),
             ("--log <PATH>", o.log.is_some() && !takes_opened),
+            ("--threads <N>", o.threads.is_some() && !takes_opened),
             ("--perf <PATH>", l.perf.is_some() && !takes_linked),
             ("--watch", l.watch && !takes_linked),
             ("--color <COLOR>", self.colour.color.is_some() && !takes_colour),
@@ -160,6 +161,7 @@ impl Cli {
             color: colour.color.or(self.colour.color).unwrap_or(ColorChoice::Auto),
             watch: linked.watch || l.watch,
             log: opened.log.clone().or_else(|| o.log.clone()),
+            threads: opened.threads.or(o.threads),
         }
     }
 
@@ -184,6 +186,7 @@ impl Cli {
             perf: o.perf,
             watch: o.watch,
             log: o.log,
+            threads: o.threads,
         }
     }
 
@@ -411,7 +414,8 @@ struct Colour {
     color: Option<ColorChoice>,
 }
 
-/// What is opened beside the report or instead of it: the UI, `explain` and `whatif`.
+/// What is opened beside the report or instead of it, and how it is read: the UI, `explain`,
+/// `whatif` and `headroom`.
 #[derive(Debug, Args, Clone, Default)]
 struct Opened {
     /// Open the demo report built into the binary.
@@ -425,6 +429,10 @@ struct Opened {
     /// record no allocator message. Without a REPORT, `explain --log` explains the log alone.
     #[arg(long, value_name = "PATH")]
     log: Option<PathBuf>,
+    /// Threads that read every buffers row (the run over time, --peak, --late, free-late)
+    /// [default: the machine's cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: Option<u32>,
 }
 
 /// What the UI and `explain` follow or link: a perf report, a report still being written.
@@ -457,6 +465,8 @@ pub struct Options {
     pub watch: bool,
     /// The run's log.
     pub log: Option<PathBuf>,
+    /// Threads that read every buffers row (none: the machine's cores).
+    pub threads: Option<u32>,
 }
 
 /// What to open and how, whichever way the command line spelled it.
@@ -478,6 +488,8 @@ pub struct OpenArgs {
     pub watch: bool,
     /// The run's log, read beside the report.
     pub log: Option<PathBuf>,
+    /// Threads of the passes over every `buffers` row (none: the machine's cores).
+    pub threads: Option<u32>,
 }
 
 /// When to colour the terminal UI and `explain`'s text (never its JSON).

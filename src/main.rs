@@ -291,9 +291,12 @@ fn open_report(open: &OpenArgs, follow: bool, stop: Option<&AtomicBool>) -> Resu
             Ok((report, found))
         });
         let error = match opened {
-            Ok((report, found)) => {
+            Ok((mut report, found)) => {
                 if let Some(note) = found.note() {
                     eprintln!("{note}");
+                }
+                if let Some(n) = open.threads {
+                    report.set_threads(n as usize);
                 }
                 return Ok(Some(report));
             }

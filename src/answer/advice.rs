@@ -8,6 +8,7 @@ use crate::report::memory::replay::GraphReplay;
 use crate::report::memory::view::FailureMemory;
 use crate::report::{MemoryReport, ReportError, WhatIfOptions};
 use serde::Serialize;
+use std::sync::atomic::AtomicBool;
 
 /// One advice line as a replayed fix (memory.md §9.3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -25,31 +26,36 @@ pub struct FixAnswer {
 }
 
 /// The advice of an operation's failure (by index), each line replayed; none without a picture
-/// of the failure (a `graph_only` basis waits for `replay`).
+/// of the failure (a `graph_only` basis waits for `replay`). Stops once `cancel` is set.
 pub fn failure_advice(
     report: &MemoryReport,
     index: usize,
     replay: Option<&GraphReplay>,
+    cancel: Option<&AtomicBool>,
 ) -> Result<Vec<ReplayedAdvice>, ReportError> {
     match report.memory_at_failure(index, replay)? {
-        FailureMemory::Found(m) => report.failure_fixes(index, &m),
+        FailureMemory::Found(m) => report.failure_fixes_with(index, &m, cancel),
         FailureMemory::Absent | FailureMemory::NeedsReplay => Ok(Vec::new()),
     }
 }
 
 /// The replay of fixes the user gave for an operation's failure (by index), as one more advice
 /// line of theirs; `Ok(Err(why))` when a fix cannot act on this run (as `whatif` refuses it).
+/// Stops once `cancel` is set.
 pub fn your_fixes(
     report: &MemoryReport,
     index: usize,
     fixes: &[Fix],
     replay: Option<&GraphReplay>,
+    cancel: Option<&AtomicBool>,
 ) -> Result<Result<ReplayedAdvice, String>, ReportError> {
     let memory = match report.memory_at_failure(index, replay)? {
         FailureMemory::Found(m) => Some(m),
         FailureMemory::Absent | FailureMemory::NeedsReplay => None,
     };
-    let answer = report.what_if_at(index, fixes, &WhatIfOptions::default(), memory.as_deref())?.answer;
+    let options = WhatIfOptions::default();
+    let mut answers = report.what_ifs_at(index, &[fixes], &options, memory.as_deref(), cancel)?;
+    let answer = answers.remove(0).answer;
     if let Some(why) = not_applied(&answer.notes) {
         return Ok(Err(why));
     }

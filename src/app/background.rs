@@ -4,13 +4,15 @@
 
 use super::compare::Comparison;
 use super::jobs::{JOBS, Job, JobEnd, JobState};
-use super::memory::MemoryTab;
+use super::memory::{MemoryPicture, MemoryTab};
+use super::model::Loaded;
 use super::over_time::UsageSource;
 use super::perf::{PerfInput, PerfState, PerfTab};
 use super::state::App;
 use super::tab::Tab;
 use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::usage_series::UsageSeries;
+use crate::analysis::memory::whatif::{Fix, ReplayedAdvice};
 use crate::analysis::model::{ErrorRecord, Operation};
 use std::collections::HashMap;
 
@@ -31,7 +33,44 @@ impl App {
             }
             // BEFORE's lines, once, while tab 5 is shown (left, the pass stops and starts again).
             Job::BeforeUsage => self.tab == Tab::OverTime && self.compare.is_some() && jobs.before.open(),
+            Job::Fixes => self.fixes_wanted().is_some(),
+            Job::WhatIf => self.what_if_wanted().is_some(),
         }
+    }
+
+    /// The failure (operation index) whose fixes the screen waits for: tab 4 shows the picture
+    /// of the selected operation's failure and its fixes are not replayed yet. The loop replays
+    /// them on a worker; when the selection moves on, that replay is cancelled.
+    pub fn fixes_wanted(&self) -> Option<usize> {
+        let i = self.selected_operation().filter(|_| self.tab == Tab::Memory)?;
+        let failure_shown = matches!(self.memory.picture(i), Some(Loaded::Ready(MemoryPicture::Failure(_))));
+        (failure_shown && self.memory.fixes.wanted(i)).then_some(i)
+    }
+
+    /// The fixes typed for the selected failure (`w`) that wait for their replay, the first
+    /// typed first, while tab 4 shows the failure and its own fixes have landed (the typed ones
+    /// join their list).
+    pub fn what_if_wanted(&self) -> Option<(usize, Vec<Fix>)> {
+        let i = self.selected_operation().filter(|_| self.tab == Tab::Memory)?;
+        self.memory.fixes.of(i)?;
+        self.memory.fixes.asked().iter().find(|(o, _)| *o == i).cloned()
+    }
+
+    /// The selected failure's fixes, replayed on a worker (`Loaded::Unavailable` with why not).
+    pub fn set_fixes(&mut self, operation: usize, fixes: Loaded<Vec<ReplayedAdvice>>) {
+        self.memory.fixes.deliver(operation, fixes);
+        self.jobs.fixes = JobState::Idle;
+        self.follow_selection();
+    }
+
+    /// The replay of fixes the user typed: added to the failure's list and shown, or the status
+    /// bar says why not.
+    pub fn set_your_fixes(&mut self, operation: usize, fixes: &[Fix], replayed: Loaded<ReplayedAdvice>) {
+        if let Some(message) = self.memory.fixes.deliver_yours(operation, fixes, replayed) {
+            self.message = Some(message);
+        }
+        self.jobs.what_if = JobState::Idle;
+        self.follow_selection();
     }
 
     /// The passes wanted that do not run yet.

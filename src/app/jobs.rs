@@ -13,10 +13,14 @@ pub enum Job {
     Usage,
     /// The same for the earlier run the shown one is compared with (`--compare`).
     BeforeUsage,
+    /// The selected failure's fixes, each replayed (tab 4), while it is shown.
+    Fixes,
+    /// The fixes the user typed for the selected failure (`w`), replayed while it is shown.
+    WhatIf,
 }
 
 /// Every background pass, in the order the loop looks at them.
-pub const JOBS: [Job; 3] = [Job::ReplayGraphs, Job::Usage, Job::BeforeUsage];
+pub const JOBS: [Job; 5] = [Job::ReplayGraphs, Job::Usage, Job::BeforeUsage, Job::Fixes, Job::WhatIf];
 
 /// A background pass: its progress, or how it ended.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -72,6 +76,10 @@ pub struct Jobs {
     pub(crate) usage: JobState,
     /// The earlier run's memory lines (`--compare`).
     pub(crate) before: JobState,
+    /// The selected failure's fixes.
+    pub(crate) fixes: JobState,
+    /// The fixes typed.
+    pub(crate) what_if: JobState,
 }
 
 impl Jobs {
@@ -81,6 +89,8 @@ impl Jobs {
             Job::ReplayGraphs => &self.replay,
             Job::Usage => &self.usage,
             Job::BeforeUsage => &self.before,
+            Job::Fixes => &self.fixes,
+            Job::WhatIf => &self.what_if,
         }
     }
 
@@ -90,6 +100,8 @@ impl Jobs {
             Job::ReplayGraphs => self.replay = state,
             Job::Usage => self.usage = state,
             Job::BeforeUsage => self.before = state,
+            Job::Fixes => self.fixes = state,
+            Job::WhatIf => self.what_if = state,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! What the state needs from the report: `pending_reads` says it, the loop reads it and hands the
-//! results back with `deliver`. Nothing here touches the report.
+//! results back with `deliver`. Nothing here touches the report. Replays are no reads: a
+//! failure's fixes and the fixes typed are background passes (`App::fixes_wanted`).
 
 use super::device_ops::DeviceTree;
 use super::memory::{MemoryPicture, Place};
@@ -8,7 +9,6 @@ use super::perf::PerfState;
 use super::state::App;
 use super::tab::Tab;
 use crate::analysis::graph::nodes::GraphNode;
-use crate::analysis::memory::whatif::{Fix, ReplayedAdvice};
 use std::collections::HashMap;
 
 /// Something to read from the report before the next draw.
@@ -30,10 +30,6 @@ pub enum Read {
         /// Ask for the failure's picture first.
         failure: bool,
     },
-    /// The advice of an operation's failure, each line replayed (Memory tab).
-    Fixes(usize),
-    /// Fixes the user typed for an operation's failure, to replay.
-    WhatIf(usize, Vec<Fix>),
 }
 
 /// What the loop read.
@@ -47,10 +43,6 @@ pub enum ReadResult {
     Graph(usize, Loaded<Vec<GraphNode>>),
     /// An operation's memory picture, for the place asked for.
     Memory(usize, Option<Place>, Loaded<MemoryPicture>),
-    /// The replayed advice of an operation's failure.
-    Fixes(usize, Loaded<Vec<ReplayedAdvice>>),
-    /// The replay of fixes the user typed.
-    WhatIf(usize, Vec<Fix>, Box<Loaded<ReplayedAdvice>>),
 }
 
 impl App {
@@ -83,11 +75,6 @@ impl App {
             {
                 reads.push(Read::Memory { operation: i, place, failure });
             }
-            let failure_shown = matches!(self.memory.picture(i), Some(Loaded::Ready(MemoryPicture::Failure(_))));
-            if self.tab == Tab::Memory && failure_shown && self.memory.fixes.wanted(i) {
-                reads.push(Read::Fixes(i));
-            }
-            reads.extend(self.memory.fixes.asked().iter().map(|(o, fixes)| Read::WhatIf(*o, fixes.clone())));
         }
         reads
     }
@@ -110,12 +97,6 @@ impl App {
                 self.device_ops.trees.insert(i, tree);
             }
             ReadResult::Memory(i, place, picture) => self.memory.deliver(i, place, picture),
-            ReadResult::Fixes(i, fixes) => self.memory.fixes.deliver(i, fixes),
-            ReadResult::WhatIf(i, fixes, replayed) => {
-                if let Some(message) = self.memory.fixes.deliver_yours(i, &fixes, *replayed) {
-                    self.message = Some(message);
-                }
-            }
         }
         self.follow_selection();
     }

@@ -8,6 +8,7 @@ pub mod locate;
 pub mod memory;
 pub mod pending;
 pub mod perf;
+pub mod rowid_ranges;
 mod store;
 
 pub use error::ReportError;

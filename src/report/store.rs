@@ -6,8 +6,14 @@
 use super::database::{
     IN_LIST_CHUNK, RowSpan, Schema, id_list, int, operation_row_span, tables_indexed_by, text, uint,
 };
+use super::rowid_ranges::{RowidPass, read_in_rowid_order};
 use rusqlite::Connection;
 use std::collections::HashMap;
+
+/// `buffers` rowids per chunk of a whole-table pass (about 5 ms of reading): the cancel flag is
+/// looked at between chunks, and no lock is held between them, so a writer using a rollback
+/// journal is never kept waiting long.
+pub(crate) const PASS_CHUNK: i64 = 1 << 14;
 
 /// Operation ids at most this far apart are looked up as one run of rows.
 const RUN_GAP: u64 = 16;
@@ -24,6 +30,13 @@ pub(crate) struct Store {
     indexed_by_operation: Vec<String>,
     /// Whether `operations` is stored in id order, so rowid searches may be trusted.
     pub(crate) rows_in_operation_order: bool,
+    /// The database file, for the connections of a whole-table pass's workers (none: held in
+    /// memory, read on one thread).
+    pub(crate) database: Option<std::path::PathBuf>,
+    /// Threads of a whole-table pass (`--threads`; the machine's cores by default).
+    pub(crate) threads: usize,
+    /// `buffers` rowids per chunk of a whole-table pass.
+    pub(crate) chunk: i64,
 }
 
 impl Store {
@@ -31,7 +44,63 @@ impl Store {
     pub(crate) fn new(conn: Connection, rank: u32) -> rusqlite::Result<Self> {
         let schema = Schema::read(&conn)?;
         let indexed_by_operation = tables_indexed_by(&conn, "operation_id")?;
-        Ok(Self { conn, schema, rank, indexed_by_operation, rows_in_operation_order: false })
+        let threads = super::rowid_ranges::default_threads();
+        Ok(Self {
+            conn,
+            schema,
+            rank,
+            indexed_by_operation,
+            rows_in_operation_order: false,
+            database: None,
+            threads,
+            chunk: PASS_CHUNK,
+        })
+    }
+
+    /// Reads every chunk of `pass` in rowid order on the store's threads, each worker on a
+    /// read-only connection of its own (see [`read_in_rowid_order`]).
+    pub(crate) fn read_in_rowid_order<T: Send>(
+        &self,
+        pass: &RowidPass<'_>,
+        decode: &(dyn Fn(&rusqlite::Row<'_>) -> rusqlite::Result<T> + Sync),
+        consume: &mut dyn FnMut(i64, Vec<T>) -> std::ops::ControlFlow<()>,
+    ) -> rusqlite::Result<bool> {
+        let connect = self.connector();
+        let threads = if self.database.is_some() { self.threads } else { 1 };
+        read_in_rowid_order(&self.conn, Some(&connect), threads, pass, decode, consume)
+    }
+
+    /// Opens another read-only connection to the report's database, for a pass's worker.
+    pub(crate) fn connector(&self) -> impl Fn() -> rusqlite::Result<Connection> + Sync + use<> {
+        let database = self.database.clone();
+        move || {
+            let Some(path) = database.as_deref() else { return Err(rusqlite::Error::InvalidPath("memory".into())) };
+            super::database::open_database(path).map(|(conn, _)| conn).map_err(|e| {
+                let code = rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN);
+                rusqlite::Error::SqliteFailure(code, Some(e.to_string()))
+            })
+        }
+    }
+
+    /// The rowid span `[start, end)` of the rows of the operations with ids in `ids` (none
+    /// inside: no such row), when `table` is read by rowid span (as [`Self::range_condition`]
+    /// reads it); none when it is not.
+    pub(crate) fn rowid_span(
+        &self,
+        table: &str,
+        ids: std::ops::RangeInclusive<u64>,
+    ) -> rusqlite::Result<Option<Option<(i64, i64)>>> {
+        if !self.schema.has_table(table) {
+            return Ok(Some(None));
+        }
+        if self.is_indexed(table) || !self.rows_in_operation_order || self.schema.has_column(table, "rank") {
+            return Ok(None);
+        }
+        Ok(match operation_row_span(&self.conn, table, ids)? {
+            RowSpan::Rowids(start, end) => Some(Some((start, end))),
+            RowSpan::Empty => Some(None),
+            RowSpan::Unknown => None,
+        })
     }
 
     /// Whether `table` has an index starting with `operation_id`.

@@ -1,21 +1,23 @@
 //! The terminal loop: draw, read what the state asked for, draw again; then wait for keys or a
 //! worker's message (one channel, no polling), coalesce what is queued, update. No tick: the
 //! screen is drawn only when something happened. Linking a performance report, replaying every
-//! graph and the pass over `buffers` run as workers, so none delays a frame. The terminal is
+//! graph, the pass over `buffers` and tab 4's fix replays run as workers, so none delays a frame. The terminal is
 //! restored on exit, error and panic.
 
 mod compare;
 mod events;
 mod pass;
 mod passes;
+mod replays;
 mod session;
 pub mod worker;
 mod workers;
 
 pub use compare::{BeforePass, comparison};
 use events::{Events, Wake};
-pub use pass::{JobPass, Pass, start_worker};
+pub use pass::{JobPass, Pass, Slot, start_worker};
 pub use passes::{LinkOutput, LinkPass, ReplayOutput, ReplayPass, RunOverTime, UsageOutput, UsagePass, perf_input};
+pub use replays::{FixesOutput, FixesPass, WhatIfOutput, WhatIfPass};
 pub use session::{Session, app_for};
 pub use workers::Workers;
 
@@ -39,7 +41,8 @@ const WATCH_POLL: Duration = Duration::from_millis(500);
 
 /// Draws at once, then reads what the drawn screen needs (stack traces of the rows it showed, the
 /// selected operation's arguments, graph or memory) and draws again if anything was read, so a
-/// slow read never delays the first frame. Tests call this after every action. Returns the size
+/// slow read never delays the first frame. It never replays: a failure's fixes and the fixes
+/// typed are background passes (`replays.rs`), started by the loop after the frame. Tests call this after every action. Returns the size
 /// drawn at: what the screen shows until the next frame.
 pub fn frame<B: Backend>(
     terminal: &mut Terminal<B>,
@@ -48,7 +51,7 @@ pub fn frame<B: Backend>(
     theme: &Theme,
 ) -> Result<Size, B::Error> {
     let mut area = terminal.draw(|f| ui::draw(f, app, theme))?.area;
-    // What a read brings may ask for more (a failure's picture, then its fixes): a few rounds.
+    // What a read brings may ask for more (the selected row's trace, then its picture): a few rounds.
     for _ in 0..3 {
         let reads = app.pending_reads();
         if reads.is_empty() {

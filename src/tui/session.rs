@@ -3,9 +3,7 @@
 //! turns report data into the state's model.
 
 use crate::analysis::memory::usage::MemoryUsage;
-use crate::analysis::memory::whatif::{Fix, ReplayedAdvice};
 use crate::analysis::model::first_line;
-use crate::answer;
 use crate::app::{App, Loaded, MemoryPicture, Model, NoPicture, Place, Read, ReadResult};
 use crate::report::memory::replay::GraphReplay;
 use crate::report::memory::view::FailureMemory;
@@ -80,15 +78,6 @@ impl Session {
                 Read::Memory { operation, place, failure } => {
                     ReadResult::Memory(operation, place, loaded(self.memory(operation, place, failure)))
                 }
-                Read::Fixes(i) => ReadResult::Fixes(i, loaded(self.fixes(i))),
-                Read::WhatIf(i, fixes) => {
-                    let replayed = Box::new(match self.what_if(i, &fixes) {
-                        Ok(Ok(r)) => Loaded::Ready(r),
-                        Ok(Err(why)) => Loaded::Unavailable(why),
-                        Err(e) => Loaded::Unavailable(e.to_string()),
-                    });
-                    ReadResult::WhatIf(i, fixes, replayed)
-                }
             })
             .collect()
     }
@@ -107,17 +96,6 @@ impl Session {
             Some(m) => MemoryPicture::Operation(Box::new(m)),
             None => MemoryPicture::Nothing(self.nothing_reason(index)),
         })
-    }
-
-    /// The advice of an operation's failure, each line replayed (none without a picture): the
-    /// answer layer's, as explain's entry gives it.
-    fn fixes(&self, index: usize) -> Result<Vec<ReplayedAdvice>, ReportError> {
-        answer::failure_advice(&self.report, index, self.replay.as_deref())
-    }
-
-    /// The replay of fixes the user typed for an operation's failure.
-    fn what_if(&self, index: usize, fixes: &[Fix]) -> Result<Result<ReplayedAdvice, String>, ReportError> {
-        answer::your_fixes(&self.report, index, fixes, self.replay.as_deref())
     }
 
     /// Why an operation has no memory picture.

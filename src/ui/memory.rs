@@ -98,7 +98,11 @@ fn fix_lines(m: &MemoryAtFailure, fixes: &FixList, operation: usize, hex: bool) 
         Some(Loaded::Unavailable(reason)) => {
             return vec![advice_sentence(m, hex), format!("The fixes cannot be replayed: {reason}")];
         }
-        None => return vec![advice_sentence(m, hex), "Replaying each fix…".to_string()],
+        None => {
+            let mut lines = vec![advice_sentence(m, hex), "Replaying each fix…".to_string()];
+            lines.extend(prompt_line(fixes));
+            return lines;
+        }
     };
     let mut lines = Vec::new();
     // The freeing advice and "move them" are said by the fixes; the reasons no freeing helps stay.
@@ -113,9 +117,7 @@ fn fix_lines(m: &MemoryAtFailure, fixes: &FixList, operation: usize, hex: bool) 
         let mark = if Some(k) == shown { "▶ " } else { "· " };
         format!("{mark}{}", r.sentence(m.operation_id(), hex))
     }));
-    if let Some(text) = &fixes.prompt {
-        lines.push(format!("What if (fixes separated by commas, e.g. free 8@10, output-to-dram): {text}█"));
-    }
+    lines.extend(prompt_line(fixes));
     lines
 }
 
@@ -168,6 +170,13 @@ fn advice_window(
     };
     window.push(Line::styled(sign, theme.dim));
     window
+}
+
+/// The fixes being typed (`w`), drawn while the prompt is open, whether or not the failure's
+/// own fixes have been replayed yet.
+fn prompt_line(fixes: &FixList) -> Option<String> {
+    let text = fixes.prompt.as_ref()?;
+    Some(format!("What if (fixes separated by commas, e.g. free 8@10, output-to-dram): {text}█"))
 }
 
 /// The marks of a failure's map: its request, or its circular buffers' range.

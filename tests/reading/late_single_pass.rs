@@ -95,3 +95,63 @@ fn every_committed_report_agrees() {
     let replayed: usize = folders.iter().map(|f| assert_single_pass_agrees(f)).sum();
     assert!(replayed >= 3, "{replayed} failures replayed over every report");
 }
+
+/// A run long enough that its whole-run passes cross many chunk boundaries: `blocks` blocks on
+/// each of two devices, failures between them.
+fn long_run(blocks: usize) -> Sim {
+    let mut sim = Sim::new(Era::Importer, Options { stack_traces: true, ..Options::default() }, 2);
+    for d in [0, 1] {
+        sim.weight("w", d, L1, 65_536);
+    }
+    for k in 0..blocks {
+        block(&mut sim, 0, k);
+        block(&mut sim, 1, k);
+        // Held past their last use for two blocks, then deallocated: L1 never fills.
+        if k >= 2 {
+            for name in ["a", "h", "h2", "o"] {
+                sim.deallocate(&format!("{name}{}", k - 2));
+                sim.deallocate(&format!("{name}{}", k - 2));
+            }
+        }
+        if k % 40 == 39 {
+            sim.fail(l1_failure(k as u64 % 2));
+        }
+    }
+    sim.fail(dram_failure(0));
+    sim
+}
+
+/// The whole-run passes read `buffers` (and the free-late replay `captured_graph`) in rowid
+/// chunks on a pool of workers, merged in order (issue 29): at 1, 2 and 3 threads, in chunks of
+/// 64 rowids, the usage pass's sums, `--peak`, `--late` (with free-late replayed at each
+/// failure) and `whatif --free-late` at the last failure are the same as the one-thread pass.
+#[test]
+fn every_thread_count_gives_the_one_thread_answers() {
+    let dir = TempDir::new("late-threads");
+    long_run(120).report().write_to(dir.path());
+    let source = resolve_report(Some(dir.path())).expect("a report");
+    let answers = |threads: usize| {
+        let mut report = MemoryReport::open(&source, 0).expect("opens");
+        report.set_threads(threads);
+        report.set_pass_chunk(64);
+        let mut usage = ttnn_tui::analysis::memory::usage::MemoryUsage::with_runs();
+        let never = std::sync::atomic::AtomicBool::new(false);
+        report.usage().read(&mut usage, &never, &mut |_| {}).expect("the pass reads");
+        let peaks = serde_json::to_string(&ttnn_tui::answer::read_peaks(&report).expect("peaks")).unwrap();
+        let late = serde_json::to_string(&ttnn_tui::answer::read_late(&report).expect("late")).unwrap();
+        let last = (0..report.operations.len()).rev().find(|&i| report.error_of(i).is_some()).expect("a failure");
+        let options = ttnn_tui::report::WhatIfOptions::default();
+        let free_late = report.what_if(last, &[ttnn_tui::analysis::memory::whatif::Fix::FreeLate], &options);
+        (usage, peaks, late, format!("{:?}", free_late.expect("replays").answer))
+    };
+    let one = answers(1);
+    assert!(one.0.rows > 64 * 20, "{} rows: the pass crosses many chunks", one.0.rows);
+    assert!(one.2.contains("\"outcome\""), "free-late is replayed at the failures: {}", one.2);
+    for threads in [2, 3] {
+        let many = answers(threads);
+        assert!(many.0 == one.0, "the sums and runs at {threads} threads");
+        assert_eq!(many.1, one.1, "--peak at {threads} threads");
+        assert_eq!(many.2, one.2, "--late at {threads} threads");
+        assert_eq!(many.3, one.3, "whatif --free-late at {threads} threads");
+    }
+}

@@ -9,8 +9,12 @@ use crate::tui_support;
 
 use insta::assert_snapshot;
 use real_support::folder;
+use std::sync::atomic::AtomicBool;
 use ttnn_tui::app::Action::{self, *};
-use ttnn_tui::report::{MemoryReport, resolve_report};
+use ttnn_tui::app::App;
+use ttnn_tui::report::{MemoryReport, ReportError, resolve_report};
+use ttnn_tui::tui::worker::Waker;
+use ttnn_tui::tui::{FixesPass, JobPass, Pass, Session, Slot, WhatIfPass, act, frame};
 use tui_support::Harness;
 
 fn harness(scenario: &str, operation: u64, width: u16, height: u16) -> Harness {
@@ -203,4 +207,113 @@ fn tab_1_points_at_the_fixes_and_copies_them() {
         ),
         "{copied}"
     );
+}
+
+/// A pass held until the test lets it go: what a slow replay (0.5–0.8 s on 100 M rows) looks
+/// like to the loop, without timing anything.
+struct Held<P> {
+    gate: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+    pass: P,
+}
+
+impl<P: Pass> Pass for Held<P> {
+    type Output = P::Output;
+
+    fn run(self, report: &MemoryReport, cancel: &AtomicBool, progress: &mut dyn FnMut(u64, u64)) -> P::Output {
+        self.gate.lock().unwrap().recv().expect("the test lets the replay go");
+        self.pass.run(report, cancel, progress)
+    }
+    fn failed(self, error: ReportError) -> P::Output {
+        self.pass.failed(error)
+    }
+    fn lost() -> P::Output {
+        P::lost()
+    }
+    fn progress(app: &mut App, done: u64, total: u64) {
+        P::progress(app, done, total)
+    }
+    fn install(output: P::Output, session: &mut Session, app: &mut App) {
+        P::install(output, session, app)
+    }
+    fn stale(output: Option<P::Output>, session: &mut Session, app: &mut App) {
+        P::stale(output, session, app)
+    }
+}
+
+/// Starts `pass` on a worker held at its gate; the receiver hears each of its wake-ups.
+fn held<P: Pass>(pass: P, h: &Harness) -> (Slot<Held<P>>, std::sync::mpsc::Sender<()>, std::sync::mpsc::Receiver<()>) {
+    let (release, gate) = std::sync::mpsc::channel();
+    let (woke, wakes) = std::sync::mpsc::channel();
+    let woke = std::sync::Mutex::new(woke);
+    let waker: Waker = std::sync::Arc::new(move || {
+        let _ = woke.lock().unwrap().send(());
+    });
+    let mut slot = Slot::default();
+    slot.start(Held { gate: std::sync::Mutex::new(gate), pass }, &h.session, waker);
+    (slot, release, wakes)
+}
+
+/// Acts and draws as the loop does (`act`, then `frame`), without the harness's replays.
+fn key(h: &mut Harness, action: Action) {
+    let size = h.terminal.size().unwrap();
+    act(&mut h.app, action, size);
+    frame(&mut h.terminal, &mut h.app, &h.session, &h.theme).unwrap();
+}
+
+/// Collects the held pass's result once it lands (its wake-ups say when), and draws.
+fn land<P: Pass>(h: &mut Harness, slot: &mut Slot<P>, wakes: &std::sync::mpsc::Receiver<()>) {
+    while slot.busy() {
+        wakes.recv_timeout(std::time::Duration::from_secs(60)).expect("the replay lands");
+        slot.collect(&mut h.session, &mut h.app);
+    }
+    frame(&mut h.terminal, &mut h.app, &h.session, &h.theme).unwrap();
+}
+
+/// Tab 4's replays are background passes (issue 29): the frame never runs one, so while a
+/// failure's fixes — or fixes typed at `w` — are being replayed, keys are applied and drawn;
+/// the answer is drawn when it lands.
+#[test]
+fn a_replay_in_flight_does_not_hold_up_the_loop() {
+    let report = MemoryReport::open(&resolve_report(Some(&folder("a_l1_add_oom"))).unwrap(), 0).unwrap();
+    let mut h = Harness::new(report, 120, 40, false, Some(11));
+    key(&mut h, GoToTab(3));
+    // The frame drew the failure's picture and did not replay its fixes: the loop is to.
+    assert!(joined(&h).contains("Replaying each fix…"), "{}", h.screen());
+    assert_eq!(h.app.fixes_wanted(), Some(h.app.selected_operation().unwrap()));
+    let pass = FixesPass::prepare(&mut h.session, &h.app);
+    let (mut slot, release, wakes) = held(pass, &h);
+    // Keys while the replay is held: each applied and drawn.
+    key(&mut h, GoToTab(0));
+    assert!(!joined(&h).contains("Replaying each fix…"), "tab 1 is drawn: {}", h.screen());
+    assert_eq!(h.app.fixes_wanted(), None, "tab 1 needs no replay");
+    key(&mut h, GoToTab(3));
+    assert!(joined(&h).contains("Replaying each fix…"), "{}", h.screen());
+    key(&mut h, WhatIf);
+    assert!(joined(&h).contains("What if (fixes separated by commas"), "{}", h.screen());
+    key(&mut h, Back);
+    assert!(slot.busy() && !slot.collect(&mut h.session, &mut h.app), "the replay is still held");
+    release.send(()).unwrap();
+    land(&mut h, &mut slot, &wakes);
+    let text = joined(&h);
+    assert!(text.contains("· Freeing tensor 8 after operation 10: the 128 KiB request fits at 1105920."), "{text}");
+    assert_eq!(h.app.fixes_wanted(), None);
+
+    // The fixes typed at `w` are replayed the same way.
+    key(&mut h, WhatIf);
+    for c in "free 17@10".chars() {
+        key(&mut h, SearchInput(c));
+    }
+    key(&mut h, SearchConfirm);
+    assert_eq!(h.app.message(), Some("Replaying with free 17@10…"));
+    assert!(h.app.what_if_wanted().is_some());
+    let pass = WhatIfPass::prepare(&mut h.session, &h.app);
+    let (mut slot, release, wakes) = held(pass, &h);
+    key(&mut h, NextFix);
+    assert!(joined(&h).contains("▶ Freeing tensor 8 after operation 10:"), "{}", h.screen());
+    assert!(!joined(&h).contains("Freeing tensor 17"), "not replayed yet: {}", h.screen());
+    release.send(()).unwrap();
+    land(&mut h, &mut slot, &wakes);
+    let text = joined(&h);
+    assert!(text.contains("▶ Freeing tensor 17 after operation 10: the 128 KiB request fits at 712704."), "{text}");
+    assert_eq!(h.app.what_if_wanted(), None);
 }

@@ -13,7 +13,7 @@ pub mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use support::{Device, ErrorRow, ReportBuilder, Schema};
-use ttnn_tui::app::{Action, App, Availability};
+use ttnn_tui::app::{Action, App, Availability, Job};
 use ttnn_tui::report::{MemoryReport, ReportSource};
 use ttnn_tui::tui::Session;
 use ttnn_tui::ui::{Theme, View};
@@ -195,9 +195,21 @@ impl Harness {
         h
     }
 
-    /// Reads and draws, as the loop does.
+    /// Reads and draws, as the loop does; tab 4's replays (background passes in the loop) are
+    /// run here and now when the frame asks for them, and the screen drawn again with them, as
+    /// the loop draws when they land.
     pub fn draw(&mut self) {
         ttnn_tui::tui::frame(&mut self.terminal, &mut self.app, &self.session, &self.theme).unwrap();
+        for _ in 0..4 {
+            let wanted: Vec<Job> = [Job::Fixes, Job::WhatIf].into_iter().filter(|&j| self.app.want(j)).collect();
+            if wanted.is_empty() {
+                break;
+            }
+            for job in wanted {
+                self.session.run_job(job, &mut self.app);
+            }
+            ttnn_tui::tui::frame(&mut self.terminal, &mut self.app, &self.session, &self.theme).unwrap();
+        }
     }
 
     /// Runs the background passes the state wants, here and now (the loop runs them on worker

@@ -29,7 +29,7 @@ pub struct Graphs<'a> {
     pub(super) error_graphs: &'a ErrorGraphs,
 }
 
-impl Graphs<'_> {
+impl<'a> Graphs<'a> {
     /// Reads the captured graphs of the operations that have an error, in one query.
     pub(super) fn read_with_errors(&self) -> rusqlite::Result<ErrorGraphs> {
         let wanted: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
@@ -65,6 +65,15 @@ impl Graphs<'_> {
         let op = &self.operations[index];
         let texts = self.graph_texts(&[op.id]).map_err(ReportError::read("the captured graph"))?;
         pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| Ok(parse_graph(t)?))
+    }
+
+    /// [`Self::graph`], borrowed when it was read at open (a failure's graph may hold a million
+    /// nodes: it is not copied for each question).
+    pub fn graph_shared(&self, index: usize) -> Result<std::borrow::Cow<'a, [GraphNode]>, ReportError> {
+        match self.error_graphs.get(&index) {
+            Some(Ok(graph)) => Ok(std::borrow::Cow::Borrowed(graph.as_slice())),
+            _ => self.graph(index).map(std::borrow::Cow::Owned),
+        }
     }
 
     /// The failed device operations of an operation with an error (behaviour.md §3.5);

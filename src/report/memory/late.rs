@@ -127,13 +127,19 @@ impl MemoryReport {
     /// The tensors held past their last use, without what freeing them does at each failure:
     /// what the fix `free-late` frees.
     pub fn late_tensor_list(&self) -> Result<LateFindings, ReportError> {
-        let cancel = AtomicBool::new(false);
+        self.late_tensor_list_with(None)
+    }
+
+    /// [`Self::late_tensor_list`], stopped once `cancel` is set (`Err(ReportError::Cancelled)`).
+    pub fn late_tensor_list_with(&self, cancel: Option<&AtomicBool>) -> Result<LateFindings, ReportError> {
+        let never = AtomicBool::new(false);
+        let cancel = cancel.unwrap_or(&never);
         let mut usage = MemoryUsage::with_runs();
-        self.usage().read(&mut usage, &cancel, &mut |_| {})?;
+        self.usage().read(&mut usage, cancel, &mut |_| {})?;
         if usage.rows > 0 {
             return self.late_tensors(&usage);
         }
-        match self.graphs().replay(&mut |_, _| {}, &cancel)? {
+        match self.graphs().replay(&mut |_, _| {}, cancel)? {
             Some(replay) => self.late_tensors(&self.replay_usage(&replay)),
             None => self.late_tensors(&usage),
         }

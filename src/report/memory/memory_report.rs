@@ -114,7 +114,10 @@ impl MemoryReport {
         // One read transaction for everything read at start: each statement outside one takes
         // and drops the file lock and revalidates the page cache. Reading writes nothing.
         conn.execute_batch("BEGIN").map_err(fail)?;
-        let store = Store::new(conn, rank).map_err(fail)?;
+        let mut store = Store::new(conn, rank).map_err(fail)?;
+        if let ReportSource::File { database, .. } = source {
+            store.database = Some(database.clone());
+        }
         if !store.schema.has_table("operations") {
             return Err(ReportError::new("no operations table: not a TT-NN memory report", path)
                 .hint("point at the db.sqlite of a TT-NN report folder"));
@@ -378,6 +381,23 @@ impl MemoryReport {
     /// Tensors and their links.
     pub fn tensors(&self) -> Tensors<'_> {
         Tensors { store: &self.store, operations: &self.operations, cache: &self.tensor_cache }
+    }
+
+    /// Reads whole-table passes (the usage pass, `--peak`, `--late`, `free-late`) on `threads`
+    /// workers (at least one); the machine's cores by default.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.store.threads = threads.max(1);
+    }
+
+    /// The threads of a whole-table pass.
+    pub fn threads(&self) -> usize {
+        self.store.threads
+    }
+
+    /// Reads whole-table passes in chunks of `rowids` `buffers` rowids (16 384 by default; tests
+    /// make them small to cross many chunk boundaries on a small report).
+    pub fn set_pass_chunk(&mut self, rowids: i64) {
+        self.store.chunk = rowids.max(1);
     }
 
     /// The memory over the run: the pass over `buffers`, its series and peaks, region ceilings.

@@ -31,3 +31,4 @@ mod whatif_device;
 mod whatif_fixes;
 mod whatif_late;
 mod whatif_range;
+mod whatif_shared;

@@ -9,16 +9,27 @@ use crate::analysis::messages::failure::BufferType;
 use crate::analysis::model::Operation;
 use crate::report::database::{buffer_type, rowid_range, signed, uint};
 use crate::report::error::ReportError;
+use crate::report::rowid_ranges::RowidPass;
 use crate::report::store::Store;
-use rusqlite::params;
 use rusqlite::types::ValueRef;
 use std::cell::OnceCell;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Rowids read per statement (about 5 ms of reading). The cancel flag is looked at between
-/// statements, and no lock is held between them, so a writer using a rollback journal is never
-/// kept waiting long.
-const CHUNK: i64 = 1 << 14;
+/// One `buffers` row as the pass adds it: operation, device, buffer type (none: none of the
+/// five), and address and bytes per bank as stored.
+type BufferRow = (u64, u64, Option<BufferType>, (Option<i64>, Option<i64>));
+
+/// Decodes a row of the pass's statement.
+fn buffer_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BufferRow> {
+    let ty = match r.get_ref(2)? {
+        ValueRef::Integer(code) => BufferType::from_code(code),
+        other => buffer_type(other).ok(),
+    };
+    let value = |i| r.get_ref(i).map(uint);
+    let raw = |i| r.get_ref(i).map(signed);
+    Ok((value(0)?, value(1)?, ty, (raw(4)?, raw(3)?)))
+}
 
 /// How far a pass is: rowids passed out of the table's rowid range when the pass started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -91,41 +102,34 @@ impl Usage<'_> {
         );
         let filter = self.store.schema.rank_filter("buffers");
         let sql = format!("SELECT {columns} FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND {filter}");
-        let mut stmt = self.store.conn.prepare(&sql).map_err(&read)?;
-        let mut start = first;
+        let pass = RowidPass {
+            sql: &sql,
+            binds: &[i64::from(self.store.rank)],
+            range: (first, last),
+            chunk: self.store.chunk,
+        };
         progress(UsageProgress { done: 0, total });
-        while start <= last {
-            if cancel.load(Ordering::Relaxed) {
-                usage.flush();
-                return Err(ReportError::Cancelled);
-            }
-            let end = start.saturating_add(CHUNK).min(last.saturating_add(1));
-            self.add_chunk(&mut stmt, usage, start, end).map_err(&read)?;
-            usage.next_rowid = end;
-            start = end;
-            progress(UsageProgress { done: u64::try_from(end - first).unwrap_or(0), total });
+        if cancel.load(Ordering::Relaxed) {
+            usage.flush();
+            return Err(ReportError::Cancelled);
         }
+        let whole = self
+            .store
+            .read_in_rowid_order(&pass, &buffer_row, &mut |end, rows| {
+                for (operation_id, device_id, ty, place) in rows {
+                    usage.add(operation_id, device_id, ty, place);
+                }
+                usage.next_rowid = end;
+                progress(UsageProgress { done: u64::try_from(end - first).unwrap_or(0), total });
+                match cancel.load(Ordering::Relaxed) {
+                    true => ControlFlow::Break(()),
+                    false => ControlFlow::Continue(()),
+                }
+            })
+            .map_err(&read)?;
         usage.flush();
-        Ok(())
-    }
-
-    /// Adds the rows of one chunk of rowids `[start, end)` (statement of `read`).
-    fn add_chunk(
-        &self,
-        stmt: &mut rusqlite::Statement<'_>,
-        usage: &mut MemoryUsage,
-        start: i64,
-        end: i64,
-    ) -> rusqlite::Result<()> {
-        let mut rows = stmt.query(params![self.store.rank, start, end])?;
-        while let Some(r) = rows.next()? {
-            let ty = match r.get_ref(2)? {
-                ValueRef::Integer(code) => BufferType::from_code(code),
-                other => buffer_type(other).ok(),
-            };
-            let value = |i| r.get_ref(i).map(uint);
-            let raw = |i| r.get_ref(i).map(signed);
-            usage.add(value(0)?, value(1)?, ty, (raw(4)?, raw(3)?));
+        if !whole && usage.next_rowid <= last {
+            return Err(ReportError::Cancelled);
         }
         Ok(())
     }

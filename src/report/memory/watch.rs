@@ -39,6 +39,8 @@ pub struct Reopener {
     source: ReportSource,
     rank: u32,
     watched: bool,
+    /// The threads of its whole-table passes.
+    threads: usize,
     /// The log given beside the report, joined again to the second connection's report.
     log: Option<std::sync::Arc<super::log_beside::LogBeside>>,
 }
@@ -61,6 +63,7 @@ impl MemoryReport {
             source: self.source.clone(),
             rank: self.store.rank,
             watched: self.is_watched(),
+            threads: self.threads(),
             log: self.log.clone(),
         }
     }
@@ -249,6 +252,7 @@ impl Reopener {
     /// A second read-only connection to the report.
     pub fn open(&self) -> Result<MemoryReport, ReportError> {
         let mut report = MemoryReport::open_with(&self.source, self.rank, self.watched)?;
+        report.set_threads(self.threads);
         if let Some(log) = &self.log {
             report.join_log(log.clone());
         }

@@ -7,14 +7,15 @@ use super::memory_report::MemoryReport;
 use super::rows::Earlier;
 use super::view::FailureMemory;
 use super::whatif_fixes::Resolved;
+use super::whatif_shared::AtFailure;
 use crate::analysis::graph::nodes::NodeType;
+use crate::analysis::memory::MemoryAtFailure;
 use crate::analysis::memory::SnapshotRow;
 use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::whatif::{
-    AdviceFor, Answer, CircularBufferUse, DeviceView, FailedOperation, Fix, OperationRecord, Place, Plan, Recorded,
-    Regions, ReplayedAdvice, Request, Sources, WhatIfNote, WhatIfRun, advice, not_applied, rank, request_page,
+    AdviceFor, Answer, CircularBufferUse, DeviceView, FailedOperation, Fix, OperationRecord, Plan, Recorded, Regions,
+    ReplayedAdvice, Request, Sources, WhatIfNote, WhatIfRun, advice, not_applied, rank, request_page,
 };
-use crate::analysis::memory::{Basis, MemoryAtFailure};
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 use crate::report::error::ReportError;
 use std::sync::atomic::AtomicBool;
@@ -76,36 +77,36 @@ impl MemoryReport {
         options: &WhatIfOptions<'_>,
         memory: Option<&MemoryAtFailure>,
     ) -> Result<WhatIf, ReportError> {
-        let fixes = &distinct(fixes);
+        let mut answers = self.what_ifs_at(index, &[fixes], options, memory, None)?;
+        Ok(answers.remove(0))
+    }
+
+    /// Several fix sets at one failure, each answered as [`Self::what_if_at`] answers it, in one
+    /// replay: the operations from the earliest set's checkpoint to the failure are read once
+    /// and given to every set's replay (`whatif_shared.rs`). Once `cancel` is set the replay
+    /// (and the pass over `buffers` a `free-late` may need) stops: `Err(ReportError::Cancelled)`.
+    pub fn what_ifs_at(
+        &self,
+        index: usize,
+        sets: &[&[Fix]],
+        options: &WhatIfOptions<'_>,
+        memory: Option<&MemoryAtFailure>,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Vec<WhatIf>, ReportError> {
         let failure = self.error_of(index).and_then(|e| e.failure.clone());
         let (Some(_), Some(m)) = (failure, memory) else {
-            return Ok(self.unknown(index, fixes, "the operation has no allocation failure with a memory picture"));
+            let why = "the operation has no allocation failure with a memory picture";
+            return Ok(sets.iter().map(|fixes| self.unknown(index, &distinct(fixes), why)).collect());
         };
-        let read_now = match (fixes.contains(&Fix::FreeLate), options.late) {
-            (true, None) => Some(self.late_tensor_list()?),
-            _ => None,
-        };
-        let late = read_now.as_ref().or(options.late);
-        let read = ReportError::read("the run's records");
-        let view = self.device_view(m.device_id, index)?;
-        if let Some(what) = self.addresses_differ(index, m, &view).map_err(&read)? {
-            let mut w = self.unknown(index, fixes, "");
-            w.answer.notes = vec![WhatIfNote::AllocatorMode { what }];
-            return Ok(w);
-        }
-        let resolved = self.resolve(index, fixes, m, &view, late).map_err(&read)?;
-        let snapshots = self.records_snapshots().map_err(&read)?;
-        let start = self.replay_start(index, &resolved, snapshots && !options.from_start, &view)?;
-        let (mut run, first) = self.begin(view, self.regions(m.device_id, m), resolved.plan, start)?;
-        self.replay_operations(&mut run, first..index, snapshots)?;
-        self.answer_at(run, index, fixes, m, resolved.notes, start)
+        let answers = self.replay_fix_sets(index, sets, options, m, None, cancel)?;
+        Ok(answers.into_iter().map(|a| a.expect("no window, no set left out")).collect())
     }
 
     /// A live tensor of the failure whose buffer lies at different addresses on the chips the
     /// followed device names: banks then do not move in lockstep (a per-chip or hybrid
     /// allocator, `TT_METAL_ALLOCATOR_MODE_HYBRID`), which the replay does not model. Only a
     /// mesh can show it; the live tensors' records are read (at most 256 of them).
-    fn addresses_differ(
+    pub(super) fn addresses_differ(
         &self,
         index: usize,
         m: &MemoryAtFailure,
@@ -183,50 +184,53 @@ impl MemoryReport {
     /// operation up to its failure and says what tt-metal would do with its request.
     pub(super) fn answer_at(
         &self,
-        mut run: WhatIfRun,
+        run: WhatIfRun,
         index: usize,
         fixes: &[Fix],
         m: &MemoryAtFailure,
         notes: Vec<WhatIfNote>,
         start: Option<u64>,
     ) -> Result<WhatIf, ReportError> {
+        let at = self.at_failure(index, m, run.regions().l1.map(|(a, _)| a));
+        self.answer_with(run, &at, fixes, m, notes, start)
+    }
+
+    /// [`Self::answer_at`] with what every answer at the failure shares found once.
+    pub(super) fn answer_with(
+        &self,
+        mut run: WhatIfRun,
+        at: &AtFailure<'_>,
+        fixes: &[Fix],
+        m: &MemoryAtFailure,
+        notes: Vec<WhatIfNote>,
+        start: Option<u64>,
+    ) -> Result<WhatIf, ReportError> {
+        let index = at.index;
         let op = &self.operations[index];
-        let Some(failure) = self.error_of(index).and_then(|e| e.failure.clone()) else {
+        if self.error_of(index).and_then(|e| e.failure.as_ref()).is_none() {
             return Ok(self.unknown(index, fixes, "the operation has no allocation failure with a memory picture"));
-        };
-        let device = m.device_id;
-        let graph = self.graphs().graph(index).unwrap_or_default();
-        let through = crate::analysis::memory::failure_point(&graph);
-        let (own, _) = self.snapshots().rows(op.id, op.rank).map_err(ReportError::read("the run's records"))?;
+        }
         run.operation(&OperationRecord {
             operation_id: op.id,
-            graph: &graph,
-            through,
+            graph: &at.graph,
+            through: at.through,
             // Only a snapshot taken after the unwinding says what N freed or found (§3.4).
-            snapshot: (m.basis == Basis::AfterFailureSnapshot).then_some(own.as_slice()),
+            snapshot: at.own.as_deref(),
             failed: true,
         });
-        let request = request_of(&failure, device, m);
         // A clash "past an L1 buffer at A" where nothing recorded lies at A: the failed
         // operation's own allocation, which this release does not record (memory.md §9.3).
-        if let Some(a) = own_unrecorded(&failure, m) {
+        if let Some(a) = at.own_unrecorded {
             run.own_allocation_at(a);
         }
-        let inputs: Vec<(Place, u64)> = m
-            .live_buffers
-            .iter()
-            .filter(|b| b.input_of_operation)
-            .map(|b| ((device, m.buffer_type), b.address))
-            .collect();
-        let hint = self.cb_hint(index, run.regions().l1.map(|(a, _)| a));
         let failed = FailedOperation {
             operation_id: op.id,
             operation_name: &op.name,
-            inputs: &inputs,
-            cb_hint: hint,
-            more_after: more_after_request(&op.name, request.as_ref()),
+            inputs: &at.inputs,
+            cb_hint: at.hint.clone(),
+            more_after: at.more_after.clone(),
         };
-        let mut answer = match request {
+        let mut answer = match at.request {
             Some(request) => run.answer_for(failed, fixes.to_vec(), request),
             None => return Ok(self.unknown(index, fixes, "the message gives no request to place")),
         };
@@ -246,7 +250,7 @@ impl MemoryReport {
     }
 
     /// An answer that cannot be given, with why.
-    fn unknown(&self, index: usize, fixes: &[Fix], why: &str) -> WhatIf {
+    pub(super) fn unknown(&self, index: usize, fixes: &[Fix], why: &str) -> WhatIf {
         let op = &self.operations[index];
         let answer = Answer {
             operation_id: op.id,
@@ -326,7 +330,7 @@ impl MemoryReport {
     }
 
     /// A snapshot's rows of the followed device as live buffers (no tensor: none is recorded).
-    fn recorded(&self, rows: &[SnapshotRow], view: &DeviceView) -> Vec<Recorded> {
+    pub(super) fn recorded(&self, rows: &[SnapshotRow], view: &DeviceView) -> Vec<Recorded> {
         rows.iter()
             .filter(|r| view.names_device(r.device_id))
             .filter_map(|r| {
@@ -360,7 +364,7 @@ impl MemoryReport {
     /// that ran and allocated any, as the end of their region minus the L1 allocator's start;
     /// else (matmul and softmax record their dataflow buffers in no graph) those of the most
     /// recent operation that ran and recorded any, said as a weaker hint.
-    fn cb_hint(&self, index: usize, l1_start: Option<u64>) -> Option<CircularBufferUse> {
+    pub(super) fn cb_hint(&self, index: usize, l1_start: Option<u64>) -> Option<CircularBufferUse> {
         let start = l1_start?;
         let name = &self.operations[index].name;
         let ran = |i: &usize| self.operations[*i].error.is_none();
@@ -395,7 +399,7 @@ fn circular_buffer_end(graph: &[crate::analysis::graph::nodes::GraphNode]) -> Op
 }
 
 /// The fixes with each said once, in the order given (`--free 2@10 --free 2@10` is one fix).
-fn distinct(fixes: &[Fix]) -> Vec<Fix> {
+pub(super) fn distinct(fixes: &[Fix]) -> Vec<Fix> {
     let mut out: Vec<Fix> = Vec::with_capacity(fixes.len());
     for f in fixes {
         if !out.contains(f) {
@@ -407,7 +411,10 @@ fn distinct(fixes: &[Fix]) -> Vec<Fix> {
 
 /// A clash "past an L1 buffer at A" where nothing recorded lies at A: A is the failed
 /// operation's own allocation, which the release does not record (memory.md §9.3).
-fn own_unrecorded(failure: &crate::analysis::messages::failure::AllocationFailure, m: &MemoryAtFailure) -> Option<u64> {
+pub(super) fn own_unrecorded(
+    failure: &crate::analysis::messages::failure::AllocationFailure,
+    m: &MemoryAtFailure,
+) -> Option<u64> {
     let a = failure.figures.l1_buffer_address?;
     let clash = matches!(failure.kind, FailureKind::CircularBuffersClash);
     (clash && !m.live_buffers.iter().any(|b| b.address == a)).then_some(a)
@@ -416,13 +423,13 @@ fn own_unrecorded(failure: &crate::analysis::messages::failure::AllocationFailur
 /// What the failed operation is known to allocate after its request that no report shows:
 /// conv2d allocates several L1_SMALL buffers (its halo and sharding configs) and a report of the
 /// failure shows only the first that failed (memory.md §9).
-fn more_after_request(name: &str, request: Option<&Request>) -> Option<WhatIfNote> {
+pub(super) fn more_after_request(name: &str, request: Option<&Request>) -> Option<WhatIfNote> {
     let l1_small = matches!(request, Some(Request::Allocation { place: (_, BufferType::L1Small), .. }));
     (l1_small && name.contains("conv")).then(|| WhatIfNote::MoreAfterRequest { operation_name: name.to_string() })
 }
 
 /// The failed request as the replay places it.
-fn request_of(
+pub(super) fn request_of(
     failure: &crate::analysis::messages::failure::AllocationFailure,
     device: u64,
     m: &MemoryAtFailure,
@@ -462,8 +469,18 @@ pub const FIX_REPLAY_WINDOW: usize = 5_000;
 
 impl MemoryReport {
     /// Every advice line of a failure (memory.md §9.2), each replayed and ranked: the operation
-    /// (by index) and its memory at the failure.
+    /// (by index) and its memory at the failure. Every line is replayed in one pass (`what_ifs_at`).
     pub fn failure_fixes(&self, index: usize, m: &MemoryAtFailure) -> Result<Vec<ReplayedAdvice>, ReportError> {
+        self.failure_fixes_with(index, m, None)
+    }
+
+    /// [`Self::failure_fixes`], stopped between operations once `cancel` is set.
+    pub fn failure_fixes_with(
+        &self,
+        index: usize,
+        m: &MemoryAtFailure,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Vec<ReplayedAdvice>, ReportError> {
         let failure = self.error_of(index).and_then(|e| e.failure.clone());
         let op = AdviceFor {
             operation_name: &self.operations[index].name,
@@ -471,17 +488,18 @@ impl MemoryReport {
             own_unrecorded: failure.as_ref().and_then(|f| own_unrecorded(f, m)),
         };
         let candidates = advice(m, op);
-        let after: Vec<u64> = candidates
-            .iter()
-            .flat_map(|a| a.fixes.iter())
-            .filter_map(|f| match f {
-                Fix::Free { after: Some(k), .. } | Fix::FreeBuffer { after: k, .. } => Some(*k),
-                _ => None,
-            })
-            .collect();
+        let after: Vec<u64> = candidates.iter().flat_map(|a| a.fixes.iter()).filter_map(frees_after).collect();
         let mut known: Vec<(u64, String)> = self.model_sources(after.into_iter()).into_iter().collect();
         known.sort_unstable();
-        let mut out = Vec::new();
+        let sets: Vec<&[Fix]> = candidates.iter().filter(|a| !a.fixes.is_empty()).map(|a| a.fixes.as_slice()).collect();
+        let options = WhatIfOptions::default();
+        let window = Some(FIX_REPLAY_WINDOW);
+        let mut answers = match failure {
+            Some(_) if !sets.is_empty() => self.replay_fix_sets(index, &sets, &options, m, window, cancel)?,
+            _ => sets.iter().map(|f| Ok(self.unknown(index, &distinct(f), NO_PICTURE))).collect(),
+        }
+        .into_iter();
+        let mut out = Vec::with_capacity(candidates.len());
         for advice in candidates {
             let sources = Sources(
                 known
@@ -494,30 +512,17 @@ impl MemoryReport {
                 out.push(ReplayedAdvice { advice, answer: None, skipped: None, sources });
                 continue;
             }
-            let span = self.replay_span(index, &advice.fixes, m)?;
-            if span > FIX_REPLAY_WINDOW {
-                out.push(ReplayedAdvice { advice, answer: None, skipped: Some(span), sources });
-                continue;
+            match answers.next().expect("one answer per advice line with fixes") {
+                // A candidate the run refuses (a tensor not live then) is no advice.
+                Ok(w) if not_applied(&w.answer.notes).is_some() => {}
+                Ok(w) => out.push(ReplayedAdvice { advice, answer: Some(w.answer), skipped: None, sources }),
+                Err(span) => out.push(ReplayedAdvice { advice, answer: None, skipped: Some(span), sources }),
             }
-            let answer = self.what_if_at(index, &advice.fixes, &WhatIfOptions::default(), Some(m))?.answer;
-            // A candidate the run refuses (a tensor not live then) is no advice.
-            if not_applied(&answer.notes).is_some() {
-                continue;
-            }
-            out.push(ReplayedAdvice { advice, answer: Some(answer), skipped: None, sources });
         }
         rank(&mut out);
         Ok(out)
     }
-
-    /// How many operations a replay of `fixes` would cover before the failed operation.
-    fn replay_span(&self, index: usize, fixes: &[Fix], m: &MemoryAtFailure) -> Result<usize, ReportError> {
-        let view = self.device_view(m.device_id, index)?;
-        let resolved = self.resolve(index, fixes, m, &view, None).map_err(ReportError::read("the run's records"))?;
-        let start = resolved.starts.iter().copied().min().unwrap_or(self.previous(index));
-        Ok(match start.and_then(|c| self.operation_index(c)) {
-            Some(c) => index - c - 1,
-            None => index,
-        })
-    }
 }
+
+/// Why an answer cannot be given without a picture of the failure.
+const NO_PICTURE: &str = "the operation has no allocation failure with a memory picture";

@@ -1,0 +1,219 @@
+//! What if, every fix of a failure in one replay (memory.md §9.2): the failure's device, regions,
+//! graph, own snapshot and circular-buffer hint found once; each fix set resolved to its plan and
+//! checkpoint; then one pass over the operations from the earliest checkpoint to the failure,
+//! each operation's graph parsed and snapshot read once and given to every replay that has
+//! begun — a replay begins when the pass reaches its own checkpoint, from the snapshot the pass
+//! just read — and each replay answered at the failure. A fix set's answer is the one its own
+//! replay would give: the same checkpoint, the same operations, the same failed request.
+
+use super::memory_report::MemoryReport;
+use super::rows::SNAPSHOT_ROWS;
+use super::whatif::{WhatIf, WhatIfOptions};
+use super::whatif_fixes::Resolved;
+use crate::analysis::graph::nodes::GraphNode;
+use crate::analysis::memory::whatif::{
+    CircularBufferUse, DeviceView, Fix, Place, Plan, Request, WhatIfNote, WhatIfRun,
+};
+use crate::analysis::memory::{Basis, MemoryAtFailure, SnapshotRow};
+use crate::report::error::ReportError;
+use std::borrow::Cow;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// What every answer at one failure shares: read once however many fixes are replayed.
+pub(super) struct AtFailure<'r> {
+    /// The failed operation's index.
+    pub(super) index: usize,
+    /// Its captured graph (borrowed when read at open).
+    pub(super) graph: Cow<'r, [GraphNode]>,
+    /// Its failure point in the graph.
+    pub(super) through: Option<usize>,
+    /// Its own snapshot, when taken after the unwinding (memory.md §3.4).
+    pub(super) own: Option<Vec<SnapshotRow>>,
+    /// The failed request as the replay places it (none: the message gives none).
+    pub(super) request: Option<Request>,
+    /// Its input buffers, which cannot be freed before it runs.
+    pub(super) inputs: Vec<(Place, u64)>,
+    /// The circular buffers of the most recent earlier operation of its name.
+    pub(super) hint: Option<CircularBufferUse>,
+    /// The address of its own L1 allocation that a clash names and no record holds
+    /// (memory.md §9.3).
+    pub(super) own_unrecorded: Option<u64>,
+    /// What it is known to allocate after its request that no report shows, as a note.
+    pub(super) more_after: Option<WhatIfNote>,
+}
+
+/// One fix set on its way: resolved, where its replay starts, and the replay once begun.
+struct Pending {
+    fixes: Vec<Fix>,
+    /// Its plan, until its replay begins.
+    plan: Option<Plan>,
+    /// What could not be resolved.
+    notes: Vec<WhatIfNote>,
+    start: Option<u64>,
+    /// The index of the first operation its replay is given.
+    first: usize,
+    run: Option<WhatIfRun>,
+}
+
+/// A fix set's outcome before it is replayed: replayed, left out because its replay would
+/// cover more operations than the window (how many), or answered without a replay.
+pub(super) enum Planned {
+    Replay,
+    Skip(usize),
+    Answered(Box<WhatIf>),
+}
+
+impl MemoryReport {
+    /// What every answer at the failure of the operation at `index` shares (see [`AtFailure`]).
+    pub(super) fn at_failure(&self, index: usize, m: &MemoryAtFailure, l1_start: Option<u64>) -> AtFailure<'_> {
+        let op = &self.operations[index];
+        let graph = self.graphs().graph_shared(index).unwrap_or_default();
+        let through = crate::analysis::memory::failure_point(&graph);
+        let own = (m.basis == Basis::AfterFailureSnapshot)
+            .then(|| self.snapshots().rows(op.id, op.rank).map(|(rows, _)| rows).unwrap_or_default());
+        let failure = self.error_of(index).and_then(|e| e.failure.clone());
+        let request = failure.as_ref().and_then(|f| super::whatif::request_of(f, m.device_id, m));
+        let inputs = m
+            .live_buffers
+            .iter()
+            .filter(|b| b.input_of_operation)
+            .map(|b| ((m.device_id, m.buffer_type), b.address))
+            .collect();
+        let hint = request.as_ref().and_then(|_| self.cb_hint(index, l1_start));
+        let own_unrecorded = failure.as_ref().and_then(|f| super::whatif::own_unrecorded(f, m));
+        let more_after = super::whatif::more_after_request(&op.name, request.as_ref());
+        AtFailure { index, graph, through, own, request, inputs, hint, own_unrecorded, more_after }
+    }
+
+    /// Every fix set of `sets` replayed at the failure of the operation at `index` (with its
+    /// memory `m`) in one pass, in the order given; a set whose replay would cover more than
+    /// `window` operations before the failure is left out (`Err(span)`).
+    pub(super) fn replay_fix_sets(
+        &self,
+        index: usize,
+        sets: &[&[Fix]],
+        options: &WhatIfOptions<'_>,
+        m: &MemoryAtFailure,
+        window: Option<usize>,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Vec<Result<WhatIf, usize>>, ReportError> {
+        let read = ReportError::read("the run's records");
+        let needs_late = sets.iter().any(|s| s.contains(&Fix::FreeLate)) && options.late.is_none();
+        let read_now = if needs_late { Some(self.late_tensor_list_with(cancel)?) } else { None };
+        let late = read_now.as_ref().or(options.late);
+        let view = self.device_view(m.device_id, index)?;
+        // Banks that do not move in lockstep: no set's outcome can be known (memory.md §9.3).
+        let allocator_mode = self.addresses_differ(index, m, &view).map_err(&read)?;
+        let snapshots = self.records_snapshots().map_err(&read)?;
+        let mut planned = Vec::with_capacity(sets.len());
+        let mut pending = Vec::new();
+        for set in sets {
+            let fixes = super::whatif::distinct(set);
+            let resolved = self.resolve(index, &fixes, m, &view, late).map_err(&read)?;
+            if let Some(window) = window {
+                let span = self.replay_span_of(index, &fixes, m, &view, &resolved)?;
+                if span > window {
+                    planned.push(Planned::Skip(span));
+                    continue;
+                }
+            }
+            if let Some(what) = &allocator_mode {
+                let mut w = self.unknown(index, &fixes, "");
+                w.answer.notes = vec![WhatIfNote::AllocatorMode { what: what.clone() }];
+                planned.push(Planned::Answered(Box::new(w)));
+                continue;
+            }
+            let start = self.replay_start(index, &resolved, snapshots && !options.from_start, &view)?;
+            let first = start.and_then(|c| self.operation_index(c)).map_or(0, |i| i + 1);
+            let Resolved { plan, notes, .. } = resolved;
+            pending.push(Pending { fixes, plan: Some(plan), notes, start, first, run: None });
+            planned.push(Planned::Replay);
+        }
+        let answers = self.replay_pending(index, pending, m, view, snapshots, cancel)?;
+        let mut answers = answers.into_iter();
+        Ok(planned
+            .into_iter()
+            .map(|p| match p {
+                Planned::Replay => Ok(answers.next().expect("one answer per replayed set")),
+                Planned::Skip(span) => Err(span),
+                Planned::Answered(w) => Ok(*w),
+            })
+            .collect())
+    }
+
+    /// The pass that serves every pending replay, then each one's answer, in their order.
+    fn replay_pending(
+        &self,
+        index: usize,
+        mut pending: Vec<Pending>,
+        m: &MemoryAtFailure,
+        view: DeviceView,
+        snapshots: bool,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Vec<WhatIf>, ReportError> {
+        if pending.is_empty() {
+            return Ok(Vec::new());
+        }
+        let regions = self.regions(m.device_id, m);
+        let from = pending.iter().map(|p| p.first).min().unwrap_or(index).min(index);
+        for p in pending.iter_mut().filter(|p| p.first == from) {
+            let plan = p.plan.take().expect("not begun");
+            p.run = Some(self.begin(view.clone(), regions, plan, p.start)?.0);
+        }
+        self.stream_operations(from..index, snapshots, cancel, &mut |i, record| {
+            for run in pending.iter_mut().filter_map(|p| p.run.as_mut()) {
+                run.operation(record);
+            }
+            for p in pending.iter_mut().filter(|p| p.run.is_none() && p.first == i + 1) {
+                let plan = p.plan.take().expect("not begun");
+                let mut run = WhatIfRun::new(view.clone(), regions, plan);
+                // The checkpoint is the snapshot just read, as `Snapshots::rows` gives it.
+                let rows = record.snapshot.unwrap_or_default();
+                run.start(self.recorded(&rows[..rows.len().min(SNAPSHOT_ROWS)], &view), p.start);
+                p.run = Some(run);
+            }
+            ControlFlow::Continue(())
+        })?;
+        let l1_start = pending.iter().find_map(|p| p.run.as_ref()).and_then(|r| r.regions().l1.map(|(a, _)| a));
+        let at = self.at_failure(index, m, l1_start);
+        pending
+            .into_iter()
+            .map(|p| {
+                let run = p.run.expect("every replay begins before the failure");
+                self.answer_with(run, &at, &p.fixes, m, p.notes, p.start)
+            })
+            .collect()
+    }
+
+    /// How many operations a replay of `fixes` would cover before the failed operation (a
+    /// `free-late` counted as the fixes resolved without the late list, as it always was).
+    fn replay_span_of(
+        &self,
+        index: usize,
+        fixes: &[Fix],
+        m: &MemoryAtFailure,
+        view: &DeviceView,
+        resolved: &Resolved,
+    ) -> Result<usize, ReportError> {
+        let without_late;
+        let resolved = match fixes.contains(&Fix::FreeLate) {
+            true => {
+                let read = ReportError::read("the run's records");
+                without_late = self.resolve(index, fixes, m, view, None).map_err(read)?;
+                &without_late
+            }
+            false => resolved,
+        };
+        let start = resolved.starts.iter().copied().min().unwrap_or(self.previous(index));
+        Ok(match start.and_then(|c| self.operation_index(c)) {
+            Some(c) => index - c - 1,
+            None => index,
+        })
+    }
+}
+
+/// Whether the pass was cancelled.
+pub(super) fn cancelled(cancel: Option<&AtomicBool>) -> bool {
+    cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+}

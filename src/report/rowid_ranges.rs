@@ -1,0 +1,247 @@
+//! Whole-table passes on every core: a table's rowid range cut into chunks, each chunk read by
+//! one worker of a pool (one read-only connection each) and handed to the caller in rowid order,
+//! so a pass that folds rows in order gets the same result at any number of threads.
+//!
+//! The workers take chunks in turn (worker `w` reads chunks `w`, `w + threads`, …) and each keeps
+//! at most [`AHEAD`] decoded chunks waiting, so memory stays a few chunks per worker whatever the
+//! table's size. At one thread the chunks are read on the calling thread, on its connection.
+
+use rusqlite::{Connection, Row, params_from_iter};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, sync_channel};
+
+/// Decoded chunks a worker may hold before the caller has taken them.
+const AHEAD: usize = 2;
+
+/// Opens another read-only connection to the same database, for a worker.
+pub(crate) type Connect<'a> = &'a (dyn Fn() -> rusqlite::Result<Connection> + Sync);
+
+/// The threads a whole-table pass uses by default: the machine's cores.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// One pass over a table's rowids: the statement, its fixed parameters and the range.
+pub(crate) struct RowidPass<'a> {
+    /// A `SELECT` whose parameters are `binds` followed by a chunk's first rowid and its end
+    /// (excluded): `… WHERE rowid >= ?{n+1} AND rowid < ?{n+2}`, `n` the number of `binds`.
+    pub(crate) sql: &'a str,
+    /// The parameters before the chunk's bounds (e.g. the rank).
+    pub(crate) binds: &'a [i64],
+    /// The first and last rowid to read (both included).
+    pub(crate) range: (i64, i64),
+    /// Rowids per chunk.
+    pub(crate) chunk: i64,
+}
+
+impl RowidPass<'_> {
+    /// The chunks' bounds `[start, end)`, in rowid order.
+    fn chunks(&self) -> Vec<(i64, i64)> {
+        let (first, last) = self.range;
+        let end = last.saturating_add(1);
+        let mut out = Vec::new();
+        let mut start = first;
+        while start < end {
+            let next = start.saturating_add(self.chunk.max(1)).min(end);
+            out.push((start, next));
+            start = next;
+        }
+        out
+    }
+
+    /// The rows of one chunk, decoded.
+    fn read<T>(
+        &self,
+        conn: &Connection,
+        (start, end): (i64, i64),
+        decode: &(dyn Fn(&Row<'_>) -> rusqlite::Result<T> + Sync),
+    ) -> rusqlite::Result<Vec<T>> {
+        let mut stmt = conn.prepare_cached(self.sql)?;
+        let values = self.binds.iter().copied().chain([start, end]);
+        let mut rows = stmt.query(params_from_iter(values))?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            out.push(decode(r)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Reads every chunk of `pass` and gives each one's decoded rows, with the chunk's end rowid
+/// (excluded), to `consume`, in rowid order; `consume` stops the pass by breaking. With
+/// `threads > 1` and `connect`, the chunks are read on `threads` workers, each on a connection
+/// of its own; otherwise on `conn`. Returns whether every chunk was consumed.
+pub(crate) fn read_in_rowid_order<T: Send>(
+    conn: &Connection,
+    connect: Option<Connect<'_>>,
+    threads: usize,
+    pass: &RowidPass<'_>,
+    decode: &(dyn Fn(&Row<'_>) -> rusqlite::Result<T> + Sync),
+    consume: &mut dyn FnMut(i64, Vec<T>) -> ControlFlow<()>,
+) -> rusqlite::Result<bool> {
+    let Some(connect) = connect.filter(|_| threads > 1) else {
+        for bounds in pass.chunks() {
+            if consume(bounds.1, pass.read(conn, bounds, decode)?).is_break() {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    };
+    std::thread::scope(|scope| {
+        for chunk in OrderedChunks::start(scope, connect, threads, pass, decode) {
+            let (end, rows) = chunk?;
+            if consume(end, rows).is_break() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    })
+}
+
+/// The chunks of a pass read by a pool of workers, in rowid order, as an iterator of
+/// `(end rowid, rows)`: for passes that read two tables side by side. Dropped, it stops the
+/// workers (they finish the chunk they read).
+pub(crate) struct OrderedChunks<T> {
+    receivers: Vec<Receiver<rusqlite::Result<Vec<T>>>>,
+    ends: Vec<i64>,
+    next: usize,
+    stop: std::sync::Arc<AtomicBool>,
+}
+
+impl<T: Send> OrderedChunks<T> {
+    /// Starts `threads` workers (at least one) in `scope`, each on a connection from `connect`.
+    pub(crate) fn start<'scope, 'env>(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        connect: Connect<'env>,
+        threads: usize,
+        pass: &'env RowidPass<'env>,
+        decode: &'env (dyn Fn(&Row<'_>) -> rusqlite::Result<T> + Sync),
+    ) -> Self
+    where
+        T: 'scope,
+    {
+        let chunks = pass.chunks();
+        let threads = threads.clamp(1, chunks.len().max(1));
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let ends = chunks.iter().map(|c| c.1).collect();
+        let chunks = std::sync::Arc::new(chunks);
+        let receivers = (0..threads)
+            .map(|w| {
+                let (sender, receiver) = sync_channel(AHEAD);
+                let (chunks, stop) = (chunks.clone(), stop.clone());
+                scope.spawn(move || {
+                    let conn = match connect() {
+                        Ok(conn) => conn,
+                        Err(e) => return drop(sender.send(Err(e))),
+                    };
+                    for &bounds in chunks.iter().skip(w).step_by(threads) {
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        let rows = pass.read(&conn, bounds, decode);
+                        let failed = rows.is_err();
+                        if sender.send(rows).is_err() || failed {
+                            return;
+                        }
+                    }
+                });
+                receiver
+            })
+            .collect();
+        Self { receivers, ends, next: 0, stop }
+    }
+}
+
+impl<T> Iterator for OrderedChunks<T> {
+    type Item = rusqlite::Result<(i64, Vec<T>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let end = *self.ends.get(self.next)?;
+        let k = self.next;
+        self.next += 1;
+        Some(match self.receivers[k % self.receivers.len()].recv() {
+            Ok(rows) => rows.map(|rows| (end, rows)),
+            // A worker gone without its chunk (it panicked): the pass cannot go on.
+            Err(_) => {
+                self.next = self.ends.len();
+                Err(rusqlite::Error::InvalidQuery)
+            }
+        })
+    }
+}
+
+impl<T> Drop for OrderedChunks<T> {
+    fn drop(&mut self) {
+        // Workers still reading see the flag, or fail to send once the receivers are dropped.
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database of `rows` rows of `v = 3 × (rowid − 1)`, in a folder removed on drop.
+    struct Table(std::path::PathBuf);
+
+    impl Drop for Table {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
+        }
+    }
+
+    fn table(rows: i64, name: &str) -> Table {
+        let dir = std::env::temp_dir().join(format!("rowid-ranges-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.sqlite");
+        let _ = std::fs::remove_file(&path);
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE t (v INTEGER); BEGIN").unwrap();
+        for v in 0..rows {
+            conn.execute("INSERT INTO t (v) VALUES (?1)", [v * 3]).unwrap();
+        }
+        conn.execute_batch("COMMIT").unwrap();
+        Table(path)
+    }
+
+    fn pass_values(path: &std::path::Path, threads: usize, chunk: i64, stop_after: Option<usize>) -> (Vec<i64>, bool) {
+        let conn = Connection::open(path).unwrap();
+        let connect = || Connection::open(path);
+        let sql = "SELECT v FROM t WHERE v >= ?1 AND rowid >= ?2 AND rowid < ?3";
+        let pass = RowidPass { sql, binds: &[0], range: (1, 1000), chunk };
+        let mut out = Vec::new();
+        let mut taken = 0;
+        let whole =
+            read_in_rowid_order(&conn, Some(&connect), threads, &pass, &|r| r.get(0), &mut |_, rows: Vec<i64>| {
+                out.extend(rows);
+                taken += 1;
+                if stop_after == Some(taken) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+            })
+            .unwrap();
+        (out, whole)
+    }
+
+    #[test]
+    fn every_thread_count_gives_the_rows_in_rowid_order() {
+        let t = table(1000, "order");
+        let path = &t.0;
+        let expected: Vec<i64> = (0..1000).map(|v| v * 3).collect();
+        for threads in [1, 2, 3, 8] {
+            for chunk in [1, 7, 64, 5000] {
+                assert_eq!(pass_values(path, threads, chunk, None), (expected.clone(), true), "{threads} {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_pass_stopped_by_its_consumer_gives_the_chunks_before() {
+        let t = table(1000, "stop");
+        let path = &t.0;
+        for threads in [1, 2, 3] {
+            let (rows, whole) = pass_values(path, threads, 100, Some(3));
+            assert!(!whole);
+            assert_eq!(rows, (0..300).map(|v| v * 3).collect::<Vec<i64>>(), "{threads}");
+        }
+    }
+}
