@@ -237,7 +237,13 @@ impl MemoryReport {
         answer.notes.splice(0..0, notes);
         // The holder memory.md §4 finds at the failure names a buffer live then; a graph's own
         // tensor node (an inner tensor of the operation that made it) only the others.
-        let held = |recorded: u64| m.live_buffers.iter().find(|b| b.address == recorded).and_then(|b| b.tensor_id);
+        // By address, the first live buffer at each (a map: 150 000 live buffers looked up for
+        // 150 000 buffers after the fix were 2 × 10¹⁰ comparisons).
+        let mut by_address: std::collections::HashMap<u64, Option<u64>> = std::collections::HashMap::new();
+        for b in &m.live_buffers {
+            by_address.entry(b.address).or_insert(b.tensor_id);
+        }
+        let held = |recorded: u64| by_address.get(&recorded).copied().flatten();
         for w in &mut answer.in_the_way {
             w.tensor_id = held(w.recorded_address).or(w.tensor_id);
         }
