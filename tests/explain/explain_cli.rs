@@ -113,7 +113,7 @@ fn json_contract_keys() {
     // memory.md §9.3: each advice line a replayed fix.
     let op13 = value["operations"].as_array().unwrap().iter().find(|o| o["operation_id"] == 13).unwrap();
     let fix = &op13["fixes"][0];
-    assert_eq!(keys(fix), ["fix", "outcome", "fails_on", "address", "sentence"]);
+    assert_eq!(keys(fix), ["fix", "outcome", "address", "sentence"]);
     // memory.md §8: every key always present, in this order.
     let op13 = value["operations"].as_array().unwrap().iter().find(|o| o["operation_id"] == 13).unwrap();
     let memory = &op13["memory"];
