@@ -5,7 +5,7 @@
 //! cargo run --example gen_logs -- fixtures/logs
 //! ```
 //!
-//! Their expected JSON (`*.json` beside them) is written by `tests/explain_log.rs` with
+//! Their expected JSON (`*.json` beside them) is written by `tests/explain/explain_log.rs` with
 //! `UPDATE_LOG_FIXTURES=1`, then read and checked by hand.
 
 #[path = "../tests/support/mod.rs"]

@@ -6,7 +6,7 @@
 //! so the run goes on after each failure. Every operation has arguments, a stack trace into
 //! `source_files` row 1, and the `buffers` rows live after it, placed by tt-metal's policy
 //! (`demo/mem.rs`) so that addresses in `buffers` and in the captured graphs agree and the
-//! what-if replay reproduces them (`tests/demo_replay.rs`).
+//! what-if replay reproduces them (`tests/explain/demo_replay.rs`).
 
 use std::path::{Path, PathBuf};
 

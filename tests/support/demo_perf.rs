@@ -8,7 +8,7 @@
 //! The model signposts once, before its run: tt-perf-report analyses the rows after the last
 //! signpost by default, so its default `--csv` output of this file keeps every device row and
 //! links too. The list below is written out by hand from the demo's captured graphs;
-//! `tests/demo_perf_fixture.rs` checks that it links. Conv, halo and matmul rows carry the
+//! `tests/reading/demo_perf_fixture.rs` checks that it links. Conv, halo and matmul rows carry the
 //! further inputs and `ATTRIBUTES` a profiler writes (`demo_perf_config.rs`).
 //!
 //! Figures are chosen to look like a real run and to raise the flags the README lists: kernel

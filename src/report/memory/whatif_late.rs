@@ -8,7 +8,7 @@
 //! `k ≥ n` comes after `n`). So one replay per (device, regions, start) gives every answer:
 //! before each failed operation the replay is forked, the fork is given the operation up to
 //! its failure and answers, and the replay goes on with the operation as recorded — as a later
-//! failure's own replay gives it. `tests/late_sim.rs` checks the answers equal the one-by-one
+//! failure's own replay gives it. `tests/explain/late_sim.rs` checks the answers equal the one-by-one
 //! replays.
 
 use super::memory_report::MemoryReport;

@@ -3,7 +3,7 @@
 //! lowest free block that holds it, aligned to 32 B; L1 top-down in the Wormhole's L1 region
 //! `[A, A+B)` (memory.md §1), the highest free block that holds it at its top, aligned to 16 B.
 //! No address is chosen by hand, so the what-if replay of the demo reproduces it (see
-//! `tests/demo_replay.rs`). Also the `tensors` rows of the buffers that operations read or
+//! `tests/explain/demo_replay.rs`). Also the `tensors` rows of the buffers that operations read or
 //! produce, with their ids.
 
 use super::super::graph::Alloc;

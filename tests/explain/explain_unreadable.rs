@@ -1,0 +1,133 @@
+//! A section the report cannot give is said, never a silent null (issue 22 §1): the entry says
+//! which key is empty and why (`unavailable`), the text says it in the section's place, the rest
+//! is written, and a database that cannot be read fails the run (`error: …` on stderr, exit 1).
+
+use crate::cli;
+use crate::support;
+
+use cli::run;
+use std::path::{Path, PathBuf};
+use support::{BufferRow, Device, ErrorRow, Graph, Op, ReportBuilder, Schema, TempDir, damage_table};
+
+const OOM: &str = "Out of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)";
+
+/// One L1 failure with its own snapshot, and the `buffers` table's pages damaged on disk (as a
+/// bad sector or a cut copy leaves them): everything else of the report reads.
+fn damaged_buffers(dir: &Path) -> PathBuf {
+    let graph = Graph::new()
+        .capture_start()
+        .start_at("ttnn.conv2d", 1)
+        .start_at("Conv2dDeviceOperation", 2)
+        .aborted_end("Conv2dDeviceOperation", Some("Out of Memory"))
+        .aborted_end("ttnn.conv2d", Some("Out of Memory"))
+        .capture_end()
+        .to_json();
+    ReportBuilder::new(Schema::V2)
+        .device(Device::wormhole(0))
+        .operation(Op::new(11, "ttnn.add").buffers(vec![BufferRow::l1(1_000_000, 200_000)]))
+        .operation(Op::new(12, "ttnn.conv2d").graph(graph).buffers(vec![BufferRow::l1(1_000_000, 200_000)]))
+        .error(ErrorRow::new(12, "ttnn.conv2d", "RuntimeError", OOM))
+        .write_to(dir);
+    let db = dir.join("db.sqlite");
+    damage_table(&db, "buffers");
+    db
+}
+
+#[test]
+fn an_unreadable_memory_section_is_said_in_the_json_and_fails_the_run() {
+    let dir = TempDir::new("unreadable-json");
+    let db = damaged_buffers(dir.path());
+    let before = std::fs::read(&db).unwrap();
+    let o = run(&["explain", "--json", dir.path().to_str().unwrap()], None);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let document: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the whole document is written");
+    let entry = &document["operations"][0];
+    assert_eq!(entry["operation_id"], 12);
+    assert_eq!(entry["allocation_failure"]["kind"], "bank_out_of_memory");
+    assert_eq!(entry["memory"], serde_json::Value::Null);
+    assert_eq!(entry["fixes"], serde_json::json!([]));
+    let unavailable = entry["unavailable"].as_array().expect("the entry says what it could not give");
+    assert_eq!(unavailable.len(), 1, "{unavailable:?}");
+    assert_eq!(unavailable[0]["section"], "memory");
+    let reason = unavailable[0]["error"].as_str().unwrap();
+    assert!(reason.starts_with("cannot read ") && reason.contains("malformed"), "{reason}");
+    let expected =
+        format!("error: operation 12 ttnn.conv2d: Memory at the failure unavailable: {reason}: {}\n", db.display());
+    assert_eq!(stderr, expected);
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the report is left as it was");
+}
+
+#[test]
+fn an_unreadable_memory_section_is_said_in_its_place_in_the_text() {
+    let dir = TempDir::new("unreadable-text");
+    let db = damaged_buffers(dir.path());
+    let o = run(&["explain", "--color", "never", dir.path().to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let line = text.lines().find(|l| l.starts_with("  Memory at the failure unavailable: ")).expect(&text);
+    assert!(text.starts_with("1 operation with an error\n"), "{text}");
+    assert!(text.contains("\nOperation 12 ttnn.conv2d: Out of memory\n"), "{text}");
+    assert_eq!(stderr, format!("error: operation 12 ttnn.conv2d: {}: {}\n", line.trim_start(), db.display()));
+}
+
+#[test]
+fn an_invalid_graph_is_said_in_the_entry_and_the_rest_is_a_partial_answer() {
+    let dir = TempDir::new("invalid-graph-json");
+    ReportBuilder::new(Schema::V2)
+        .operation(Op::new(3, "ttnn.linear").graph("[{\"node_type\": "))
+        .error(ErrorRow::new(3, "ttnn.linear", "RuntimeError", OOM))
+        .write_to(dir.path());
+    let o = run(&["explain", "--json", dir.path().to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    let document: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let entry = &document["operations"][0];
+    assert_eq!(entry["failed_device_operations"], serde_json::json!([]));
+    let sections: Vec<&str> =
+        entry["unavailable"].as_array().unwrap().iter().map(|u| u["section"].as_str().unwrap()).collect();
+    assert_eq!(sections[0], "failed_device_operations");
+    for u in entry["unavailable"].as_array().unwrap() {
+        assert!(u["error"].as_str().unwrap().starts_with("invalid captured graph JSON: "), "{u}");
+    }
+}
+
+/// Stack traces that cannot be read: the entry is written without the model's line and says why
+/// (`source`), in its place in the text, and the run fails (exit 1).
+#[test]
+fn unreadable_stack_traces_are_said_and_fail_the_run() {
+    let dir = TempDir::new("unreadable-traces");
+    ReportBuilder::new(Schema::V2)
+        .device(Device::wormhole(0))
+        .operation(
+            Op::new(12, "ttnn.conv2d")
+                .stack_trace("  File \"/home/me/model.py\", line 12, in forward\n")
+                .buffers(vec![BufferRow::l1(1_000_000, 200_000)]),
+        )
+        .error(ErrorRow::new(12, "ttnn.conv2d", "RuntimeError", OOM))
+        .write_to(dir.path());
+    let db = dir.path().join("db.sqlite");
+    damage_table(&db, "stack_traces");
+    let o = run(&["explain", "--json", dir.path().to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let document: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the whole document is written");
+    let entry = &document["operations"][0];
+    assert_eq!(entry["allocation_failure"]["kind"], "bank_out_of_memory");
+    assert!(!entry["memory"].is_null(), "the memory section is still given: {entry}");
+    let unavailable = entry["unavailable"].as_array().unwrap();
+    assert_eq!(unavailable.len(), 1, "{unavailable:?}");
+    assert_eq!(unavailable[0]["section"], "source");
+    let reason = unavailable[0]["error"].as_str().unwrap();
+    assert!(reason.starts_with("cannot read ") && reason.contains("malformed"), "{reason}");
+    let o = run(&["explain", "--color", "never", dir.path().to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let line = format!("  The model's line (stack traces) unavailable: {reason}");
+    assert!(text.contains("\nOperation 12 ttnn.conv2d: Out of memory\n"), "{text}");
+    assert!(text.lines().any(|l| l == line), "{line:?} in {text}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!("error: operation 12 ttnn.conv2d: {}: {}\n", line.trim_start(), db.display())
+    );
+}
