@@ -17,8 +17,6 @@ pub struct FixAnswer {
     pub fix: String,
     /// What tt-metal would do with the operation: `fits`, `does_not_fit` or `unknown`.
     pub outcome: &'static str,
-    /// What does not fit: `request` or `circular_buffers` (memory.md §9.3).
-    pub fails_on: Option<&'static str>,
     /// Where the request would land (when the request fits; the operation may still not).
     pub address: Option<u64>,
     /// The advice line.
@@ -70,7 +68,6 @@ pub(crate) fn fix_answers(fixes: &[ReplayedAdvice], operation_id: u64, hex: bool
         .map(|r| FixAnswer {
             fix: r.fix_text(),
             outcome: r.answer.as_ref().map_or("unknown", |a| a.outcome.as_str()),
-            fails_on: r.answer.as_ref().and_then(|a| a.fails_on).map(|f| f.as_str()),
             address: r.answer.as_ref().and_then(|a| a.address),
             sentence: r.sentence(operation_id, hex),
         })

@@ -572,7 +572,7 @@ fn the_demo_l1_small_failure_has_the_region_its_message_gives() {
     );
     // What does make it fit: a larger L1_SMALL, replayed.
     assert!(
-        text.contains("  Opening the device with l1_small_size=40960 (at least the request rounded up to 32 B; the operation may need several L1_SMALL buffers): the 40 KiB L1_SMALL request fits at 1458176, but ttnn.conv2d used 96 KiB of circular buffers at operation 4 and only 55 KiB would be left below it.\n"),
+        text.contains("  Opening the device with l1_small_size=40960 (at least what the operation's L1_SMALL buffers the report shows need, each aligned to 32 B; the operation may need more): the 40 KiB-per-bank L1_SMALL request fits at 1458176, but ttnn.conv2d used 96 KiB of circular buffers at operation 4 and only 55 KiB would be left below it: the operation would fail on its circular buffers.\n"),
         "{text}"
     );
 }

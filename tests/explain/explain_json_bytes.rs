@@ -224,14 +224,7 @@ const EXPECTED: &str = r#"{
         },
         "circular_buffers": null
       },
-      "fixes": [
-        {
-          "fix": "output-to-dram",
-          "outcome": "fits",
-          "address": 32,
-          "sentence": "Placing the output in DRAM: the 268 KiB DRAM request fits at 32. (A model, not a reproduction: replayed without a fix, the L1 buffer tt-metal placed at 1200000 at operation 12 lands at 1366368.)"
-        }
-      ]
+      "fixes": []
     }
   ],
   "unattached_errors": [

@@ -21,7 +21,7 @@ use ttnn_tui::analysis::beside::NO_STACK_TRACES;
 fn conv_block(id: u64) -> String {
     let held = 4 * (1 + id % 3);
     format!(
-        "Operation {id} ttnn.conv2d: Out of memory\n  Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n  Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only the part of that free space inside the interleaved region, so it may be short by more.\n  Failed in Conv2dDeviceOperation\n  At the failure (after-failure snapshot + unwinding): 1 live L1 buffer on device 0 holds {held} KiB per bank\n  The L1 region of device 0 is unknown (no devices row with its addresses): no free blocks, no check.\n  Largest holders: buffer at 1400000 {held} KiB (no tensor recorded)\n  No advice on what to free: the region is unknown.\n  Placing the output in DRAM: the 268 KiB DRAM request fits at 1114176.\n"
+        "Operation {id} ttnn.conv2d: Out of memory\n  Requested 3.13 MiB L1 across 4 banks (800 KiB per bank, bank size 1.32 MiB); free 374 KiB, largest free block 293 KiB\n  Not enough free space. Short by 426 KiB per bank: needs 800 KiB, 374 KiB free. An interleaved L1 buffer can use only the part of that free space inside the interleaved region, so it may be short by more.\n  Failed in Conv2dDeviceOperation\n  At the failure (after-failure snapshot + unwinding): 1 live L1 buffer on device 0 holds {held} KiB per bank\n  The L1 region of device 0 is unknown (no devices row with its addresses): no free blocks, no check.\n  Largest holders: buffer at 1400000 {held} KiB (no tensor recorded)\n  No advice on what to free: the region is unknown.\n"
     )
 }
 

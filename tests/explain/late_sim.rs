@@ -244,7 +244,7 @@ fn the_fit_advice_names_the_same_source_line_as_the_late_list() {
     let text = String::from_utf8(o.stdout).unwrap();
     // §6's buffer freed right before the failed operation: after operation 7, the line of the
     // model the late list names for operation 7 too (block.py:107).
-    let advice = "  Freeing tensor 5 after operation 7 (block.py:107): the 586 KiB request fits at 227392.";
+    let advice = "  Freeing tensor 5 after operation 7 (block.py:107): the 586 KiB-per-bank request fits at 227392.";
     assert!(text.lines().any(|l| l == advice), "{text}");
     let late = "  ttnn.deallocate(…) after block.py:107 — tensor 7 (64 KiB per bank, [65536]) is last used by operation 7 ttnn.add and held until operation 8; freeing it there does not lower the L1 peak.";
     assert!(text.lines().any(|l| l == late), "{text}");
@@ -276,7 +276,7 @@ fn freeing_them_at_a_failure_is_not_always_enough() {
     let n = sim.late_truth().iter().filter(|l| l.last_use < 8 && l.buffer_type == L1).count();
     assert_eq!(n, 6, "five live at the failure, and h, freed by ttnn.deallocate two operations after its last use");
     let line = format!(
-        "At operation 8 ttnn.conv2d: freeing all {n} at their last use: the 586 KiB request fits at {address}."
+        "At operation 8 ttnn.conv2d: freeing all {n} at their last use: the 586 KiB-per-bank request fits at {address}."
     );
     assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");
 }

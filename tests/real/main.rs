@@ -12,6 +12,7 @@ mod support;
 mod real_cases;
 mod real_diff;
 mod real_explain;
+mod real_headroom;
 mod real_late;
 mod real_releases;
 mod real_whatif;

@@ -288,7 +288,7 @@ fn l1_small_sizes_are_the_allocator_s_on_a_real_conv2d() {
     assert_eq!((at(1497152), at(1498176), at(1497792)), (Some(320), Some(64), Some(32)));
     let text = in_model("vgg16_l1_small", &["explain", "db.sqlite"]);
     for line in [
-        "  At the failure (snapshot after operation 72 + this operation's graph): 26 live L1 Small buffers on device 1 hold 2 KiB per bank of the 1497088–1499136 region (2 KiB)",
+        "  At the failure (snapshot after operation 72 + this operation's graph): 26 live L1 Small buffers on device 0 hold 2 KiB per bank of the 1497088–1499136 region (2 KiB)",
         "  The picture matches the allocator's figures (allocated 2 KiB, largest free block 0 B).",
     ] {
         assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");
@@ -299,7 +299,10 @@ fn l1_small_sizes_are_the_allocator_s_on_a_real_conv2d() {
     ))
     .unwrap();
     assert_eq!(answer["replay_check"], "exact", "{answer}");
-    assert_eq!((answer["outcome"].as_str(), answer["address"].as_u64()), (Some("fits"), Some(1497056)));
+    // The request lands where the real re-run put it; the operation's outcome stays unknown, as
+    // the conv allocates more L1_SMALL buffers than the report shows (issue 28).
+    assert_eq!((answer["request"]["fits"].as_bool(), answer["address"].as_u64()), (Some(true), Some(1497056)));
+    assert_eq!(answer["outcome"], "unknown", "{answer}");
 }
 
 /// Issue 27 §2: BERT-large fails in the attention matmul after
@@ -425,7 +428,16 @@ fn whatif_says_what_every_real_model_rerun_did() {
         args.push("--json");
         let answer: Value = serde_json::from_str(&in_model(original, &args)).unwrap();
         let context = format!("{name}: {answer}");
-        assert_eq!(answer["outcome"], rerun["outcome"], "{context}");
+        // A conv2d's L1_SMALL request placed by a larger l1_small_size: the operation's outcome
+        // is unknown (it allocates more L1_SMALL buffers than the report shows, issue 28), but
+        // the request itself lands where tt-metal put it.
+        let unseen_l1_small = answer["buffer_type"] == "L1_SMALL" && answer["outcome"] == "unknown";
+        if unseen_l1_small && rerun["outcome"] == "fits" {
+            assert_eq!(answer["request"]["fits"], true, "{context}");
+            assert!(answer["notes"].to_string().contains("allocates more L1_SMALL buffers"), "{context}");
+        } else {
+            assert_eq!(answer["outcome"], rerun["outcome"], "{context}");
+        }
         if rerun["outcome"] == "fits" && rerun["request"]["kind"] == "allocation" {
             assert_eq!(answer["address"], rerun["request"]["address"], "{context}");
             assert_eq!(answer["buffer_type"], rerun["request"]["buffer_type"], "{context}");

@@ -5,7 +5,6 @@
 //! no fix, every real fixture's recorded allocations land where tt-metal put them.
 
 use crate::cli;
-mod headroom;
 use crate::real_support;
 use crate::support;
 

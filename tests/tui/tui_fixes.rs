@@ -156,31 +156,31 @@ fn the_late_list_says_what_freeing_them_all_does_at_the_failure() {
 }
 
 /// Issue 30 §4.1: at 80×24 the advice of `stale_chain` is longer than its room: its last line
-/// says what is cut, `J` scrolls to the DRAM fix, and `f` brings the fix it selects into view.
+/// says what is cut, `J` scrolls to its last fix, and `f`/`F` bring the fix they select into view.
 #[test]
 fn the_advice_scrolls_at_80x24_and_shows_the_fix_chosen() {
     let mut h = harness("stale_chain", 5, 80, 24);
-    h.assert_line("↓ 5 more lines · J scrolls");
-    assert!(h.lines_with("Placing the output in DRAM").is_empty(), "{}", h.screen());
+    h.assert_line("↓ 21 more lines · J scrolls");
     assert_snapshot!("fixes_stale_chain_80x24", h.terminal.backend());
     h.press(&[ScrollDetailDown]);
-    h.assert_line("↑ 1 line above, ↓ 4 more · J/K scroll");
-    h.press(&[ScrollDetailDown; 4]);
-    h.assert_line("· Placing the output in DRAM: the 5.33 MiB DRAM request fits at 1048640.");
-    h.assert_line("↑ 5 lines above · K scrolls back");
+    h.assert_line("↑ 1 line above, ↓ 20 more · J/K scroll");
+    h.press(&[ScrollDetailDown; 20]);
+    h.assert_line("· Keeping tensor 29, an input of the operation, in DRAM: the 1 MiB-per-bank");
+    h.assert_line("↑ 21 lines above · K scrolls back");
     // J at the end stays there.
     h.press(&[ScrollDetailDown]);
-    h.assert_line("↑ 5 lines above · K scrolls back");
-    // Back to the top, then `f` twice: the DRAM fix comes into view, marked.
-    h.press(&[ScrollDetailUp; 5]);
-    h.assert_line("↓ 5 more lines · J scrolls");
-    h.press(&[NextFix, NextFix]);
-    h.assert_line("▶ Placing the output in DRAM: the 5.33 MiB DRAM request fits at 1048640.");
-    // `F` from the top: the first fix, whose sentence starts below the window's first line.
-    h.press(&[ScrollDetailUp; 5]);
+    h.assert_line("↑ 21 lines above · K scrolls back");
+    // Back to the top, then `f`: the first fix comes into view, marked; `f` again, the second.
+    h.press(&[ScrollDetailUp; 21]);
+    h.assert_line("↓ 21 more lines · J scrolls");
+    h.press(&[NextFix]);
+    h.assert_line("▶ Placing the output in DRAM: the 5.33 MiB-per-bank DRAM request fits at");
+    h.press(&[NextFix]);
+    h.assert_line("▶ Freeing the 6 tensors held past their last use, each right after it (tensors");
+    // `F` from the top: back to the first fix, in view again.
+    h.press(&[ScrollDetailUp; 21]);
     h.press(&[PreviousFix]);
-    h.assert_line("▶ Freeing the 6 tensors held past their last use right after it (tensors 7, 24,");
-    h.assert_line("of circular buffers at operation 2 and only 7 KiB would be left below it.");
+    h.assert_line("▶ Placing the output in DRAM: the 5.33 MiB-per-bank DRAM request fits at");
 }
 
 /// Issue 30 §4.2: tab 1's callout says what tab 4 has of the fixes — that they are to be
@@ -197,13 +197,13 @@ fn tab_1_points_at_the_fixes_and_copies_them() {
     h.press(&[GoToTab(3)]);
     h.run_jobs();
     h.press(&[GoToTab(0)]);
-    let hint = "│Fixes: 2 on tab 4 (press 4), 2 replayed; the request fits with each  ";
+    let hint = "│Fixes: 5 on tab 4 (press 4), 5 replayed; the request fits with each  ";
     assert_eq!(h.lines_with(hint).len(), 1, "{}", h.screen());
     h.press(&[Copy]);
     let copied = h.app.take_clipboard().unwrap();
     assert!(
         copied.ends_with(
-            "\nFixes (replayed):\n· Freeing tensor 8 after operation 10: the 128 KiB request fits at 1105920.\n· Placing the output in DRAM: the 684 KiB DRAM request fits at 1048640.\n"
+            "\nFixes (replayed):\n· Freeing tensor 8 after operation 10: the 128 KiB-per-bank request fits at 1105920.\n· Keeping tensor 8 in DRAM: the 128 KiB-per-bank request fits at 188416.\n· Keeping tensor 5, an input of the operation, in DRAM: the 128 KiB-per-bank request fits at 188416.\n· Keeping tensor 2, an input of the operation, in DRAM: the 128 KiB-per-bank request fits at 188416.\n· Placing the output in DRAM: the 684 KiB-per-bank DRAM request fits at 1048640.\n"
         ),
         "{copied}"
     );

@@ -32,7 +32,9 @@ fn a_failure_with_advice_that_frees_a_stale_tensor() {
     // 293 KiB stays whole on the next line (issue 30 §4.7).
     h.assert_line("101440–1466368 region (1.3 MiB). The picture matches the allocator's figures (allocated 977 KiB, largest free block");
     h.assert_line("293 KiB).");
-    h.assert_line("· Freeing tensor 2007 after operation 12 (model.py:51): the 800 KiB request fits at 268544.");
+    h.assert_line(
+        "· Freeing tensor 2007 after operation 12 (model.py:51): the 800 KiB-per-bank request fits at 268544.",
+    );
     // The holders, biggest first, with their producer, last use and flags; the biggest selected.
     h.assert_line("│  Address   Size/bank Tensor Shape            Produced by       Last used Flags                                       │");
     h.assert_line("│▶ █ 166368    607 KiB   2007 [1, 1, 3136, 64] 6 ttnn.max_pool2d        11 stale                                       │");

@@ -223,7 +223,7 @@ fn the_tensors_held_past_their_last_use_are_listed_under_the_chart() {
     );
     // The legend under the chart names the span; it covers none of the chart (issue 30 §4.7).
     assert!(
-        h.lines_with("└⣀ used  • held  • cursor  • region  ▄ peak  █ ✖ failed  ─").len() == 1,
+        h.lines_with("└• true peak  ⣀ used  • held  • cursor  • region  ▄ peak  █ ✖ failed  ─").len() == 1,
         "the span's legend: {screen}"
     );
     assert_snapshot!("over_time_late_selected_120x40", h.terminal.backend());

@@ -5,6 +5,7 @@
 //! an [`Answer`] (`answer.rs`).
 
 mod advice;
+mod advice_kind;
 mod allocator;
 mod answer;
 mod fix;
@@ -19,9 +20,9 @@ mod tests;
 mod text;
 
 pub use advice::{
-    Advice, AdviceFor, AdviceKind, ReplayedAdvice, advice, advice_fix_text, advice_sentence, l1_small_need,
-    output_may_go_to_dram,
+    AdviceFor, ReplayedAdvice, advice, advice_fix_text, advice_sentence, l1_small_need, output_may_go_to_dram,
 };
+pub use advice_kind::{Advice, AdviceKind};
 pub(crate) use allocator::BankAllocator;
 pub use answer::{
     AfterFix, Answer, CircularBufferUse, FailsOn, InTheWay, Mismatch, Outcome, ReplayCheck, Request, WhatIfNote,

@@ -2,7 +2,7 @@
 //! 10 (model.py:41)`, `ttnn.deallocate(…) after operation 10 (model.py:41)` — and short: at most
 //! three items named, then `and N more`; buffers at consecutive addresses as one range.
 
-use super::advice::{Advice, AdviceKind};
+use super::advice_kind::{Advice, AdviceKind};
 use super::fix::Fix;
 use super::text::{fix_phrase, join_and};
 use crate::analysis::format::grouped;

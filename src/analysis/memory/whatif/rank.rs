@@ -2,7 +2,8 @@
 //! before moves, fewest changes, most room left; and which lines the text says (at most five,
 //! none whose replay cannot tell for a reason the user cannot act on — those are JSON only).
 
-use super::advice::{AdviceKind, ReplayedAdvice};
+use super::advice::ReplayedAdvice;
+use super::advice_kind::AdviceKind;
 use super::answer::{Outcome, WhatIfNote};
 use super::fix::Fix;
 use std::cmp::Reverse;
