@@ -295,7 +295,10 @@ fn a_replay_in_flight_does_not_hold_up_the_loop() {
     release.send(()).unwrap();
     land(&mut h, &mut slot, &wakes);
     let text = joined(&h);
-    assert!(text.contains("· Freeing tensor 8 after operation 10: the 128 KiB request fits at 1105920."), "{text}");
+    assert!(
+        text.contains("· Freeing tensor 8 after operation 10: the 128 KiB-per-bank request fits at 1105920."),
+        "{text}"
+    );
     assert_eq!(h.app.fixes_wanted(), None);
 
     // The fixes typed at `w` are replayed the same way.
@@ -314,6 +317,9 @@ fn a_replay_in_flight_does_not_hold_up_the_loop() {
     release.send(()).unwrap();
     land(&mut h, &mut slot, &wakes);
     let text = joined(&h);
-    assert!(text.contains("▶ Freeing tensor 17 after operation 10: the 128 KiB request fits at 712704."), "{text}");
+    assert!(
+        text.contains("▶ Freeing tensor 17 after operation 10: the 128 KiB-per-bank request fits at 712704."),
+        "{text}"
+    );
     assert_eq!(h.app.what_if_wanted(), None);
 }
