@@ -6,8 +6,8 @@
 use super::memory_report::MemoryReport;
 use super::rows::Earlier;
 use super::view::FailureMemory;
+use super::whatif_at::AtFailure;
 use super::whatif_fixes::Resolved;
-use super::whatif_shared::AtFailure;
 use crate::analysis::graph::nodes::NodeType;
 use crate::analysis::memory::MemoryAtFailure;
 use crate::analysis::memory::SnapshotRow;

@@ -9,39 +9,13 @@
 use super::memory_report::MemoryReport;
 use super::rows::SNAPSHOT_ROWS;
 use super::whatif::{WhatIf, WhatIfOptions};
+use super::whatif_at::AtFailure;
 use super::whatif_fixes::Resolved;
-use crate::analysis::graph::nodes::GraphNode;
-use crate::analysis::memory::whatif::{
-    CircularBufferUse, DeviceView, Fix, Place, Plan, Request, WhatIfNote, WhatIfRun,
-};
-use crate::analysis::memory::{Basis, MemoryAtFailure, SnapshotRow};
+use crate::analysis::memory::whatif::{DeviceView, Fix, Plan, WhatIfNote, WhatIfRun};
+use crate::analysis::memory::{Basis, MemoryAtFailure};
 use crate::report::error::ReportError;
-use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// What every answer at one failure shares: read once however many fixes are replayed.
-pub(super) struct AtFailure<'r> {
-    /// The failed operation's index.
-    pub(super) index: usize,
-    /// Its captured graph (borrowed when read at open).
-    pub(super) graph: Cow<'r, [GraphNode]>,
-    /// Its failure point in the graph.
-    pub(super) through: Option<usize>,
-    /// Its own snapshot, when taken after the unwinding (memory.md §3.4).
-    pub(super) own: Option<Vec<SnapshotRow>>,
-    /// The failed request as the replay places it (none: the message gives none).
-    pub(super) request: Option<Request>,
-    /// Its input buffers, which cannot be freed before it runs.
-    pub(super) inputs: Vec<(Place, u64)>,
-    /// The circular buffers of the most recent earlier operation of its name.
-    pub(super) hint: Option<CircularBufferUse>,
-    /// The address of its own L1 allocation that a clash names and no record holds
-    /// (memory.md §9.3).
-    pub(super) own_unrecorded: Option<u64>,
-    /// What it is known to allocate after its request that no report shows, as a note.
-    pub(super) more_after: Option<WhatIfNote>,
-}
 
 /// One fix set on its way: resolved, where its replay starts, and the replay once begun.
 struct Pending {
