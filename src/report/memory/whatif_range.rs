@@ -90,7 +90,7 @@ impl MemoryReport {
                 Some(t) if !t.trim().is_empty() => parse_graph(t).unwrap_or_default(),
                 _ => Vec::new(),
             };
-            // An operation without rows wrote no snapshot (memory.md §3.1): not an empty one.
+            // An operation without rows wrote no snapshot (docs/rules/memory.md §3.1): not an empty one.
             let snapshot = match rows {
                 Some(_) => Some(take_while_id(&mut rows, &mut row_ahead, op.id, snapshot_row).map_err(&read)?),
                 None => None,
