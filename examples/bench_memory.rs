@@ -1,4 +1,4 @@
-//! Benchmark of the memory at a failure (memory.md) on generated reports.
+//! Benchmark of the memory at a failure (docs/rules/memory.md) on generated reports.
 //!
 //! ```sh
 //! cargo run --release --example gen_report -- --ops 100000 --buffers-per-op 100 --memory /work/bench/memory-100k

@@ -1,4 +1,4 @@
-//! Writes the fixture logs of `fixtures/logs/` (built from the real messages of messages.md §R by
+//! Writes the fixture logs of `fixtures/logs/` (built from the real messages of docs/rules/messages.md §R by
 //! `tests/support/logs.rs`):
 //!
 //! ```text

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The wheel (interfaces.md §3): builds it with the one command (`maturin build --release`),
+# The wheel (docs/rules/interfaces.md §3): builds it with the one command (`maturin build --release`),
 # installs it into a fresh venv whose PATH holds no Rust toolchain, and runs `ttnn-tui` from there.
 # Run by .ci/run; needs python3 (with venv) and cargo. maturin and the MCP SDK are installed into
 # target/ci-venv (scripts/ci_venv.sh), never into the system's site-packages.

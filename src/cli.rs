@@ -594,7 +594,7 @@ mod tests {
         assert!(e.contains("'--log <PATH>' cannot be used with '--peak' without a REPORT"), "{e}");
     }
 
-    /// behaviour.md §13.5: the log beside a report, after `explain` or before it, and at the top
+    /// docs/rules/reference.md §13.5: the log beside a report, after `explain` or before it, and at the top
     /// level (issue 22 §4.1: `ttnn-tui --log x.log` parses).
     #[test]
     fn a_log_beside_a_report() {

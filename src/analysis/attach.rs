@@ -1,5 +1,5 @@
 //! Attaching error rows to operations: id and name must both match, the first row wins, with the
-//! rank-0 fallback; and which rows one rank's view lists (behaviour.md §2.1–§2.3).
+//! rank-0 fallback; and which rows one rank's view lists (docs/rules/reference.md §2.1–§2.3).
 
 use std::collections::HashMap;
 
@@ -28,7 +28,7 @@ pub(crate) struct ErrorKey<'a> {
 }
 
 /// The `error_type` of the row graph_report writes for an operation that started and never
-/// completed (formats.md §2.5).
+/// completed (docs/rules/formats.md §2.5).
 pub(crate) const INCOMPLETE_OPERATION: &str = "incomplete_operation";
 
 /// The result of attachment.
@@ -64,7 +64,7 @@ pub(crate) fn attach_errors(operations: &[OperationKey<'_>], errors: &[ErrorKey<
     Attachment { error_of_operation, attached }
 }
 
-/// Which error rows one rank's view lists (behaviour.md §2.1): the rank's own rows and the rank-0
+/// Which error rows one rank's view lists (docs/rules/reference.md §2.1): the rank's own rows and the rank-0
 /// rows the fallback attached; every row when the `errors` table has no `rank` column (its rows
 /// belong to every rank, attached or not).
 pub(crate) fn rows_of_rank(
@@ -81,7 +81,7 @@ pub(crate) fn rows_of_rank(
 }
 
 /// The error of the operation that started and never completed and has no `operations` row
-/// (behaviour.md §13.5, ttnn 0.67–0.78): the last `incomplete_operation` row among those the view
+/// (docs/rules/reference.md §13.5, ttnn 0.67–0.78): the last `incomplete_operation` row among those the view
 /// lists, when it names an operation (a nameless row never attaches, §2.2), no operation picked
 /// it and its id is NULL, 0 or one no operation has. That operation is the one numbered one past
 /// the last recorded one; none when there is no such row.
@@ -119,7 +119,7 @@ mod tests {
         ErrorKey { operation_id: Some(operation_id), operation_name, rank: 0, incomplete: false }
     }
 
-    /// behaviour.md §14.7, operations (1, ttnn.add), (2, ttnn.conv2d), (10000, ttnn.matmul).
+    /// docs/rules/reference.md §14.7, operations (1, ttnn.add), (2, ttnn.conv2d), (10000, ttnn.matmul).
     fn ops() -> Vec<OperationKey<'static>> {
         vec![op(1, "ttnn.add"), op(2, "ttnn.conv2d"), op(10000, "ttnn.matmul")]
     }
@@ -146,7 +146,7 @@ mod tests {
         assert_eq!(a.attached, vec![false]);
     }
 
-    /// behaviour.md §13.4: a NULL id is no id, not 0; it attaches to nothing, not even to an
+    /// docs/rules/reference.md §13.4: a NULL id is no id, not 0; it attaches to nothing, not even to an
     /// operation 0 of the same name.
     #[test]
     fn a_null_id_never_attaches() {
@@ -201,7 +201,7 @@ mod tests {
         );
     }
 
-    /// behaviour.md §2.1: operations at ranks 0 and 1, `errors` rows (3, ttnn.add) and
+    /// docs/rules/reference.md §2.1: operations at ranks 0 and 1, `errors` rows (3, ttnn.add) and
     /// (3, ttnn.softmax) without a rank column (read as rank 0), rank-1 operation 3 named
     /// ttnn.softmax: the rank-1 view lists both rows, ttnn.softmax attached, ttnn.add not.
     #[test]
@@ -229,7 +229,7 @@ mod tests {
         unrecorded_failure(operations, errors, &attachment, &listed)
     }
 
-    /// behaviour.md §13.5: ttnn 0.67–0.78 leave one row `(0, 'ttnn.add', 'incomplete_operation',
+    /// docs/rules/reference.md §13.5: ttnn 0.67–0.78 leave one row `(0, 'ttnn.add', 'incomplete_operation',
     /// …)` and no `operations` row for the failed operation; it is the one after the last recorded.
     #[test]
     fn an_incomplete_row_at_a_base_id_is_the_unrecorded_operation() {

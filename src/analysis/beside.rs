@@ -1,4 +1,4 @@
-//! The sentences of behaviour.md §13.5 and of a report without stack traces, shared by print mode
+//! The sentences of docs/rules/reference.md §13.5 and of a report without stack traces, shared by print mode
 //! and the terminal UI: an operation the report did not record, what a log beside the report
 //! adds to an operation, and where to get the model's line.
 
@@ -23,7 +23,7 @@ pub fn no_message_in_log(path: &str, name: &str) -> String {
     )
 }
 
-/// What an operation's callout adds after the failure (behaviour.md §13.5): where the log beside
+/// What an operation's callout adds after the failure (docs/rules/reference.md §13.5): where the log beside
 /// the report shows it; for an operation the report did not record whose failure no log gave,
 /// why it has no message (`log_path`: the log given, sanitised); none otherwise.
 pub fn operation_note(error: &ErrorRecord, recorded: bool, name: &str, log_path: Option<&str>) -> Option<String> {

@@ -1,4 +1,4 @@
-//! Byte, address and percentage formatting, exactly as the reference prints them (behaviour.md §6).
+//! Byte, address and percentage formatting, exactly as the reference prints them (docs/rules/reference.md §6).
 
 /// Unit names of byte sizes, base 1024, capped at TiB.
 const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -124,7 +124,7 @@ mod tests {
         assert_eq!(bare_shape("torch.Size([1, 32])"), "torch.Size([1, 32])");
     }
 
-    /// behaviour.md §14.4, every row.
+    /// docs/rules/reference.md §14.4, every row.
     #[test]
     fn byte_vectors() {
         let cases: &[(i128, &str)] = &[

@@ -17,7 +17,7 @@ pub struct Operation {
     /// Index into the report's errors of the error attached to it.
     pub error: Option<usize>,
     /// False for the operation that started and never completed without an `operations` row
-    /// (behaviour.md §13.5): known only from its `incomplete_operation` error.
+    /// (docs/rules/reference.md §13.5): known only from its `incomplete_operation` error.
     pub recorded: bool,
 }
 
@@ -25,7 +25,7 @@ pub struct Operation {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorRecord {
     /// `errors.operation_id` (for orphans, a base id such as 0 or 10000); none when NULL, which
-    /// is not operation 0 (0 can be a real id, behaviour.md §13.4).
+    /// is not operation 0 (0 can be a real id, docs/rules/reference.md §13.4).
     pub operation_id: Option<u64>,
     /// `errors.operation_name`; may be empty.
     pub operation_name: String,
@@ -43,7 +43,7 @@ pub struct ErrorRecord {
     pub failure: Option<AllocationFailure>,
     /// True when an operation picked this row.
     pub attached: bool,
-    /// Where a log given beside the report shows this failure (behaviour.md §13.5); none
+    /// Where a log given beside the report shows this failure (docs/rules/reference.md §13.5); none
     /// without a log, or when no failure of the log joined this error.
     pub log: Option<Box<LogPlace>>,
 }
@@ -66,13 +66,13 @@ pub struct LogPlace {
 }
 
 impl ErrorRecord {
-    /// Whether the row says its operation started and never completed (formats.md §2.5).
+    /// Whether the row says its operation started and never completed (docs/rules/formats.md §2.5).
     pub fn is_incomplete(&self) -> bool {
         self.error_type == crate::analysis::attach::INCOMPLETE_OPERATION
     }
 }
 
-/// What print mode and the UI say of a report older than the `errors` table (formats.md §2.3,
+/// What print mode and the UI say of a report older than the `errors` table (docs/rules/formats.md §2.3,
 /// Legacy): no error there is not the same as none.
 pub const ERRORS_NOT_RECORDED: &str = "This report version does not record errors";
 

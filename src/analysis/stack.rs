@@ -1,4 +1,4 @@
-//! The `file.py:line` label of an operation, from its Python stack trace (behaviour.md §1.5).
+//! The `file.py:line` label of an operation, from its Python stack trace (docs/rules/reference.md §1.5).
 
 use regex::Regex;
 use std::sync::LazyLock;
@@ -109,7 +109,7 @@ mod tests {
         // already left out, the ttnn wrapper of the operation first.
         let stored = "  File \"/home/u/tt-metal/ttnn/ttnn/operations/conv2d.py\", line 120, in conv2d\n    return conv(x)\n  File \"/home/u/tt-metal/models/demos/yolo/tt/block.py\", line 139, in forward\n    x = ttnn.conv2d(x, w)\n  File \"/venv/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 1501, in _call_impl\n  File \"/home/u/tt-metal/tests/ttnn/test_yolo.py\", line 40, in test_yolo\n  File \"/venv/lib/python3.10/site-packages/_pytest/python.py\", line 194, in pytest_pyfunc_call\n";
         assert_eq!(model_source_label(stored).as_deref(), Some("block.py:139"));
-        // The operations list keeps the reference's rule (behaviour.md §1.5): the first place.
+        // The operations list keeps the reference's rule (docs/rules/reference.md §1.5): the first place.
         assert_eq!(source_label(stored).as_deref(), Some("conv2d.py:120"));
         // tt-metal's own tests live under tests/ttnn/: that is a caller's file, not the package.
         let test_only = "  File \"/t/tt-metal/ttnn/ttnn/decorators.py\", line 9, in __call__\n  File \"/t/tt-metal/tests/ttnn/unit_tests/test_add.py\", line 31, in test_add\n";

@@ -1,4 +1,4 @@
-//! A failure's advice, each fix replayed (memory.md §9.2), as every front end reads it: explain's
+//! A failure's advice, each fix replayed (docs/rules/memory.md §9.2), as every front end reads it: explain's
 //! entries and the MCP tools through `Entries` (`FixAnswer`), the terminal UI's tab 4 through
 //! [`failure_advice`] and [`your_fixes`], which it formats at each draw (the hex setting changes
 //! while it runs) with the same sentence `FixAnswer::sentence` holds.
@@ -10,7 +10,7 @@ use crate::report::{MemoryReport, ReportError, WhatIfOptions};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
 
-/// One advice line as a replayed fix (memory.md §9.3).
+/// One advice line as a replayed fix (docs/rules/memory.md §9.3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FixAnswer {
     /// The fixes, as the `whatif` command takes them.

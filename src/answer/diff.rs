@@ -1,4 +1,4 @@
-//! Two runs compared (interfaces.md §1, beyond the reference): each run's memory over the run,
+//! Two runs compared (docs/rules/interfaces.md §1, beyond the reference): each run's memory over the run,
 //! peaks and late list read in one pass over its `buffers`, the operations aligned by name, the
 //! failures gone, new and kept, the first new failure's entry — and the `diff --json` document
 //! (`DiffAnswer`), which `ttnn-tui diff` and MCP's `compare_runs` both serialise.
@@ -135,7 +135,7 @@ impl Compared<'_> {
     }
 
     /// The peaks of both runs by (device, buffer type) as each run names its devices, in device
-    /// then type order: the JSON's rows (interfaces.md §1), each side's as `explain --peak`.
+    /// then type order: the JSON's rows (docs/rules/interfaces.md §1), each side's as `explain --peak`.
     pub fn peak_rows(&self) -> Vec<(UsageKey, Option<&PeakAnswer>, Option<&PeakAnswer>)> {
         let key = |l: &PeakAnswer| (l.peak.device_id, l.peak.buffer_type);
         let mut keys: Vec<UsageKey> = self.before.peaks.peak.iter().chain(&self.after.peaks.peak).map(key).collect();

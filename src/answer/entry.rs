@@ -39,7 +39,7 @@ pub struct OperationAnswer {
     /// The error.
     #[serde(flatten)]
     pub error: ErrorAnswer,
-    /// False for an operation the report did not record (behaviour.md §13.5).
+    /// False for an operation the report did not record (docs/rules/reference.md §13.5).
     pub recorded: bool,
     /// The device operations that failed in its captured graph.
     pub failed_device_operations: Vec<String>,
@@ -68,7 +68,7 @@ pub struct OperationAnswer {
 pub struct MemorySectionAnswer {
     /// The MEMORY object; null without a section (or when it could not be read).
     pub memory: Option<MemoryAnswer>,
-    /// One advice line each, as a replayed fix (memory.md §9.3).
+    /// One advice line each, as a replayed fix (docs/rules/memory.md §9.3).
     pub fixes: Vec<FixAnswer>,
     /// An unrecorded operation without a failure: the memory when it started.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -130,7 +130,7 @@ impl Unavailable {
     }
 
     /// True when the database could not be read; false for what the report holds but cannot
-    /// be made sense of (an invalid captured graph: a partial answer, behaviour.md §12).
+    /// be made sense of (an invalid captured graph: a partial answer, docs/rules/reference.md §12).
     pub fn is_read_error(&self) -> bool {
         !matches!(self.cause, ReportError::Graph(_))
     }

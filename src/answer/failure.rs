@@ -20,7 +20,7 @@ pub struct FailureAnswer {
     pub reason_label: Option<&'static str>,
     /// The reason's detail sentence.
     pub reason_detail: Option<String>,
-    /// Recognised by a pattern beyond the reference (behaviour.md §13).
+    /// Recognised by a pattern beyond the reference (docs/rules/reference.md §13).
     pub beyond_reference: bool,
     /// Every figure of the message.
     pub figures: FiguresAnswer,

@@ -53,7 +53,7 @@ pub struct FirstFailureAnswer {
     pub operation_name: String,
     /// The kind (`explain --json`'s `allocation_failure.kind`).
     pub kind: FailureKind,
-    /// The reason (behaviour.md §5.3).
+    /// The reason (docs/rules/reference.md §5.3).
     pub reason: Option<Reason>,
 }
 

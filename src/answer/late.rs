@@ -73,7 +73,7 @@ pub struct LateFailureAnswer {
     needed_per_bank: u64,
     held_past_last_use: usize,
     fits_if_all_freed: bool,
-    /// What the replay of `free-late` says (memory.md §9.2); null when nothing was freed before.
+    /// What the replay of `free-late` says (docs/rules/memory.md §9.2); null when nothing was freed before.
     outcome: Option<&'static str>,
     address: Option<u64>,
     /// The sentence the text gives.

@@ -1,4 +1,4 @@
-//! The `memory` object of an operation entry (memory.md §8): every key always present, null
+//! The `memory` object of an operation entry (docs/rules/memory.md §8): every key always present, null
 //! where the case has no value; addresses are numbers whatever `--hex` says. The field order of
 //! each struct is the key order of the document.
 
@@ -9,7 +9,7 @@ use crate::analysis::memory::{
 use crate::analysis::messages::reason::Reason;
 use serde::Serialize;
 
-/// The MEMORY object of memory.md §8: the memory at a failure.
+/// The MEMORY object of docs/rules/memory.md §8: the memory at a failure.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MemoryAnswer {
     /// The device the failure is placed on.
@@ -34,7 +34,7 @@ pub struct MemoryAnswer {
 }
 
 /// One picture of the memory after an operation (tab 4's), or when an unrecorded operation
-/// started (behaviour.md §13.5): the MEMORY object's keys that a snapshot has.
+/// started (docs/rules/reference.md §13.5): the MEMORY object's keys that a snapshot has.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SnapshotAnswer {
     /// The device shown.
@@ -68,7 +68,7 @@ impl SnapshotAnswer {
     }
 }
 
-/// `{"shape": [rows, cols], "chips": n}` (memory.md §8).
+/// `{"shape": [rows, cols], "chips": n}` (docs/rules/memory.md §8).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 struct MeshAnswer {
     shape: Vec<u64>,
@@ -166,7 +166,7 @@ struct CircularBufferAnswer {
 }
 
 impl MemoryAnswer {
-    /// The MEMORY object of memory.md §8 for the memory at a failure.
+    /// The MEMORY object of docs/rules/memory.md §8 for the memory at a failure.
     pub fn new(m: &MemoryAtFailure) -> Self {
         let region = &m.map.region;
         Self {

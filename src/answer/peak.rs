@@ -19,7 +19,7 @@ pub struct PeaksAnswer {
     /// none when only the snapshots were read (`diff`).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub true_peaks: Option<TruePeaks>,
-    /// `buffers` rows with a missing, zero or negative address or size (memory.md §3).
+    /// `buffers` rows with a missing, zero or negative address or size (docs/rules/memory.md §3).
     #[serde(skip)]
     pub set_aside_rows: u64,
     /// Whether the report is on a single chip, which text names device 0 whatever ids its
@@ -89,7 +89,7 @@ pub(crate) fn peaks_of(report: &MemoryReport, usage: &MemoryUsage) -> PeaksAnswe
 
 impl PeakAnswer {
     fn new(peak: Peak, ceiling: Option<Ceiling>, operation_name: Option<String>) -> Self {
-        // The share as the text gives it (behaviour.md §6: at most two decimals), and that figure.
+        // The share as the text gives it (docs/rules/reference.md §6: at most two decimals), and that figure.
         let exact = ceiling.filter(|c| c.size > 0).map(|c| peak.used_per_bank as f64 * 100.0 / c.size as f64);
         let share = exact.map(format_percent);
         let percent = share.as_deref().and_then(|t| t.trim_end_matches('%').replace(',', "").parse().ok()).or(exact);

@@ -1,4 +1,4 @@
-//! The memory section of each failure (memory.md), computed just before its block is printed and
+//! The memory section of each failure (docs/rules/memory.md), computed just before its block is printed and
 //! dropped after it, so an answer holds one failure's section at a time however many there are.
 
 use super::select::ExplainedError;
@@ -7,7 +7,7 @@ use crate::analysis::memory::whatif::ReplayedAdvice;
 use crate::report::{FailureMemory, GraphReplay, MemoryReport, ReportError};
 use std::sync::atomic::AtomicBool;
 
-/// One failure's memory section and its advice, each line replayed (memory.md §9.2).
+/// One failure's memory section and its advice, each line replayed (docs/rules/memory.md §9.2).
 pub(crate) struct FailureSection {
     /// The memory at the failure.
     pub(crate) memory: Box<MemoryAtFailure>,

@@ -16,10 +16,10 @@ pub struct ExplainedError<'a> {
     pub(crate) operation_id: Option<u64>,
     /// The operation name; empty for an unattached row without one.
     pub(crate) operation_name: &'a str,
-    /// False for an operation the report did not record (behaviour.md §13.5).
+    /// False for an operation the report did not record (docs/rules/reference.md §13.5).
     pub(crate) recorded: bool,
     /// The operation's `{file}:{line}` from its stack trace, as the operations list shows it
-    /// (behaviour.md §1.5); none for an unattached error or without such a place.
+    /// (docs/rules/reference.md §1.5); none for an unattached error or without such a place.
     pub(crate) source: Option<String>,
     /// Why the stack traces could not be read, when they could not (the source is then none).
     pub(crate) source_unavailable: Option<ReportError>,

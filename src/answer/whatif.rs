@@ -1,4 +1,4 @@
-//! `ttnn-tui whatif`: the replay's answer as the JSON of memory.md §9.3, and the question asked
+//! `ttnn-tui whatif`: the replay's answer as the JSON of docs/rules/memory.md §9.3, and the question asked
 //! the way the command line and the agents' `what_if` ask it.
 
 use super::refusal::Refusal;
@@ -11,7 +11,7 @@ use crate::analysis::sanitize::sanitize_line;
 use crate::report::{MemoryReport, WhatIf, WhatIfOptions};
 use serde::Serialize;
 
-/// The JSON document of memory.md §9.3 (and `sentence`, `replayed_after`).
+/// The JSON document of docs/rules/memory.md §9.3 (and `sentence`, `replayed_after`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WhatIfAnswer {
     /// The failed operation.
@@ -20,7 +20,7 @@ pub struct WhatIfAnswer {
     check: &'static str,
     /// What tt-metal would do: `fits`, `fails`, ….
     pub outcome: &'static str,
-    /// What does not fit: `request` or `circular_buffers` (memory.md §9.3).
+    /// What does not fit: `request` or `circular_buffers` (docs/rules/memory.md §9.3).
     pub fails_on: Option<&'static str>,
     /// The request alone: whether it fits and where.
     pub request: Option<RequestAnswer>,
@@ -42,7 +42,7 @@ pub struct WhatIfAnswer {
     pub operation_name: String,
 }
 
-/// The failed request alone (memory.md §9.3 `request`): whether it fits, and where.
+/// The failed request alone (docs/rules/memory.md §9.3 `request`): whether it fits, and where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct RequestAnswer {
     /// It is placed.
@@ -95,7 +95,7 @@ pub fn what_if(
     if let Some(why) = not_applied(&answer.answer.notes) {
         return Err(Refusal::about(report, &why));
     }
-    // Each free says the model's line of the operation it frees after (memory.md §9.2).
+    // Each free says the model's line of the operation it frees after (docs/rules/memory.md §9.2).
     let after = answer.answer.fixes.iter().filter_map(|f| match f {
         Fix::Free { after: Some(k), .. } | Fix::FreeBuffer { after: k, .. } => Some(*k),
         _ => None,

@@ -74,7 +74,7 @@ impl App {
                 lines.extend(self.memory.fixes.copied(i, op.id, self.hex));
                 lines
             }
-            // What the message says, whole, not its first line (behaviour.md §13.4).
+            // What the message says, whole, not its first line (docs/rules/reference.md §13.4).
             None => std::iter::once(error.error_type.as_str())
                 .chain(raw_message(&error.message, usize::MAX).lines)
                 .map(str::to_string)

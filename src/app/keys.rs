@@ -67,7 +67,7 @@ pub enum Action {
     ScrollCalloutDown,
     /// Scroll the unattached-errors callout up.
     ScrollCalloutUp,
-    /// Open every unattached error, past the five the callout explains (behaviour.md §13.4).
+    /// Open every unattached error, past the five the callout explains (docs/rules/reference.md §13.4).
     ShowUnattached,
     /// Scroll the detail pane down.
     ScrollDetailDown,

@@ -44,7 +44,7 @@ pub enum NoPicture {
     },
     /// It has no buffers recorded after it.
     NoBuffers,
-    /// The report did not record it (behaviour.md §13.5), and the snapshot of the last recorded
+    /// The report did not record it (docs/rules/reference.md §13.5), and the snapshot of the last recorded
     /// operation, its memory when it started, holds no buffer.
     NothingAtStart {
         /// The last recorded operation's id.

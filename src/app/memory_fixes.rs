@@ -1,4 +1,4 @@
-//! The Memory tab's fixes (memory.md §9.2): for a failure, each advice line replayed with what
+//! The Memory tab's fixes (docs/rules/memory.md §9.2): for a failure, each advice line replayed with what
 //! tt-metal would do, the one shown on the map (`f` / `F`, `Esc` back to the failure as
 //! recorded), and the fixes the user types (`w`), each replayed by the loop and added to the list.
 

@@ -27,7 +27,7 @@ pub struct Model {
     pub errors: Vec<ErrorRecord>,
     /// Indexes (into `errors`) of the unattached errors, in table order.
     pub(crate) unattached: Vec<usize>,
-    /// Failed device operations (behaviour.md §3.5) of the operations with an error, or why
+    /// Failed device operations (docs/rules/reference.md §3.5) of the operations with an error, or why
     /// their graph could not be read.
     pub(crate) failed_in: HashMap<usize, Result<Vec<String>, String>>,
     /// Indexes of the operations with an error.
@@ -146,7 +146,7 @@ impl Model {
         &self.unattached
     }
 
-    /// `{file}:{line}` of an operation, once its stack trace is read (behaviour.md §1.5).
+    /// `{file}:{line}` of an operation, once its stack trace is read (docs/rules/reference.md §1.5).
     pub(crate) fn source_label(&self, operation: usize) -> Option<String> {
         self.stack_traces.get(&operation).and_then(|t| source_label(t))
     }

@@ -12,7 +12,7 @@ use super::tab::{Availability, Outcome};
 use crate::analysis::model::ERRORS_NOT_RECORDED;
 use std::collections::HashSet;
 
-/// How many unattached errors the callout explains before `And {n − 5} more.` (behaviour.md §7.5).
+/// How many unattached errors the callout explains before `And {n − 5} more.` (docs/rules/reference.md §7.5).
 pub(crate) const UNATTACHED_SHOWN: usize = 5;
 
 /// The search: what was typed, whether typing goes on, and the matching rows.

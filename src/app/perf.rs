@@ -1,6 +1,6 @@
 //! The Performance tab's state: the rows of the active view (devices merged, or per device) with
 //! their flags computed once per view, the flagged-only filter, the table's window, and the
-//! allocation-failure callout whose listings lead to the Operations tab (behaviour.md §9–§11).
+//! allocation-failure callout whose listings lead to the Operations tab (docs/rules/reference.md §9–§11).
 //! Keys act on what is visibly selected: the table's row, or — after `[`/`]` — the callout's
 //! listing.
 
@@ -59,7 +59,7 @@ pub struct PerfTab {
     pub(crate) input: PerfInput,
     /// Rows per device instead of merged (`m`).
     pub per_device: bool,
-    /// The active view's mapping (behaviour.md §9.8); empty when not linked.
+    /// The active view's mapping (docs/rules/reference.md §9.8); empty when not linked.
     pub(crate) map: LinkMap,
     /// The flags of every row of the view.
     pub(crate) flags: Vec<Vec<Flag>>,
@@ -69,7 +69,7 @@ pub struct PerfTab {
     pub(crate) shown: Vec<usize>,
     /// The table's window over `shown`.
     pub(crate) table: WindowedRows,
-    /// Every allocation failure with its row counts in this view (behaviour.md §10).
+    /// Every allocation failure with its row counts in this view (docs/rules/reference.md §10).
     pub(crate) listings: Vec<FailureListing>,
     /// The callout's items (the listed failures, then `And … more`), fitted when drawn.
     pub(crate) callout: WindowedRows,

@@ -30,7 +30,7 @@ pub(crate) enum Popup {
     /// Raw message and stack trace of an operation's error (by operation id: a watched report
     /// may reorder the operations under an open popup).
     Error(u64, Scroll),
-    /// Every unattached error, explained (behaviour.md §7.5, §13.4).
+    /// Every unattached error, explained (docs/rules/reference.md §7.5, §13.4).
     Unattached(Scroll),
 }
 

@@ -1,4 +1,4 @@
-//! Print mode's part of behaviour.md §13.5 that is not an entry's: the log's failures no
+//! Print mode's part of docs/rules/reference.md §13.5 that is not an entry's: the log's failures no
 //! operation took, after the report's blocks.
 
 use super::log::failure_block;

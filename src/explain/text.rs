@@ -58,7 +58,7 @@ fn passing_text(headroom: &crate::answer::HeadroomAnswer, tightest: Option<&crat
 }
 
 /// Said once under the blocks when a failure printed was recognised beyond the reference
-/// (behaviour.md §13; JSON `beyond_reference`): which ones, and what that means.
+/// (docs/rules/reference.md §13; JSON `beyond_reference`): which ones, and what that means.
 fn beyond_reference_note(selection: &Selection<'_>) -> Option<String> {
     let beyond = |e: &&ExplainedError<'_>| e.failure.is_some_and(|f| f.beyond_reference);
     let ids: Vec<String> =
@@ -118,11 +118,11 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
 }
 
 /// The block of an operation's error, with its memory section when it has one, and what the
-/// log beside the report adds (behaviour.md §13.5).
+/// log beside the report adds (docs/rules/reference.md §13.5).
 pub(super) fn operation_block(entry: &OperationAnswer, options: &ExplainOptions) -> String {
     let paint = Paint::new(options.color);
     let e = &entry.error;
-    // The operations list's label: `{id} {name} ({file}:{line})` (behaviour.md §1.5).
+    // The operations list's label: `{id} {name} ({file}:{line})` (docs/rules/reference.md §1.5).
     let id = e.operation_id.map_or_else(String::new, |id| format!(" {id}"));
     let mut heading = format!("Operation{id} {}", e.operation_name);
     if !entry.recorded {
@@ -155,7 +155,7 @@ pub(super) fn unattached_block(e: &ErrorAnswer, options: &ExplainOptions) -> Str
 
 /// The operation an unattached error names: `operation {id} {name}`; `Unknown operation` for an
 /// empty name, and in place of `operation {id}` for a NULL id, never `operation 0` (0 can be a
-/// real id, behaviour.md §13.4).
+/// real id, docs/rules/reference.md §13.4).
 fn unattached_operation(id: Option<u64>, name: &str) -> String {
     match (id, name) {
         (Some(id), "") => format!("operation {id} Unknown operation"),
@@ -234,7 +234,7 @@ fn block(
             } else {
                 let _ = writeln!(out, "{}", paint.bold(heading));
             }
-            // What the message says, not its first line (behaviour.md §13.4).
+            // What the message says, not its first line (docs/rules/reference.md §13.4).
             for line in raw_message_text(&e.message) {
                 let _ = writeln!(out, "  {line}");
             }

@@ -1,4 +1,4 @@
-//! `ttnn-tui mcp`: the Model Context Protocol over stdio (interfaces.md §2), on the official Rust
+//! `ttnn-tui mcp`: the Model Context Protocol over stdio (docs/rules/interfaces.md §2), on the official Rust
 //! SDK (`rmcp`). Ten read-only tools, each answering with the JSON the CLI gives for the same
 //! question: the same answer types (`crate::answer`), serialised the same way, cut to `limit`
 //! items per list with what was left out said. Nothing but protocol is written to stdout.

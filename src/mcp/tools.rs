@@ -1,4 +1,4 @@
-//! The eleven tools (interfaces.md §2, and `headroom`): what each answer means and what it cannot say, and each
+//! The eleven tools (docs/rules/interfaces.md §2, and `headroom`): what each answer means and what it cannot say, and each
 //! call answered from the answer layer, serialised as the CLI serialises it.
 
 use super::args;

@@ -1,5 +1,5 @@
 //! Read-only SQLite access: opening a report database without ever writing to it, and reading
-//! tables whose columns vary by era (behaviour.md §1.3).
+//! tables whose columns vary by era (docs/rules/reference.md §1.3).
 
 use super::error::ReportError;
 use crate::analysis::messages::failure::BufferType;
@@ -221,7 +221,7 @@ pub(crate) fn id_list(values: impl IntoIterator<Item = u64>) -> String {
 }
 
 /// A buffer type stored as an integer code `0..4` or as a name (`'L1'`); other values pass
-/// through unchanged (behaviour.md §1.3.3).
+/// through unchanged (docs/rules/reference.md §1.3.3).
 pub(crate) fn buffer_type(value: ValueRef<'_>) -> Result<BufferType, String> {
     match value {
         ValueRef::Integer(code) => BufferType::from_code(code).ok_or_else(|| code.to_string()),

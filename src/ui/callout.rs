@@ -1,4 +1,4 @@
-//! The failure callout as styled lines (behaviour.md §5.4), and an error's raw text, shared by the
+//! The failure callout as styled lines (docs/rules/reference.md §5.4), and an error's raw text, shared by the
 //! detail pane, expanded list items, the unattached-errors callout and the Performance tab.
 
 use super::theme::Theme;
@@ -8,7 +8,7 @@ use crate::analysis::model::ErrorRecord;
 use crate::app::Model;
 use ratatui::text::{Line, Span};
 
-/// The words after the kind label of a failure recognised beyond the reference (behaviour.md §13).
+/// The words after the kind label of a failure recognised beyond the reference (docs/rules/reference.md §13).
 pub(crate) const BEYOND_REFERENCE_MARK: &str = " (beyond TT-NN Visualizer)";
 
 /// The callout body as styled lines: the kind label bold (marked when the failure was recognised
@@ -46,7 +46,7 @@ pub(crate) fn error_callout(error: &ErrorRecord, hex: bool, failed_in: &[String]
     error.failure.as_ref().map(|f| CalloutBody::new(f, hex, failed_in, None))
 }
 
-/// What an operation's callout adds after the failure (behaviour.md §13.5): where the log beside
+/// What an operation's callout adds after the failure (docs/rules/reference.md §13.5): where the log beside
 /// the report shows it, or why an operation the report did not record has no message.
 pub(crate) fn note_line(model: &Model, operation: usize, theme: &Theme, indent: &str) -> Option<Line<'static>> {
     let op = &model.operations[operation];
@@ -69,7 +69,7 @@ pub(crate) fn text_lines(text: &str, indent: &str) -> Vec<Line<'static>> {
 
 /// The lines of an error: its callout when it is an allocation failure, then (when `raw`) the
 /// message under `Error Message` and the stack trace, when there is one, under `Error Stack
-/// Trace` (behaviour.md §7.2).
+/// Trace` (docs/rules/reference.md §7.2).
 pub(crate) fn error_lines(
     error: &ErrorRecord,
     hex: bool,

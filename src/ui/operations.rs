@@ -89,7 +89,7 @@ fn content_width(view: &View, tab: &mut OperationsTab, compared: bool) -> usize 
 }
 
 /// The title of the list: how many operations and how many with an error, or the reference's
-/// counter while the filter is on (behaviour.md §7.4).
+/// counter while the filter is on (docs/rules/reference.md §7.4).
 pub(crate) fn list_title(view: &View, shown: usize, errors_only: bool) -> String {
     let total = view.model.operations.len();
     if errors_only {
@@ -107,7 +107,7 @@ pub(crate) fn list_title(view: &View, shown: usize, errors_only: bool) -> String
     format!("{operations} · {with_errors}")
 }
 
-/// The label of a list row, `{id} {name} ({file}:{line})` (behaviour.md §1.5), fitted to `width`
+/// The label of a list row, `{id} {name} ({file}:{line})` (docs/rules/reference.md §1.5), fitted to `width`
 /// columns: the id right-aligned to the widest id of the report, so names start in one column;
 /// the name is cut with `…` before the place is.
 pub(crate) fn list_label(view: &View, operation: usize, width: usize) -> String {
@@ -128,7 +128,7 @@ pub(crate) fn list_label(view: &View, operation: usize, width: usize) -> String 
     }
 }
 
-/// The lines an expanded list item shows below its row, wrapped to `width` (behaviour.md §7.2).
+/// The lines an expanded list item shows below its row, wrapped to `width` (docs/rules/reference.md §7.2).
 pub(crate) fn expansion_lines(view: &View, operation: usize, width: usize) -> Vec<Line<'static>> {
     const INDENT: &str = "    ";
     let model = view.model;

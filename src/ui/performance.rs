@@ -1,4 +1,4 @@
-//! The Performance tab: the allocation-failure callout above the table (behaviour.md §10, folded
+//! The Performance tab: the allocation-failure callout above the table (docs/rules/reference.md §10, folded
 //! with `u`, its listings chosen with `[`/`]`), the link state and why nothing linked, the table
 //! of the active view and a footer explaining the selected row's flags (§11).
 

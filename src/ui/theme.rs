@@ -69,7 +69,7 @@ impl Theme {
     }
 
     /// Before drawing: the theme alone decides colours, so stop crossterm 0.29.0 from taking its
-    /// own NO_COLOR path, which writes `ESC[m` and wipes reverse video (tui.md, "NO_COLOR trap").
+    /// own NO_COLOR path, which writes `ESC[m` and wipes reverse video (docs/rules/terminal.md, "NO_COLOR trap").
     pub fn prepare_terminal(&self) {
         ratatui::crossterm::style::force_color_output(true);
     }

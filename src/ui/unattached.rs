@@ -1,4 +1,4 @@
-//! The unattached-errors callout above the operations list (behaviour.md §7.5): folded to its
+//! The unattached-errors callout above the operations list (docs/rules/reference.md §7.5): folded to its
 //! title (`u`) or open and scrollable (`[`/`]`); past five errors, `U` opens them all.
 
 use super::callout::{callout_lines, error_callout, text_lines};

@@ -1,5 +1,5 @@
 //! The `U` popup: every unattached error, each explained as the callout explains its first five
-//! (behaviour.md §7.5, §13.4), numbered, scrollable.
+//! (docs/rules/reference.md §7.5, §13.4), numbered, scrollable.
 
 use super::status::popup_hints;
 use super::text::{truncate, wrap_lines};

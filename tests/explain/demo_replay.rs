@@ -1,4 +1,4 @@
-//! The demo's memory history is allocator-consistent (memory.md §9.1): replayed from its first
+//! The demo's memory history is allocator-consistent (docs/rules/memory.md §9.1): replayed from its first
 //! operation with no fix, every allocation the demo records lands where tt-metal's policy puts
 //! it, so the advice `explain --demo` replays is a reproduction, not a model.
 //!

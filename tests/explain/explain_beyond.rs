@@ -1,4 +1,4 @@
-//! Print mode and the JSON contract for failures recognised beyond the reference (behaviour.md
+//! Print mode and the JSON contract for failures recognised beyond the reference (docs/rules/reference.md
 //! §13): an old message without a bank size, in L1 (its reason comes from the map) and in DRAM
 //! (its region is unknown), and a circular buffer larger than its L1 buffer (no memory section).
 
@@ -102,7 +102,7 @@ fn without_a_bank_size_l1_takes_its_region_from_devices_and_dram_has_none() {
     let l1 = &operation(&document, 2)["memory"];
     assert_eq!((&l1["region"]["start"], &l1["region"]["end"]), (&Value::from(101440), &Value::from(1466368)));
     assert_eq!(l1["region"]["source"], "devices");
-    // memory.md §5: the reason from the map, 900000 B needed, 1364928 − 466368 = 898560 B free.
+    // docs/rules/memory.md §5: the reason from the map, 900000 B needed, 1364928 − 466368 = 898560 B free.
     assert_eq!(l1["reason"], "not_enough_free_space");
     let dram = &operation(&document, 3)["memory"];
     assert!(dram["region"]["start"].is_null() && dram["region"]["source"].is_null(), "{dram}");

@@ -110,11 +110,11 @@ fn json_contract_keys() {
             "fixes"
         ]
     );
-    // memory.md §9.3: each advice line a replayed fix.
+    // docs/rules/memory.md §9.3: each advice line a replayed fix.
     let op13 = value["operations"].as_array().unwrap().iter().find(|o| o["operation_id"] == 13).unwrap();
     let fix = &op13["fixes"][0];
     assert_eq!(keys(fix), ["fix", "outcome", "address", "sentence"]);
-    // memory.md §8: every key always present, in this order.
+    // docs/rules/memory.md §8: every key always present, in this order.
     let op13 = value["operations"].as_array().unwrap().iter().find(|o| o["operation_id"] == 13).unwrap();
     let memory = &op13["memory"];
     assert_eq!(
@@ -456,7 +456,7 @@ fn each_heading_gives_the_source_location_of_the_list_label() {
     let o = run_read_only(&["explain", dir.path().to_str().unwrap()], dir.path());
     let text = stdout(&o);
     let headings: Vec<&str> = text.lines().filter(|l| !l.starts_with("  ")).collect();
-    // The operation that never completed is the one after the last recorded (behaviour.md
+    // The operation that never completed is the one after the last recorded (docs/rules/reference.md
     // §13.5), never "operation 0".
     assert_eq!(
         headings,

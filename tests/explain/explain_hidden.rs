@@ -1,4 +1,4 @@
-//! `ttnn-tui explain` on what the reference hides (behaviour.md §13.4): what an unrecognised
+//! `ttnn-tui explain` on what the reference hides (docs/rules/reference.md §13.4): what an unrecognised
 //! message says rather than its first line, an error row without an operation id, and a report
 //! older than the `errors` table.
 

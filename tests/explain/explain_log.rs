@@ -1,5 +1,5 @@
 //! `ttnn-tui explain --log` end to end on the fixture logs of `fixtures/logs/` (built from the
-//! real messages of messages.md §R by `tests/support/logs.rs`): the exact JSON of each, the text
+//! real messages of docs/rules/messages.md §R by `tests/support/logs.rs`): the exact JSON of each, the text
 //! form, standard input, exit codes, and a text file given as a REPORT.
 
 use crate::cli;
@@ -80,7 +80,7 @@ For what held the memory, record a report (README, \"Recording a report\") and r
 }
 
 /// Messages broken over lines by the people who pasted them (K01, C06, A15) are found on the line
-/// where they begin, explained beyond the reference (behaviour.md §13.1, whitespace collapsed).
+/// where they begin, explained beyond the reference (docs/rules/reference.md §13.1, whitespace collapsed).
 #[test]
 fn wrapped_messages_are_found_where_they_begin() {
     let o = run_here(&["explain", "--log", &fixture("wrapped.log"), "--json"]);

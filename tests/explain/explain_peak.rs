@@ -122,7 +122,7 @@ fn a_report_without_buffers_has_no_peak() {
     assert_eq!(value["memory_report"]["peak"], json!([]));
 }
 
-/// One valid-row rule for every view (memory.md §3): a `buffers` row at address 0 is set aside
+/// One valid-row rule for every view (docs/rules/memory.md §3): a `buffers` row at address 0 is set aside
 /// by the operation's picture (tab 4), the run over time (tab 5) and `--peak` alike, so the
 /// three agree on that operation.
 #[test]

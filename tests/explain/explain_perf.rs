@@ -1,4 +1,4 @@
-//! `ttnn-tui explain` with a performance report (behaviour.md §9–§10, §14.8): the demo pair
+//! `ttnn-tui explain` with a performance report (docs/rules/reference.md §9–§10, §14.8): the demo pair
 //! linked, the three status sentences, an unrelated CSV that must not link, a CSV missing a
 //! required column, the default perf report under `generated/profiler/reports/`, and the
 //! reference's retry case on a real memory report.
@@ -157,7 +157,7 @@ fn an_unrelated_perf_report_does_not_link() {
     assert!(value["operations"].as_array().unwrap().iter().all(|o| o["perf"].is_null()));
 }
 
-/// behaviour.md §8.1: the profiler's CSV when the model died before its first operation
+/// docs/rules/reference.md §8.1: the profiler's CSV when the model died before its first operation
 /// finished, a header and no rows: the memory report is explained as usual, the link is
 /// unavailable and says why, exit 0.
 #[test]
@@ -245,7 +245,7 @@ fn the_newest_profiler_report_is_found_without_arguments() {
     assert_eq!(value["operations"][0]["perf"]["op_failed_row_ids"], serde_json::json!(["2"]));
 }
 
-/// behaviour.md §14.8: operation 2's MatmulDeviceOperation failed after a tilize ran, operation
+/// docs/rules/reference.md §14.8: operation 2's MatmulDeviceOperation failed after a tilize ran, operation
 /// 3 retried the matmul, operation 4 was an add.
 #[test]
 fn the_reference_retry_case() {

@@ -1,7 +1,7 @@
 //! Errors a user can meet on the performance side, and the `--rank` refusal, through the binary:
 //! one line on stderr naming the file, what to do where it helps, and the exit code. A report
 //! named with `--perf` that cannot be read is an error (exit 1); one found by looking around is
-//! skipped with a warning and the memory report still opens (behaviour.md §8.1).
+//! skipped with a warning and the memory report still opens (docs/rules/reference.md §8.1).
 
 use crate::cli;
 use crate::support;

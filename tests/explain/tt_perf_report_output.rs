@@ -2,7 +2,7 @@
 //! them (`fixtures/demo-perf/tt-perf-report-1.4.*.csv`; the commands are in that folder's README):
 //! the default output, whose Matmul, Conv2d and Halo op codes carry a size or config, and the
 //! `--raw-op-codes` one. Both link to the demo memory report and `explain` says what it says
-//! with the raw CSV (behaviour.md §13.4, formats.md §5).
+//! with the raw CSV (docs/rules/reference.md §13.4, docs/rules/formats.md §5).
 
 use crate::cli;
 

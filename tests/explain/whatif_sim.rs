@@ -1,5 +1,5 @@
 //! The what-if replay on simulated runs (issue 20 §3). The simulation places buffers by the
-//! policy tt-metal was measured to follow (memory.md §9), so a run and the same run with a fix
+//! policy tt-metal was measured to follow (docs/rules/memory.md §9), so a run and the same run with a fix
 //! applied are both known: the replay of the first, with the fix, must say what the second did
 //! — and, with no fix, put every recorded allocation where the first put it.
 

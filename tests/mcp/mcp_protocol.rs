@@ -14,7 +14,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 use support::{ErrorRow, Op, ReportBuilder, Schema, TempDir};
 
-/// The tools, in the order `tools/list` gives them (interfaces.md §2).
+/// The tools, in the order `tools/list` gives them (docs/rules/interfaces.md §2).
 const TOOLS: [&str; 11] = [
     "list_failures",
     "explain_failure",
@@ -376,7 +376,7 @@ fn compare_runs_answers_as_diff_json_on_real_runs_and_their_reruns() {
         assert_eq!(answer, cli, "{before} -> {after}");
     }
     // The real re-run of stale_chain with every late tensor freed: the matmul's out-of-memory is
-    // gone and its circular buffers clash instead (memory.md §9's measured outcome).
+    // gone and its circular buffers clash instead (docs/rules/memory.md §9's measured outcome).
     let answer = s.answer(
         "compare_runs",
         json!({"before": fixture("stale_chain"), "after": "fixtures/rerun/stale_chain__free_late"}),

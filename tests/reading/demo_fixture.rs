@@ -268,7 +268,7 @@ fn without_table_and_raw_sql() {
     assert!(!tmp.path().join("config.json").exists());
 }
 
-/// The two `buffer_allocate` samples of `formats.md` §3.8, byte for byte.
+/// The two `buffer_allocate` samples of `docs/rules/formats.md` §3.8, byte for byte.
 #[test]
 fn graph_builder_matches_formats_examples() {
     let newest = Graph::new()

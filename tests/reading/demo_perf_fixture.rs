@@ -122,7 +122,7 @@ fn every_device_row_links_to_its_operation() {
 fn the_callout_lists_five_failures_and_the_rest() {
     let (_, linked) = linked_demo();
     // 11: the ten of the demo README, and op 24's dataflow-buffer message, which ttnn-tui reads
-    // as kind 3 beyond the reference (behaviour.md §13).
+    // as kind 3 beyond the reference (docs/rules/reference.md §13).
     let callout = linked.callout(false).unwrap();
     assert_eq!(callout.title, "11 allocation failures recorded in the linked memory report");
     let labels: Vec<&str> = callout.listings.iter().map(|l| l.label.as_str()).collect();

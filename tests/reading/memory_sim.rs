@@ -1,4 +1,4 @@
-//! The memory at a failure on simulated runs, for every writer era of memory.md §1: what the
+//! The memory at a failure on simulated runs, for every writer era of docs/rules/memory.md §1: what the
 //! simulation knew when the operation failed against what the library rebuilds from the
 //! report the run left.
 
@@ -177,7 +177,7 @@ fn without_tensor_rows_only_the_graphs_name_holders() {
     let report = open(&sim);
     let m = found(memory(&report, &truth));
     // No `tensors` row places a tensor: a holder is named only where its producer's captured
-    // graph ties it to its buffer (memory.md §4), and then it is the truth's; the rest have none.
+    // graph ties it to its buffer (docs/rules/memory.md §4), and then it is the truth's; the rest have none.
     for b in &m.live_buffers {
         let seen = truth.live.iter().find(|t| t.address == b.address).unwrap();
         if b.tensor_id.is_some() {
@@ -302,8 +302,8 @@ fn a_v2_message_is_explained_from_the_map() {
 
 #[test]
 fn a_v0_message_is_explained_from_the_map_beyond_the_reference() {
-    // behaviour.md §13.3: no bank size and no free figures, so no reason from the message; the
-    // L1 region comes from `devices`, and the map gives the reason (memory.md §5).
+    // docs/rules/reference.md §13.3: no bank size and no free figures, so no reason from the message; the
+    // L1 region comes from `devices`, and the map gives the reason (docs/rules/memory.md §5).
     let sim = model(Era::DecoratorWithErrors, Options { v0_message: true, ..Options::default() });
     let truth = sim.truth.clone().unwrap();
     let report = open(&sim);

@@ -1,4 +1,4 @@
-//! The memory at a failure on simulated runs of what real ttnn 0.81 writes (memory.md §1): a
+//! The memory at a failure on simulated runs of what real ttnn 0.81 writes (docs/rules/memory.md §1): a
 //! single chip opened as a mesh (graph buffer nodes say 1, circular-buffer nodes 0, the tables 0
 //! or 1), the failed operation's buffers freed inside `Tensor::deallocate` scopes, DRAM placed
 //! from a reserved base. The simulation knows the truth; the library rebuilds it from the report.

@@ -191,7 +191,7 @@ fn folders_take_the_newest_csv_and_the_device_log() {
     assert!(PerfReport::open(&empty).unwrap_err().to_string().starts_with("no ops_perf_results"));
 }
 
-/// behaviour.md §8.1: a header and no rows, as the profiler leaves it when the model died before
+/// docs/rules/reference.md §8.1: a header and no rows, as the profiler leaves it when the model died before
 /// its first operation finished, is an empty report.
 #[test]
 fn a_header_without_rows_is_an_empty_report() {

@@ -214,14 +214,14 @@ proptest! {
     }
 }
 
-/// Real messages of messages.md §R the log scan must find whatever surrounds them.
+/// Real messages of docs/rules/messages.md §R the log scan must find whatever surrounds them.
 const REAL_MESSAGES: &[&str] = &[
     "Out of Memory: Not enough space to allocate 26542080 B L1 buffer across 48 banks, where each bank needs to store 552960 B, but bank size is 1329888 B (allocated: 417792 B, free: 912096 B, largest free block: 522240 B) (assert.hpp:104)",
     "Out of Memory: Not enough space to allocate 4294967296 B DRAM buffer across 12 banks, where each bank needs to store 357916672 B, but bank size is 1071821792 B (allocated: 527808576 B, free: 544013216 B, largest free block: 306904160 B) (assert.hpp:104)",
     "TT_FATAL: Out of Memory: Not enough space to allocate 1061683200 B DRAM buffer across 8 banks, where each bank needs to store 132710400 B, but bank size is 4273390016 B (allocated: 4221954688 B, free: 51435328 B, largest free block: 45589184 B)",
     "Statically allocated circular buffers on core range [(x=0,y=0) - (x=7,y=3)] grow to 2587616 B which is beyond max L1 size of 1499136 B",
     "Statically allocated circular buffers in program 77 clash with L1 buffers on core range [(x=0,y=0) - (x=7,y=7)]. L1 buffer allocated at 974336 and static circular buffer region ends at 1089536",
-    // Beyond the reference (behaviour.md §13): V0 (M11), no prefix (M09), a circular buffer
+    // Beyond the reference (docs/rules/reference.md §13): V0 (M11), no prefix (M09), a circular buffer
     // larger than its buffer (G01).
     "Out of Memory: Not enough space to allocate 98304000 B L1 buffer across 100 banks, where each bank needs to store 983040 B",
     "Not enough space to allocate 1027604480 B DRAM buffer across 12 banks, where each bank needs to store 85635072 B, but bank size is only 1073741792 B",

@@ -1,5 +1,5 @@
 //! ttnn releases that record no message for a failed operation, and the log beside a report
-//! (behaviour.md §13.5), on simulated runs: the same script recorded as ttnn 0.67–0.78 record it
+//! (docs/rules/reference.md §13.5), on simulated runs: the same script recorded as ttnn 0.67–0.78 record it
 //! (no `operations` row, no graph, no message for the failed operation) and as the importer of
 //! 0.79 and later records it, each with the run's log.
 
@@ -49,7 +49,7 @@ fn json(report: &MemoryReport) -> serde_json::Value {
     serde_json::from_str(&render_json(report, &collect(report, None, &options).unwrap(), &options)).unwrap()
 }
 
-/// behaviour.md §13.5: the `incomplete_operation` row at id 0 is the operation after the last
+/// docs/rules/reference.md §13.5: the `incomplete_operation` row at id 0 is the operation after the last
 /// recorded one, listed with its error, never "operation 0".
 #[test]
 fn the_unrecorded_operation_follows_the_last_recorded_one() {

@@ -132,7 +132,7 @@ fn a_rank_is_refused_on_a_report_without_ranks() {
     assert!(open(dir.path(), 0).is_ok());
 }
 
-/// behaviour.md §2.1: operations at ranks 0 and 1 and an `errors` table without a `rank` column:
+/// docs/rules/reference.md §2.1: operations at ranks 0 and 1 and an `errors` table without a `rank` column:
 /// every row belongs to every rank's view. The rank-1 view lists both rows, `ttnn.softmax`
 /// attached to rank-1 operation 3 and `ttnn.add` unattached.
 #[test]
@@ -177,7 +177,7 @@ fn an_errors_table_with_rank_keeps_rank_zero_rows_to_rank_zero() {
     assert_eq!(r0.unattached_errors().map(|e| e.message.as_str()).collect::<Vec<_>>(), ["softmax failed"]);
 }
 
-/// behaviour.md §14.7 on a real database.
+/// docs/rules/reference.md §14.7 on a real database.
 #[test]
 fn attachment_on_a_real_database() {
     let dir = TempDir::new("attach");
@@ -276,7 +276,7 @@ fn the_demo_opens_from_the_binary() {
     assert!(report.operations.len() >= 20);
     assert!(report.errors.iter().any(|e| e.failure.is_some()));
     assert!(report.unattached_errors().count() >= 2);
-    // Its `incomplete_operation` row at id 0 is the operation after the last (behaviour.md §13.5).
+    // Its `incomplete_operation` row at id 0 is the operation after the last (docs/rules/reference.md §13.5).
     let last = report.operations.last().unwrap();
     assert_eq!((last.id, last.name.as_str(), last.recorded), (40, "ttnn.conv2d", false));
 }

@@ -1,4 +1,4 @@
-//! Reading operations' input and output tensors for the `DRAM fallback?` flag (behaviour.md
+//! Reading operations' input and output tensors for the `DRAM fallback?` flag (docs/rules/reference.md
 //! §1.3.4, §11.3): buffer types, shapes and per-device addresses, tolerant of missing tables and
 //! ranks; and the flag on linked perf rows.
 

@@ -1,5 +1,5 @@
 //! The real ttnn 0.81.1 reports of issue 21 (`fixtures/real/`, README "truth.json additions"):
-//! meshes named with their shape and chips (memory.md §2, §8), an input whose `tensors.address`
+//! meshes named with their shape and chips (docs/rules/memory.md §2, §8), an input whose `tensors.address`
 //! is NULL, a buffer freed by an operation that wrote no `buffers` rows, the model's line from a
 //! report with stack traces, and `tensor_lifetime` against the late list — each against what the
 //! recording script saw (`truth.json`).
@@ -55,7 +55,7 @@ fn truth_addresses(truth: &Value) -> Vec<u64> {
     v
 }
 
-/// memory.md §2: the mesh named by its shape and chips, the failure holding on each chip, the
+/// docs/rules/memory.md §2: the mesh named by its shape and chips, the failure holding on each chip, the
 /// other mesh devices with live buffers said in a note (by the report's ids).
 fn check_mesh(scenario: &str) {
     let truth = truth(scenario);

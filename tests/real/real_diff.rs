@@ -1,4 +1,4 @@
-//! `ttnn-tui diff BEFORE AFTER` (interfaces.md §1) on real pairs: a failure of `fixtures/real/`
+//! `ttnn-tui diff BEFORE AFTER` (docs/rules/interfaces.md §1) on real pairs: a failure of `fixtures/real/`
 //! and the same script run again with a fix by real tt-metal (`fixtures/rerun/`, whose truth.json
 //! says which operations the fix inserted), and reports of other ttnn releases
 //! (`fixtures/releases/`). The failures gone, new and kept are what the re-runs recorded; each

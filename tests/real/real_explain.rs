@@ -51,7 +51,7 @@ fn check_failure(scenario: &str) {
     assert_eq!(entry["message"], f["message"], "the message as stored");
     let af = &entry["allocation_failure"];
     assert_eq!(af["kind"], f["kind"]);
-    // Every figure the script parsed; the figures of kind 5 (behaviour.md §13.3), which none of
+    // Every figure the script parsed; the figures of kind 5 (docs/rules/reference.md §13.3), which none of
     // these messages is, are null.
     let figures = af["figures"].as_object().expect("figures");
     for (key, value) in f["figures"].as_object().expect("the script's figures") {
@@ -93,7 +93,7 @@ fn check_memory(scenario: &str) {
     let region = (int(&m["region"]["start"]).unwrap(), int(&m["region"]["end"]).unwrap());
     if end == start {
         // A 0 B region (L1_SMALL of a device opened without l1_small_size): tt-metal names the
-        // L1 base as its base; memory.md §2 puts it at the top of L1. Both are empty.
+        // L1 base as its base; docs/rules/memory.md §2 puts it at the top of L1. Both are empty.
         assert_eq!(region.0, region.1, "an empty region");
     } else {
         assert_eq!(region, (start, end), "the region");
@@ -101,7 +101,7 @@ fn check_memory(scenario: &str) {
     let (allocated, free) = allocator_blocks(&truth);
     // What the failing operation had allocated when tt-metal threw is live at the failure, and
     // unwound by the time the script read the allocator (a circular-buffer clash with its own
-    // output, memory.md §3).
+    // output, docs/rules/memory.md §3).
     let own: Vec<u64> = truth["memory_at_failure"]["this_operation"]["known_addresses"]
         .as_array()
         .map(|a| a.iter().filter_map(int).collect())

@@ -1,5 +1,5 @@
 //! `ttnn-tui explain` on the real reports of ttnn 0.66.0, 0.75.0 and 0.80.0 (`fixtures/releases/`),
-//! with and without the pytest log of the run that wrote each (behaviour.md §13.5): the failure
+//! with and without the pytest log of the run that wrote each (docs/rules/reference.md §13.5): the failure
 //! as the script caught it (`truth.json`), the operation 0.75 did not record listed after the last
 //! with its memory when it started, and — joined with the log — the same answer the 0.81.1
 //! recording of the same scenario (`fixtures/real/`) gives, on what does not depend on the release.
@@ -140,7 +140,7 @@ fn with_log(version: &str, scenario: &str) {
     let line = lines.lines().nth(place["line"].as_u64().unwrap() as usize - 1).unwrap();
     assert!(line.contains("Out of Memory: Not enough space") || line.contains("Statically allocated"), "{line}");
     if f["recorded"] == false {
-        // The message is the log's (behaviour.md §13.5).
+        // The message is the log's (docs/rules/reference.md §13.5).
         let message = entry["message"].as_str().unwrap();
         assert!(f["message"].as_str().unwrap().contains(message.lines().next().unwrap()), "{message}");
         assert_eq!(entry["memory"]["basis"], "earlier_snapshot");

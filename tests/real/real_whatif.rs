@@ -48,7 +48,7 @@ fn whatif(original: &str, operation: u64, args: &[&str]) -> Value {
     serde_json::from_slice(&o.stdout).expect("valid JSON")
 }
 
-/// The outcome is the operation's (memory.md §9.3): `fits` only when the re-run ran on; a
+/// The outcome is the operation's (docs/rules/memory.md §9.3): `fits` only when the re-run ran on; a
 /// re-run that placed the request and then failed on its circular buffers is `request.fits`
 /// with an outcome that is not `fits`, said "the request fits at A, but …". A re-run the fix
 /// broke (an input freed before the operation read it) is a fix `whatif` refuses.
@@ -171,7 +171,7 @@ fn the_replay_reproduces_every_real_fixture() {
 }
 
 /// The advice explain gives is the fix a re-run recorded: where the two meet, the same outcome
-/// and address (memory.md §9.2), ranked frees before moves; no line says `fits` where the re-run
+/// and address (docs/rules/memory.md §9.2), ranked frees before moves; no line says `fits` where the re-run
 /// failed (stale_chain__free_late placed the output, then failed on its dataflow buffers).
 #[test]
 fn explain_advice_says_what_the_reruns_did() {
@@ -224,7 +224,7 @@ fn explain_advice_says_what_the_reruns_did() {
 }
 
 /// The advice in the order it is said, and at most five lines of it in the text; JSON has
-/// every candidate replayed (memory.md §9.2): a_l1_add_oom's free first, then the moves, the
+/// every candidate replayed (docs/rules/memory.md §9.2): a_l1_add_oom's free first, then the moves, the
 /// output in DRAM last.
 #[test]
 fn advice_is_ranked_and_the_text_says_five_lines() {

@@ -106,7 +106,7 @@ pub struct DeviceOp {
     pub cores: u64,
     /// `MATH FIDELITY`.
     pub fidelity: &'static str,
-    /// Core utilisation that `PM IDEAL [ns]` is derived from (behaviour.md §11.5's u).
+    /// Core utilisation that `PM IDEAL [ns]` is derived from (docs/rules/reference.md §11.5's u).
     pub utilisation: f64,
     /// `PROGRAM HASH`.
     pub hash: u64,

@@ -1,4 +1,4 @@
-//! Builds captured-graph JSON (`captured_graph.captured_graph`, `formats.md` §3) as tt-metal's
+//! Builds captured-graph JSON (`captured_graph.captured_graph`, `docs/rules/formats.md` §3) as tt-metal's
 //! graph processor writes it, in three eras:
 //!
 //! * [`Graph::strings`] — 2024: every param value a string, no `stacking_level`, no
@@ -9,7 +9,7 @@
 //!   `tensor_id`, `device_id`, `buffer_type`, `page_size`, `num_cores`, `max_size_per_bank`),
 //!   `stacking_level` on each node, `params: null` on capture nodes.
 //!
-//! `counter` is the node's position in the array. Levels follow `formats.md` §3.5: a
+//! `counter` is the node's position in the array. Levels follow `docs/rules/formats.md` §3.5: a
 //! function_start gets the depth before its push (capture_start counting as 1), its end copies
 //! it, nested nodes take the level of the enclosing function, capture nodes 0.
 //! Params are written with sorted keys, as tt-metal's `std::map` does.

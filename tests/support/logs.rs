@@ -1,4 +1,4 @@
-//! Builds the fixture logs of `fixtures/logs/` from the real messages of messages.md §R, in the
+//! Builds the fixture logs of `fixtures/logs/` from the real messages of docs/rules/messages.md §R, in the
 //! shapes logs give them: a pytest session with two failing tests, a CI log with a timestamp on
 //! every line, messages wrapped by the people who pasted them, a log with a `TT_FATAL` but no
 //! allocation failure, and a real pytest session that died in a check of its own. `examples/gen_logs.rs` writes them; `tests/explain/explain_log.rs` checks the

@@ -1,5 +1,5 @@
 //! Builds `ops_perf_results` CSVs of every era and tt-perf-report outputs for tests and the
-//! benchmark (formats.md §4.2–§4.3, §5).
+//! benchmark (docs/rules/formats.md §4.2–§4.3, §5).
 #![allow(dead_code)]
 
 use std::collections::HashMap;

@@ -345,7 +345,7 @@ impl ErrorRow {
             rank: 0,
         }
     }
-    /// The row graph_report writes for a top-level scope that never ended (`formats.md` §2.5):
+    /// The row graph_report writes for a top-level scope that never ended (`docs/rules/formats.md` §2.5):
     /// at the base id, empty stack trace and timestamp.
     pub fn incomplete(base_operation_id: i64, op_name: &str) -> Self {
         let msg = format!("Operation '{op_name}' started but never completed (likely crashed)");

@@ -1,9 +1,9 @@
-//! The `db.sqlite` schema of each era (`formats.md` §2.2–§2.3), verbatim from real reports:
+//! The `db.sqlite` schema of each era (`docs/rules/formats.md` §2.2–§2.3), verbatim from real reports:
 //! the `.schema` dumps of TT-NN Visualizer's `report_schemas.py` and rank-test fixtures, and
 //! tt-metal's `ttnn/ttnn/database.py` and `graph_report.py`. Also the buffer-type and layout
 //! enums shared by the database and the graph.
 
-/// The report database shapes found in the wild (`formats.md` §2.3).
+/// The report database shapes found in the wild (`docs/rules/formats.md` §2.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Schema {
     /// Before `errors`, `report_metadata`, `device_tensors`, `source_files`, `buffers.buffer_layout`
@@ -217,7 +217,7 @@ impl Schema {
     }
 }
 
-/// The lookup indexes TT-NN's `database.py` creates (`formats.md` §2.1), except the V2.1
+/// The lookup indexes TT-NN's `database.py` creates (`docs/rules/formats.md` §2.1), except the V2.1
 /// stack-trace index, which [`Schema::ddl`] already creates.
 pub const LOOKUP_INDEXES: &[&str] = &[
     "CREATE INDEX IF NOT EXISTS idx_buffers_address ON buffers (address)",
@@ -229,7 +229,7 @@ pub const LOOKUP_INDEXES: &[&str] = &[
     "CREATE INDEX IF NOT EXISTS idx_input_tensors_tensor_id ON input_tensors (tensor_id)",
 ];
 
-/// `BufferType` of tt-metal (`formats.md` §1.7).
+/// `BufferType` of tt-metal (`docs/rules/formats.md` §1.7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BufferType {
     Dram,

@@ -2,7 +2,7 @@
 //! top-down in L1's `[A, A+B)` and bottom-up in DRAM, produced and consumed by operations,
 //! freed by `ttnn.deallocate`, buffers allocated or freed between operations outside any
 //! record — until an operation fails to allocate. It records what TT-NN records in each writer
-//! era of memory.md §1 (post-operation snapshots, graphs with allocations, frees and the
+//! era of docs/rules/memory.md §1 (post-operation snapshots, graphs with allocations, frees and the
 //! unwinding, tensors and their producers and consumers, the allocator's figures in the
 //! message) and keeps the truth at the failure, which tests compare with what the library
 //! rebuilds from the written report.
@@ -37,7 +37,7 @@ use std::collections::HashMap;
 /// (the bank size its messages give).
 pub const DRAM_BANK: u64 = 1_072_693_184;
 /// The lowest DRAM address the simulated allocator places: tt-metal 0.81 reserves what lies
-/// below (memory.md §1), and the allocator's region starts here.
+/// below (docs/rules/memory.md §1), and the allocator's region starts here.
 pub const DRAM_BASE: u64 = 1_048_640;
 /// Banks of each buffer type.
 pub const L1_BANKS: u64 = 64;
@@ -223,7 +223,7 @@ impl Sim {
     }
 
     /// The device id graph buffer nodes carry for device `d`: the mesh's (1) for a single chip
-    /// opened as a mesh (memory.md §1), else `d`.
+    /// opened as a mesh (docs/rules/memory.md §1), else `d`.
     pub(crate) fn graph_device(&self, d: u64) -> u64 {
         if self.options.mesh.is_some() { 1 } else { d }
     }

@@ -45,7 +45,7 @@ fn memory_tab(scenario: &str) {
         let title = format!("Memory at the failure of {id} {name} · device ");
         assert!(screen.contains(&title) && screen.contains(&format!(" · {bt}")), "{title:?} in\n{screen}");
         let (start, end) = allocator_region(&truth);
-        // A 0 B region: tt-metal names the L1 base as its base, memory.md §2 the top of L1.
+        // A 0 B region: tt-metal names the L1 base as its base, docs/rules/memory.md §2 the top of L1.
         let region = if start == end { "region (0 B)".to_string() } else { format!("{start}–{end} region") };
         assert!(screen.contains(&region), "the region {region} in\n{screen}");
         let (allocated, _) = allocator_blocks(&truth);

@@ -1,4 +1,4 @@
-//! Failures recognised beyond the reference (behaviour.md §13) on screen: a circular buffer
+//! Failures recognised beyond the reference (docs/rules/reference.md §13) on screen: a circular buffer
 //! larger than its L1 buffer counts as an allocation failure everywhere, and every record made
 //! beyond the reference is marked in its callout; a parity record is not.
 

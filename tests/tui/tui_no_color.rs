@@ -1,5 +1,5 @@
 //! NO_COLOR: the bytes the crossterm backend writes keep reverse video on the selected row
-//! (tui.md, "NO_COLOR trap"). One test in its own binary, since it sets NO_COLOR.
+//! (docs/rules/terminal.md, "NO_COLOR trap"). One test in its own binary, since it sets NO_COLOR.
 
 use crate::tui_support;
 

@@ -92,7 +92,7 @@ fn unattached_callout_lists_five_then_says_how_many_more() {
 #[test]
 fn detail_pane_of_each_reason_and_of_another_error() {
     let mut h = harness(120, 40);
-    // An allocation failure's reason label and detail share a line (behaviour.md §5.4); another
+    // An allocation failure's reason label and detail share a line (docs/rules/reference.md §5.4); another
     // error's type stands on its own line above the message.
     let cases: [(u64, &str, &str); 7] = [
         (

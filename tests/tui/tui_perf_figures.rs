@@ -1,4 +1,4 @@
-//! The Performance tab never cuts a figure (behaviour.md §13.4): device times and op-to-op gaps of
+//! The Performance tab never cuts a figure (docs/rules/reference.md §13.4): device times and op-to-op gaps of
 //! seconds, a negative gap and a core count wider than their columns' usual widths appear whole at
 //! 80, 120 and 200 columns; the columns widen and OP Code gives up the room.
 

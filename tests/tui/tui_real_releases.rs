@@ -1,5 +1,5 @@
 //! The terminal UI on the real reports of ttnn 0.66.0, 0.75.0 and 0.80.0 (`fixtures/releases/`),
-//! with and without the log of each run (behaviour.md §13.5): the operations list and tab 4.
+//! with and without the log of each run (docs/rules/reference.md §13.5): the operations list and tab 4.
 
 use crate::tui_support;
 

@@ -1,4 +1,4 @@
-//! ttnn releases that record no message for a failed operation, on screen (behaviour.md §13.5):
+//! ttnn releases that record no message for a failed operation, on screen (docs/rules/reference.md §13.5):
 //! the operation the report did not record is listed after the last with its error and `(not
 //! recorded)`, its callout says why it has no message and how to add it, tab 4 shows the memory
 //! when it started; with the run's log beside the report, its failure reads as if recorded.

@@ -1,4 +1,4 @@
-//! What the reference hides, on tab 1 (behaviour.md §7.5, §13.4): every unattached error is
+//! What the reference hides, on tab 1 (docs/rules/reference.md §7.5, §13.4): every unattached error is
 //! reachable past `And {n − 5} more.`, an error row without an operation id attaches to nothing,
 //! a report older than the `errors` table says it does not record errors, and `y` copies what a
 //! message says rather than its location line.

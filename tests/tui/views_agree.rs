@@ -1,7 +1,7 @@
 //! One answer per question (issue 14): the failure's place is the same in tab 4, tab 5,
 //! `--peak` and `explain --json` on a two-device run whose failures are on device 1; and on every
 //! fixture, tab 4's picture, tab 5's series and `--peak` agree on each operation's bytes per bank
-//! of each device and buffer type (one valid-row rule, memory.md §3).
+//! of each device and buffer type (one valid-row rule, docs/rules/memory.md §3).
 
 use crate::cli;
 use crate::tui_support;
@@ -190,7 +190,7 @@ fn tab_4_tab_5_and_peak_agree_on_every_operation_of_every_fixture() {
     }
 }
 
-/// The holders a failure's picture names (memory.md §4) are the ones tab 4's picture of the
+/// The holders a failure's picture names (docs/rules/memory.md §4) are the ones tab 4's picture of the
 /// operation its snapshot was taken after names at the same addresses: on a_l1_add_oom, the
 /// output of operation 10 is tensor 29 in both (its graph names an internal tensor 28 at the same
 /// address, which no link records).

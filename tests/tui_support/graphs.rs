@@ -1,4 +1,4 @@
-//! Captured graphs (JSON) of every tree shape behaviour.md §14.5 names.
+//! Captured graphs (JSON) of every tree shape docs/rules/reference.md §14.5 names.
 
 fn start(counter: u32, name: &str, level: Option<u32>) -> String {
     let level = level.map(|l| format!(",\"stacking_level\":{l}")).unwrap_or_default();

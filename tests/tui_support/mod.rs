@@ -125,7 +125,7 @@ impl Report {
     }
 }
 
-/// Allocation-failure messages, one per reason (behaviour.md §14.1).
+/// Allocation-failure messages, one per reason (docs/rules/reference.md §14.1).
 pub mod messages {
     pub const NOT_ENOUGH: &str = "Out of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)";
     pub const FRAGMENTED: &str = "Out of Memory: Not enough space to allocate 1638400 B DRAM buffer across 2 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 382720 B, free: 1000000 B, largest free block: 300000 B)";

@@ -1,4 +1,4 @@
-//! Two runs' operations aligned by name (interfaces.md §1): a longest common subsequence of the
+//! Two runs' operations aligned by name (docs/rules/interfaces.md §1): a longest common subsequence of the
 //! two name sequences, found as `git diff` finds one — the common prefix and suffix set aside,
 //! names only one side has set aside, then Myers' linear-space search of the middle snake — with
 //! a cost bound that keeps a run of 200 000 operations a side linear-ish. Past the bound the

@@ -1,4 +1,4 @@
-//! The failures of two runs compared by (operation name, kind) (interfaces.md §1): gone (BEFORE
+//! The failures of two runs compared by (operation name, kind) (docs/rules/interfaces.md §1): gone (BEFORE
 //! only), new (AFTER only), kept; and the line a comparison leads with.
 
 use crate::analysis::attach::INCOMPLETE_OPERATION as INCOMPLETE;
@@ -25,7 +25,7 @@ pub struct RunFailure {
     /// The kind in words: `Out of memory`, `Circular buffers clash with L1 buffers`, else the
     /// error's type.
     pub label: String,
-    /// The summary line of an allocation failure (behaviour.md §5.2), else the message's line
+    /// The summary line of an allocation failure (docs/rules/reference.md §5.2), else the message's line
     /// worth quoting.
     pub summary: String,
     /// Why an allocation did not fit, where its figures say.

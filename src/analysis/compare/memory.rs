@@ -1,5 +1,5 @@
 //! The memory of two runs side by side: which chart line of one run is the other's, and the memory
-//! used per bank after each aligned operation on that line (interfaces.md §1).
+//! used per bank after each aligned operation on that line (docs/rules/interfaces.md §1).
 
 use super::align::Alignment;
 use crate::analysis::format::size;

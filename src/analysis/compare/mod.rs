@@ -1,4 +1,4 @@
-//! Two runs compared (`ttnn-tui diff`, `--compare`; interfaces.md §1): their operations aligned
+//! Two runs compared (`ttnn-tui diff`, `--compare`; docs/rules/interfaces.md §1): their operations aligned
 //! by name, their failures gone, new and kept, the line a comparison leads with, and the memory
 //! after each aligned operation. Pure: the report layer reads each run, print mode and the UI say
 //! what these rules find.

@@ -1,4 +1,4 @@
-//! Core ranges as TT-NN writes them (formats.md §3): the one parser of the three forms a
+//! Core ranges as TT-NN writes them (docs/rules/formats.md §3): the one parser of the three forms a
 //! `core_range_set` (and a message's core range) takes — ttnn's string `{[0-0 - 7-6]}`, the JSON
 //! of newer graph nodes `[{"start": {"x": 0, "y": 0}, "end": {"x": 7, "y": 6}}]`, and the older
 //! `[(x=0,y=0) - (x=7,y=7)]` — each range with its start and end core `(x, y)`.

@@ -1,4 +1,4 @@
-//! Captured-graph nodes, normalised from the JSON of every era (behaviour.md §3.1, formats.md §3).
+//! Captured-graph nodes, normalised from the JSON of every era (docs/rules/reference.md §3.1, docs/rules/formats.md §3).
 
 use super::core_ranges::{CoreRange, core_range_set_text, parse_core_ranges};
 use super::json::{Loose, RawNode, RawParams, RawScopeNode, read_nodes, read_scope_nodes};

@@ -1,4 +1,4 @@
-//! behaviour.md §14.5 (scope outcomes), §14.6 (failed device operations) and the §14.8 graph
+//! docs/rules/reference.md §14.5 (scope outcomes), §14.6 (failed device operations) and the §14.8 graph
 //! cases of completed device operations, as tests.
 
 use super::nodes::{GraphNode, NodeType};

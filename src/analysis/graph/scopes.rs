@@ -1,5 +1,5 @@
 //! Function scopes of a captured graph: pairing, outcomes, failed and completed device operations
-//! (behaviour.md §3.2–§3.6).
+//! (docs/rules/reference.md §3.2–§3.6).
 
 use super::nodes::{GraphNode, NodeType};
 

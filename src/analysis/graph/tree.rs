@@ -1,4 +1,4 @@
-//! The device-operations tree of an operation's captured graph (behaviour.md §3.8): scope blocks
+//! The device-operations tree of an operation's captured graph (docs/rules/reference.md §3.8): scope blocks
 //! holding their child scopes and buffer rows in capture order, each scope with its outcome.
 
 use super::nodes::{GraphNode, NodeType};
@@ -25,7 +25,7 @@ pub struct ScopeBlock {
     pub(crate) start: usize,
     /// The scope's name.
     pub(crate) name: String,
-    /// Completed, failed or unclosed (behaviour.md §3.4).
+    /// Completed, failed or unclosed (docs/rules/reference.md §3.4).
     pub(crate) outcome: Outcome,
     /// The error marker: the scope failed, or a scope inside it did.
     pub(crate) marked: bool,
@@ -64,7 +64,7 @@ impl ScopeBlock {
     }
 }
 
-/// Builds the tree of behaviour.md §3.8; `has_recorded_error` is whether the operation has an
+/// Builds the tree of docs/rules/reference.md §3.8; `has_recorded_error` is whether the operation has an
 /// attached error (it decides whether scopes left open failed or are unclosed).
 pub fn device_ops_tree(nodes: &[GraphNode], has_recorded_error: bool) -> Vec<TreeEntry> {
     let closes = scope_closes(nodes, has_recorded_error);

@@ -1,4 +1,4 @@
-//! The shapes of behaviour.md §14.5 as trees, plus the circular-buffer pre-pass.
+//! The shapes of docs/rules/reference.md §14.5 as trees, plus the circular-buffer pre-pass.
 
 use super::*;
 

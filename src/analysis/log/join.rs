@@ -1,4 +1,4 @@
-//! A log beside a report (behaviour.md §13.5): which report operation each failure of the log
+//! A log beside a report (docs/rules/reference.md §13.5): which report operation each failure of the log
 //! belongs to. First the operation whose error is the same failure (same kind and figures): the
 //! log then only says where it was seen. Else the operation that started and never completed,
 //! recorded or not, of the same name: it takes the last failure of that name in the log.

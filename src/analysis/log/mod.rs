@@ -33,7 +33,7 @@ pub const MAX_REPEATS: usize = 1_000;
 /// Earlier failures a repeat for the same test is looked for among.
 const REPEAT_LOOKBACK: usize = 64;
 
-/// The openings of every message the parser recognises (behaviour.md §4.2, §13.2).
+/// The openings of every message the parser recognises (docs/rules/reference.md §4.2, §13.2).
 static OPENING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         "Not enough space|Statically allocated|Circular buffers on service-core|Cannot set to globally allocated|Cannot set circular buffer size",

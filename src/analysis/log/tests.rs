@@ -1,4 +1,4 @@
-//! The log scan on real messages (messages.md §R) in the shapes logs give them.
+//! The log scan on real messages (docs/rules/messages.md §R) in the shapes logs give them.
 
 use super::*;
 use crate::analysis::messages::failure::FailureKind;

@@ -1,4 +1,4 @@
-//! The memory at N's failure (memory.md §2–§7): its place — with the mesh-id rule of ttnn 0.81
+//! The memory at N's failure (docs/rules/memory.md §2–§7): its place — with the mesh-id rule of ttnn 0.81
 //! single chips — the live buffers, who holds them, the map and its check, the fit, the circular
 //! buffers in the way.
 
@@ -32,7 +32,7 @@ pub(crate) fn found_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
     Some((found_device(inputs).unwrap_or(0), buffer_type))
 }
 
-/// The mesh-id rule (memory.md §2): when the device found has no `buffers` row up to N (N's own
+/// The mesh-id rule (docs/rules/memory.md §2): when the device found has no `buffers` row up to N (N's own
 /// rows or `inputs.devices_with_rows`) but exactly one other device does, that device.
 fn mesh_device(inputs: &FailureInputs, found: u64) -> Option<u64> {
     let mut with_rows: Vec<u64> =
@@ -45,7 +45,7 @@ fn mesh_device(inputs: &FailureInputs, found: u64) -> Option<u64> {
     }
 }
 
-/// The failure's place (memory.md §2): its device, after the mesh-id rule, and buffer type.
+/// The failure's place (docs/rules/memory.md §2): its device, after the mesh-id rule, and buffer type.
 /// The report reads the earlier snapshot of this device.
 pub(crate) fn failure_place(inputs: &FailureInputs) -> Option<(u64, BufferType)> {
     let (found, buffer_type) = found_place(inputs)?;
@@ -68,7 +68,7 @@ pub(crate) fn failure_mark_place(inputs: &FailureInputs) -> (Option<u64>, Option
     (device, buffer_type)
 }
 
-/// The devices whose records are read as the failure's device (memory.md §2): the device of
+/// The devices whose records are read as the failure's device (docs/rules/memory.md §2): the device of
 /// its place and, under the mesh-id rule, the device found as well, or on a single chip opened
 /// as a mesh its other id (where `device_tensors` may place a tensor); empty without a place.
 pub(crate) fn place_devices(inputs: &FailureInputs) -> Vec<u64> {
@@ -89,7 +89,7 @@ fn snapshot_places(inputs: &FailureInputs) -> Vec<(u64, BufferType)> {
 /// and tensor placements (`tensors` and `device_tensors` rows) of the device found are taken as
 /// the chosen device's, with the note saying so; and on a single chip opened as a mesh, a
 /// `device_tensors` row under the chip's other id is the failure device's (a tensor whose
-/// `tensors.address` is NULL: memory.md §2, §4); a graph allocation typed `L1` by its `type`
+/// `tensors.address` is NULL: docs/rules/memory.md §2, §4); a graph allocation typed `L1` by its `type`
 /// string alone, inside the L1_SMALL region, is L1_SMALL.
 fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNote>) {
     let Some((found, _)) = found_place(inputs) else { return (Cow::Borrowed(inputs), None) };
@@ -133,7 +133,7 @@ fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNo
     (Cow::Owned(placed), Some(MemoryNote::MeshDevice { found, chosen }))
 }
 
-/// Whether the rules would read the earlier snapshot S0 of `device` (memory.md §3.4): always
+/// Whether the rules would read the earlier snapshot S0 of `device` (docs/rules/memory.md §3.4): always
 /// when N has no `buffers` row for it; otherwise only to size a buffer the unwinding freed.
 pub(crate) fn needs_earlier_snapshot(inputs: &FailureInputs, device: u64) -> bool {
     !inputs.own_snapshot.iter().any(|r| r.device_id == device) || unwinds(&inputs.graph)
@@ -154,7 +154,7 @@ fn banks_of(inputs: &FailureInputs, device: u64, buffer_type: BufferType) -> u64
     default_banks(buffer_type, figures, inputs.devices.iter().find(|d| d.device_id == device))
 }
 
-/// The memory at N's failure (memory.md §2–§7); none when N has no allocation failure of L1,
+/// The memory at N's failure (docs/rules/memory.md §2–§7); none when N has no allocation failure of L1,
 /// DRAM or L1_SMALL, or when no basis applies (§3.4). Never panics, whatever the inputs.
 pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
     let (inputs, mesh_note) = as_placed(inputs);
@@ -206,7 +206,7 @@ pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
     })
 }
 
-/// What would make N's request fit (memory.md §6): none for circular buffers, without a region
+/// What would make N's request fit (docs/rules/memory.md §6): none for circular buffers, without a region
 /// or a request, or for a request larger than the whole bank; else the cheapest buffers to free
 /// (L1 and L1_SMALL allocate top-down, DRAM bottom-up).
 fn fit_at_failure(
@@ -229,7 +229,7 @@ fn fit_at_failure(
     }
 }
 
-/// The reason of behaviour.md §5.3 from the map's figures, for a message without free figures
+/// The reason of docs/rules/reference.md §5.3 from the map's figures, for a message without free figures
 /// (V0–V2): free = region size − used, largest = the largest free block; need and bank size from
 /// the message. Without a region only the message's own figures count.
 fn map_reason(failure: &AllocationFailure, map: &MemoryMap) -> Option<Explanation> {

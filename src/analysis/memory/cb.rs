@@ -1,4 +1,4 @@
-//! Circular-buffer failures (memory.md §7): the failing program's circular buffers, the region
+//! Circular-buffer failures (docs/rules/memory.md §7): the failing program's circular buffers, the region
 //! end, and the live L1 buffers in their way.
 
 use super::graph_index::GraphIndex;

@@ -1,4 +1,4 @@
-//! What would make the request fit (memory.md §6): the window of the request's size, inside the
+//! What would make the request fit (docs/rules/memory.md §6): the window of the request's size, inside the
 //! region and clear of every pinned buffer, that overlaps the fewest movable bytes.
 
 use super::model::{Block, Fit, LiveBuffer, NoFit};

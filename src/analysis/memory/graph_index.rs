@@ -1,4 +1,4 @@
-//! What the holder and circular-buffer rules look up in N's graph (memory.md §4, §7), indexed
+//! What the holder and circular-buffer rules look up in N's graph (docs/rules/memory.md §4, §7), indexed
 //! once per graph so that asking for every buffer costs n log n, not n²: nodes by id (the tensor
 //! an allocation connects to) and the innermost function scope open at each node.
 
@@ -22,7 +22,7 @@ impl<'a> GraphIndex<'a> {
     }
 
     /// The name of the innermost function scope open at node `position`, with the scope closes
-    /// of behaviour.md §3.4: a scope is open from its start until the node before which it
+    /// of docs/rules/reference.md §3.4: a scope is open from its start until the node before which it
     /// closes.
     pub(crate) fn open_scope(&self, position: usize) -> Option<String> {
         let innermost = self.innermost.get_or_init(|| innermost_scopes(self.nodes));

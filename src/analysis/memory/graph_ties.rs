@@ -1,4 +1,4 @@
-//! Where a tensor's buffer is (memory.md §4): the one its producer's captured graph ties to it,
+//! Where a tensor's buffer is (docs/rules/memory.md §4): the one its producer's captured graph ties to it,
 //! then `device_tensors`, then `tensors`. ttnn 0.81 gives a multi-output operation's third
 //! output the second's address in `tensors` (`split_query_key_value_and_split_heads`) and may
 //! record no `device_tensors` row for it; an output can have `tensors.address` NULL. The graph

@@ -1,4 +1,4 @@
-//! Who holds each live buffer (memory.md §4): the most recent tenant of its address, or for a
+//! Who holds each live buffer (docs/rules/memory.md §4): the most recent tenant of its address, or for a
 //! buffer the operation allocated, the tensor its graph connects it to; the tensor's producer,
 //! last use, and whether it is an input of the operation or stale.
 
@@ -15,12 +15,12 @@ pub(crate) fn is_deallocate(name: &str) -> bool {
     name == "ttnn.deallocate" || name == "ttnn::deallocate"
 }
 
-/// A tensor's producer (memory.md §4): its `output_tensors` row of the smallest operation id.
+/// A tensor's producer (docs/rules/memory.md §4): its `output_tensors` row of the smallest operation id.
 pub(crate) fn producer(uses: &[TensorUse]) -> Option<&TensorUse> {
     uses.iter().filter(|u| u.output).min_by_key(|u| u.operation_id)
 }
 
-/// A tensor's last use before operation `n` (memory.md §4): the greatest operation id < `n` among
+/// A tensor's last use before operation `n` (docs/rules/memory.md §4): the greatest operation id < `n` among
 /// its `input_tensors` rows whose operation is not a deallocation.
 pub(crate) fn last_use(uses: &[TensorUse], n: u64) -> Option<u64> {
     uses.iter()
@@ -97,7 +97,7 @@ impl<'a> Holders<'a> {
         Self { operation_id, device, graph: GraphIndex::new(graph), inputs, by_id, by_address, own_by_address: false }
     }
 
-    /// The most recent tenant of `address` (memory.md §4): a candidate at that address on the
+    /// The most recent tenant of `address` (docs/rules/memory.md §4): a candidate at that address on the
     /// device, of the same buffer type when its type is known, seen by an operation ≤ N and not
     /// freed by a deallocation before N; the greatest first sighting wins, then the greatest id.
     /// (A binary search and, usually, one step: the late pass asks this for every buffer run.)

@@ -1,4 +1,4 @@
-//! The plain-data inputs of the memory rules (memory.md §1): what the report layer reads for one
+//! The plain-data inputs of the memory rules (docs/rules/memory.md §1): what the report layer reads for one
 //! operation, with bad values kept as written so that the rules can set them aside with a note.
 //! Everything here can be built from arbitrary data; the rules never panic on it.
 
@@ -29,7 +29,7 @@ impl SnapshotRow {
     }
 }
 
-/// The one valid-row rule of every view of memory (memory.md §3 "Valid rows"): a buffer's
+/// The one valid-row rule of every view of memory (docs/rules/memory.md §3 "Valid rows"): a buffer's
 /// (address, bytes per bank) when both are present and positive; none for a `buffers` row or
 /// graph allocation to set aside and count in a note (no allocator hands out address 0).
 pub(crate) fn valid_buffer(address: Option<i64>, size_per_bank: Option<i64>) -> Option<(u64, u64)> {
@@ -37,7 +37,7 @@ pub(crate) fn valid_buffer(address: Option<i64>, size_per_bank: Option<i64>) -> 
     Some((positive(address)?, positive(size_per_bank)?))
 }
 
-/// The bytes per bank the allocator takes for a buffer of `size` bytes per bank (memory.md §3):
+/// The bytes per bank the allocator takes for a buffer of `size` bytes per bank (docs/rules/memory.md §3):
 /// tt-metal pads an L1_SMALL buffer to 32 B where the graph and the `buffers` rows give its
 /// unaligned size (conv2d's config tensors, ttnn 0.81.1: 304 B recorded, 320 B in the
 /// allocator's block table; 368 B recorded, 384 B placed, and the message's `allocated` counts
@@ -56,7 +56,7 @@ const L1_SMALL_ALIGNMENT: u64 = 32;
 /// The `buffers` rows of the greatest earlier operation that has rows for the failure's device.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EarlierSnapshot {
-    /// That operation's id (P of memory.md §3.1).
+    /// That operation's id (P of docs/rules/memory.md §3.1).
     pub operation_id: u64,
     /// Its rows (every device; the rules keep the failure's).
     pub rows: Vec<SnapshotRow>,
@@ -109,7 +109,7 @@ pub struct TensorFacts {
     pub uses: Vec<TensorUse>,
 }
 
-/// A buffer live after replaying captured graphs (the graph-only pass, memory.md §3.4).
+/// A buffer live after replaying captured graphs (the graph-only pass, docs/rules/memory.md §3.4).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GraphBuffer {
     /// `params.device_id`; none in captures that do not record it (then it matches any device).
@@ -130,7 +130,7 @@ pub struct GraphBuffer {
     pub(crate) layout: Option<String>,
 }
 
-/// Everything the rules of memory.md §2–§7 read for one failed operation N.
+/// Everything the rules of docs/rules/memory.md §2–§7 read for one failed operation N.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FailureInputs {
     /// N's id.
@@ -146,11 +146,11 @@ pub struct FailureInputs {
     /// The buffers live after replaying every captured graph before N, when that pass has run.
     pub replayed_before: Option<Vec<GraphBuffer>>,
     /// The devices the report found a `buffers` row for at an operation before N (the
-    /// mesh-id rule of memory.md §2 also counts N's own rows); the report looks only when the
+    /// mesh-id rule of docs/rules/memory.md §2 also counts N's own rows); the report looks only when the
     /// device found has no row of its own.
     pub devices_with_rows: Vec<u64>,
     /// The lowest DRAM address the report found for the failure's device in `buffers` up to N
-    /// beyond the snapshots given here (memory.md §2: the DRAM base).
+    /// beyond the snapshots given here (docs/rules/memory.md §2: the DRAM base).
     pub lowest_dram_address: Option<u64>,
     /// The report's `devices` rows.
     pub devices: Vec<DeviceFacts>,
@@ -177,7 +177,7 @@ pub struct OperationInputs {
     pub tensors: Vec<TensorFacts>,
 }
 
-/// How many banks a graph node's size is spread over when it does not say (memory.md §3): the
+/// How many banks a graph node's size is spread over when it does not say (docs/rules/memory.md §3): the
 /// message's bank count, else the device's L1 bank count (L1, L1_SMALL) or 12 (DRAM).
 pub(crate) fn default_banks(buffer_type: BufferType, message_banks: Option<u64>, device: Option<&DeviceFacts>) -> u64 {
     message_banks.filter(|&b| b > 0).unwrap_or_else(|| match buffer_type {

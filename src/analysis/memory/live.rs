@@ -1,4 +1,4 @@
-//! The live buffers at the failure (memory.md §3.4–§3.5): the basis that applies, the buffers of
+//! The live buffers at the failure (docs/rules/memory.md §3.4–§3.5): the basis that applies, the buffers of
 //! the failure's (device, buffer type) it gives, and which of them the failed operation allocated.
 
 use super::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
@@ -35,7 +35,7 @@ pub(crate) struct LiveSet {
     pub(crate) notes: Vec<MemoryNote>,
 }
 
-/// The name of a `buffer_layout` code (formats.md §1.7); unknown codes are written as numbers.
+/// The name of a `buffer_layout` code (docs/rules/formats.md §1.7); unknown codes are written as numbers.
 pub(crate) fn layout_name(code: i64) -> String {
     match code {
         0 => "INTERLEAVED".into(),
@@ -106,7 +106,7 @@ fn placed(e: &Entry, banks: u64, graph: &[GraphNode]) -> Option<Placed> {
 }
 
 /// The live buffers of (device, buffer type) at N's failure point, by the first basis of
-/// memory.md §3.4 that applies; none when no basis does. `banks` spreads graph sizes that give
+/// docs/rules/memory.md §3.4 that applies; none when no basis does. `banks` spreads graph sizes that give
 /// no per-bank figure.
 pub(crate) fn live_at_failure(
     inputs: &FailureInputs,
@@ -164,7 +164,7 @@ struct Place {
     banks: u64,
 }
 
-/// The `after_failure_snapshot` basis (memory.md §3.4): N's rows (taken after the unwinding),
+/// The `after_failure_snapshot` basis (docs/rules/memory.md §3.4): N's rows (taken after the unwinding),
 /// the buffers the unwinding freed, and the buffers N's graph allocated before F and did not
 /// free before F — live at F even when the writer recorded no free for them while unwinding.
 /// Each address once, the rows first; bad rows are counted in `bad`.

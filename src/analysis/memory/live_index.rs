@@ -1,4 +1,4 @@
-//! The live buffers of a replay (memory.md §3.2), indexed by address so that an allocation or a
+//! The live buffers of a replay (docs/rules/memory.md §3.2), indexed by address so that an allocation or a
 //! free costs a hash lookup and a look at the few buffers sharing that address (one per device
 //! and buffer type), not a pass over everything live. Buffers keep the order they became live
 //! in, which the outputs read them in.

@@ -1,4 +1,4 @@
-//! The map of a region and its check against the allocator's own figures (memory.md §5).
+//! The map of a region and its check against the allocator's own figures (docs/rules/memory.md §5).
 
 use super::model::{Block, Check, CheckStatus, MemoryMap, Region};
 use super::notes::{MemoryNote, Tally};
@@ -70,7 +70,7 @@ fn free_blocks(merged: &[(u64, u64)], bounds: Option<(u64, u64)>) -> (Vec<Block>
 }
 
 /// The check of a map against a message's figures, with a tolerance of 64 B per live buffer
-/// plus 64 for alignment (memory.md §5).
+/// plus 64 for alignment (docs/rules/memory.md §5).
 pub fn check(map: &MemoryMap, figures: &Figures, live: usize) -> Check {
     let tolerance = 64u64.saturating_mul(live as u64 + 1);
     let status = match (figures.allocated, figures.largest_free_block, map.largest_free_block) {

@@ -1,4 +1,4 @@
-//! A mesh is one device in the report (memory.md §2): its shape, named by the failed operation's
+//! A mesh is one device in the report (docs/rules/memory.md §2): its shape, named by the failed operation's
 //! tensor arguments (`mesh_shape=MeshShape([1, 2])`), says how many chips the failure holds on;
 //! another mesh device with live buffers at the failure may share those chips.
 
@@ -58,7 +58,7 @@ pub(crate) fn other_devices_with_buffers(inputs: &FailureInputs, device: u64) ->
     others
 }
 
-/// Whether a report's `devices` rows are one chip's (memory.md §2: a single chip opened as a
+/// Whether a report's `devices` rows are one chip's (docs/rules/memory.md §2: a single chip opened as a
 /// mesh may leave two alike rows, 0 and 1): none or one row, or two with the same L1 geometry.
 pub(crate) fn one_chip(devices: &[DeviceFacts]) -> bool {
     let geometry = |d: &DeviceFacts| (d.l1_start, d.l1_bank_size, d.worker_l1_size, d.l1_num_banks);
@@ -69,7 +69,7 @@ pub(crate) fn one_chip(devices: &[DeviceFacts]) -> bool {
     }
 }
 
-/// The other id a single chip opened as a mesh (memory.md §2; ttnn 0.81) names `device` by: 1
+/// The other id a single chip opened as a mesh (docs/rules/memory.md §2; ttnn 0.81) names `device` by: 1
 /// for 0 and 0 for 1, on a report whose `devices` rows are one chip's, when the snapshot holds
 /// `device` only (`places`); none otherwise.
 pub(crate) fn chip_alias(places: &[(u64, BufferType)], devices: &[DeviceFacts], device: u64) -> Option<u64> {

@@ -1,4 +1,4 @@
-//! The memory at the moment of a failure, and after any operation (memory.md, beyond the
+//! The memory at the moment of a failure, and after any operation (docs/rules/memory.md, beyond the
 //! reference): which buffers were live, who held them, the map of the region and its check
 //! against the allocator's own figures, what would make the request fit, and the circular
 //! buffers in the way. Pure: the report layer gathers [`FailureInputs`] / [`OperationInputs`].
@@ -111,7 +111,7 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
     })
 }
 
-/// The mesh-id rule (memory.md §2) for an operation's picture: when the snapshot holds one
+/// The mesh-id rule (docs/rules/memory.md §2) for an operation's picture: when the snapshot holds one
 /// device only and the graph allocates on exactly one other device, the graph's nodes of that
 /// device are the snapshot's (a single chip opened as a mesh, ttnn 0.81); with the note.
 fn graph_on_the_mesh<'a>(

@@ -1,4 +1,4 @@
-//! What the memory rules find (memory.md §3–§8): the live buffers and who holds them, the map of
+//! What the memory rules find (docs/rules/memory.md §3–§8): the live buffers and who holds them, the map of
 //! a region, its check against the allocator, what would make the request fit, the circular
 //! buffers in the way. One [`LiveBuffer`] and one [`MemoryMap`] type serve both the failure's
 //! picture and any operation's post-operation picture.
@@ -7,7 +7,7 @@ use super::notes::MemoryNote;
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 use crate::analysis::messages::reason::Explanation;
 
-/// Which records the live buffers were rebuilt from (memory.md §3.4).
+/// Which records the live buffers were rebuilt from (docs/rules/memory.md §3.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Basis {
     /// N's own snapshot, taken after the unwinding, plus the buffers the unwinding freed.
@@ -89,7 +89,7 @@ impl Origin {
     }
 }
 
-/// One live buffer and who holds it (memory.md §4).
+/// One live buffer and who holds it (docs/rules/memory.md §4).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LiveBuffer {
     /// Bank-relative address.
@@ -114,7 +114,7 @@ pub struct LiveBuffer {
     pub(crate) producer_operation_name: Option<String>,
     /// The last operation before N that read the tensor (deallocations excepted).
     pub last_use_operation_id: Option<u64>,
-    /// The `file.py:line` of that operation (behaviour.md §1.5), when its stack trace has one:
+    /// The `file.py:line` of that operation (docs/rules/reference.md §1.5), when its stack trace has one:
     /// the line to free the tensor after (filled by the report layer).
     pub last_use_source: Option<String>,
     /// The tensor is an input of the operation (JSON `input_of_failed_operation`).
@@ -163,7 +163,7 @@ pub struct Block {
     pub size: u64,
 }
 
-/// The address map of one (device, buffer type) (memory.md §5).
+/// The address map of one (device, buffer type) (docs/rules/memory.md §5).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct MemoryMap {
     /// The region, when known.
@@ -221,7 +221,7 @@ pub struct Check {
     pub tolerance: u64,
 }
 
-/// What would make the request fit (memory.md §6).
+/// What would make the request fit (docs/rules/memory.md §6).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fit {
     /// The request, per bank.
@@ -265,7 +265,7 @@ pub struct CircularBuffer {
     pub(crate) device_operation: Option<String>,
 }
 
-/// The circular buffers of a failing program and the L1 buffers in their way (memory.md §7).
+/// The circular buffers of a failing program and the L1 buffers in their way (docs/rules/memory.md §7).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CircularBufferClash {
     /// The message's region end (kind 4) or grown-to address (kind 3).
@@ -278,7 +278,7 @@ pub struct CircularBufferClash {
     pub circular_buffers: Vec<CircularBuffer>,
 }
 
-/// The memory at the moment an operation failed to allocate (memory.md §2–§7).
+/// The memory at the moment an operation failed to allocate (docs/rules/memory.md §2–§7).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryAtFailure {
     /// The failed operation.
@@ -289,7 +289,7 @@ pub struct MemoryAtFailure {
     pub device_id: u64,
     /// Where it failed: buffer type (L1, DRAM or L1_SMALL).
     pub buffer_type: BufferType,
-    /// The mesh the device is, when the failed operation's arguments name its shape (memory.md
+    /// The mesh the device is, when the failed operation's arguments name its shape (docs/rules/memory.md
     /// §2: the figures hold on each of its chips); filled by the report layer.
     pub mesh: Option<super::mesh::MeshShape>,
     /// Which records the picture rests on.
@@ -322,7 +322,7 @@ pub struct OperationMemory {
     /// The operation.
     pub operation_id: u64,
     /// The operation whose snapshot is shown, when it is not this one: the last recorded
-    /// operation, for the memory when an unrecorded operation started (behaviour.md §13.5).
+    /// operation, for the memory when an unrecorded operation started (docs/rules/reference.md §13.5).
     pub snapshot_operation_id: Option<u64>,
     /// Every (device, buffer type) its snapshot holds, ascending.
     pub places: Vec<(u64, BufferType)>,

@@ -60,7 +60,7 @@ pub enum MemoryNote {
     },
     /// `captured_graph` rows out of operation order: they were replayed in table order.
     GraphsOutOfOrder,
-    /// The mesh-id rule (memory.md §2): the device found has no `buffers` row up to the
+    /// The mesh-id rule (docs/rules/memory.md §2): the device found has no `buffers` row up to the
     /// operation, and the only device that has rows is read for it.
     MeshDevice {
         /// The device the graph (or the first input) named.
@@ -76,7 +76,7 @@ pub enum MemoryNote {
         /// How many of its buffers.
         count: usize,
     },
-    /// Other mesh devices hold live buffers at the failure (memory.md §2): a submesh's allocator
+    /// Other mesh devices hold live buffers at the failure (docs/rules/memory.md §2): a submesh's allocator
     /// does not see its parent's or a sibling's buffers, which may lie on the same chips.
     OtherMeshDevices {
         /// Their ids.
@@ -88,7 +88,7 @@ pub enum MemoryNote {
         rows: usize,
     },
     /// A tensor read where its producer's captured graph placed it, not where the tables record
-    /// it (memory.md §4: the graph wins).
+    /// it (docs/rules/memory.md §4: the graph wins).
     PlacedByGraph {
         /// The tensor.
         tensor_id: u64,

@@ -1,4 +1,4 @@
-//! The failure's place (memory.md §2): its buffer type, its device and the region the
+//! The failure's place (docs/rules/memory.md §2): its buffer type, its device and the region the
 //! allocator places that type in.
 
 pub(crate) use super::inputs::default_banks;
@@ -38,7 +38,7 @@ pub(crate) fn failure_device(
         .or(if let [only] = devices { Some(only.device_id) } else { None })
 }
 
-/// The region of a buffer type on a device (memory.md §2): L1 `[A, A+B)` and L1_SMALL
+/// The region of a buffer type on a device (docs/rules/memory.md §2): L1 `[A, A+B)` and L1_SMALL
 /// `[A+B, W)` from the device's row, DRAM `[b, b + bank size)` with the bank size from the
 /// message and b the DRAM base (0 when none is recorded); unknown otherwise. A region of size 0
 /// (L1_SMALL of a device opened without it) is known.
@@ -78,7 +78,7 @@ pub(crate) fn region(
     }
 }
 
-/// The DRAM base of a device (memory.md §2): the lowest DRAM address recorded for it up to N —
+/// The DRAM base of a device (docs/rules/memory.md §2): the lowest DRAM address recorded for it up to N —
 /// in N's and S0's rows, N's graph allocations, the graphs replayed before N, and what the report
 /// found in `buffers` beyond them (`lowest_dram_address`); none when none is recorded. The
 /// allocator's first buffer sits at its base.
@@ -101,7 +101,7 @@ pub(crate) fn dram_base(inputs: &FailureInputs, device: u64) -> Option<u64> {
 
 /// A graph node whose type came from the `type` string alone says `L1` for L1_SMALL too (ttnn
 /// labels L1_SMALL allocations `"type": "L1"`): one at an address inside its device's L1_SMALL
-/// region `[A+B, W)` (memory.md §1) is read as L1_SMALL. A device without a `devices` row is read
+/// region `[A+B, W)` (docs/rules/memory.md §1) is read as L1_SMALL. A device without a `devices` row is read
 /// by the only row, or the first of two alike ones (a single chip opened as a mesh). Borrowed
 /// when no node is retyped.
 pub(crate) fn l1_small_by_address<'a>(graph: &'a [GraphNode], devices: &[DeviceFacts]) -> Cow<'a, [GraphNode]> {

@@ -1,4 +1,4 @@
-//! Replaying captured graphs over a set of live buffers (memory.md §3.2–§3.3): allocations add,
+//! Replaying captured graphs over a set of live buffers (docs/rules/memory.md §3.2–§3.3): allocations add,
 //! frees remove, keyed by (device, buffer type, address); the failure point of a failed
 //! operation's graph and the unwinding after it.
 
@@ -9,7 +9,7 @@ use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::messages::failure::BufferType;
 use std::collections::HashMap;
 
-/// The failure point F (memory.md §3.3): scanning back from the last node, the first node that
+/// The failure point F (docs/rules/memory.md §3.3): scanning back from the last node, the first node that
 /// is not a capture end, a free, a buffer or tensor node, a circular-buffer deallocation, an
 /// aborted end, or part of a whole `Tensor::deallocate` scope (ttnn 0.81 frees the failed
 /// operation's outputs inside one while unwinding). None when every node is skipped.
@@ -106,7 +106,7 @@ impl GraphBuffer {
         }
     }
 
-    /// Bytes per bank (memory.md §3): `max_size_per_bank`, else `ceil(size / banks)` with banks
+    /// Bytes per bank (docs/rules/memory.md §3): `max_size_per_bank`, else `ceil(size / banks)` with banks
     /// = `num_cores` when > 0, else `banks`, padded as the allocator pads it
     /// ([`allocated_per_bank`]). None when neither is known or the size is 0.
     pub(crate) fn per_bank(&self, banks: u64) -> Option<u64> {
@@ -159,7 +159,7 @@ pub(crate) fn free_addresses(nodes: &[GraphNode]) -> Vec<Option<u64>> {
         .collect()
 }
 
-/// Carries the earlier snapshot S0 of `device` (memory.md §3.1) over the operations between it
+/// Carries the earlier snapshot S0 of `device` (docs/rules/memory.md §3.1) over the operations between it
 /// and N that wrote no `buffers` rows for it: an operation that leaves nothing live writes no rows
 /// (a snapshot of nothing), so its graph is replayed on S0 — a buffer of S0 it frees is gone
 /// (`ttnn.empty`, `ttnn.deallocate`, then a failure: the deallocate's graph frees the buffer).

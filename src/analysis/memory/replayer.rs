@@ -1,4 +1,4 @@
-//! The graph-only replay (memory.md §3.4): every captured graph of a report replayed in operation
+//! The graph-only replay (docs/rules/memory.md §3.4): every captured graph of a report replayed in operation
 //! order from nothing, one graph at a time, so that the buffers live before any operation, the
 //! bytes used after each, and how long each buffer stayed live can be read on the way.
 
@@ -11,13 +11,13 @@ use crate::analysis::memory::late::BufferRun;
 use crate::analysis::messages::failure::BufferType;
 
 /// Replays every captured graph of a report in operation order from empty (the `graph_only`
-/// basis, memory.md §3.4), one graph at a time, so that the buffers live before any operation
+/// basis, docs/rules/memory.md §3.4), one graph at a time, so that the buffers live before any operation
 /// and the bytes used after each can be read on the way.
 #[derive(Debug, Clone)]
 pub struct GraphReplayer {
     replay: Replay,
     /// The lowest DRAM address allocated so far per device (none: a node without a device),
-    /// for the DRAM base of memory.md §2.
+    /// for the DRAM base of docs/rules/memory.md §2.
     lowest_dram: Vec<(Option<u64>, u64)>,
     /// The last operation replayed.
     last: Option<u64>,

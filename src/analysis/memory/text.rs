@@ -51,7 +51,7 @@ pub fn basis_sentence(m: &MemoryAtFailure, hex: bool) -> String {
     format!("At the failure ({}): {what}", basis_text(m))
 }
 
-/// Where a failure happened: `device 0`; on a mesh of several chips (memory.md §2) `mesh device 2
+/// Where a failure happened: `device 0`; on a mesh of several chips (docs/rules/memory.md §2) `mesh device 2
 /// (1×2, 2 chips; the same on each)`; on a one-chip mesh beside other mesh devices holding
 /// buffers (a submesh), `mesh device 1 (1×1, 1 chip)`.
 fn device_text(m: &MemoryAtFailure) -> String {
@@ -313,7 +313,7 @@ pub fn failure_lines(m: &MemoryAtFailure, hex: bool) -> Vec<String> {
     failure_lines_with_fixes(m, &[], hex)
 }
 
-/// [`failure_lines`] with the advice said as replayed fixes (memory.md §9.2): the fix lines
+/// [`failure_lines`] with the advice said as replayed fixes (docs/rules/memory.md §9.2): the fix lines
 /// replace the freeing advice and the circular buffers' "move them" — a claim only a replay may
 /// make — while the reasons no freeing helps stay.
 pub fn failure_lines_with_fixes(m: &MemoryAtFailure, fixes: &[String], hex: bool) -> Vec<String> {

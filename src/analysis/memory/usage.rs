@@ -1,5 +1,5 @@
 //! Memory over the run: the per-operation sums of `max_size_per_bank` per device and buffer type,
-//! built from `buffers` rows as they are read (memory.md §1: each operation's rows are a snapshot
+//! built from `buffers` rows as they are read (docs/rules/memory.md §1: each operation's rows are a snapshot
 //! of every buffer live after it on the devices it touched).
 
 use super::inputs::{allocated_per_bank, valid_buffer};
@@ -21,7 +21,7 @@ pub struct MemoryUsage {
     pub rows: u64,
     /// Rows set aside because their buffer type is none of the five (kept out of every sum).
     pub unknown_type_rows: u64,
-    /// Rows set aside by the one valid-row rule (memory.md §3: a missing, zero or negative
+    /// Rows set aside by the one valid-row rule (docs/rules/memory.md §3: a missing, zero or negative
     /// address or size), kept out of every sum as in every other view of memory.
     pub set_aside_rows: u64,
     /// The rowid the next pass starts from (the report layer's bookmark).

@@ -1,6 +1,6 @@
 //! One line of the memory-over-the-run chart: the memory used per bank after each operation on
 //! one device and buffer type, its peak, the failures on it, and the region size as a ceiling
-//! (memory.md §1–§2).
+//! (docs/rules/memory.md §1–§2).
 
 use super::usage::{MemoryUsage, UsageKey};
 use crate::analysis::messages::failure::BufferType;
@@ -24,7 +24,7 @@ pub struct UsagePoint {
 pub enum UsageBasis {
     /// The `buffers` snapshots: `SUM(max_size_per_bank)` per operation.
     Snapshots,
-    /// A replay of the captured graphs, for reports without snapshots (memory.md §3.4
+    /// A replay of the captured graphs, for reports without snapshots (docs/rules/memory.md §3.4
     /// `graph_only`); the points come from that replay.
     GraphReplay,
 }
@@ -40,7 +40,7 @@ pub struct FailureMark {
     pub(crate) buffer_type: Option<BufferType>,
 }
 
-/// Where a region size comes from (memory.md §2).
+/// Where a region size comes from (docs/rules/memory.md §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CeilingSource {
     /// The `devices` row.
@@ -58,7 +58,7 @@ pub struct Ceiling {
     pub source: CeilingSource,
 }
 
-/// The L1 figures of a `devices` row (memory.md §1); 0 where the report has none.
+/// The L1 figures of a `devices` row (docs/rules/memory.md §1); 0 where the report has none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct L1Layout {
     /// A = `address_at_first_l1_cb_buffer`.
@@ -106,7 +106,7 @@ pub struct UsageSeries {
     pub failures: Vec<usize>,
     /// The region size, when known.
     pub ceiling: Option<Ceiling>,
-    /// `buffers` rows the valid-row rule kept out of every sum (memory.md §3), over the report.
+    /// `buffers` rows the valid-row rule kept out of every sum (docs/rules/memory.md §3), over the report.
     pub set_aside_rows: u64,
 }
 

@@ -1,5 +1,5 @@
-//! Parsing tests over the samples of every era in messages.md (A1…D3) and formats.md §1, with
-//! behaviour.md §13 in force.
+//! Parsing tests over the samples of every era in docs/rules/messages.md (A1…D3) and docs/rules/formats.md §1, with
+//! docs/rules/reference.md §13 in force.
 
 use super::failure::{BufferType, FailureKind, parse_allocation_failure};
 use super::reason::{explain, summary};

@@ -1,4 +1,4 @@
-//! The messages of messages.md §R (real messages quoted in public issues 2024–2026), exactly as
+//! The messages of docs/rules/messages.md §R (real messages quoted in public issues 2024–2026), exactly as
 //! quoted there, line breaks included (C06, K01 and K07 are broken over lines on purpose).
 
 /// M01: https://github.com/tenstorrent/tt-mlir/issues/8044, 2026-04-21.

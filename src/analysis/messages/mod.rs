@@ -1,6 +1,6 @@
 //! The failure messages: parsing the four allocation failures of every era, what an
 //! unrecognised message says, and the texts that explain a failure; with the reference's test
-//! vectors and the real messages of messages.md.
+//! vectors and the real messages of docs/rules/messages.md.
 
 pub mod failure;
 pub mod raw_message;

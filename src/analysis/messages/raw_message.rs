@@ -1,4 +1,4 @@
-//! What an unrecognised error message says, without its wrapper (behaviour.md §13.4): the
+//! What an unrecognised error message says, without its wrapper (docs/rules/reference.md §13.4): the
 //! `TT_FATAL @ …` location line, `info:` and the backtrace say nothing about what went wrong.
 
 use crate::analysis::format::counted;

@@ -1,5 +1,5 @@
 //! The texts that explain an allocation failure: labels, summary line, why it did not fit, and
-//! the callout body (behaviour.md §5).
+//! the callout body (docs/rules/reference.md §5).
 
 use super::failure::{AllocationFailure, BufferType, FailureKind};
 use crate::analysis::format::{format_address, format_size, size};
@@ -73,7 +73,7 @@ pub fn summary(failure: &AllocationFailure, hex: bool) -> String {
     match failure.kind {
         FailureKind::BankOutOfMemory | FailureKind::BankOutOfMemoryWithDependencies => {
             let type_label = f.buffer_type.map(|t| format!(" {}", t.label())).unwrap_or_default();
-            // V0/V1 messages (behaviour.md §13.3) give no bank size.
+            // V0/V1 messages (docs/rules/reference.md §13.3) give no bank size.
             let bank_size = f.bank_size.map(|b| format!(", bank size {}", size(b))).unwrap_or_default();
             let mut line = format!(
                 "Requested {}{} across {} banks ({} per bank{})",
@@ -111,7 +111,7 @@ pub fn summary(failure: &AllocationFailure, hex: bool) -> String {
     }
 }
 
-/// Why the allocation did not fit, where the figures say (behaviour.md §5.3).
+/// Why the allocation did not fit, where the figures say (docs/rules/reference.md §5.3).
 pub fn explain(failure: &AllocationFailure, hex: bool) -> Option<Explanation> {
     let f = &failure.figures;
     let diff = |a: u64, b: u64| format_size(a as i128 - b as i128);
@@ -149,7 +149,7 @@ pub fn explain(failure: &AllocationFailure, hex: bool) -> Option<Explanation> {
     }
 }
 
-/// Rules 1–5 of behaviour.md §5.3 for kinds 1 and 2. Rule 1 needs the bank size, which V0/V1
+/// Rules 1–5 of docs/rules/reference.md §5.3 for kinds 1 and 2. Rule 1 needs the bank size, which V0/V1
 /// messages do not give; the other rules need the free figures (from the message, or from the
 /// map of the memory at the failure).
 fn bank_reason(failure: &AllocationFailure) -> Option<Explanation> {
@@ -197,7 +197,7 @@ fn bank_reason(failure: &AllocationFailure) -> Option<Explanation> {
     })
 }
 
-/// Rule 3 of behaviour.md §5.3: the largest free block holds `need` per bank, yet the allocation
+/// Rule 3 of docs/rules/reference.md §5.3: the largest free block holds `need` per bank, yet the allocation
 /// failed; why, as far as the kind and the placeable window tell.
 fn free_block_could_hold_it(failure: &AllocationFailure, need: u64, largest: u64) -> Explanation {
     let fits = format!("The largest free block, {}, could hold the {} per bank", size(largest), size(need));
@@ -216,7 +216,7 @@ fn free_block_could_hold_it(failure: &AllocationFailure, need: u64, largest: u64
     Explanation { reason: Reason::FreeBlockCouldHoldIt, detail: detail + caveat }
 }
 
-/// The callout body of behaviour.md §5.4, as plain lines (bold parts are marked by the fields).
+/// The callout body of docs/rules/reference.md §5.4, as plain lines (bold parts are marked by the fields).
 /// What "beyond TT-NN Visualizer" (JSON: `beyond_reference: true`) means, said by the UI's
 /// legend and help and by explain's footnote (issue 30 §4.4).
 pub(crate) const BEYOND_REFERENCE_MEANING: &str =
@@ -232,7 +232,7 @@ pub struct CalloutBody {
     pub(crate) explanation: Option<Explanation>,
     /// Line 4: a caller's status line, or `Failed in …`, or nothing.
     pub last_line: Option<String>,
-    /// True when the failure was recognised beyond the reference (behaviour.md §13): the UI marks it.
+    /// True when the failure was recognised beyond the reference (docs/rules/reference.md §13): the UI marks it.
     pub(crate) beyond_reference: bool,
 }
 

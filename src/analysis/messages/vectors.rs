@@ -1,4 +1,4 @@
-//! The reference test vectors of behaviour.md §14.1 and §14.3, as tests (§14.2 is in `vectors_real.rs`).
+//! The reference test vectors of docs/rules/reference.md §14.1 and §14.3, as tests (§14.2 is in `vectors_real.rs`).
 
 use super::failure::{AllocationFailure, BufferType, FailureKind, Figures, parse_allocation_failure};
 use super::reason::{Reason, explain, summary};
@@ -203,7 +203,7 @@ fn vector_15_other_errors_are_not_parsed() {
     assert_eq!(parse_allocation_failure(""), None);
 }
 
-/// behaviour.md §14.3: the reference's full stored message parses as vector 2.
+/// docs/rules/reference.md §14.3: the reference's full stored message parses as vector 2.
 #[test]
 fn full_stored_message() {
     let text = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\n".to_string()

@@ -1,4 +1,4 @@
-//! Every message of messages.md §R with what behaviour.md §4 and §13 make of it: the kind (the
+//! Every message of docs/rules/messages.md §R with what docs/rules/reference.md §4 and §13 make of it: the kind (the
 //! arrow of its heading), whether it is beyond the reference, the summary and the reason line.
 //! The expected texts were derived by hand from §5.2, §5.3, §13.3 and the byte formatting of §6.1.
 

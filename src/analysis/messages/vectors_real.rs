@@ -1,4 +1,4 @@
-//! behaviour.md §14.2: real messages, with the summary and reason the rules give them, and
+//! docs/rules/reference.md §14.2: real messages, with the summary and reason the rules give them, and
 //! whether the reference would parse them (parity) or only ttnn-tui does (§13).
 
 use super::failure::parse_allocation_failure;
@@ -21,7 +21,7 @@ fn parsed(message: &str) -> super::failure::AllocationFailure {
     parse_allocation_failure(message).unwrap_or_else(|| panic!("not parsed: {message}"))
 }
 
-/// behaviour.md §14.2, derived from real messages.
+/// docs/rules/reference.md §14.2, derived from real messages.
 #[test]
 fn real_messages_the_reference_parses() {
     check(

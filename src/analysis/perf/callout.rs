@@ -1,5 +1,5 @@
 //! The allocation-failure callout above the perf table, and each failed operation's perf status
-//! (behaviour.md §10).
+//! (docs/rules/reference.md §10).
 
 use super::link::LinkMap;
 use crate::analysis::messages::failure::AllocationFailure;
@@ -18,7 +18,7 @@ pub struct FailedOperation {
     pub name: String,
     /// The parsed allocation failure.
     pub failure: AllocationFailure,
-    /// Its failed device operations (behaviour.md §3.5), in captured order.
+    /// Its failed device operations (docs/rules/reference.md §3.5), in captured order.
     pub failed_device_operations: Vec<String>,
 }
 

@@ -1,5 +1,5 @@
 //! Likely DRAM fallbacks inferred from the memory report: an L1 request answered with DRAM
-//! outputs, or a same-named retry in DRAM after an L1 allocation failure (behaviour.md §11.3).
+//! outputs, or a same-named retry in DRAM after an L1 allocation failure (docs/rules/reference.md §11.3).
 
 use crate::analysis::messages::failure::{AllocationFailure, BufferType, FailureKind};
 use regex::Regex;

@@ -1,5 +1,5 @@
 //! The Flags column of the perf table: `Op failed` first, then the gate, then `DRAM fallback?`,
-//! `DRAM bound`, `Low util`, `Few cores` and `Recompute` (behaviour.md §11).
+//! `DRAM bound`, `Low util`, `Few cores` and `Recompute` (docs/rules/reference.md §11).
 
 use super::dram_fallback::DramFallback;
 use super::link::LinkMap;
@@ -98,7 +98,7 @@ pub struct Flag {
 }
 
 /// maxCores: the device log's `Max Compute Cores`, else the larger of the architecture's default
-/// and the largest `Cores` among the rows (behaviour.md §11.7).
+/// and the largest `Cores` among the rows (docs/rules/reference.md §11.7).
 pub(crate) fn max_cores(device_log_max: Option<u64>, arch: Option<&str>, rows: &[PerfRow]) -> u64 {
     if let Some(max) = device_log_max.filter(|&m| m > 0) {
         return max;

@@ -48,7 +48,7 @@ fn op_failed_comes_first_and_passes_the_gate() {
 
 #[test]
 fn op_failed_marks_failures_made_beyond_the_reference_too() {
-    // behaviour.md §13.3: a circular buffer larger than its L1 buffer counts as an allocation
+    // docs/rules/reference.md §13.3: a circular buffer larger than its L1 buffer counts as an allocation
     // failure everywhere, `Op failed` included; so does an old message without a bank size.
     let cb = parse_allocation_failure("Cannot set to globally allocated buffer. Circular buffer size 98304 B exceeds allocated L1 buffer bank size of 81920 B").unwrap();
     let flags = flags_for_row(&row(), RowContext { failure: Some(&cb), ..context() });

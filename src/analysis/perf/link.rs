@@ -1,5 +1,5 @@
 //! Linking memory-report operations to performance rows: the reference's positional alignment of
-//! completed device-operation names against the alignable rows, all or nothing (behaviour.md §9).
+//! completed device-operation names against the alignable rows, all or nothing (docs/rules/reference.md §9).
 
 use super::link_reason::{LinkFailure, diagnose};
 use super::rows::{DEVICE_OP_TYPE, PerfRow, lock_step_groups};
@@ -13,7 +13,7 @@ pub(crate) const LINKED_TEXT: &str = "Data linked between memory and performance
 pub(crate) const UNLINKED_TEXT: &str = "Unable to link active memory and performance reports";
 
 /// The memory side of one operation: its id and name, and its completed device operations in
-/// start order and in end order (behaviour.md §3.6).
+/// start order and in end order (docs/rules/reference.md §3.6).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct MemoryOperation {
     /// `operation_id`.
@@ -118,7 +118,7 @@ impl Link {
     }
 
     /// The link state of two loaded reports: `unavailable` when the performance report has no
-    /// rows (behaviour.md §8.1).
+    /// rows (docs/rules/reference.md §8.1).
     pub fn state(&self) -> LinkState {
         match (self.is_linked(), &self.failure) {
             (true, _) => LinkState::Linked,
@@ -174,7 +174,7 @@ struct Entry<'a> {
 }
 
 /// Links operations (in id order) to the merged rows; `num_devices` is the number of distinct
-/// device ids of the memory report (behaviour.md §9).
+/// device ids of the memory report (docs/rules/reference.md §9).
 pub fn link(operations: &[MemoryOperation], rows: &[PerfRow], num_devices: usize) -> Link {
     let entries = |pick: fn(&MemoryOperation) -> &[CompletedDeviceOperation]| -> Vec<Entry<'_>> {
         operations
@@ -264,7 +264,7 @@ fn collapse<'a>(list: &[Entry<'a>], num_devices: usize) -> Option<Vec<Entry<'a>>
 
 /// The mapping of the per-device view: the merged mapping plus, for each lock-step group of the
 /// unmerged device rows whose mapped rows name exactly one operation, its unmapped rows
-/// (behaviour.md §9.8).
+/// (docs/rules/reference.md §9.8).
 pub fn per_device_map(merged: &LinkMap, unmerged_rows: &[PerfRow]) -> LinkMap {
     let mut map = merged.clone();
     if merged.is_empty() {

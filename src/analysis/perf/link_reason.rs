@@ -1,5 +1,5 @@
 //! Why two loaded reports did not link: one line a user can act on, beside the reference's
-//! `Unable to link active memory and performance reports` (behaviour.md §8.1, §9).
+//! `Unable to link active memory and performance reports` (docs/rules/reference.md §8.1, §9).
 
 use super::rows::PerfRow;
 use crate::analysis::format::counted;
@@ -14,10 +14,10 @@ pub(crate) struct RowCount {
     pub(crate) signposts: usize,
 }
 
-/// Why the alignment of behaviour.md §9 gave no mapping.
+/// Why the alignment of docs/rules/reference.md §9 gave no mapping.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum LinkFailure {
-    /// The performance report has a header and no rows (behaviour.md §8.1): the link is
+    /// The performance report has a header and no rows (docs/rules/reference.md §8.1): the link is
     /// `unavailable`.
     NoRows,
     /// The memory report has no operations.

@@ -3,7 +3,7 @@ use crate::analysis::graph::nodes::parse_graph;
 use crate::analysis::perf::rows::SIGNPOST_OP_TYPE;
 use serde_json::{Value, json};
 
-/// Graph builder of behaviour.md §14.8: `capture_start`, then the given nodes.
+/// Graph builder of docs/rules/reference.md §14.8: `capture_start`, then the given nodes.
 fn graph(nodes: &[Value]) -> Vec<crate::analysis::graph::nodes::GraphNode> {
     let mut all = vec![json!({"counter": 0, "node_type": "capture_start", "params": null})];
     for (i, n) in nodes.iter().enumerate() {
@@ -211,7 +211,7 @@ fn a_failed_link_says_why() {
     );
 }
 
-/// behaviour.md §8.1: a performance report with a header and no rows is `unavailable`.
+/// docs/rules/reference.md §8.1: a performance report with a header and no rows is `unavailable`.
 #[test]
 fn a_performance_report_without_rows_is_unavailable() {
     let empty = link(&[op(1, &flat(&["MatmulDeviceOperation"]))], &[], 1);

@@ -1,7 +1,7 @@
 //! The rows of a performance report, as tt-perf-report builds them with the link's settings (1.4.0,
 //! merged rows in 1.4.1's host-start order): line-number ids, `HOST START TS` order, device merge,
 //! signposts kept, host ops hidden
-//! (behaviour.md §8.2–§8.3), and the figures shown per row.
+//! (docs/rules/reference.md §8.2–§8.3), and the figures shown per row.
 
 /// Op codes that mark a collective operation when merging devices.
 const COLLECTIVES: [&str; 3] = ["AllGather", "ReduceScatter", "AllReduce"];
@@ -124,7 +124,7 @@ impl PerfRow {
 /// The raw op code of a tt-perf-report `OP Code` written without `--raw-op-codes`: the text up to
 /// the first space. tt-perf-report appends a size or config to Matmul, Conv2d and Halo op codes
 /// (`HaloDeviceOperation w=x s=x p=x d=x | x`); device-operation names have no space
-/// (behaviour.md §13.4).
+/// (docs/rules/reference.md §13.4).
 pub(crate) fn raw_op_code_of(op_code: &str) -> &str {
     op_code.split(' ').next().unwrap_or_default()
 }
@@ -146,7 +146,7 @@ pub(crate) fn device_count(records: &[PerfRecord]) -> usize {
     ids.len()
 }
 
-/// Builds the visible rows from raw records (behaviour.md §8.2–§8.3); host ops are hidden and
+/// Builds the visible rows from raw records (docs/rules/reference.md §8.2–§8.3); host ops are hidden and
 /// ids are not renumbered.
 pub(crate) fn build_rows(records: &[PerfRecord], options: RowOptions) -> Vec<PerfRow> {
     let mut order: Vec<Merged<'_>> = records
@@ -246,7 +246,7 @@ pub(crate) fn is_collective(op_code: &str) -> bool {
 }
 
 /// The duration the merge compares: −1 when missing, negative, or hidden behind a large
-/// negative op-to-op latency (behaviour.md §8.2 step 4).
+/// negative op-to-op latency (docs/rules/reference.md §8.2 step 4).
 fn comparable_duration(record: &PerfRecord) -> f64 {
     let duration = match record.kernel_duration_ns {
         Some(d) if d >= 0.0 => d,

@@ -165,7 +165,7 @@ fn numbers_are_read_like_javascript() {
 
 #[test]
 fn tt_perf_report_op_codes_lose_their_suffix() {
-    // As tt-perf-report 1.4.0 writes them without --raw-op-codes (behaviour.md §13.4).
+    // As tt-perf-report 1.4.0 writes them without --raw-op-codes (docs/rules/reference.md §13.4).
     assert_eq!(raw_op_code_of("HaloDeviceOperation w=x s=x p=x d=x | x"), "HaloDeviceOperation");
     assert_eq!(raw_op_code_of("MatmulDeviceOperation 224 x 768 x 2304"), "MatmulDeviceOperation");
     assert_eq!(raw_op_code_of("Conv2dDeviceOperation unknown shape [ABH=x|x]"), "Conv2dDeviceOperation");

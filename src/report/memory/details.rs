@@ -56,7 +56,7 @@ impl Details<'_> {
 
     /// The arguments of an operation (by index): name and printed value, in table order; for an
     /// operation the report did not record, from graph capture's Python calls beside the report
-    /// (behaviour.md §13.5).
+    /// (docs/rules/reference.md §13.5).
     pub fn arguments(&self, index: usize) -> Result<Vec<(String, String)>, ReportError> {
         let op = &self.operations[index];
         if !op.recorded {

@@ -1,5 +1,5 @@
 //! The `devices` table: one row per device of the rank, the last row winning for a repeated id
-//! (behaviour.md §1.3.6), and what the memory rules need of it.
+//! (docs/rules/reference.md §1.3.6), and what the memory rules need of it.
 
 use crate::analysis::memory::DeviceFacts;
 use crate::report::database::Schema;

@@ -1,5 +1,5 @@
 //! The tensors a picture of memory looks at, placed where their producers' captured graphs put
-//! them (memory.md §4; the rule is `analysis::memory::output_places`): read only for the
+//! them (docs/rules/memory.md §4; the rule is `analysis::memory::output_places`): read only for the
 //! producers the tables leave in doubt (two outputs at one place, an output with no place).
 
 use super::memory_report::MemoryReport;

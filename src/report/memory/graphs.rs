@@ -1,4 +1,4 @@
-//! The captured graphs (behaviour.md §1.5, §3): those of the operations with an error read at
+//! The captured graphs (docs/rules/reference.md §1.5, §3): those of the operations with an error read at
 //! open, any other read when its operation is shown, one query for many operations; and the
 //! failed device operations of an operation with an error (§3.5).
 
@@ -76,7 +76,7 @@ impl<'a> Graphs<'a> {
         }
     }
 
-    /// The failed device operations of an operation with an error (behaviour.md §3.5);
+    /// The failed device operations of an operation with an error (docs/rules/reference.md §3.5);
     /// empty when it has no graph, or why its graph is unavailable.
     pub fn failed_device_operations(&self, index: usize) -> Result<Vec<String>, ReportError> {
         match self.error_graphs.get(&index) {

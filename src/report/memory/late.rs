@@ -52,7 +52,7 @@ impl MemoryReport {
 
     /// At each allocation failure (by the graph replay `replay` when its basis needs one), what
     /// freeing every tensor held past its last use at it would have done: the fix `free-late`
-    /// replayed (memory.md §9.2), when any such tensor of its device and buffer type was freed
+    /// replayed (docs/rules/memory.md §9.2), when any such tensor of its device and buffer type was freed
     /// before it — every failure in one replay per device (`free_late_at_failures`).
     pub fn late_failures(
         &self,
@@ -193,9 +193,9 @@ impl MemoryReport {
 
     /// The tensors held past their last use on a report without `buffers` rows: the graph
     /// replay's buffer stays read as the snapshots' runs, and its bytes per bank after each
-    /// operation as the usage (memory.md §3.4, the basis tab 5 charts for such a report).
+    /// operation as the usage (docs/rules/memory.md §3.4, the basis tab 5 charts for such a report).
     /// Graph device ids are read as the tables': a single chip opened as a mesh (ttnn 0.81) has
-    /// graph buffer nodes on the mesh id 1 while `devices` has the one row 0 (memory.md §1–§2).
+    /// graph buffer nodes on the mesh id 1 while `devices` has the one row 0 (docs/rules/memory.md §1–§2).
     pub fn replay_late(&self, replay: &GraphReplay) -> Result<LateFindings, ReportError> {
         let mut findings = self.late_tensors(&self.replay_usage(replay))?;
         findings.failures = self.late_failures(&findings, Some(replay))?;

@@ -1,4 +1,4 @@
-//! A log given beside a report (`--log`, behaviour.md §13.5): what the report keeps of it. The
+//! A log given beside a report (`--log`, docs/rules/reference.md §13.5): what the report keeps of it. The
 //! joining is the core's own (`log_join.rs`).
 
 use crate::analysis::log::LogFindings;

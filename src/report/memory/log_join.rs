@@ -1,4 +1,4 @@
-//! A log given beside a report (`--log`, behaviour.md §13.5): each of its allocation failures
+//! A log given beside a report (`--log`, docs/rules/reference.md §13.5): each of its allocation failures
 //! joined to the report's operation it belongs to (`analysis::log::join`), which then reads as
 //! if the report had recorded the message; the failures no operation took are kept to be listed
 //! after the report's.

@@ -1,5 +1,5 @@
 //! The TT-NN memory report: operations, errors and devices read at start; graphs, stack traces
-//! and arguments read when an operation is shown (behaviour.md §1–§2).
+//! and arguments read when an operation is shown (docs/rules/reference.md §1–§2).
 
 use super::details::Details;
 use super::devices::Device;
@@ -23,7 +23,7 @@ static DEMO_DATABASE: &[u8] = include_bytes!("../../../fixtures/demo/db.sqlite")
 /// The embedded demo report's config file.
 static DEMO_CONFIG: &str = include_str!("../../../fixtures/demo/config.json");
 
-/// Why a non-zero `--rank` is refused on a report without per-rank data (behaviour.md §1.4, in
+/// Why a non-zero `--rank` is refused on a report without per-rank data (docs/rules/reference.md §1.4, in
 /// the CLI's terms rather than the reference's web wording).
 pub(crate) const NO_RANKS: &str = "this report stores no per-rank data";
 
@@ -255,7 +255,7 @@ impl MemoryReport {
 
     /// Attaches error rows (in table order) to the operations, keeping the rank's rows; returns
     /// where each row went in `errors` (none: set aside). The operation that started and never
-    /// completed without an `operations` row is added after the last (behaviour.md §13.5), again
+    /// completed without an `operations` row is added after the last (docs/rules/reference.md §13.5), again
     /// at each attachment.
     pub(super) fn attach(&mut self, mut errors: Vec<ErrorRecord>) -> Vec<Option<usize>> {
         self.operations.retain(|o| o.recorded);

@@ -1,9 +1,9 @@
 //! The input and output tensors of operations, read for the `DRAM fallback?` flag: each tensor's
-//! buffer type, shape and address on every device (behaviour.md §1.3.4, §11.3).
+//! buffer type, shape and address on every device (docs/rules/reference.md §1.3.4, §11.3).
 //!
 //! Everything here is read on demand, with the report's read-only connection, in a few queries
 //! per table rather than one per operation. Missing tables read as no tensors, missing columns
-//! as their defaults (behaviour.md §1.3).
+//! as their defaults (docs/rules/reference.md §1.3).
 
 use super::tensors::Tensors;
 use crate::analysis::messages::failure::BufferType;
@@ -16,7 +16,7 @@ use rusqlite::params;
 use rusqlite::types::ValueRef;
 use std::collections::{HashMap, HashSet};
 
-/// How many operations after an allocation failure a retry may come (behaviour.md §11.3).
+/// How many operations after an allocation failure a retry may come (docs/rules/reference.md §11.3).
 const RETRY_WINDOW: usize = 3;
 
 /// An operation's tensors, as the memory report records them.
@@ -38,7 +38,7 @@ pub(crate) fn memory_config_buffer_type(memory_config: &str) -> Option<BufferTyp
     BufferType::from_token(&rest[..end])
 }
 
-/// A tensor's buffer type (behaviour.md §1.3.3–§1.3.4): from the `buffer_type` column when the
+/// A tensor's buffer type (docs/rules/reference.md §1.3.3–§1.3.4): from the `buffer_type` column when the
 /// tensor has an address, otherwise from its memory config (the column's 0 is then ignored).
 pub(crate) fn tensor_buffer_type(
     address: Option<u64>,
@@ -69,7 +69,7 @@ impl Tensors<'_> {
         for &i in indexes {
             let op = &self.operations[i];
             let placements = |links: &[TensorLink]| -> Vec<TensorPlacement> {
-                // The operation's rank, falling back to rank 0 (behaviour.md §1.4).
+                // The operation's rank, falling back to rank 0 (docs/rules/reference.md §1.4).
                 let of_rank = |rank: u32| links.iter().filter(move |l| l.0 == op.id && l.3 == rank);
                 let rank = if of_rank(op.rank).next().is_some() { op.rank } else { 0 };
                 let mut picked: Vec<&TensorLink> = of_rank(rank).collect();

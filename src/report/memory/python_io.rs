@@ -1,5 +1,5 @@
-//! The Python calls graph capture recorded beside a report (`*.python_io.json`, formats.md §3.9):
-//! for an operation the report did not record (behaviour.md §13.5), its arguments and input
+//! The Python calls graph capture recorded beside a report (`*.python_io.json`, docs/rules/formats.md §3.9):
+//! for an operation the report did not record (docs/rules/reference.md §13.5), its arguments and input
 //! tensors. The file is streamed, one call at a time: only the call asked for is kept.
 
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};

@@ -1,4 +1,4 @@
-//! The recent tenants first (memory.md §4 without scanning `tensors`): the link rows of the
+//! The recent tenants first (docs/rules/memory.md §4 without scanning `tensors`): the link rows of the
 //! operations just before N, newest first, in windows of operations that double (64, 128, …),
 //! each window's rows found by rowid span (the link tables are written in operation order), and
 //! the tensors they name read by `tensor_id` (its UNIQUE index).

@@ -1,4 +1,4 @@
-//! The graph-only pass (memory.md §3.4 `graph_only`): every captured graph of the report
+//! The graph-only pass (docs/rules/memory.md §3.4 `graph_only`): every captured graph of the report
 //! replayed in rowid order (the writers' operation order) from nothing, with the streaming
 //! buffer-only reader, one graph at a time. Run once per report, on demand, with progress and a
 //! cancel flag; its result serves every failure of the report, and records the bytes per bank
@@ -36,7 +36,7 @@ pub struct GraphReplay {
     /// Buffers live before each operation with an allocation failure, by operation id.
     live_before: HashMap<u64, Vec<GraphBuffer>>,
     /// The lowest DRAM address allocated per device before each operation with an allocation
-    /// failure (memory.md §2, the DRAM base).
+    /// failure (docs/rules/memory.md §2, the DRAM base).
     lowest_dram_before: HashMap<u64, Vec<(Option<u64>, u64)>>,
     /// After each operation that has a graph, in replay order: its bytes per bank, per
     /// (device, buffer type) holding any.

@@ -1,4 +1,4 @@
-//! The `buffers` rows the memory rules read (memory.md §3.1): an operation's own snapshot, cut
+//! The `buffers` rows the memory rules read (docs/rules/memory.md §3.1): an operation's own snapshot, cut
 //! at a bound with a note, and the greatest earlier operation with rows for a device, found
 //! without scanning the table — by its `operation_id` index, else walking back over rowids from
 //! the operation's first row (the table is written in operation order), for a bounded number of
@@ -56,7 +56,7 @@ pub struct BufferRecord {
     pub buffer_layout: Option<i64>,
 }
 
-/// The `buffers` snapshots of a report (memory.md §1): an operation's rows, the earlier
+/// The `buffers` snapshots of a report (docs/rules/memory.md §1): an operation's rows, the earlier
 /// snapshot of a device, whether a device has rows before an operation, the lowest DRAM address;
 /// a question asked of the report's store.
 pub struct Snapshots<'a> {
@@ -117,7 +117,7 @@ impl Snapshots<'_> {
     }
 
     /// The lowest DRAM address of `device` in a valid row of an operation up to `n` (rank
-    /// `rank`) among the first [`DRAM_BASE_ROWS`] rows of `buffers` (memory.md §2: the DRAM
+    /// `rank`) among the first [`DRAM_BASE_ROWS`] rows of `buffers` (docs/rules/memory.md §2: the DRAM
     /// allocator's first buffer sits at its base, and the run's first rows record it); a bounded
     /// read, however large the table, made once for the report's rank ([`DramBaseCache`]).
     pub(crate) fn lowest_dram_address(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<Option<u64>> {

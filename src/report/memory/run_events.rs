@@ -14,7 +14,7 @@ use crate::report::database::uint;
 use crate::report::error::ReportError;
 use std::collections::HashMap;
 
-/// The DRAM allocator's base in ttnn 0.75–0.81 on Wormhole (memory.md §9), when the report
+/// The DRAM allocator's base in ttnn 0.75–0.81 on Wormhole (docs/rules/memory.md §9), when the report
 /// records no DRAM buffer.
 const DRAM_BASE: u64 = 1_048_640;
 

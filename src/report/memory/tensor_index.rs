@@ -1,6 +1,6 @@
 //! Every tensor's placement and links, as one index built once per report from four narrow
 //! columns (`tensors`, `device_tensors`, `input_tensors`, `output_tensors`) and kept with the
-//! report's core for every later question about memory (memory.md §4). Reading the rows is
+//! report's core for every later question about memory (docs/rules/memory.md §4). Reading the rows is
 //! `tensors.rs`'s; this is what is kept and how it answers.
 
 use crate::analysis::memory::{TensorFacts, TensorUse};

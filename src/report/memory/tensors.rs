@@ -1,4 +1,4 @@
-//! The tensors the holder rules look at (memory.md §4): those recorded at the addresses of the
+//! The tensors the holder rules look at (docs/rules/memory.md §4): those recorded at the addresses of the
 //! live buffers (in `tensors` or `device_tensors`), and those named by id, each with every
 //! `input_tensors` / `output_tensors` row that mentions it.
 //!
@@ -37,7 +37,7 @@ pub(crate) type TensorTexts = (Option<String>, Option<String>);
 /// that needs it and kept with the report (a watched report drops it when tensors are added).
 pub(crate) type TensorCache = OnceCell<TensorIndex>;
 
-/// Tensors and their links (memory.md §4): the tensors at the live addresses and those named,
+/// Tensors and their links (docs/rules/memory.md §4): the tensors at the live addresses and those named,
 /// each with its link rows; their shapes and dtypes; the tensors of shown operations and the
 /// DRAM-fallback records (`operation_tensors.rs`). A question asked of the report's store for its
 /// operations, with the index it builds once.

@@ -135,7 +135,7 @@ impl Usage<'_> {
     }
 
     /// Every operation with an attached error, with the device and buffer type it failed on:
-    /// the failure's place of memory.md §2 (mesh ids included), as the memory at the failure
+    /// the failure's place of docs/rules/memory.md §2 (mesh ids included), as the memory at the failure
     /// names it (`analysis::memory::failure_mark_place`). Read once and kept; when the reads
     /// fail, every error is marked on every line.
     pub(crate) fn failure_marks(&self) -> Vec<FailureMark> {
@@ -176,7 +176,7 @@ impl Usage<'_> {
         peaks(usage, &ids)
     }
 
-    /// The region size of a device's buffer type, when known (memory.md §2): L1 and L1_SMALL
+    /// The region size of a device's buffer type, when known (docs/rules/memory.md §2): L1 and L1_SMALL
     /// from the device's row; DRAM from the bank size the DRAM failures on the device give, when
     /// they agree.
     pub fn region_ceiling(&self, device_id: u64, buffer_type: BufferType) -> Option<Ceiling> {

@@ -22,7 +22,7 @@ use std::collections::{BTreeSet, HashMap};
 /// The memory at an operation's failure, as far as the report can tell it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FailureMemory {
-    /// No memory section: no allocation failure of L1, DRAM or L1_SMALL, or no basis (memory.md
+    /// No memory section: no allocation failure of L1, DRAM or L1_SMALL, or no basis (docs/rules/memory.md
     /// §3.4).
     Absent,
     /// The basis is `graph_only` and the graphs of the earlier operations have not been replayed:
@@ -65,7 +65,7 @@ impl MemoryReport {
         }
         for mut p in ready {
             // The tensors at its live addresses, and those its graph and inputs name.
-            // Under the mesh-id rule, a tensor may be recorded on the device found (memory.md §2).
+            // Under the mesh-id rule, a tensor may be recorded on the device found (docs/rules/memory.md §2).
             let devices = place_devices(&p.inputs);
             let addresses = live_addresses(&p.inputs);
             let places: Vec<(u64, u64)> =
@@ -93,7 +93,7 @@ impl MemoryReport {
         Ok(out)
     }
 
-    /// The mesh a failure happened on (memory.md §2): its shape from the failed operation's
+    /// The mesh a failure happened on (docs/rules/memory.md §2): its shape from the failed operation's
     /// arguments (unreadable, unnamed), and the other mesh devices with live buffers.
     fn name_the_mesh(&self, m: &mut MemoryAtFailure, inputs: &FailureInputs, index: usize) {
         let arguments = self.details().arguments(index).unwrap_or_default();
@@ -171,7 +171,7 @@ impl MemoryReport {
     }
 
     /// Where the error of each operation with one is marked on the memory over the run
-    /// (`analysis::memory::failure_mark_place`: the failure's place of memory.md §2, the mesh-id
+    /// (`analysis::memory::failure_mark_place`: the failure's place of docs/rules/memory.md §2, the mesh-id
     /// rule included), with its allocation failure's bank size; in `operations` order.
     pub(super) fn failure_mark_places(&self) -> rusqlite::Result<Vec<MarkedFailure>> {
         let indexes: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
@@ -255,7 +255,7 @@ impl MemoryReport {
         Ok(drop_freed_since(rows, device, &graphs))
     }
 
-    /// Fills `devices_with_rows` for the mesh-id rule (memory.md §2): whether the device found
+    /// Fills `devices_with_rows` for the mesh-id rule (docs/rules/memory.md §2): whether the device found
     /// has a `buffers` row before N, and only when it has none (and none of N's own), which of
     /// the other `devices` do. Gives the earlier snapshots found on the way, by device; none when
     /// nothing names the error's device.
@@ -302,7 +302,7 @@ impl MemoryReport {
     /// The post-operation picture of an operation (by index) for `place` (device, buffer
     /// type), else its L1 of the lowest device, else the first in its snapshot; none when it has
     /// no `buffers` row. For an operation the report did not record, the memory when it started:
-    /// the snapshot of the last recorded operation (behaviour.md §13.5).
+    /// the snapshot of the last recorded operation (docs/rules/reference.md §13.5).
     pub fn operation_memory(
         &self,
         index: usize,
@@ -330,7 +330,7 @@ impl MemoryReport {
         let mut ids = graph_tensors(&inputs.graph);
         ids.extend(inputs.input_tensor_ids.iter().copied());
         // Its outputs by their links too: an output whose `tensors.address` is NULL (its place
-        // only in `device_tensors`) is still the tenant of its buffer (memory.md §4).
+        // only in `device_tensors`) is still the tenant of its buffer (docs/rules/memory.md §4).
         let outputs = self.linked_tensor_ids("output_tensors", "output_index", &[index]).map_err(&read)?;
         ids.extend(outputs.into_values().flatten());
         inputs.tensors = self.tensors().facts(index, &places, &ids).map_err(&read)?;
@@ -346,7 +346,7 @@ impl MemoryReport {
     }
 
     /// The memory when an unrecorded operation (by index) started, for each device and buffer
-    /// type of the last recorded operation's snapshot (behaviour.md §13.5); empty for a recorded
+    /// type of the last recorded operation's snapshot (docs/rules/reference.md §13.5); empty for a recorded
     /// operation, or when that snapshot holds nothing.
     pub fn memory_at_start(&self, index: usize) -> Result<Vec<OperationMemory>, ReportError> {
         if self.operations[index].recorded {

@@ -1,4 +1,4 @@
-//! What if (memory.md §9): the report's side of `analysis::memory::whatif` — the fixes resolved
+//! What if (docs/rules/memory.md §9): the report's side of `analysis::memory::whatif` — the fixes resolved
 //! to the run's records (tensor addresses, last uses, producers, the late list), the checkpoint
 //! (the snapshot after the earliest operation a fix touches), every operation from there to the
 //! failure (graph and snapshot), and the failed request.
@@ -136,7 +136,7 @@ impl MemoryReport {
     /// Where a replay starts: after the earliest operation a fix touches, when the report keeps
     /// snapshots to start from (`from_checkpoint`); else from the first operation (none). An
     /// operation without `buffers` rows of the device is no checkpoint: the replay starts at the
-    /// latest one before it with some (memory.md §3.1), or from the first operation.
+    /// latest one before it with some (docs/rules/memory.md §3.1), or from the first operation.
     pub(super) fn replay_start(
         &self,
         index: usize,
@@ -219,7 +219,7 @@ impl MemoryReport {
             failed: true,
         });
         // A clash "past an L1 buffer at A" where nothing recorded lies at A: the failed
-        // operation's own allocation, which this release does not record (memory.md §9.3).
+        // operation's own allocation, which this release does not record (docs/rules/memory.md §9.3).
         if let Some(a) = at.own_unrecorded {
             run.own_allocation_at(a);
         }
@@ -235,7 +235,7 @@ impl MemoryReport {
             None => return Ok(self.unknown(index, fixes, "the message gives no request to place")),
         };
         answer.notes.splice(0..0, notes);
-        // The holder memory.md §4 finds at the failure names a buffer live then; a graph's own
+        // The holder docs/rules/memory.md §4 finds at the failure names a buffer live then; a graph's own
         // tensor node (an inner tensor of the operation that made it) only the others.
         // By address, the first live buffer at each (a map: 150 000 live buffers looked up for
         // 150 000 buffers after the fix were 2 × 10¹⁰ comparisons).
@@ -416,7 +416,7 @@ pub(super) fn distinct(fixes: &[Fix]) -> Vec<Fix> {
 }
 
 /// A clash "past an L1 buffer at A" where nothing recorded lies at A: A is the failed
-/// operation's own allocation, which the release does not record (memory.md §9.3).
+/// operation's own allocation, which the release does not record (docs/rules/memory.md §9.3).
 pub(super) fn own_unrecorded(
     failure: &crate::analysis::messages::failure::AllocationFailure,
     m: &MemoryAtFailure,
@@ -428,7 +428,7 @@ pub(super) fn own_unrecorded(
 
 /// What the failed operation is known to allocate after its request that no report shows:
 /// conv2d allocates several L1_SMALL buffers (its halo and sharding configs) and a report of the
-/// failure shows only the first that failed (memory.md §9).
+/// failure shows only the first that failed (docs/rules/memory.md §9).
 pub(super) fn more_after_request(name: &str, request: Option<&Request>) -> Option<WhatIfNote> {
     let l1_small = matches!(request, Some(Request::Allocation { place: (_, BufferType::L1Small), .. }));
     (l1_small && name.contains("conv")).then(|| WhatIfNote::MoreAfterRequest { operation_name: name.to_string() })
@@ -474,7 +474,7 @@ fn frees_after(f: &Fix) -> Option<u64> {
 pub const FIX_REPLAY_WINDOW: usize = 5_000;
 
 impl MemoryReport {
-    /// Every advice line of a failure (memory.md §9.2), each replayed and ranked: the operation
+    /// Every advice line of a failure (docs/rules/memory.md §9.2), each replayed and ranked: the operation
     /// (by index) and its memory at the failure. Every line is replayed in one pass (`what_ifs_at`).
     pub fn failure_fixes(&self, index: usize, m: &MemoryAtFailure) -> Result<Vec<ReplayedAdvice>, ReportError> {
         self.failure_fixes_with(index, m, None)

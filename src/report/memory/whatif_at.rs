@@ -14,7 +14,7 @@ pub(super) struct AtFailure<'r> {
     pub(super) graph: Cow<'r, [GraphNode]>,
     /// Its failure point in the graph.
     pub(super) through: Option<usize>,
-    /// Its own snapshot, when taken after the unwinding (memory.md §3.4).
+    /// Its own snapshot, when taken after the unwinding (docs/rules/memory.md §3.4).
     pub(super) own: Option<Vec<SnapshotRow>>,
     /// The failed request as the replay places it (none: the message gives none).
     pub(super) request: Option<Request>,
@@ -23,7 +23,7 @@ pub(super) struct AtFailure<'r> {
     /// The circular buffers of the most recent earlier operation of its name.
     pub(super) hint: Option<CircularBufferUse>,
     /// The address of its own L1 allocation that a clash names and no record holds
-    /// (memory.md §9.3).
+    /// (docs/rules/memory.md §9.3).
     pub(super) own_unrecorded: Option<u64>,
     /// What it is known to allocate after its request that no report shows, as a note.
     pub(super) more_after: Option<WhatIfNote>,

@@ -1,4 +1,4 @@
-//! What if: the device a replay follows (memory.md §1–§2) — one chip named by two ids, two
+//! What if: the device a replay follows (docs/rules/memory.md §1–§2) — one chip named by two ids, two
 //! submeshes sharing chips, and the id the captured graphs give the device when the tables give
 //! it another.
 
@@ -10,7 +10,7 @@ use crate::report::error::ReportError;
 
 impl MemoryReport {
     /// The device a replay follows and the other ids its records give it: a single chip opened
-    /// as a mesh names itself by both 0 and 1 (memory.md §1–§2) — two alike `devices` rows (or
+    /// as a mesh names itself by both 0 and 1 (docs/rules/memory.md §1–§2) — two alike `devices` rows (or
     /// one), and no snapshot around the failed operation (by index) holding both ids: where one
     /// does, 0 and 1 are two mesh devices with allocators of their own (submeshes sharing chips).
     pub(super) fn device_view(&self, device: u64, index: usize) -> Result<DeviceView, ReportError> {
@@ -24,7 +24,7 @@ impl MemoryReport {
 
     /// The id the captured graphs name `device` by, when it is another: the failed operation's
     /// (by index) graph names its tensors on one device, and the `tensors` table puts those
-    /// tensors on `device` (memory.md §2: submeshes whose parent holds nothing are 1 and 2 in the
+    /// tensors on `device` (docs/rules/memory.md §2: submeshes whose parent holds nothing are 1 and 2 in the
     /// graphs, 0 and 1 in the tables). None when they agree or nothing says.
     fn graph_id_of(&self, device: u64, index: usize) -> Result<Option<u64>, ReportError> {
         let Ok(graph) = self.graphs().graph(index) else { return Ok(None) };

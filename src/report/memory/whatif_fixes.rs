@@ -1,4 +1,4 @@
-//! What if: the fixes resolved against the run's records (memory.md §9.1) — a tensor's address,
+//! What if: the fixes resolved against the run's records (docs/rules/memory.md §9.1) — a tensor's address,
 //! last use, producer and deallocation, a buffer live after an operation, the late list — into
 //! the plan the replay acts on and where it starts; a fix that cannot act on the run is said
 //! (`WhatIfNote::NotApplied`) and refused by the front ends.
@@ -46,7 +46,7 @@ impl MemoryReport {
             })
             .collect();
         // Placed as the failure's picture places them: by their producers' graphs where the
-        // tables are in doubt (memory.md §4).
+        // tables are in doubt (docs/rules/memory.md §4).
         let facts = if ids.is_empty() { Vec::new() } else { self.tied_facts(index, &ids)? };
         for fix in fixes {
             match *fix {
@@ -147,7 +147,7 @@ impl MemoryReport {
 
     /// Why freeing tensor `t` cannot help the failed operation (by index) when `t` is one of its
     /// inputs: it is live until the operation reads it, whenever the free is said to happen
-    /// (memory.md §9.3: refused, with the fix that can).
+    /// (docs/rules/memory.md §9.3: refused, with the fix that can).
     fn input_refusal(
         &self,
         index: usize,

@@ -1,4 +1,4 @@
-//! `free-late` at every failure in one pass (memory.md §9.2): the late list's answer at each
+//! `free-late` at every failure in one pass (docs/rules/memory.md §9.2): the late list's answer at each
 //! allocation failure, replayed once per device instead of once per failure.
 //!
 //! A failure's own replay frees each tensor of its device held past its last use `k < n`,

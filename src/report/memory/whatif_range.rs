@@ -217,7 +217,7 @@ impl MemoryReport {
                 Some(Graph::Nodes(nodes)) => nodes,
                 _ => Vec::new(),
             };
-            // An operation without rows wrote no snapshot (memory.md §3.1): not an empty one.
+            // An operation without rows wrote no snapshot (docs/rules/memory.md §3.1): not an empty one.
             let snapshot = match next_row.as_deref_mut() {
                 Some(next) => Some(take_while_id(next, &mut row_ahead, op.id).map_err(&read)?),
                 None => None,

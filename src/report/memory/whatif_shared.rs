@@ -1,4 +1,4 @@
-//! What if, every fix of a failure in one replay (memory.md §9.2): the failure's device, regions,
+//! What if, every fix of a failure in one replay (docs/rules/memory.md §9.2): the failure's device, regions,
 //! graph, own snapshot and circular-buffer hint found once; each fix set resolved to its plan and
 //! checkpoint; then one pass over the operations from the earliest checkpoint to the failure,
 //! each operation's graph parsed and snapshot read once and given to every replay that has
@@ -77,7 +77,7 @@ impl MemoryReport {
         let read_now = if needs_late { Some(self.late_tensor_list_with(cancel)?) } else { None };
         let late = read_now.as_ref().or(options.late);
         let view = self.device_view(m.device_id, index)?;
-        // Banks that do not move in lockstep: no set's outcome can be known (memory.md §9.3).
+        // Banks that do not move in lockstep: no set's outcome can be known (docs/rules/memory.md §9.3).
         let allocator_mode = self.addresses_differ(index, m, &view).map_err(&read)?;
         let snapshots = self.records_snapshots().map_err(&read)?;
         let mut planned = Vec::with_capacity(sets.len());

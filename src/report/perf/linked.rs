@@ -1,6 +1,6 @@
 //! A memory report and a performance report opened together: the link between them and what
 //! depends on it — failures listed above the perf table, each operation's perf status, likely DRAM
-//! fallbacks and the Flags column (behaviour.md §9–§11).
+//! fallbacks and the Flags column (docs/rules/reference.md §9–§11).
 
 use super::perf_report::PerfReport;
 use crate::analysis::graph::nodes::parse_scopes;
@@ -26,7 +26,7 @@ pub struct LinkedReports {
     pub link: Link,
     /// The memory report's allocation failures, in operation id order.
     pub(crate) failed: Vec<FailedOperation>,
-    /// Likely DRAM fallbacks by operation id (behaviour.md §11.3); read only when linked.
+    /// Likely DRAM fallbacks by operation id (docs/rules/reference.md §11.3); read only when linked.
     pub fallbacks: HashMap<u64, DramFallback>,
 }
 
@@ -87,7 +87,7 @@ impl LinkedReports {
         perf_callout(&listings, self.link.is_linked(), hex)
     }
 
-    /// The Flags column of the merged rows (behaviour.md §11): `Op failed` and `DRAM fallback?`
+    /// The Flags column of the merged rows (docs/rules/reference.md §11): `Op failed` and `DRAM fallback?`
     /// only when linked, the other flags where the CSV carries what they need.
     pub fn flags(&self) -> Vec<Vec<Flag>> {
         let failures: HashMap<u64, AllocationFailure> = self.failed.iter().map(|f| (f.id, f.failure.clone())).collect();

@@ -1,6 +1,6 @@
 //! Reading an `ops_perf_results` CSV of any era, or a tt-perf-report `--csv` output: columns by
 //! header name only, ragged rows tolerated and counted, the `'` formula guard removed, every
-//! kept cell sanitised (formats.md §4–§5, behaviour.md §8).
+//! kept cell sanitised (docs/rules/formats.md §4–§5, docs/rules/reference.md §8).
 
 use crate::analysis::perf::rows::{
     Analytics, PerfRecord, PerfRow, SIGNPOST_OP_TYPE, Text, in_call_order, parse_float_prefix, parse_int_prefix,
@@ -159,7 +159,7 @@ pub(crate) fn parse_csv(input: impl Read, path: &Path) -> Result<ParsedCsv, Repo
         }
     }
     // A header and no rows is what the profiler leaves when the model died before its first
-    // operation finished: an empty report, not a refusal (behaviour.md §8.1).
+    // operation finished: an empty report, not a refusal (docs/rules/reference.md §8.1).
     let data = if analysed {
         rows.retain(|r: &PerfRow| !r.is_host_op());
         PerfData::Analysed(in_call_order(rows))

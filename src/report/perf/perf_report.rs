@@ -1,5 +1,5 @@
 //! The device performance report: a profiler report folder or an `ops_perf_results*.csv` file,
-//! with the device log's first line when present (behaviour.md §8.1, formats.md §4.1, §4.6).
+//! with the device log's first line when present (docs/rules/reference.md §8.1, docs/rules/formats.md §4.1, §4.6).
 
 use super::perf_csv::{ParsedCsv, PerfData, check_header, parse_csv};
 use crate::analysis::perf::flags::max_cores;

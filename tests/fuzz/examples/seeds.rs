@@ -2,10 +2,10 @@
 //! project's fixture builder (tests/support), never by hand:
 //!
 //! ```text
-//! cargo run --manifest-path tests/fuzz/Cargo.toml --example seeds -- tests/fuzz/seeds /work/shared/spec/messages.md
+//! cargo run --manifest-path tests/fuzz/Cargo.toml --example seeds -- tests/fuzz/seeds docs/rules/messages.md
 //! ```
 //!
-//! `failure_message`: the messages of `messages.md` and the demo report's errors; `graph`: the
+//! `failure_message`: the messages of `docs/rules/messages.md` and the demo report's errors; `graph`: the
 //! demo report's captured graphs and a few built ones; `perf_csv`: the demo CSV and small CSVs of
 //! each era; `sanitize`: hostile and real texts; `report`: small databases of every schema era
 //! (page size 512, so each is a few KiB); `log`: the fixture logs of `tests/support/logs.rs`.
@@ -37,7 +37,7 @@ fn main() {
     let demo_graphs = column("SELECT captured_graph FROM captured_graph ORDER BY rowid");
     let demo_traces = column("SELECT stack_trace FROM stack_traces ORDER BY rowid");
 
-    let mut messages = code_blocks(&std::fs::read_to_string(messages).expect("messages.md reads"));
+    let mut messages = code_blocks(&std::fs::read_to_string(messages).expect("docs/rules/messages.md reads"));
     messages.extend(demo_messages.iter().cloned());
     write_all(&out.join("failure_message"), "message", messages.iter().map(String::as_bytes));
 

@@ -1,7 +1,7 @@
 //! The demo's allocator model and its tensors: every buffer placed by tt-metal's policy
-//! (memory.md §9, the simulation's allocator): DRAM bottom-up from the demo's DRAM base, the
+//! (docs/rules/memory.md §9, the simulation's allocator): DRAM bottom-up from the demo's DRAM base, the
 //! lowest free block that holds it, aligned to 32 B; L1 top-down in the Wormhole's L1 region
-//! `[A, A+B)` (memory.md §1), the highest free block that holds it at its top, aligned to 16 B.
+//! `[A, A+B)` (docs/rules/memory.md §1), the highest free block that holds it at its top, aligned to 16 B.
 //! No address is chosen by hand, so the what-if replay of the demo reproduces it (see
 //! `tests/explain/demo_replay.rs`). Also the `tensors` rows of the buffers that operations read or
 //! produce, with their ids.
@@ -15,7 +15,7 @@ use super::{DRAM_MC, HS_MC, L1_MC};
 /// The L1 allocator region of `Device::wormhole`: `address_at_first_l1_cb_buffer` + `l1_bank_size`.
 const L1_START: u64 = 101440;
 const L1_TOP: u64 = 101440 + 1364928;
-/// The lowest DRAM address: the replay reads the DRAM region's base from it (memory.md §9).
+/// The lowest DRAM address: the replay reads the DRAM region's base from it (docs/rules/memory.md §9).
 const DRAM_BASE: u64 = 1024;
 /// One DRAM bank (1 GiB), more than the demo ever holds.
 const DRAM_BANK: u64 = 1 << 30;

@@ -10,7 +10,7 @@ pub(super) fn patches(d: &mut Demo) {
     let x = tensor("1, 1, 3136, 64", "TILE");
 
     // 13: ttnn.to_memory_config fails, kind 1 V3 L1, not enough free space: the full stored
-    // message of behaviour.md §14.3. A second, later row for the same operation follows.
+    // message of docs/rules/reference.md §14.3. A second, later row for the same operation follows.
     let frames13 =
         [lambda("lambda: ttnn.to_memory_config(x, self.c.patch_memory_config)"), attempt(), tmc.clone(), up.clone()];
     let g = Graph::new()

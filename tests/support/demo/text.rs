@@ -1,6 +1,6 @@
 //! Texts of the demo report (`fixtures/demo/`): the model source its stack traces point into,
 //! the Python stack traces, and the full stored error messages (TT_FATAL/TT_THROW wrapper,
-//! `formats.md` §1.1) built around real tt-metal messages (`messages.md`, `behaviour.md` §14).
+//! `docs/rules/formats.md` §1.1) built around real tt-metal messages (`docs/rules/messages.md`, `docs/rules/reference.md` §14).
 
 pub const MODEL_PY_PATH: &str = "/home/user/tt-metal/models/demos/hybrid_vit/tt/model.py";
 const TEST_FRAME: &str = "  File \"/home/user/tt-metal/models/demos/hybrid_vit/tests/test_hybrid_vit.py\", line 38, in test_hybrid_vit\n    output = model(pixels)\n";
@@ -72,7 +72,7 @@ pub const PROGRAM_BACKTRACE: &[&str] = &[
 ];
 
 /// Kind 1, V3 (statistics), L1, not enough free space: the full stored message of
-/// `behaviour.md` §14.3, verbatim.
+/// `docs/rules/reference.md` §14.3, verbatim.
 pub const NOT_ENOUGH_FREE_L1: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\nOut of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]";
 
 /// Kind 1, V3, L1, fragmented (tt-mlir#8044).
@@ -81,7 +81,7 @@ pub const FRAGMENTED_L1: &str = "Out of Memory: Not enough space to allocate 265
 /// the 32 KiB between the L1 region's top and `worker_l1_size` of `Device::wormhole`): real
 /// ttnn 0.81.1 on the real-ttnn rig, a height-sharded L1_SMALL tensor of 40 KiB per core.
 pub const L1_SMALL_32K: &str = "Out of Memory: Not enough space to allocate 2621440 B L1_SMALL buffer across 64 banks, where each bank needs to store 40960 B, but bank size is 32768 B (allocated: 0 B, free: 32768 B, largest free block: 32768 B). The L1_SMALL region is sized at device open; increase l1_small_size when opening the device.";
-/// Kind 1, `only` and statistics, L1: a free block could hold it (`behaviour.md` §14.1 row 14).
+/// Kind 1, `only` and statistics, L1: a free block could hold it (`docs/rules/reference.md` §14.1 row 14).
 pub const ONLY_WITH_STATS_L1: &str = "Out of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is only 1382720 B (allocated: 382720 B, free: 1000000 B, largest free block: 900000 B)";
 /// Kind 1, V2, DRAM, no statistics (tt-metal#31076).
 pub const V2_DRAM: &str = "Out of Memory: Not enough space to allocate 117440512 B DRAM buffer across 12 banks, where each bank needs to store 9787392 B, but bank size is only 1046181792 B";
@@ -89,21 +89,21 @@ pub const V2_DRAM: &str = "Out of Memory: Not enough space to allocate 117440512
 pub const FRAGMENTED_DRAM: &str = "Out of Memory: Not enough space to allocate 58720256 B DRAM buffer across 12 banks, where each bank needs to store 4894720 B, but bank size is 1071821792 B (allocated: 888424448 B, free: 183397344 B, largest free block: 3382944 B)";
 /// Kind 1, V3, DRAM, not enough free space (tt-xla#5535).
 pub const NOT_ENOUGH_FREE_DRAM: &str = "Out of Memory: Not enough space to allocate 1073741824 B DRAM buffer across 12 banks, where each bank needs to store 89479168 B, but bank size is 1070773184 B (allocated: 1003628544 B, free: 67144640 B, largest free block: 67140352 B)";
-/// Kind 2, D2 (no placeable suffix), DRAM (`behaviour.md` §14.1 row 5).
+/// Kind 2, D2 (no placeable suffix), DRAM (`docs/rules/reference.md` §14.1 row 5).
 pub const DEPENDENCIES_D2_DRAM: &str = "Out of Memory: Not enough space after considering dependencies to allocate 4096 B DRAM across 2 banks (2048 B per bank), bank size is 8192 B (allocated: 3072 B, free: 5120 B, largest free block: 3072 B)";
-/// Kind 2, D3 (placeable suffix), L1 (`behaviour.md` §14.1 row 4).
+/// Kind 2, D3 (placeable suffix), L1 (`docs/rules/reference.md` §14.1 row 4).
 pub const DEPENDENCIES_D3_L1: &str = "Out of Memory: Not enough space after considering dependencies to allocate 4096 B L1 across 2 banks (2048 B per bank), bank size is 8192 B (allocated: 3072 B, free: 5120 B, largest free block: 3072 B). After subtracting 1 dependency range(s) and 0 additional occupied range(s), 2048 B remained placeable across 2 window(s), largest 1024 B";
 /// Kind 3, old core format (tt-metal#17947).
 pub const CB_BEYOND_L1: &str = "Statically allocated circular buffers on core range [(x=0,y=0) - (x=7,y=7)] grow to 1741152 B which is beyond max L1 size of 1499136 B";
-/// Kind 4, old core format (`behaviour.md` §14.1 row 7).
+/// Kind 4, old core format (`docs/rules/reference.md` §14.1 row 7).
 pub const CB_CLASH_OLD: &str = "Statically allocated circular buffers in program 166 clash with L1 buffers on core range [(x=0,y=0) - (x=4,y=7)]. L1 buffer allocated at 600256 and static circular buffer region ends at 621824";
 /// Kind 4, 2026 core format (tt-metal#54876).
 pub const CB_CLASH_NEW: &str = "Statically allocated circular buffers in program 2282 clash with L1 buffers on core range [0-0 - 10-9]. L1 buffer allocated at 1563072 and static circular buffer region ends at 1563264";
-/// Dataflow-buffer variant: not one of the four kinds, shown raw (`messages.md` B13).
+/// Dataflow-buffer variant: not one of the four kinds, shown raw (`docs/rules/messages.md` B13).
 pub const DFB_BEYOND_L1: &str = "Statically allocated dataflow buffers on core range [0-0 - 10-7] grow to 1891328 B which is beyond max L1 size of 1572864 B";
-/// Op validation, not an allocation failure (`messages.md` D1).
+/// Op validation, not an allocation failure (`docs/rules/messages.md` D1).
 pub const MATMUL_WIDTH: &str = "ttnn.matmul: The width of the first tensor must be equal to the height of the second tensor (64 != 32). The shape of first tensor was ttnn.Shape([1, 1, 32, 64]) and the shape of second tensor was ttnn.Shape([1, 1, 32, 32]))";
-/// Trace region too small, not an allocation failure (`messages.md` C1).
+/// Trace region too small, not an allocation failure (`docs/rules/messages.md` C1).
 pub const TRACE_REGION: &str =
     "Creating trace buffers of size 36410368B on MeshDevice 0, but only 33000000B is allocated for trace region.";
 

@@ -1,5 +1,5 @@
 //! Tensor nodes connected from the buffer that holds them, as tt-metal's graph processor writes
-//! `buffer` → tensor connections (`formats.md` §3.6).
+//! `buffer` → tensor connections (`docs/rules/formats.md` §3.6).
 
 use serde_json::Value;
 

@@ -1,6 +1,6 @@
 //! The allocator of the simulation: one address range per (device, buffer type), first fit,
 //! top-down (L1, as TT-NN places tensors) or bottom-up (DRAM), aligned to 32 B unless told
-//! otherwise (tt-metal aligns L1 to 16 B, memory.md §9; the demo uses that).
+//! otherwise (tt-metal aligns L1 to 16 B, docs/rules/memory.md §9; the demo uses that).
 
 /// A buffer the allocator holds: `[address, address + size)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,7 +12,7 @@ pub struct Held {
 /// One bank's allocator.
 #[derive(Clone, Debug)]
 pub struct Allocator {
-    /// The region `[start, end)` the figures are computed over (memory.md's region).
+    /// The region `[start, end)` the figures are computed over (docs/rules/memory.md's region).
     pub start: u64,
     pub end: u64,
     /// The lowest address placed (DRAM reserves a little at the bottom).

@@ -6,7 +6,7 @@ use super::super::rows::{BufferRow, ErrorRow, Op};
 use super::super::schema::{BufferType, Layout};
 use super::{DRAM_BANKS, L1_BANKS, Sim, SimOp};
 
-/// Which writer recorded the run (memory.md §1).
+/// Which writer recorded the run (docs/rules/memory.md §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {
     /// The decorator before the `errors` table: a failed operation leaves no `buffers` rows and
@@ -18,7 +18,7 @@ pub enum Era {
     DecoratorWithErrors,
     /// The graph-report importer: like the decorator with errors, nodes carry `id` (V2.1).
     Importer,
-    /// The importer of ttnn 0.67–0.78 (behaviour.md §13.5): the failed operation leaves no
+    /// The importer of ttnn 0.67–0.78 (docs/rules/reference.md §13.5): the failed operation leaves no
     /// `operations` row, no graph, no snapshot and no message, only the row
     /// `(0, name, 'incomplete_operation', "Operation 'name' started but never completed (likely
     /// crashed)")`; the message is in the run's log ([`Sim::log`]).
@@ -38,7 +38,7 @@ pub struct Options {
     pub v2_message: bool,
     /// The message is a V0 one: no bank size, no figures (not an allocation failure to parse).
     pub v0_message: bool,
-    /// ttnn 0.81 on a single chip opened as a mesh (memory.md §1): graph buffer nodes carry the
+    /// ttnn 0.81 on a single chip opened as a mesh (docs/rules/memory.md §1): graph buffer nodes carry the
     /// mesh id 1, circular-buffer nodes 0, the tables [`Mesh::tables`]; the failing allocation
     /// throws inside `create_device_tensor`, and the failed operation's buffers are freed inside
     /// `Tensor::deallocate` scopes before the device operation's aborted end.

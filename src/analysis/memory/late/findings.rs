@@ -28,7 +28,7 @@ pub struct LateTensor {
     /// The last operation over which it is still held: the last snapshot that shows it, or the
     /// failure when the run ends in one with the buffer still live.
     pub held_until_operation_id: u64,
-    /// The `file.py:line` of the last-use operation (behaviour.md §1.5), when its stack trace
+    /// The `file.py:line` of the last-use operation (docs/rules/reference.md §1.5), when its stack trace
     /// has one (the report layer fills it).
     pub source: Option<String>,
     /// How much lower the peak of its device and buffer type would be had it been freed right

@@ -1,6 +1,6 @@
 //! At a failure: what tt-metal would have done with the request had every tensor held past its
 //! last use been freed right after that use — said only as the replay of that fix says it
-//! (memory.md §9.2: freeing them earlier re-places every later allocation).
+//! (docs/rules/memory.md §9.2: freeing them earlier re-places every later allocation).
 
 use crate::analysis::memory::model::MemoryAtFailure;
 use crate::analysis::memory::whatif::{Answer, Outcome, answer_sentence};

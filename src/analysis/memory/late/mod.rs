@@ -5,7 +5,7 @@
 //! Pure: the report layer feeds the `buffers` rows to [`crate::analysis::memory::usage::MemoryUsage`]
 //! built [`with_runs`](crate::analysis::memory::usage::MemoryUsage::with_runs), reads the tensors at the
 //! runs' addresses, and fills each finding's source line from its last-use operation's stack
-//! trace. Attribution and last use are memory.md §4's (`memory::holders`).
+//! trace. Attribution and last use are docs/rules/memory.md §4's (`memory::holders`).
 
 pub(crate) mod findings;
 mod fit;
@@ -76,7 +76,7 @@ pub fn find_late(usage: &MemoryUsage, tensors: &[TensorFacts], errors: &[u64], l
     LateFindings { late, summary, failures: Vec::new(), lifetime: None }
 }
 
-/// The tensor a run holds (memory.md §4, N = the run's last snapshot) when the run goes on past
+/// The tensor a run holds (docs/rules/memory.md §4, N = the run's last snapshot) when the run goes on past
 /// the tensor's last use.
 fn late_tensor(holders: &mut Holders<'_>, run: &BufferRun, (errors, end): (&[u64], u64)) -> Option<LateTensor> {
     holders.operation_id = run.last_operation_id;

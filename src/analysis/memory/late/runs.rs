@@ -1,7 +1,7 @@
 //! The lifetimes of buffers as the snapshots show them: a buffer — (buffer type, address, size
 //! per bank) on a device — seen in consecutive post-operation snapshots of its device is one
 //! run, from the first snapshot that shows it to the last. Built from the same rows, in the same
-//! pass, as the usage sums (memory.md §1: each operation's rows are every buffer live after it on
+//! pass, as the usage sums (docs/rules/memory.md §1: each operation's rows are every buffer live after it on
 //! the devices it touched).
 
 use crate::analysis::messages::failure::BufferType;

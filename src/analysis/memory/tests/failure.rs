@@ -1,4 +1,4 @@
-//! memory.md §5–§7 end to end: the map and its check, the reason from the map, the fit, the
+//! docs/rules/memory.md §5–§7 end to end: the map and its check, the reason from the map, the fit, the
 //! circular buffers; the any-operation picture; and that no input makes the rules panic.
 
 use super::*;

@@ -1,4 +1,4 @@
-//! memory.md §4: who holds each buffer.
+//! docs/rules/memory.md §4: who holds each buffer.
 
 use super::*;
 

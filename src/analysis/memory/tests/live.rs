@@ -1,4 +1,4 @@
-//! memory.md §3: the failure point, the unwinding, the four bases and `origin`.
+//! docs/rules/memory.md §3: the failure point, the unwinding, the four bases and `origin`.
 
 use super::*;
 
@@ -201,7 +201,7 @@ fn bad_rows_are_set_aside_with_a_note() {
     assert_eq!(m.notes, [MemoryNote::BadBuffers { count: 5, source: "buffers rows" }]);
 }
 
-/// ttnn 0.81 (memory.md §1): N's output is allocated, the next allocation throws inside
+/// ttnn 0.81 (docs/rules/memory.md §1): N's output is allocated, the next allocation throws inside
 /// `create_device_tensor`, and the output is freed inside a `Tensor::deallocate` scope before
 /// the aborted end of the device operation.
 fn deallocate_scope_graph() -> G {

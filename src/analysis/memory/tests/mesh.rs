@@ -1,4 +1,4 @@
-//! memory.md §2 "Mesh ids": a single chip opened as a mesh (ttnn 0.81) names the chip 0 in some
+//! docs/rules/memory.md §2 "Mesh ids": a single chip opened as a mesh (ttnn 0.81) names the chip 0 in some
 //! records and the mesh 1 in others; the device with `buffers` rows is the one read.
 
 use super::*;

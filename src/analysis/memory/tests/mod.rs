@@ -1,4 +1,4 @@
-//! Unit tests of every rule of memory.md, on inputs built by hand whose answer is known.
+//! Unit tests of every rule of docs/rules/memory.md, on inputs built by hand whose answer is known.
 
 mod failure;
 mod holders;

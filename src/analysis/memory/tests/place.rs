@@ -1,4 +1,4 @@
-//! memory.md §2: the failure's buffer type, device and region.
+//! docs/rules/memory.md §2: the failure's buffer type, device and region.
 
 use super::*;
 
@@ -127,7 +127,7 @@ fn graph_sizes_per_bank() {
     assert_eq!(place::default_banks(BufferType::L1, None, None), 1);
 }
 
-/// What ttnn 0.81 writes for a DRAM failure on a Wormhole (memory.md §1): DRAM placed bottom-up
+/// What ttnn 0.81 writes for a DRAM failure on a Wormhole (docs/rules/memory.md §1): DRAM placed bottom-up
 /// from 1048640, five buffers of 178958336 B per bank, bank size 1072693184 B.
 fn dram_inputs(rows: &[i64]) -> FailureInputs {
     let failure = parse_allocation_failure(

@@ -1,4 +1,4 @@
-//! Advice as fixes (memory.md §9.2): every single change the replay can answer for — a holder
+//! Advice as fixes (docs/rules/memory.md §9.2): every single change the replay can answer for — a holder
 //! freed at its last use, §6's buffers freed before the operation, an input or a holder moved to
 //! DRAM, the output in DRAM where the operation's purpose allows it, a larger L1_SMALL — and a
 //! few combined ones (every stale tensor freed, every clashing buffer moved), each replayed and
@@ -66,7 +66,7 @@ pub struct AdviceFor<'a> {
     pub own_unrecorded: Option<u64>,
 }
 
-/// Whether placing the failed operation's output in DRAM keeps its purpose (memory.md §9.2):
+/// Whether placing the failed operation's output in DRAM keeps its purpose (docs/rules/memory.md §9.2):
 /// not for an operation whose job is to place its output in L1 (`ttnn.to_memory_config` and the
 /// sharding moves into L1), not for a convolution, whose output is computed into a sharded L1
 /// buffer whatever `memory_config` says, and never for L1_SMALL (nothing there is an output a
@@ -169,7 +169,7 @@ fn allocation_advice(m: &MemoryAtFailure, op: AdviceFor<'_>, out: &mut Vec<Advic
     }
 }
 
-/// The `l1_small_size` an L1_SMALL failure needs at least (memory.md §9.2): every L1_SMALL
+/// The `l1_small_size` an L1_SMALL failure needs at least (docs/rules/memory.md §9.2): every L1_SMALL
 /// buffer of the operation the report shows (each aligned to 32 B, as tt-metal places them) and
 /// the request, aligned; the buffers live from earlier operations too, which stay.
 pub fn l1_small_need(m: &MemoryAtFailure) -> u64 {

@@ -7,7 +7,7 @@ use super::fix::Fix;
 /// What an advice line tries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AdviceKind {
-    /// The cheapest buffers to free (memory.md §6), freed right after the operation before:
+    /// The cheapest buffers to free (docs/rules/memory.md §6), freed right after the operation before:
     /// each `(address, size per bank)`.
     FreeBefore {
         /// The buffers, ascending.

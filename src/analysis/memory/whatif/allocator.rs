@@ -1,4 +1,4 @@
-//! One bank allocator as tt-metal runs it (memory.md §9, measured on real re-runs; tt-metal's
+//! One bank allocator as tt-metal runs it (docs/rules/memory.md §9, measured on real re-runs; tt-metal's
 //! `FreeListOpt` with its first-fit policy): free blocks kept merged, a top-down allocator (L1,
 //! L1_SMALL) takes the *highest* free block that holds the request and places it at that block's
 //! top, a bottom-up one (DRAM) the lowest block at its bottom. Sizes are aligned up first. Every

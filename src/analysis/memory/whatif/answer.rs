@@ -28,7 +28,7 @@ impl Outcome {
     }
 }
 
-/// The part of the operation that does not fit (memory.md §9.3 `fails_on`).
+/// The part of the operation that does not fit (docs/rules/memory.md §9.3 `fails_on`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailsOn {
     /// The failed request itself.
@@ -207,7 +207,7 @@ pub struct AfterFix {
     pub circular_buffers: Option<(u64, u64)>,
 }
 
-/// The answer for the failed operation (memory.md §9.1, §9.3).
+/// The answer for the failed operation (docs/rules/memory.md §9.1, §9.3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
     /// The failed operation.
@@ -217,7 +217,7 @@ pub struct Answer {
     /// What was checked: an allocation, or the circular buffers.
     pub circular_buffers: bool,
     /// What tt-metal would do with the operation: `Fits` only when everything it is known to
-    /// allocate fits (memory.md §9.3).
+    /// allocate fits (docs/rules/memory.md §9.3).
     pub outcome: Outcome,
     /// The part that does not fit, when the outcome is `DoesNotFit` for the request or its
     /// circular buffers.

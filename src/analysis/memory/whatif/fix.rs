@@ -1,4 +1,4 @@
-//! The fixes a what-if replays (memory.md §9.1), as the command line and the agents spell them:
+//! The fixes a what-if replays (docs/rules/memory.md §9.1), as the command line and the agents spell them:
 //! `free T@K`, `free T`, `free-buffer A@K`, `free-late`, `to-dram T`, `output-to-dram`,
 //! `l1-small-size B`. Ids are those of the report being replayed.
 

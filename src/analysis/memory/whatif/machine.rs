@@ -1,4 +1,4 @@
-//! The replay itself (memory.md §9.1): the steps of [`Sequence`] run twice side by side — once
+//! The replay itself (docs/rules/memory.md §9.1): the steps of [`Sequence`] run twice side by side — once
 //! as recorded, the policy predicting each placement from the true state (the self-check), and
 //! once with the fixes, every allocation from the first step on re-placed by the policy.
 

@@ -1,4 +1,4 @@
-//! What if (memory.md §9, beyond the reference): the run's allocations replayed through a model
+//! What if (docs/rules/memory.md §9, beyond the reference): the run's allocations replayed through a model
 //! of tt-metal's bank allocator with a fix applied, and what tt-metal would then do with the
 //! failed request. Pure: the report layer reads the checkpoint, each operation's graph and
 //! snapshot, and the failure, and feeds them to a [`WhatIfRun`] (`run.rs`), which answers with

@@ -1,4 +1,4 @@
-//! What an advice line tries, in words a user acts on (memory.md §9.2): where — `after operation
+//! What an advice line tries, in words a user acts on (docs/rules/memory.md §9.2): where — `after operation
 //! 10 (model.py:41)`, `ttnn.deallocate(…) after operation 10 (model.py:41)` — and short: at most
 //! three items named, then `and N more`; buffers at consecutive addresses as one range.
 

@@ -1,4 +1,4 @@
-//! The fixes resolved to what the replay acts on (memory.md §9.1): buffers freed after an
+//! The fixes resolved to what the replay acts on (docs/rules/memory.md §9.1): buffers freed after an
 //! operation, buffers placed in DRAM instead, the failing request in DRAM, a larger L1_SMALL;
 //! and the regions the allocators manage.
 
@@ -17,7 +17,7 @@ pub struct Regions {
 }
 
 impl Regions {
-    /// The regions of a device opened with `l1_small_size` (memory.md §9): L1_SMALL takes the
+    /// The regions of a device opened with `l1_small_size` (docs/rules/memory.md §9): L1_SMALL takes the
     /// size rounded up to 32 B from the end of worker L1, and L1's bank shrinks by as much.
     pub fn with_l1_small(self, l1_small_size: Option<u64>) -> Self {
         let (Some(bytes), Some((start, _)), Some((_, worker_end))) = (l1_small_size, self.l1, self.l1_small) else {

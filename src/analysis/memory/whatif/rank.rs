@@ -1,4 +1,4 @@
-//! The replayed advice in the order it is said (memory.md §9.2): what works first, then frees
+//! The replayed advice in the order it is said (docs/rules/memory.md §9.2): what works first, then frees
 //! before moves, fewest changes, most room left; and which lines the text says (at most five,
 //! none whose replay cannot tell for a reason the user cannot act on — those are JSON only).
 

@@ -175,7 +175,7 @@ impl WhatIfRun {
             && hint.used > room
         {
             // The operation's circular buffers are checked after its outputs are placed
-            // (memory.md §9): as the same operation used them earlier, they do not fit; as
+            // (docs/rules/memory.md §9): as the same operation used them earlier, they do not fit; as
             // another one did, whether its own fit is unknown.
             answer.outcome = if hint.same_name { Outcome::DoesNotFit } else { Outcome::Unknown };
             answer.fails_on = hint.same_name.then_some(FailsOn::CircularBuffers);
@@ -267,7 +267,7 @@ impl WhatIfRun {
         Some(l1.lowest_used().unwrap_or(end).saturating_sub(start))
     }
 
-    /// The cheapest set of buffers whose freeing would let the request fit (memory.md §6 on the
+    /// The cheapest set of buffers whose freeing would let the request fit (docs/rules/memory.md §6 on the
     /// fixed run's picture): inputs of the failed operation and its own buffers cannot go.
     fn in_the_way_of(&self, place: Place, need: u64, inputs: &[(Place, u64)], failed: u64) -> Vec<InTheWay> {
         let Some(a) = self.fixed.allocators.get(&place) else { return Vec::new() };

@@ -1,4 +1,4 @@
-//! The run's allocations in order (memory.md §9.1), rebuilt from what the report recorded: the
+//! The run's allocations in order (docs/rules/memory.md §9.1), rebuilt from what the report recorded: the
 //! live buffers at a checkpoint, then, operation by operation, its captured graph's allocations
 //! and frees in node order and its post-operation snapshot, which shows what was allocated or
 //! freed outside any graph. Each buffer gets an id once, at its allocation, so that a fix can
@@ -60,7 +60,7 @@ pub struct OperationRecord<'a> {
     pub operation_id: u64,
     /// Its captured graph (buffer nodes are enough); empty when it has none.
     pub graph: &'a [GraphNode],
-    /// For the failed operation: its failure point (memory.md §3.3), the last node replayed.
+    /// For the failed operation: its failure point (docs/rules/memory.md §3.3), the last node replayed.
     pub through: Option<usize>,
     /// Its post-operation `buffers` rows (every device and type), when it has any; for the
     /// failed operation, the snapshot taken after the unwinding.
@@ -70,7 +70,7 @@ pub struct OperationRecord<'a> {
 }
 
 /// The device a replay follows, and the other ids its records name it by (a single chip opened
-/// as a mesh: graph nodes on the mesh id, tables on the chip's, memory.md §1–§2).
+/// as a mesh: graph nodes on the mesh id, tables on the chip's, docs/rules/memory.md §1–§2).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DeviceView {
     /// The failure's device.

@@ -277,7 +277,7 @@ fn the_request_fits_but_the_circular_buffers_the_operation_used_before_do_not() 
     p.free_after.push((10, (D, BufferType::L1), at(10)));
     let hint = CircularBufferUse { operation_id: 5, operation_name: "ttnn.matmul".into(), used: 12, same_name: true };
     let a = filled(p.clone()).answer(11, vec![], request(), &[], Some(hint.clone()));
-    // The operation's outcome, not the request's (memory.md §9.3).
+    // The operation's outcome, not the request's (docs/rules/memory.md §9.3).
     assert_eq!(
         (a.outcome, a.fails_on, a.request_fits),
         (Outcome::DoesNotFit, Some(FailsOn::CircularBuffers), Some(true))

@@ -1,4 +1,4 @@
-//! How a what-if answer reads (memory.md §9.2): what tt-metal would do with the request once the
+//! How a what-if answer reads (docs/rules/memory.md §9.2): what tt-metal would do with the request once the
 //! fix is in, said only as far as the replay says it — `fits` only when it fits, and `fits,
 //! then …` when the circular buffers the operation needs would no longer fit below it.
 

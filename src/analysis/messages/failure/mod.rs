@@ -1,5 +1,5 @@
 //! Recognising allocation failures in a stored error text: the reference's four patterns
-//! (behaviour.md §4) and, beyond the reference, older, unprefixed, wrapped and newer wordings
+//! (docs/rules/reference.md §4) and, beyond the reference, older, unprefixed, wrapped and newer wordings
 //! (§13), in the order of §13.1.
 
 mod patterns;
@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 /// Recognises an allocation failure anywhere in a stored error text; `None` when it is another error.
 ///
-/// behaviour.md §13.1: the reference's four patterns on the text as stored (parity); else the
+/// docs/rules/reference.md §13.1: the reference's four patterns on the text as stored (parity); else the
 /// patterns beyond the reference on the text as stored; else both lists again on the text with
 /// every whitespace run collapsed to one space. Within a list the first pattern that matches
 /// decides; a figure of that match that does not fit in 64 bits makes the text unrecognised.

@@ -1,4 +1,4 @@
-//! The message patterns: the reference's four (behaviour.md §4.2) and those beyond it (§13.2),
+//! The message patterns: the reference's four (docs/rules/reference.md §4.2) and those beyond it (§13.2),
 //! each searched anywhere in a text, first occurrence first.
 
 use super::recognised::{BufferType, FailureKind, Figures};
@@ -17,7 +17,7 @@ pub(super) enum Found {
     Unreadable,
 }
 
-/// Which text the patterns beyond the reference are searched in (behaviour.md §13.1).
+/// Which text the patterns beyond the reference are searched in (docs/rules/reference.md §13.1).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Text {
     /// The message as stored (step 2).
@@ -100,7 +100,7 @@ static DYNAMIC_CB_TOO_LARGE: LazyLock<Regex> = LazyLock::new(|| {
 const OOM_OPENING: &str = "Out of Memory: Not enough space to allocate ";
 const BARE_OOM_OPENING: &str = "Not enough space to allocate ";
 
-/// The reference's four patterns, in its order (behaviour.md §4.3).
+/// The reference's four patterns, in its order (docs/rules/reference.md §4.3).
 pub(super) fn reference(text: &str) -> Found {
     if let Some(c) = search(OOM_OPENING, &OUT_OF_MEMORY, text) {
         return bank_failure(FailureKind::BankOutOfMemory, &c);
@@ -112,7 +112,7 @@ pub(super) fn reference(text: &str) -> Found {
     circular_buffers("Statically allocated circular buffers ", &CB_BEYOND_L1, &CB_CLASH, text)
 }
 
-/// The patterns beyond the reference, in the order of behaviour.md §13.2: B1 dataflow buffers,
+/// The patterns beyond the reference, in the order of docs/rules/reference.md §13.2: B1 dataflow buffers,
 /// B2 old out of memory, B3 without the prefix, B4 service-core clash, B5 circular buffer larger
 /// than its L1 buffer.
 pub(super) fn beyond(text: &str, which: Text) -> Found {

@@ -1,5 +1,5 @@
 //! What a recognised allocation failure holds: which of the failures it is, the buffer type it
-//! names, and the figures its message gives (behaviour.md §4.6).
+//! names, and the figures its message gives (docs/rules/reference.md §4.6).
 
 use serde::Serialize;
 
@@ -20,7 +20,7 @@ pub enum FailureKind {
     CircularBufferExceedsItsBuffer,
 }
 
-/// A tt-metal buffer type, from a message token or a database code (formats.md §1.7).
+/// A tt-metal buffer type, from a message token or a database code (docs/rules/formats.md §1.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum BufferType {
     /// `DRAM`, code 0.
@@ -88,7 +88,7 @@ impl BufferType {
     }
 }
 
-/// The figures of one allocation failure, as extracted from its message (behaviour.md §4.6).
+/// The figures of one allocation failure, as extracted from its message (docs/rules/reference.md §4.6).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Figures {
     /// Buffer type token when it is one of the five known ones (kinds 1, 2).
@@ -132,7 +132,7 @@ pub struct AllocationFailure {
     pub kind: FailureKind,
     /// The figures the message gives.
     pub(crate) figures: Figures,
-    /// True when recognised by a rule the reference does not have (behaviour.md §13): a §13.2
+    /// True when recognised by a rule the reference does not have (docs/rules/reference.md §13): a §13.2
     /// pattern, or any pattern found only once whitespace runs are collapsed.
     pub(crate) beyond_reference: bool,
     /// The request is a sharded buffer (its operation's `memory_config` says so; the report

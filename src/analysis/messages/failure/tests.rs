@@ -1,4 +1,4 @@
-//! The order of behaviour.md §13.1, the patterns of §13.2 and what stays raw, and the property
+//! The order of docs/rules/reference.md §13.1, the patterns of §13.2 and what stays raw, and the property
 //! that breaking a message over lines changes only its `beyond_reference` flag.
 
 use super::patterns::collapse_whitespace;
@@ -93,7 +93,7 @@ fn both_wordings_of_a_circular_buffer_larger_than_its_buffer() {
 #[test]
 fn still_raw_after_section_13() {
     for text in [
-        // D1 without statistics (messages.md D01) and a message cut short (M21).
+        // D1 without statistics (docs/rules/messages.md D01) and a message cut short (M21).
         "Out of Memory: Not enough space after considering dependencies to allocate 262144 B L1 across 1 banks (262144 B per bank)",
         "Out of Memory: Not enough space to allocate 8192 B L1_SMALL buffer across 64 banks",
         // Unformatted templates.
