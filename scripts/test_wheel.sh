@@ -58,8 +58,8 @@ rc=0; run explain --demo || rc=$?
 [ ! -s "$tmp/err" ] || fail "ttnn-tui explain --demo wrote to stderr: $(cat "$tmp/err")"
 first='14 operations with errors, 2 errors not placed on an operation'
 [ "$(head -1 "$tmp/out")" = "$first" ] || fail "explain --demo began with: $(head -1 "$tmp/out")"
-sed '1,/^---$/d' tests/snapshots/explain_cli__demo_explain_text.snap >"$tmp/expected"
-diff -u "$tmp/expected" "$tmp/out" >&2 || fail "explain --demo differs from tests/snapshots/explain_cli__demo_explain_text.snap"
+sed '1,/^---$/d' tests/explain/snapshots/explain__explain_cli__demo_explain_text.snap >"$tmp/expected"
+diff -u "$tmp/expected" "$tmp/out" >&2 || fail "explain --demo differs from tests/explain/snapshots/explain__explain_cli__demo_explain_text.snap"
 step "ttnn-tui explain --demo: exit 0, $(wc -l <"$tmp/out") lines, equal to the snapshot"
 
 # 5. `--version` names the crate's version.
