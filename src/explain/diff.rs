@@ -1,8 +1,8 @@
 //! `ttnn-tui diff BEFORE AFTER` (docs/rules/interfaces.md §1): what changed between two runs — the failures
 //! gone, new and kept, the operations aligned and where the runs part, the memory after the
 //! aligned operations, each side's peaks as `explain --peak` gives them, the tensors held past
-//! their last use, and the first new failure explained in full. The text here; the JSON in
-//! `diff_json.rs`.
+//! their last use, and the first new failure explained in full: the text, and the JSON (the
+//! answer layer's `DiffAnswer` serialised, `render_diff_json`).
 
 use super::explanation::ExplainOptions;
 use super::paint::Paint;
