@@ -7,4 +7,5 @@ pub mod dram_fallback;
 pub mod flags;
 pub mod link;
 pub mod link_reason;
+pub mod numbers;
 pub mod rows;

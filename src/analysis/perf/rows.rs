@@ -3,6 +3,8 @@
 //! signposts kept, host ops hidden
 //! (docs/rules/reference.md §8.2–§8.3), and the figures shown per row.
 
+use crate::analysis::perf::numbers::parse_float_prefix;
+
 /// Op codes that mark a collective operation when merging devices.
 const COLLECTIVES: [&str; 3] = ["AllGather", "ReduceScatter", "AllReduce"];
 
@@ -362,63 +364,6 @@ pub(crate) fn in_call_order(mut rows: Vec<PerfRow>) -> Vec<PerfRow> {
     order.sort_by(|&a, &b| keys[a].total_cmp(&keys[b]));
     let mut taken: Vec<Option<PerfRow>> = rows.drain(..).map(Some).collect();
     order.into_iter().filter_map(|i| taken[i].take()).collect()
-}
-
-/// Reads a number as JavaScript's `parseFloat` does: the longest numeric prefix after leading
-/// whitespace (`"12.5 us"` → 12.5, `"abc"` → none).
-pub(crate) fn parse_float_prefix(text: &str) -> Option<f64> {
-    let s = text.trim_start();
-    let b = s.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        i += 1;
-    }
-    if s[i..].starts_with("Infinity") {
-        let value = f64::INFINITY;
-        return Some(if b.first() == Some(&b'-') { -value } else { value });
-    }
-    let digits_start = i;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    let mut mantissa_digits = i - digits_start;
-    if i < b.len() && b[i] == b'.' {
-        let dot = i;
-        i += 1;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        mantissa_digits += i - dot - 1;
-    }
-    if mantissa_digits == 0 {
-        return None;
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        let mut j = i + 1;
-        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
-            j += 1;
-        }
-        let exponent_start = j;
-        while j < b.len() && b[j].is_ascii_digit() {
-            j += 1;
-        }
-        if j > exponent_start {
-            i = j;
-        }
-    }
-    s[..i].parse().ok()
-}
-
-/// Reads an integer as JavaScript's `parseInt` does (base 10): optional sign, leading digits.
-pub(crate) fn parse_int_prefix(text: &str) -> Option<i64> {
-    let s = text.trim_start();
-    let (sign, rest) = match s.as_bytes().first() {
-        Some(b'-') => (-1, &s[1..]),
-        Some(b'+') => (1, &s[1..]),
-        _ => (1, s),
-    };
-    let end = rest.bytes().position(|c| !c.is_ascii_digit()).unwrap_or(rest.len());
-    rest[..end].parse::<i64>().ok().map(|v| sign * v)
 }
 
 #[cfg(test)]

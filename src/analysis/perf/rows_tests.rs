@@ -148,22 +148,6 @@ fn lock_step_groups_by_device_and_op_code() {
 }
 
 #[test]
-fn numbers_are_read_like_javascript() {
-    assert_eq!(parse_float_prefix(" 12.5 us"), Some(12.5));
-    assert_eq!(parse_float_prefix("1e3x"), Some(1000.0));
-    assert_eq!(parse_float_prefix("1e"), Some(1.0));
-    assert_eq!(parse_float_prefix(".5"), Some(0.5));
-    assert_eq!(parse_float_prefix("-Infinity"), Some(f64::NEG_INFINITY));
-    assert_eq!(parse_float_prefix("abc"), None);
-    assert_eq!(parse_float_prefix(""), None);
-    assert_eq!(parse_float_prefix("."), None);
-    assert_eq!(parse_int_prefix("64.9"), Some(64));
-    assert_eq!(parse_int_prefix(" -3x"), Some(-3));
-    assert_eq!(parse_int_prefix(""), None);
-    assert_eq!(parse_int_prefix("x1"), None);
-}
-
-#[test]
 fn tt_perf_report_op_codes_lose_their_suffix() {
     // As tt-perf-report 1.4.0 writes them without --raw-op-codes (docs/rules/reference.md §13.4).
     assert_eq!(raw_op_code_of("HaloDeviceOperation w=x s=x p=x d=x | x"), "HaloDeviceOperation");

@@ -2,9 +2,9 @@
 //! header name only, ragged rows tolerated and counted, the `'` formula guard removed, every
 //! kept cell sanitised (docs/rules/formats.md §4–§5, docs/rules/reference.md §8).
 
+use crate::analysis::perf::numbers::{parse_float_prefix, parse_int_prefix};
 use crate::analysis::perf::rows::{
-    Analytics, PerfRecord, PerfRow, SIGNPOST_OP_TYPE, Text, in_call_order, parse_float_prefix, parse_int_prefix,
-    raw_op_code_of,
+    Analytics, PerfRecord, PerfRow, SIGNPOST_OP_TYPE, Text, in_call_order, raw_op_code_of,
 };
 use crate::analysis::sanitize::sanitize_line;
 use crate::report::error::ReportError;
