@@ -15,6 +15,7 @@ mod late_single_pass;
 mod memory_reading;
 mod memory_sim;
 mod memory_sim_0_81;
+mod named_paths;
 mod no_import_circle;
 mod perf_linking;
 mod perf_reading;
