@@ -157,8 +157,13 @@ fn text_lines(w: &WhatIf, sources: &Sources, hex: bool) -> Vec<String> {
     }
     lines.push(check_sentence(w));
     let said = |n: &&WhatIfNote| {
-        matches!(n, WhatIfNote::CircularBuffersAfter { .. } | WhatIfNote::EarlierFailure { .. } | WhatIfNote::BeyondL1)
-            || sentence.contains(&note_text(n))
+        matches!(
+            n,
+            WhatIfNote::CircularBuffersAfter { .. }
+                | WhatIfNote::CircularBuffersUnrecorded { .. }
+                | WhatIfNote::EarlierFailure { .. }
+                | WhatIfNote::BeyondL1
+        ) || sentence.contains(&note_text(n))
     };
     lines.extend(a.notes.iter().filter(|n| !said(n)).map(|note| format!("Note: {}.", note_text(note))));
     lines

@@ -68,6 +68,15 @@ fn buffer_ranges(buffers: &[(u64, u64)]) -> String {
     }
 }
 
+/// `[start, end)` of buffers `(address, size)` that lie side by side with no gap; none otherwise.
+fn one_range(buffers: &[(u64, u64)]) -> Option<(u64, u64)> {
+    let mut sorted = buffers.to_vec();
+    sorted.sort_unstable();
+    let (&(start, _), &(last, last_size)) = (sorted.first()?, sorted.last()?);
+    let touching = sorted.windows(2).all(|w| w[0].0 + w[0].1 == w[1].0);
+    touching.then_some((start, last + last_size))
+}
+
 /// What an advice line tries, capitalised, with where to change the model.
 pub fn advice_what(a: &Advice, sources: &Sources) -> String {
     let phrase = match &a.kind {
@@ -125,11 +134,22 @@ fn free_before(fixes: &[Fix], buffers: &[(u64, u64)], sources: &Sources) -> Stri
             _ => None,
         })
         .collect();
+    // The tensors' buffers, when they lie side by side: where the ones not named are.
+    let tensored: Vec<(u64, u64)> = match fixes.len() == buffers.len() {
+        true => fixes.iter().zip(buffers).filter(|(f, _)| matches!(f, Fix::Free { .. })).map(|(_, b)| *b).collect(),
+        false => Vec::new(),
+    };
+    let side_by_side = match one_range(&tensored) {
+        Some((start, end)) if tensors.len() > NAMED => {
+            format!(" (the {} buffers from {start} to {end})", tensors.len())
+        }
+        _ => String::new(),
+    };
     let mut parts = Vec::new();
     match tensors.len() {
         0 => {}
         1 => parts.push(format!("tensor {}", tensors[0])),
-        _ => parts.push(format!("tensors {}", named(tensors))),
+        _ => parts.push(format!("tensors {}{side_by_side}", named(tensors))),
     }
     if !untensored.is_empty() {
         parts.push(buffer_ranges(&untensored));
