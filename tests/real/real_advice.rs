@@ -129,10 +129,18 @@ fn a_softmax_that_needs_both_changes_is_offered_the_pair() {
             "  Placing the output in DRAM: the circular buffers still clash with 1 L1 buffer: tensor 35 at 126976 (2 KiB per bank).",
         ]
     );
+    // explain's fixes, each with where whatif puts the softmax's output after it.
     let said: Vec<(String, String, Value)> = offered("softmax_cb_clash")
         .iter()
         .map(|f| {
-            (f["fix"].as_str().unwrap().to_string(), f["outcome"].as_str().unwrap().to_string(), f["address"].clone())
+            let fix = f["fix"].as_str().unwrap();
+            let flags: Vec<String> = fix
+                .split(", ")
+                .flat_map(|one| one.split(' '))
+                .map(|a| if a.contains('@') || a.parse::<u64>().is_ok() { a.to_string() } else { format!("--{a}") })
+                .collect();
+            let answer = whatif_json("softmax_cb_clash", &flags.iter().map(String::as_str).collect::<Vec<_>>());
+            (fix.to_string(), f["outcome"].as_str().unwrap().to_string(), answer["output"]["address"].clone())
         })
         .collect();
     let real: Vec<(String, String, Value)> =
@@ -159,7 +167,7 @@ fn a_softmax_that_needs_both_changes_is_offered_the_pair() {
     let both = whatif_json("softmax_cb_clash", &["--free", "35@13", "--output-to-dram"]);
     let real = rerun("softmax_cb_clash__free_low_and_output_to_dram");
     assert_eq!(
-        (&both["outcome"], &both["address"], &both["buffer_type"]),
+        (&both["outcome"], &both["output"]["address"], &both["output"]["buffer_type"]),
         (&real["outcome"], &real["request"]["address"], &real["request"]["buffer_type"])
     );
     assert_eq!(
@@ -172,7 +180,7 @@ fn a_softmax_that_needs_both_changes_is_offered_the_pair() {
         let one = whatif_json("softmax_cb_clash", args);
         let real = rerun(&format!("softmax_cb_clash__{fix}"));
         assert_eq!((&one["outcome"], &one["fails_on"]), (&real["outcome"], &Value::from("circular_buffers")), "{fix}");
-        assert_eq!(one["address"], real["request"]["address"], "{fix}");
+        assert_eq!(one["output"]["address"], real["request"]["address"], "{fix}");
     }
 }
 
@@ -238,7 +246,12 @@ fn no_offered_fix_says_fits_where_its_rerun_failed() {
             let Some((rerun_name, r)) = matching else { continue };
             let ran = r["outcome"] == "fits" && r["then"].is_null();
             let context = format!("{name}: {fix} against {rerun_name}");
-            if ran {
+            if ran && r["request"]["kind"] == "circular_buffers" {
+                // Where the operation's output went: whatif's `output` for the same fixes.
+                assert_eq!(fix["outcome"], "fits", "{context}");
+                let args: Vec<&str> = r["whatif"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+                assert_eq!(whatif_json(name, &args)["output"]["address"], r["request"]["address"], "{context}");
+            } else if ran {
                 assert_eq!(fix["outcome"], "fits", "{context}");
                 assert_eq!(fix["address"], r["request"]["address"], "{context}");
             } else {

@@ -91,8 +91,8 @@ fn whatif_says_what_every_real_rerun_did() {
         }
         if circular && !request["address"].is_null() {
             // A circular-buffer check gives where the failed operation's own output lands.
-            assert_eq!(answer["address"], request["address"], "where the output landed: {context}");
-            assert_eq!(answer["buffer_type"], request["buffer_type"], "{context}");
+            assert_eq!(answer["output"]["address"], request["address"], "where the output landed: {context}");
+            assert_eq!(answer["output"]["buffer_type"], request["buffer_type"], "{context}");
         }
         if !rerun["largest_free_block"].is_null() {
             assert_eq!(answer["largest_free_block"], rerun["largest_free_block"], "{context}");

@@ -272,6 +272,7 @@ impl MemoryReport {
             cb_room: None,
             cb_hint: None,
             cb_region: None,
+            output: None,
             in_the_way: Vec::new(),
             replay_check: crate::analysis::memory::whatif::ReplayCheck::Exact,
             notes: vec![WhatIfNote::NotFound { fix: "the replay".into(), what: why.into() }],

@@ -247,6 +247,9 @@ pub struct Answer {
     pub cb_hint: Option<u64>,
     /// Circular buffers: where their region ends, and the lowest L1 buffer of the fixed run.
     pub cb_region: Option<(u64, Option<u64>)>,
+    /// Circular buffers: where the failed operation's own output lies in the fixed run (in
+    /// DRAM when `output-to-dram` moved it), when the report records it.
+    pub output: Option<(BufferType, u64)>,
     /// What is in the way when it does not fit.
     pub in_the_way: Vec<InTheWay>,
     /// The self-check.

@@ -151,6 +151,7 @@ impl WhatIfRun {
             cb_room: None,
             cb_hint: cb_hint.as_ref().filter(|h| h.same_name).map(|h| h.used),
             cb_region: None,
+            output: None,
             in_the_way: Vec::new(),
             replay_check,
             notes,
@@ -340,9 +341,7 @@ impl WhatIfRun {
             _ => room,
         });
         answer.cb_region = Some((region_end, lowest));
-        if let Some((t, address)) = self.own_output(device, answer.operation_id) {
-            (answer.buffer_type, answer.address) = (t, Some(address));
-        }
+        answer.output = self.own_output(device, answer.operation_id);
         if beyond_l1 {
             answer.outcome = Outcome::DoesNotFit;
             answer.fails_on = Some(FailsOn::CircularBuffers);
