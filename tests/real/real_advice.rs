@@ -213,6 +213,8 @@ fn fifteen_stale_tensors_side_by_side_read_short() {
     assert_eq!(answer["outcome"], "unknown", "{answer}");
     assert_eq!(answer["request"], serde_json::json!({"fits": true, "address": five["request"]["address"]}));
     assert_eq!(answer["cb_room"], 672);
+    let text = tool(&[&["whatif"][..], &args.iter().map(String::as_str).collect::<Vec<_>>()].concat(), "stale_loop");
+    assert!(text.contains("\n  Freeing tensors 71, 68, 65 and 2 more after operation 25: the 128 KiB-per-bank request fits at 106496, but only 672 B would be left below it for ttnn.add's circular buffers, which no operation of the run records: whether they fit is unknown.\n"), "{text}");
     let four = rerun("stale_loop__free_four");
     let args: Vec<String> =
         four["whatif"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();

@@ -162,16 +162,33 @@ pub fn fixes_with_places(fixes: &[Fix], sources: &Sources) -> String {
     if fixes.is_empty() {
         return "With no fix".into();
     }
-    let words: Vec<String> = fixes
-        .iter()
-        .map(|f| match f {
+    let mut words: Vec<String> = Vec::new();
+    let mut rest = fixes;
+    while let Some(f) = rest.first() {
+        // Tensors freed after one operation, side by side in the list, read as one change.
+        let after_k = |k: u64| {
+            move |f: &Fix| match f {
+                Fix::Free { tensor, after: Some(x) } if *x == k => Some(tensor.to_string()),
+                _ => None,
+            }
+        };
+        if let Fix::Free { after: Some(k), .. } = f
+            && let run = rest.iter().map_while(after_k(*k)).collect::<Vec<_>>()
+            && run.len() > 1
+        {
+            rest = &rest[run.len()..];
+            words.push(format!("freeing tensors {} after {}", named(run), sources.operation(*k)));
+            continue;
+        }
+        words.push(match f {
             Fix::Free { tensor, after: Some(k) } => format!("freeing tensor {tensor} after {}", sources.operation(*k)),
             Fix::FreeBuffer { address, after } => {
                 format!("freeing the buffer at {address} after {}", sources.operation(*after))
             }
             other => fix_phrase(other),
-        })
-        .collect();
+        });
+        rest = &rest[1..];
+    }
     let said = if words.len() > NAMED + 1 {
         format!("{} and {} more changes", words[..NAMED].join(", "), grouped((words.len() - NAMED) as u64))
     } else {
@@ -202,6 +219,22 @@ mod tests {
         assert_eq!(
             advice_what(&a, &Sources::default()),
             "Freeing the 5 tensors held past their last use, each right after it (tensors 7, 24, 21 and 2 more)"
+        );
+    }
+
+    /// Typed fixes freeing five tensors after one operation read as one change (stale_loop's five).
+    #[test]
+    fn tensors_freed_after_one_operation_read_as_one_change() {
+        let mut fixes: Vec<Fix> = [71, 68, 65, 62, 59].map(|tensor| Fix::Free { tensor, after: Some(25) }).to_vec();
+        fixes.push(Fix::OutputToDram);
+        assert_eq!(
+            fixes_with_places(&fixes, &Sources(vec![(25, "model.py:9".into())])),
+            "Freeing tensors 71, 68, 65 and 2 more after operation 25 (model.py:9) and placing the output in DRAM"
+        );
+        let apart = [Fix::Free { tensor: 5, after: Some(15) }, Fix::Free { tensor: 11, after: Some(14) }];
+        assert_eq!(
+            fixes_with_places(&apart, &Sources::default()),
+            "Freeing tensor 5 after operation 15 and freeing tensor 11 after operation 14"
         );
     }
 
