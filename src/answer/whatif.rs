@@ -29,6 +29,8 @@ pub struct WhatIfAnswer {
     largest_free_block: Option<u64>,
     cb_room: Option<u64>,
     cb_hint: Option<u64>,
+    /// A circular-buffer check: where the failed operation's own output lies after the fixes.
+    output: Option<OutputAnswer>,
     in_the_way: Vec<InTheWayAnswer>,
     replay_check: &'static str,
     notes: Vec<String>,
@@ -57,6 +59,13 @@ impl RequestAnswer {
     pub fn of(a: &crate::analysis::memory::whatif::Answer) -> Option<Self> {
         a.request_fits.map(|fits| Self { fits, address: a.address.filter(|_| fits) })
     }
+}
+
+/// Where the failed operation's output lies after the fixes (a circular-buffer check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+struct OutputAnswer {
+    buffer_type: &'static str,
+    address: u64,
 }
 
 /// A buffer in the way of the request.
@@ -127,6 +136,7 @@ impl WhatIfAnswer {
             largest_free_block: a.largest_free_block,
             cb_room: a.cb_room,
             cb_hint: a.cb_hint,
+            output: a.output.map(|(t, address)| OutputAnswer { buffer_type: t.token(), address }),
             in_the_way: a
                 .in_the_way
                 .iter()
@@ -157,8 +167,13 @@ fn text_lines(w: &WhatIf, sources: &Sources, hex: bool) -> Vec<String> {
     }
     lines.push(check_sentence(w));
     let said = |n: &&WhatIfNote| {
-        matches!(n, WhatIfNote::CircularBuffersAfter { .. } | WhatIfNote::EarlierFailure { .. } | WhatIfNote::BeyondL1)
-            || sentence.contains(&note_text(n))
+        matches!(
+            n,
+            WhatIfNote::CircularBuffersAfter { .. }
+                | WhatIfNote::CircularBuffersUnrecorded { .. }
+                | WhatIfNote::EarlierFailure { .. }
+                | WhatIfNote::BeyondL1
+        ) || sentence.contains(&note_text(n))
     };
     lines.extend(a.notes.iter().filter(|n| !said(n)).map(|note| format!("Note: {}.", note_text(note))));
     lines

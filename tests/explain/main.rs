@@ -23,6 +23,7 @@ mod late_sim;
 mod perf_errors;
 mod snippet_report;
 mod tt_perf_report_output;
+mod whatif_allocator_mode;
 mod whatif_sim;
 
 /// The test binary run again as a writer process (see `tests/live`).

@@ -14,6 +14,15 @@ use ttnn_tui::report::{MemoryReport, WhatIf, WhatIfOptions, resolve_report};
 const L1: BufferType = BufferType::L1;
 const KIB: u64 = 1024;
 
+/// The request placed where the simulation placed it. The simulation allocates no circular
+/// buffers, so the replay may say `unknown` for them (docs/rules/memory.md §9.3: none recorded in
+/// the run and little room left below the request), never that the request does not fit.
+fn placed(a: &ttnn_tui::analysis::memory::whatif::Answer) -> bool {
+    use ttnn_tui::analysis::memory::whatif::WhatIfNote;
+    let unrecorded = |n: &WhatIfNote| matches!(n, WhatIfNote::CircularBuffersUnrecorded { .. });
+    a.request_fits == Some(true) && (a.outcome == Outcome::Fits || a.notes.iter().any(unrecorded))
+}
+
 /// One operation of a generated script.
 #[derive(Debug, Clone)]
 enum Step {
@@ -241,7 +250,7 @@ proptest! {
         prop_assert_eq!(w.answer.replay_check, ReplayCheck::Exact);
         match truth {
             Some(address) => {
-                prop_assert_eq!(w.answer.outcome, Outcome::Fits, "{:?}", w.answer);
+                prop_assert!(placed(&w.answer), "{:?}", w.answer);
                 prop_assert_eq!(w.answer.address, Some(address));
             }
             None => prop_assert_eq!(w.answer.outcome, Outcome::DoesNotFit, "{:?}", w.answer),
@@ -274,7 +283,7 @@ proptest! {
         prop_assert_eq!(w.answer.replay_check, ReplayCheck::Exact);
         match truth {
             Some(address) => {
-                prop_assert_eq!(w.answer.outcome, Outcome::Fits, "{:?}", w.answer);
+                prop_assert!(placed(&w.answer), "{:?}", w.answer);
                 prop_assert_eq!(w.answer.address, Some(address));
             }
             None => prop_assert_eq!(w.answer.outcome, Outcome::DoesNotFit, "{:?}", w.answer),

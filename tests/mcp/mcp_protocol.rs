@@ -633,3 +633,52 @@ fn the_server_takes_its_reports_from_the_calls_not_the_command_line() {
     let help = String::from_utf8(o.stdout).unwrap();
     assert!(help.contains("Usage: ttnn-tui mcp\n\nOptions:\n  -h, --help  Print help\n"), "{help}");
 }
+
+/// What a re-run of a real fixture did (`fixtures/rerun/NAME/rerun.json`).
+fn rerun(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rerun").join(name).join("rerun.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Issue 28 §6 to an agent: the softmax whose dataflow buffers clash with the stale tensor 35 and
+/// with its own output. `what_if` with both changes fits, the output in DRAM where real tt-metal
+/// put it; each change alone does not fit, as its real re-run did not
+/// (`fixtures/rerun/softmax_cb_clash__*`). Every answer is the CLI's.
+#[test]
+fn what_if_on_the_softmax_that_needs_both_changes() {
+    let mut s = Session::start();
+    let report = fixture("softmax_cb_clash");
+    for (fixes, name) in [
+        (vec!["free 35@13", "output-to-dram"], "free_low_and_output_to_dram"),
+        (vec!["free 35@13"], "free_low"),
+        (vec!["to-dram 35"], "low_to_dram"),
+        (vec!["output-to-dram"], "output_to_dram"),
+    ] {
+        let answer = s.answer("what_if", json!({"report": report, "operation_id": 15, "fixes": fixes}));
+        let real = rerun(&format!("softmax_cb_clash__{name}"));
+        let mut args = vec!["whatif", "--json", &report, "--operation", "15"];
+        let flags: Vec<String> =
+            real["whatif"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().into()).collect();
+        args.extend(flags.iter().map(String::as_str));
+        assert_eq!(answer, cli_json(&args), "{name}");
+        let output = &answer["output"];
+        assert_eq!((&answer["outcome"], &output["address"]), (&real["outcome"], &real["request"]["address"]), "{name}");
+        assert_eq!(output["buffer_type"], real["request"]["buffer_type"], "{name}");
+    }
+    let explained = s.answer("explain_failure", json!({"report": report, "operation_id": 15}));
+    let fixes: Vec<(&str, &str)> = explained["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["fix"].as_str().unwrap(), f["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        fixes,
+        [
+            ("free 35@13, output-to-dram", "fits"),
+            ("free 35@13", "does_not_fit"),
+            ("to-dram 35", "does_not_fit"),
+            ("output-to-dram", "does_not_fit")
+        ]
+    );
+}

@@ -9,6 +9,7 @@ mod real_support;
 #[path = "../support/mod.rs"]
 mod support;
 
+mod real_advice;
 mod real_cases;
 mod real_diff;
 mod real_explain;

@@ -277,7 +277,7 @@ fn the_alignment_pairs_what_the_rerun_says() {
         assert_eq!(paired, expected, "{name}");
         checked += 1;
     }
-    assert_eq!(checked, 21);
+    assert_eq!(checked, 28);
 }
 
 /// Any two releases: ttnn 0.66 (three leading `ttnn.from_torch` recorded as operations) against

@@ -261,6 +261,8 @@ real_fixture!(small_model);
 real_fixture!(stale_chain);
 real_fixture!(l1_small_oom);
 real_fixture!(cb_clash_own_output);
+real_fixture!(softmax_cb_clash);
+real_fixture!(stale_loop);
 
 /// Every folder under `fixtures/real/` is a scenario tested here or a case of `real_cases.rs`,
 /// holds a report and its truth, and stays under 1 MB; the truth was written by the rig for it.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Every recorded scenario; each has its tests in `real_explain.rs` and `real_tui.rs`.
-pub const SCENARIOS: [&str; 11] = [
+pub const SCENARIOS: [&str; 13] = [
     "a_l1_add_oom",
     "blackhole_l1_add_oom",
     "c_cb_clash",
@@ -18,7 +18,9 @@ pub const SCENARIOS: [&str; 11] = [
     "matmul_beyond_l1",
     "sharded_add_oom",
     "small_model",
+    "softmax_cb_clash",
     "stale_chain",
+    "stale_loop",
 ];
 
 /// The recordings of issue 21 (meshes, two cases that were wrong, `tensor_lifetime`); each has its

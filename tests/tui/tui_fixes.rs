@@ -129,6 +129,30 @@ fn a_circular_buffer_clash_shows_the_buffers_moved_to_dram() {
     assert_snapshot!("fixes_cb_clash_own_output_fix_120x40", h.terminal.backend());
 }
 
+/// Issue 28 §6 on tab 4: the softmax whose dataflow buffers clash with the stale tensor 35 and
+/// its own output. The pair comes first and fits; each change alone still clashes — as the real
+/// re-runs did (fixtures/rerun/softmax_cb_clash__*). `f` shows the pair's picture.
+#[test]
+fn a_softmax_that_needs_both_changes_shows_the_pair_first() {
+    let mut h = harness("softmax_cb_clash", 15, 120, 40);
+    let text = joined(&h);
+    for line in [
+        "· Freeing tensor 35 after operation 13 and placing the output in DRAM: the circular buffers, up to 128352, fit below the lowest L1 buffer, at 129024.",
+        "· Freeing tensor 35 right after its last use, operation 13: the circular buffers still clash with 1 L1 buffer: tensor 43 at 126976 (2 KiB per bank).",
+        "· Keeping tensor 35 in DRAM: the circular buffers still clash with 1 L1 buffer: tensor 43 at 126976 (2 KiB per bank).",
+        "· Placing the output in DRAM: the circular buffers still clash with 1 L1 buffer: tensor 35 at 126976 (2 KiB per bank).",
+    ] {
+        assert!(text.contains(line), "{line:?} in\n{}", h.screen());
+    }
+    let pair = text.find("· Freeing tensor 35 after operation 13 and placing").unwrap();
+    let single = text.find("· Freeing tensor 35 right after its last use").unwrap();
+    assert!(pair < single, "the pair that works first: {}", h.screen());
+    h.press(&[NextFix]);
+    let text = joined(&h);
+    assert!(text.contains("▶ Freeing tensor 35 after operation 13 and placing the output in DRAM:"), "{}", h.screen());
+    assert!(text.contains("circular buffers up to 128352"), "the band on the map after the fix: {}", h.screen());
+}
+
 #[test]
 fn a_tiny_terminal_draws_the_fixes_without_panicking() {
     let mut h = harness("stale_chain", 5, 60, 15);

@@ -148,6 +148,27 @@ impl Tensors<'_> {
     }
 
     /// The `device_tensors` rows at `places`, by tensor (one pass, only when the table has rows).
+    /// Every `device_tensors` (device, address) of the tensors `ids`, by tensor.
+    pub(super) fn device_tensors_of(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<(u64, u64)>>> {
+        let mut out: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
+        if ids.is_empty() || !self.store.schema.has_table("device_tensors") {
+            return Ok(out);
+        }
+        let columns = self
+            .store
+            .schema
+            .select_list("device_tensors", &[("tensor_id", "0"), ("device_id", "0"), ("address", "NULL")]);
+        let list = id_list(ids.iter().copied());
+        let sql = format!("SELECT {columns} FROM device_tensors WHERE tensor_id IN ({list}) AND address IS NOT NULL");
+        let mut stmt = self.store.conn.prepare(&sql)?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            out.entry(uint(r.get_ref(0)?)).or_default().push((uint(r.get_ref(1)?), uint(r.get_ref(2)?)));
+        }
+        Ok(out)
+    }
+
+    /// The `device_tensors` rows at `places`, by tensor.
     pub(super) fn device_tensors_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<HashMap<u64, Vec<(u64, u64)>>> {
         let mut out: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
         if places.is_empty() || !self.store.schema.has_table("device_tensors") {

@@ -106,12 +106,7 @@ impl MemoryReport {
     /// followed device names: banks then do not move in lockstep (a per-chip or hybrid
     /// allocator, `TT_METAL_ALLOCATOR_MODE_HYBRID`), which the replay does not model. Only a
     /// mesh can show it; the live tensors' records are read (at most 256 of them).
-    pub(super) fn addresses_differ(
-        &self,
-        index: usize,
-        m: &MemoryAtFailure,
-        view: &DeviceView,
-    ) -> rusqlite::Result<Option<String>> {
+    pub(super) fn addresses_differ(&self, m: &MemoryAtFailure, view: &DeviceView) -> rusqlite::Result<Option<String>> {
         if view.aliases.is_empty() {
             return Ok(None);
         }
@@ -119,15 +114,15 @@ impl MemoryReport {
         if ids.is_empty() {
             return Ok(None);
         }
-        for t in self.tensors().facts(index, &[], &ids)? {
-            let mut on: Vec<(u64, u64)> =
-                t.device_addresses.iter().copied().filter(|&(d, _)| view.names_device(d)).collect();
+        // Read by id: the rows at other addresses are the ones that tell (a read by the live
+        // places, as `facts` does for holders, finds only the rows at the live addresses).
+        let mut by_tensor: Vec<(u64, Vec<(u64, u64)>)> = self.tensors().device_tensors_of(&ids)?.into_iter().collect();
+        by_tensor.sort_unstable();
+        for (tensor, places) in by_tensor {
+            let mut on: Vec<(u64, u64)> = places.into_iter().filter(|&(d, _)| view.names_device(d)).collect();
             on.sort_unstable();
             if let (Some(&(d0, a0)), Some(&(d1, a1))) = (on.first(), on.iter().find(|&&(_, a)| a != on[0].1)) {
-                return Ok(Some(format!(
-                    "tensor {} lies at {a0} on device {d0} and at {a1} on device {d1}",
-                    t.tensor_id
-                )));
+                return Ok(Some(format!("tensor {tensor} lies at {a0} on device {d0} and at {a1} on device {d1}")));
             }
         }
         Ok(None)
@@ -272,6 +267,7 @@ impl MemoryReport {
             cb_room: None,
             cb_hint: None,
             cb_region: None,
+            output: None,
             in_the_way: Vec::new(),
             replay_check: crate::analysis::memory::whatif::ReplayCheck::Exact,
             notes: vec![WhatIfNote::NotFound { fix: "the replay".into(), what: why.into() }],

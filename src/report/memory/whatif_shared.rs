@@ -78,7 +78,7 @@ impl MemoryReport {
         let late = read_now.as_ref().or(options.late);
         let view = self.device_view(m.device_id, index)?;
         // Banks that do not move in lockstep: no set's outcome can be known (docs/rules/memory.md §9.3).
-        let allocator_mode = self.addresses_differ(index, m, &view).map_err(&read)?;
+        let allocator_mode = self.addresses_differ(m, &view).map_err(&read)?;
         let snapshots = self.records_snapshots().map_err(&read)?;
         let mut planned = Vec::with_capacity(sets.len());
         let mut pending = Vec::new();

@@ -173,6 +173,14 @@ pub enum WhatIfNote {
         /// The room left below the lowest L1 buffer.
         room: u64,
     },
+    /// The request fits so close to the L1 allocator's start that the failed operation's
+    /// circular buffers, which no operation of the run records, may not fit below it.
+    CircularBuffersUnrecorded {
+        /// The failed operation's name.
+        operation_name: String,
+        /// The room left below the lowest L1 buffer.
+        room: u64,
+    },
     /// The circular buffers end beyond L1: no change to L1 buffers helps.
     BeyondL1,
     /// An L1_SMALL request: the operation may need several such buffers.
@@ -239,6 +247,9 @@ pub struct Answer {
     pub cb_hint: Option<u64>,
     /// Circular buffers: where their region ends, and the lowest L1 buffer of the fixed run.
     pub cb_region: Option<(u64, Option<u64>)>,
+    /// Circular buffers: where the failed operation's own output lies in the fixed run (in
+    /// DRAM when `output-to-dram` moved it), when the report records it.
+    pub output: Option<(BufferType, u64)>,
     /// What is in the way when it does not fit.
     pub in_the_way: Vec<InTheWay>,
     /// The self-check.
@@ -247,6 +258,34 @@ pub struct Answer {
     pub notes: Vec<WhatIfNote>,
     /// The memory after the fix, for drawing.
     pub after: Option<AfterFix>,
+}
+
+/// Below this much room under the lowest L1 buffer, an operation whose circular buffers no
+/// operation of the run records is not said to fit (docs/rules/memory.md §9.3): the smallest
+/// regions measured on real ttnn 0.81 runs are ttnn.add's 12 KiB and a 32-wide softmax's 22 KiB.
+pub const UNRECORDED_CB_ROOM: u64 = 32 * 1024;
+
+/// Operations that place a tensor and run no program: no circular buffers follow their request.
+fn runs_no_program(operation_name: &str) -> bool {
+    let name = operation_name.rsplit('.').next().unwrap_or(operation_name);
+    matches!(name, "empty" | "zeros" | "ones" | "full" | "from_torch" | "to_device" | "allocate_tensor_on_device")
+}
+
+impl Answer {
+    /// An L1 request that fits with less than [`UNRECORDED_CB_ROOM`] left below it, for an
+    /// operation that runs a program while no earlier operation records circular buffers: the
+    /// outcome is `unknown`, the request's own fit kept (stale_loop's five frees: the request
+    /// fitted 672 B above the allocator's start, then ttnn.add's 12 KiB of circular buffers
+    /// clashed with it).
+    pub(super) fn guard_unrecorded_circular_buffers(&mut self, operation_name: &str) {
+        let Some(room) = self.cb_room else { return };
+        let program = !operation_name.is_empty() && !runs_no_program(operation_name);
+        let allocation = !self.circular_buffers && self.buffer_type == BufferType::L1;
+        if self.outcome == Outcome::Fits && allocation && program && room < UNRECORDED_CB_ROOM {
+            self.outcome = Outcome::Unknown;
+            self.notes.push(WhatIfNote::CircularBuffersUnrecorded { operation_name: operation_name.to_string(), room });
+        }
+    }
 }
 
 /// An earlier operation's circular buffers, for `cb_hint`.

@@ -68,6 +68,15 @@ fn buffer_ranges(buffers: &[(u64, u64)]) -> String {
     }
 }
 
+/// `[start, end)` of buffers `(address, size)` that lie side by side with no gap; none otherwise.
+fn one_range(buffers: &[(u64, u64)]) -> Option<(u64, u64)> {
+    let mut sorted = buffers.to_vec();
+    sorted.sort_unstable();
+    let (&(start, _), &(last, last_size)) = (sorted.first()?, sorted.last()?);
+    let touching = sorted.windows(2).all(|w| w[0].0 + w[0].1 == w[1].0);
+    touching.then_some((start, last + last_size))
+}
+
 /// What an advice line tries, capitalised, with where to change the model.
 pub fn advice_what(a: &Advice, sources: &Sources) -> String {
     let phrase = match &a.kind {
@@ -125,11 +134,22 @@ fn free_before(fixes: &[Fix], buffers: &[(u64, u64)], sources: &Sources) -> Stri
             _ => None,
         })
         .collect();
+    // The tensors' buffers, when they lie side by side: where the ones not named are.
+    let tensored: Vec<(u64, u64)> = match fixes.len() == buffers.len() {
+        true => fixes.iter().zip(buffers).filter(|(f, _)| matches!(f, Fix::Free { .. })).map(|(_, b)| *b).collect(),
+        false => Vec::new(),
+    };
+    let side_by_side = match one_range(&tensored) {
+        Some((start, end)) if tensors.len() > NAMED => {
+            format!(" (the {} buffers from {start} to {end})", tensors.len())
+        }
+        _ => String::new(),
+    };
     let mut parts = Vec::new();
     match tensors.len() {
         0 => {}
         1 => parts.push(format!("tensor {}", tensors[0])),
-        _ => parts.push(format!("tensors {}", named(tensors))),
+        _ => parts.push(format!("tensors {}{side_by_side}", named(tensors))),
     }
     if !untensored.is_empty() {
         parts.push(buffer_ranges(&untensored));
@@ -142,16 +162,33 @@ pub fn fixes_with_places(fixes: &[Fix], sources: &Sources) -> String {
     if fixes.is_empty() {
         return "With no fix".into();
     }
-    let words: Vec<String> = fixes
-        .iter()
-        .map(|f| match f {
+    let mut words: Vec<String> = Vec::new();
+    let mut rest = fixes;
+    while let Some(f) = rest.first() {
+        // Tensors freed after one operation, side by side in the list, read as one change.
+        let after_k = |k: u64| {
+            move |f: &Fix| match f {
+                Fix::Free { tensor, after: Some(x) } if *x == k => Some(tensor.to_string()),
+                _ => None,
+            }
+        };
+        if let Fix::Free { after: Some(k), .. } = f
+            && let run = rest.iter().map_while(after_k(*k)).collect::<Vec<_>>()
+            && run.len() > 1
+        {
+            rest = &rest[run.len()..];
+            words.push(format!("freeing tensors {} after {}", named(run), sources.operation(*k)));
+            continue;
+        }
+        words.push(match f {
             Fix::Free { tensor, after: Some(k) } => format!("freeing tensor {tensor} after {}", sources.operation(*k)),
             Fix::FreeBuffer { address, after } => {
                 format!("freeing the buffer at {address} after {}", sources.operation(*after))
             }
             other => fix_phrase(other),
-        })
-        .collect();
+        });
+        rest = &rest[1..];
+    }
     let said = if words.len() > NAMED + 1 {
         format!("{} and {} more changes", words[..NAMED].join(", "), grouped((words.len() - NAMED) as u64))
     } else {
@@ -182,6 +219,22 @@ mod tests {
         assert_eq!(
             advice_what(&a, &Sources::default()),
             "Freeing the 5 tensors held past their last use, each right after it (tensors 7, 24, 21 and 2 more)"
+        );
+    }
+
+    /// Typed fixes freeing five tensors after one operation read as one change (stale_loop's five).
+    #[test]
+    fn tensors_freed_after_one_operation_read_as_one_change() {
+        let mut fixes: Vec<Fix> = [71, 68, 65, 62, 59].map(|tensor| Fix::Free { tensor, after: Some(25) }).to_vec();
+        fixes.push(Fix::OutputToDram);
+        assert_eq!(
+            fixes_with_places(&fixes, &Sources(vec![(25, "model.py:9".into())])),
+            "Freeing tensors 71, 68, 65 and 2 more after operation 25 (model.py:9) and placing the output in DRAM"
+        );
+        let apart = [Fix::Free { tensor: 5, after: Some(15) }, Fix::Free { tensor: 11, after: Some(14) }];
+        assert_eq!(
+            fixes_with_places(&apart, &Sources::default()),
+            "Freeing tensor 5 after operation 15 and freeing tensor 11 after operation 14"
         );
     }
 

@@ -1,5 +1,5 @@
 //! The replayed advice in the order it is said (docs/rules/memory.md §9.2): what works first, then frees
-//! before moves, fewest changes, most room left; and which lines the text says (at most five,
+//! before moves, fewest changes, most room left, a combination only where no single change works; and which lines the text says (at most five,
 //! none whose replay cannot tell for a reason the user cannot act on — those are JSON only).
 
 use super::advice::ReplayedAdvice;
@@ -60,7 +60,11 @@ fn class(r: &ReplayedAdvice) -> u8 {
 }
 
 /// Sorts advice lines: works, frees before moves, fewest changes, most room (stable otherwise).
-pub fn rank(lines: &mut [ReplayedAdvice]) {
+/// The changes to every clashing buffer together are offered only when no single change works
+/// and the pair does not fail itself (docs/rules/memory.md §9.2).
+pub fn rank(lines: &mut Vec<ReplayedAdvice>) {
+    let single_works = lines.iter().any(|r| r.advice.fixes.len() == 1 && works(r) == 0);
+    lines.retain(|r| r.advice.kind != AdviceKind::MoveClashing || (!single_works && works(r) != 2));
     lines.sort_by_key(|r| (works(r), class(r), r.advice.fixes.len(), Reverse(r.room())));
 }
 

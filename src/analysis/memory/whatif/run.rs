@@ -151,6 +151,7 @@ impl WhatIfRun {
             cb_room: None,
             cb_hint: cb_hint.as_ref().filter(|h| h.same_name).map(|h| h.used),
             cb_region: None,
+            output: None,
             in_the_way: Vec::new(),
             replay_check,
             notes,
@@ -170,6 +171,9 @@ impl WhatIfRun {
             }
         }
         answer.after = self.after_fix(&answer, device);
+        if cb_hint.is_none() {
+            answer.guard_unrecorded_circular_buffers(operation_name);
+        }
         if answer.outcome == Outcome::Fits
             && let (Some(room), Some(hint)) = (answer.cb_room, cb_hint)
             && hint.used > room
@@ -310,6 +314,17 @@ impl WhatIfRun {
         }
     }
 
+    /// Where the failed operation's first buffer still live lies in the fixed run (its output,
+    /// in DRAM when `output-to-dram` moved it): what a circular-buffer answer gives as `address`.
+    fn own_output(&self, device: u64, n: u64) -> Option<(BufferType, u64)> {
+        [BufferType::L1, BufferType::Dram]
+            .into_iter()
+            .flat_map(|t| self.fixed.live_in((device, t)).into_iter().map(move |(id, a, _)| (id, t, a)))
+            .filter(|&(id, _, _)| self.seq.buffers[id].operation_id == Some(n))
+            .min_by_key(|&(id, _, _)| id)
+            .map(|(_, t, a)| (t, a))
+    }
+
     /// Circular buffers from the L1 allocator's start to `region_end` fit when they end within
     /// L1 and no live L1 buffer starts below their end.
     fn circular_buffers(&self, answer: &mut Answer, region_end: u64, beyond_l1: bool, device: u64) {
@@ -326,6 +341,7 @@ impl WhatIfRun {
             _ => room,
         });
         answer.cb_region = Some((region_end, lowest));
+        answer.output = self.own_output(device, answer.operation_id);
         if beyond_l1 {
             answer.outcome = Outcome::DoesNotFit;
             answer.fails_on = Some(FailsOn::CircularBuffers);

@@ -112,6 +112,10 @@ fn but(n: &WhatIfNote) -> Option<String> {
                 size(*room)
             ))
         }
+        WhatIfNote::CircularBuffersUnrecorded { operation_name, room } => Some(format!(
+            "only {} would be left below it for {operation_name}'s circular buffers, which no operation of the run records: whether they fit is unknown",
+            size(*room)
+        )),
         WhatIfNote::MoreAfterRequest { .. } | WhatIfNote::AllocatorMode { .. } => Some(note_text(n)),
         _ => None,
     }
@@ -171,6 +175,10 @@ pub fn note_text(n: &WhatIfNote) -> String {
         WhatIfNote::CircularBuffersAfter { operation_id, operation_name, used, room, .. } => format!(
             "{operation_name} used {} of circular buffers at operation {operation_id}; only {} would be left below the lowest L1 buffer",
             size(*used),
+            size(*room)
+        ),
+        WhatIfNote::CircularBuffersUnrecorded { operation_name, room } => format!(
+            "only {} would be left below the lowest L1 buffer for {operation_name}'s circular buffers, which no operation of the run records: whether they fit is unknown",
             size(*room)
         ),
         WhatIfNote::BeyondL1 => "the circular buffers end beyond L1: no change to L1 buffers helps".into(),
