@@ -5,7 +5,7 @@
 use super::pass::{JobPass, Pass};
 use super::session::Session;
 use crate::analysis::memory::late::LateFindings;
-use crate::analysis::memory::peak::{OperationPeak, true_peaks};
+use crate::analysis::memory::peak::{CoreGrid, OperationPeak, true_peaks_per_core};
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::usage_series::UsageSeries;
 use crate::app::{App, Job, JobEnd, PerfInput, PerfRows};
@@ -26,6 +26,8 @@ pub struct RunOverTime {
     pub late: Result<LateFindings, String>,
     /// Every operation's true peak (docs/true-peak.md; empty when the events cannot be read).
     pub true_peaks: Vec<OperationPeak>,
+    /// What filled every L1 core at each operation's true peak (tab 5's grid).
+    pub core_grids: Vec<CoreGrid>,
 }
 
 impl RunOverTime {
@@ -33,19 +35,22 @@ impl RunOverTime {
     pub fn of_usage(report: &MemoryReport, usage: &MemoryUsage) -> Self {
         let questions = report.usage();
         let series = usage.keys().map(|(d, t)| questions.series(usage, d, t)).collect();
-        Self { series, late: report.late_findings(usage).map_err(|e| e.to_string()), true_peaks: true_peaks_of(report) }
+        let (true_peaks, core_grids) = true_peaks_of(report);
+        Self { series, late: report.late_findings(usage).map_err(|e| e.to_string()), true_peaks, core_grids }
     }
 
     /// From every graph replayed (a report without `buffers` rows).
     pub fn of_replay(report: &MemoryReport, replay: &GraphReplay) -> Self {
         let late = report.replay_late(replay).map_err(|e| e.to_string());
-        Self { series: report.usage().replay_series(replay), late, true_peaks: true_peaks_of(report) }
+        let (true_peaks, core_grids) = true_peaks_of(report);
+        Self { series: report.usage().replay_series(replay), late, true_peaks, core_grids }
     }
 }
 
-/// Every operation's true peak, from the run's events read once (none when they cannot be read).
-fn true_peaks_of(report: &MemoryReport) -> Vec<OperationPeak> {
-    report.run_facts().map(|f| true_peaks(&f.events, &f.layouts, &f.last_use)).unwrap_or_default()
+/// Every operation's true peak and its L1 per core, from the run's events read once (none when
+/// they cannot be read).
+fn true_peaks_of(report: &MemoryReport) -> (Vec<OperationPeak>, Vec<CoreGrid>) {
+    report.run_facts().map(|f| true_peaks_per_core(&f.events, &f.layouts, &f.last_use)).unwrap_or_default()
 }
 
 /// The run over time: the pass over `buffers`, going on from the sums read so far; on a report
@@ -107,9 +112,9 @@ impl Pass for UsagePass {
         match (output.read, output.run) {
             (Err(ReportError::Cancelled), _) => app.job_ended(Job::Usage, JobEnd::Cancelled),
             (Err(e), _) => app.job_ended(Job::Usage, JobEnd::Failed(e.to_string())),
-            (Ok(()), Some(RunOverTime { series, late, true_peaks })) => {
+            (Ok(()), Some(RunOverTime { series, late, true_peaks, core_grids })) => {
                 app.set_run_over_time(series, late);
-                app.set_true_peaks(true_peaks);
+                app.set_true_peaks(true_peaks, core_grids);
             }
             (Ok(()), None) => app.usage_needs_replay(),
         }
@@ -180,9 +185,9 @@ impl Pass for ReplayPass {
             Ok(Some(replay)) => {
                 session.replay = Some(Arc::new(replay));
                 app.job_ended(Job::ReplayGraphs, JobEnd::Done);
-                if let Some(RunOverTime { series, late, true_peaks }) = output.run {
+                if let Some(RunOverTime { series, late, true_peaks, core_grids }) = output.run {
                     app.set_run_over_time(series, late);
-                    app.set_true_peaks(true_peaks);
+                    app.set_true_peaks(true_peaks, core_grids);
                 }
             }
             Ok(None) | Err(ReportError::Cancelled) => app.job_ended(Job::ReplayGraphs, JobEnd::Cancelled),

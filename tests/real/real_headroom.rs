@@ -47,7 +47,8 @@ fn l1_entry(name: &str) -> Value {
 }
 
 /// The runs whose programs all record their circular buffers: the replay sees every limit.
-const SEEN: [&str; 6] = ["hr_add_l1", "hr_blackhole", "hr_cb_only", "hr_fragmented", "hr_sharded", "hr_tensors"];
+const SEEN: [&str; 7] =
+    ["hr_add_l1", "hr_blackhole", "hr_cb_only", "hr_fragmented", "hr_partial_shard", "hr_sharded", "hr_tensors"];
 
 #[test]
 fn headroom_is_the_largest_real_filler_and_the_first_failure_the_real_one() {
@@ -67,7 +68,7 @@ fn headroom_is_the_largest_real_filler_and_the_first_failure_the_real_one() {
         assert_eq!(real["recorded_checks_agree"], true, "{name}: the recorder saw the same ends");
         limits.insert((f["kind"].to_string(), f["reason"].to_string(), real["mock"].to_string()));
     }
-    assert_eq!(runs.iter().filter(|(n, _)| SEEN.contains(&n.as_str())).count(), 6, "every run measured");
+    assert_eq!(runs.iter().filter(|(n, _)| SEEN.contains(&n.as_str())).count(), 7, "every run measured");
     assert!(limits.len() >= 4, "runs whose limits differ: {limits:?}");
 }
 
