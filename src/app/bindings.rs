@@ -114,10 +114,10 @@ pub(crate) const OVER_TIME: &[Binding] = &[
     help_only(pair(&[ch('g'), ch('G')], "g/G", "first/last operation", (First, Last))),
     bind(&[key(KeyCode::Enter)], "Enter", "open operation", Activate),
     bind(&[ch('p')], "p", "peak", JumpToPeak),
-    bind(&[ch('c')], "c", "L1 per core", ToggleCoreGrid),
     bind(&[ch('d')], "d", "device", NextDevice),
     bind(&[ch('t')], "t", "buffer type", NextBufferType),
     pair(&[ch(']'), ch('[')], "]/[", "late tensor", (NextLateTensor, PreviousLateTensor)),
+    bind(&[ch('c')], "c", "L1 per core", ToggleCoreGrid),
     help_only(bind(&[ch('y')], "y", "copy the late tensor's suggestion", Copy)),
 ];
 
