@@ -34,6 +34,7 @@ pub use operation::{
     MemoryAfterAnswer, OperationDetailAnswer, OperationListing, PerfRowsAnswer, find_operations, memory_after,
     operation_detail,
 };
+pub(crate) use peak::on_a_single_chip;
 pub use peak::{PeakAnswer, PeaksAnswer, read_peaks};
 pub use refusal::{Refusal, operation_index};
 pub use report::ReportAnswer;

@@ -118,6 +118,11 @@ impl App {
         self.over_time.core_grids = core_grids;
     }
 
+    /// The run over time is one chip's: tab 5 names it device 0 whatever ids its tables use.
+    pub fn set_single_chip_run(&mut self, single_chip: bool) {
+        self.over_time.single_chip = single_chip;
+    }
+
     /// The report has no `buffers` rows: the run over time waits for every graph replayed.
     pub fn usage_needs_replay(&mut self) {
         self.over_time.source = UsageSource::GraphReplay;

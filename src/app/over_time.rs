@@ -38,6 +38,8 @@ pub struct OverTimeTab {
     pub(crate) core_grids: Vec<CoreGrid>,
     /// L1 per core at the cursor's operation's true peak is shown (`c`).
     pub(crate) grid_shown: bool,
+    /// The lines are one chip's, named device 0 whatever ids its tables use (issue 30 §4.5).
+    pub(crate) single_chip: bool,
 }
 
 /// Where the run over time is read from.

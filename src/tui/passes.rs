@@ -8,6 +8,7 @@ use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::peak::{CoreGrid, OperationPeak, true_peaks_per_core};
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::usage_series::UsageSeries;
+use crate::answer::on_a_single_chip;
 use crate::app::{App, Job, JobEnd, PerfInput, PerfRows};
 use crate::report::memory::replay::GraphReplay;
 use crate::report::perf::linked::LinkedReports;
@@ -28,23 +29,32 @@ pub struct RunOverTime {
     pub true_peaks: Vec<OperationPeak>,
     /// What filled every L1 core at each operation's true peak (tab 5's grid).
     pub core_grids: Vec<CoreGrid>,
+    /// The lines are one chip's, which tab 5 names device 0 whatever ids its tables use.
+    pub single_chip: bool,
 }
 
 impl RunOverTime {
     /// From a whole pass over `buffers` (built [`MemoryUsage::with_runs`]).
     pub fn of_usage(report: &MemoryReport, usage: &MemoryUsage) -> Self {
         let questions = report.usage();
-        let series = usage.keys().map(|(d, t)| questions.series(usage, d, t)).collect();
+        let series: Vec<UsageSeries> = usage.keys().map(|(d, t)| questions.series(usage, d, t)).collect();
         let (true_peaks, core_grids) = true_peaks_of(report);
-        Self { series, late: report.late_findings(usage).map_err(|e| e.to_string()), true_peaks, core_grids }
+        let late = report.late_findings(usage).map_err(|e| e.to_string());
+        Self { single_chip: single_chip(report, &series), series, late, true_peaks, core_grids }
     }
 
     /// From every graph replayed (a report without `buffers` rows).
     pub fn of_replay(report: &MemoryReport, replay: &GraphReplay) -> Self {
         let late = report.replay_late(replay).map_err(|e| e.to_string());
         let (true_peaks, core_grids) = true_peaks_of(report);
-        Self { series: report.usage().replay_series(replay), late, true_peaks, core_grids }
+        let series = report.usage().replay_series(replay);
+        Self { single_chip: single_chip(report, &series), series, late, true_peaks, core_grids }
     }
+}
+
+/// Whether the lines are one chip's (the one definition `explain` and `diff` use).
+fn single_chip(report: &MemoryReport, series: &[UsageSeries]) -> bool {
+    on_a_single_chip(report, series.iter().map(|s| s.device_id))
 }
 
 /// Every operation's true peak and its L1 per core, from the run's events read once (none when
@@ -112,9 +122,10 @@ impl Pass for UsagePass {
         match (output.read, output.run) {
             (Err(ReportError::Cancelled), _) => app.job_ended(Job::Usage, JobEnd::Cancelled),
             (Err(e), _) => app.job_ended(Job::Usage, JobEnd::Failed(e.to_string())),
-            (Ok(()), Some(RunOverTime { series, late, true_peaks, core_grids })) => {
+            (Ok(()), Some(RunOverTime { series, late, true_peaks, core_grids, single_chip })) => {
                 app.set_run_over_time(series, late);
                 app.set_true_peaks(true_peaks, core_grids);
+                app.set_single_chip_run(single_chip);
             }
             (Ok(()), None) => app.usage_needs_replay(),
         }
@@ -185,9 +196,10 @@ impl Pass for ReplayPass {
             Ok(Some(replay)) => {
                 session.replay = Some(Arc::new(replay));
                 app.job_ended(Job::ReplayGraphs, JobEnd::Done);
-                if let Some(RunOverTime { series, late, true_peaks, core_grids }) = output.run {
+                if let Some(RunOverTime { series, late, true_peaks, core_grids, single_chip }) = output.run {
                     app.set_run_over_time(series, late);
                     app.set_true_peaks(true_peaks, core_grids);
+                    app.set_single_chip_run(single_chip);
                 }
             }
             Ok(None) | Err(ReportError::Cancelled) => app.job_ended(Job::ReplayGraphs, JobEnd::Cancelled),

@@ -8,6 +8,7 @@
 use super::text::{truncate_line, wrap_lines};
 use super::view::View;
 use crate::analysis::format::size;
+use crate::analysis::memory::named_device;
 use crate::analysis::memory::peak::{Composition, CoreGrid, OperationPeak};
 use crate::app::OverTimeTab;
 use ratatui::style::Style;
@@ -180,7 +181,10 @@ pub(crate) fn none_line(tab: &OverTimeTab) -> Option<String> {
     let s = tab.series()?;
     let id = s.points.get(tab.cursor).map_or(0, |p| p.operation_id);
     Some(if !tab.core_grids.iter().any(|g| g.device_id == s.device_id) {
-        format!("L1 per core: the report does not record device {}'s core grid", s.device_id)
+        format!(
+            "L1 per core: the report does not record device {}'s core grid",
+            named_device(s.device_id, tab.single_chip)
+        )
     } else {
         format!("L1 per core: nothing stands in L1 during operation {id}")
     })

@@ -11,10 +11,10 @@ use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
 use super::view::View;
 use crate::analysis::format::size;
-use crate::analysis::memory::MemoryNote;
 use crate::analysis::memory::late::LateTensor;
 use crate::analysis::memory::peak::OperationPeak;
 use crate::analysis::memory::usage_series::{UsageBasis, UsageSeries};
+use crate::analysis::memory::{MemoryNote, named_device};
 use crate::app::{Comparison, JobState, OverTimeTab, UsageSource};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
@@ -128,7 +128,7 @@ pub fn draw(
     };
     let title = format!(
         "Memory over the run · device {} · {} · per bank after each operation, {basis}",
-        series.device_id,
+        named_device(series.device_id, tab.single_chip),
         series.buffer_type.label()
     );
     frame.render_widget(Paragraph::new(truncate_line(Line::styled(title, theme.bold), area.width as usize)), head);
