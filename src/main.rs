@@ -239,7 +239,7 @@ fn run(
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
         code: 1,
     })?;
-    if !flag(|a| a.json) {
+    {
         let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
         explanation.add_headroom(&report, &options).map_err(fail)?;
     }

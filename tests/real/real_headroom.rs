@@ -165,6 +165,48 @@ fn explain_on_a_run_without_errors_says_its_headroom_and_tightest_operation() {
     );
 }
 
+/// `explain --json` on a run without errors (issue 31 §4): `memory_report` gains the headroom —
+/// `headroom --json`'s entries — and the true peaks and tightest operations as `--peak --json`
+/// gives them; `operations` stays empty. On `hr_partial_shard` the room at the tightest
+/// operation's peak, on its busiest core, is the real headroom (`headroom.json`: 725664).
+#[test]
+fn explain_json_on_a_run_without_errors_gives_its_headroom_and_true_peaks() {
+    let json = |args: &[&str]| -> Value { serde_json::from_str(&on("hr_partial_shard", args).1).unwrap() };
+    let doc = json(&["explain", "--json"]);
+    let report = &doc["memory_report"];
+    let entry = serde_json::json!({
+        "device_id": 1, "buffer_type": "L1", "per_bank": 725664, "bank_size": 1393312, "alignment": 32,
+        "replay_check": "exact",
+        "first_failure": {"operation_id": 4, "operation_name": "ttnn.add", "kind": "circular_buffers_clash",
+                          "reason": "overlaps_l1_buffer"}
+    });
+    assert_eq!(report["headroom"], serde_json::json!([entry]));
+    let tightest = serde_json::json!({
+        "operation_id": 4, "device_id": 1, "buffer_type": "L1", "peak_per_bank": 667648, "after_per_bank": 655360,
+        "core": [0, 0], "bank_size": 1393312, "room_per_bank": 725664,
+        "composition": {"circular_buffers": 12288, "own": 131072, "live": 524288, "stale": 0}
+    });
+    assert_eq!(report["true_peak"], serde_json::json!([tightest]));
+    assert_eq!(report["tightest"][0], tightest);
+    assert_eq!(report["tightest"].as_array().unwrap().len(), 4, "one per operation using L1, at most 5");
+    assert_eq!(doc["operations"], serde_json::json!([]));
+    // One definition: the same entries as `headroom --json`, the same peaks as `--peak --json`.
+    assert_eq!(report["headroom"], json(&["headroom", "--json"])["headroom"]);
+    let peak = json(&["explain", "--peak", "--json"]);
+    assert_eq!(
+        (&report["true_peak"], &report["tightest"]),
+        (&peak["memory_report"]["true_peak"], &peak["memory_report"]["tightest"])
+    );
+    assert!(peak["memory_report"]["headroom"].is_array(), "with --peak too");
+    let keys: Vec<&String> = report.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["path", "rank", "operations", "errors", "schema_version", "headroom", "true_peak", "tightest"]);
+    // A run with errors has none of it (the demo's JSON is unchanged: tests/explain).
+    let failed =
+        run(&["explain", "--json", "a_l1_add_oom"], Some(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real")));
+    let failed: Value = serde_json::from_slice(&failed.stdout).unwrap();
+    assert!(failed["memory_report"].get("headroom").is_none() && failed["memory_report"].get("tightest").is_none());
+}
+
 #[test]
 fn whatif_takes_the_reservation_as_a_fix() {
     // a_l1_add_oom failed with a largest free block of 82592 B (tt-metal's message): 64 KiB
