@@ -72,7 +72,7 @@ fn small_model_lists_what_the_script_kept_past_its_last_use() {
     // One chip by two ids (`devices` rows 0 and 1, every buffers row 1): the JSON keeps the
     // tables' id, the text names the chip as the script opened it, device 0 (issue 30 §4.5).
     let ids: Vec<&Value> = doc["late_summary"].as_array().unwrap().iter().map(|s| &s["device_id"]).collect();
-    assert!(!ids.is_empty() && ids.iter().all(|&d| *d == Value::from(1)), "{ids:?}");
+    assert!(!ids.is_empty() && ids.iter().all(|&d| *d == 1), "{ids:?}");
     // No Python stack traces in these reports: no source line, said as the operation.
     assert!(doc["late"].as_array().unwrap().iter().all(|e| e["source"].is_null()));
 }
