@@ -1,7 +1,7 @@
 //! `ttnn-tui headroom` (docs/true-peak.md "Headroom"): for each device and buffer type the run
 //! uses, how much more it could take per bank before anything fails, and what fails first.
 
-use super::peak::on_a_single_chip;
+use super::single_chip::on_a_single_chip;
 use crate::analysis::memory::named_device;
 use crate::analysis::memory::peak::{FirstFailure, HeadroomQuestion, ReplayCheck, headroom};
 use crate::analysis::messages::failure::{BufferType, FailureKind};

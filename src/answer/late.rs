@@ -1,7 +1,7 @@
 //! Where to free memory (`explain --late`, issue 16): the tensors held past their last use, what
 //! freeing them does to each peak, and at each allocation failure whether it would have fit.
 
-use super::peak::on_a_single_chip;
+use super::single_chip::on_a_single_chip;
 use crate::analysis::format::bare_shape;
 use crate::analysis::memory::late::{
     LateAtFailure, LateFindings, LateSummary, LateTensor, check_lifetimes, late_at_failure_sentence, late_heading,

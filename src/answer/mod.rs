@@ -19,6 +19,7 @@ mod refusal;
 mod report;
 mod sections;
 mod select;
+mod single_chip;
 mod true_peak;
 mod whatif;
 
@@ -34,11 +35,11 @@ pub use operation::{
     MemoryAfterAnswer, OperationDetailAnswer, OperationListing, PerfRowsAnswer, find_operations, memory_after,
     operation_detail,
 };
-pub(crate) use peak::on_a_single_chip;
 pub use peak::{PeakAnswer, PeaksAnswer, read_peaks};
 pub use refusal::{Refusal, operation_index};
 pub use report::ReportAnswer;
 pub use select::{ExplainedError, Selection};
 pub(crate) use select::{explained_operation, explained_unattached};
+pub(crate) use single_chip::on_a_single_chip;
 pub use true_peak::{TIGHTEST, TruePeakAnswer, TruePeaks, read_true_peaks, true_peaks_of};
 pub use whatif::{WhatIfAnswer, what_if};

@@ -3,7 +3,7 @@
 //! `explain --peak` and MCP's `peak` give them beside the after-operation peaks, tab 5 and
 //! `explain` on a run without errors read them too.
 
-use super::peak::on_a_single_chip;
+use super::single_chip::on_a_single_chip;
 use crate::analysis::memory::named_device;
 use crate::analysis::memory::peak::{Composition, OperationPeak, run_peaks, tightest, true_peaks};
 use crate::analysis::messages::failure::BufferType;

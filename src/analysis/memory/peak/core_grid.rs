@@ -2,8 +2,8 @@
 //! reference's per-core view, with the circular buffers it lacks. Built by the true-peak walk at
 //! the moment the busiest core is highest, so the busiest core of the grid is the true peak.
 
+use super::composition::Composition;
 use super::cores::CoreSet;
-use super::true_peak::Composition;
 use std::collections::HashMap;
 
 /// L1 on every core of one device at one operation's true peak, bytes per bank.
@@ -20,13 +20,6 @@ pub struct CoreGrid {
     /// Each core's fill (an index into `fills`), row by row (y, then x); empty: every core holds
     /// the first fill.
     at: Vec<u16>,
-}
-
-impl Composition {
-    /// Every byte of it: what the core holds.
-    pub fn total(&self) -> u64 {
-        self.circular_buffers + self.own + self.live + self.stale
-    }
 }
 
 impl CoreGrid {

@@ -3,6 +3,7 @@
 //! circular buffers on their core ranges at the moment they stand together — per core where the
 //! cores differ, with what filled the busiest core at that moment.
 
+use super::composition::Composition;
 use super::core_grid::{CoreGrid, Standing, grid_of};
 use super::events::{Buffer, Event, RunEvents};
 use crate::analysis::memory::whatif::Place;
@@ -23,20 +24,6 @@ pub struct DeviceLayout {
     pub dram: Option<(u64, u64)>,
     /// The worker grid (x cores, y cores), for circular buffers and shards on part of it.
     pub grid: Option<(u32, u32)>,
-}
-
-/// What filled the busiest core at the peak, bytes per bank.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
-pub struct Composition {
-    /// The circular (dataflow) buffers standing: their region from the L1 base.
-    pub circular_buffers: u64,
-    /// Buffers the operation allocated itself (intermediates, outputs), still live then.
-    pub own: u64,
-    /// Buffers allocated before it that a later operation (or this one) uses, or whose use is
-    /// not recorded.
-    pub live: u64,
-    /// Buffers allocated before it whose tensor was last used by an earlier operation.
-    pub stale: u64,
 }
 
 /// The true peak of one operation on one device and buffer type.
