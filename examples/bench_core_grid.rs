@@ -36,6 +36,13 @@ fn main() {
         peaks.len(),
         grids.len()
     );
+    if let Some(g) = grids.iter().find(|g| !g.alike()) {
+        let (core, fill) = g.busiest();
+        println!("operation {}: busiest core {core:?} holds {} B per bank; its fills:", g.operation_id, fill.total());
+        for (f, n) in g.fills.iter().zip(g.counts()) {
+            println!("  {n} cores: {f:?}");
+        }
+    }
     let (mut alone, mut per_core) = (Vec::new(), Vec::new());
     for _ in 0..RUNS {
         let start = Instant::now();
