@@ -4,9 +4,9 @@
 //! (`DiffAnswer`), which `ttnn-tui diff` and MCP's `compare_runs` both serialise.
 
 use super::entry::{Entries, OperationAnswer};
-use super::peak::on_a_single_chip;
 use super::peak::{PeakAnswer, PeaksAnswer, peaks_of};
 use super::select::Selection;
+use super::single_chip::on_a_single_chip;
 use crate::analysis::compare::{
     Alignment, FailureChanges, Parting, RunFailure, compare_failures, matching_key, run_failures,
 };

@@ -1,6 +1,8 @@
 //! `ttnn-tui headroom` (docs/true-peak.md "Headroom"): for each device and buffer type the run
 //! uses, how much more it could take per bank before anything fails, and what fails first.
 
+use super::single_chip::on_a_single_chip;
+use crate::analysis::memory::named_device;
 use crate::analysis::memory::peak::{FirstFailure, HeadroomQuestion, ReplayCheck, headroom};
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 use crate::analysis::messages::reason::Reason;
@@ -13,7 +15,7 @@ use serde::Serialize;
 pub struct HeadroomAnswer {
     /// One per device and buffer type, in device then type order.
     pub headroom: Vec<HeadroomEntry>,
-    /// Buffer types the run uses whose headroom cannot be told (text only).
+    /// Buffer types the run uses whose headroom cannot be told, by the device's name (text only).
     #[serde(skip)]
     pub unknown: Vec<(u64, BufferType, &'static str)>,
 }
@@ -23,6 +25,10 @@ pub struct HeadroomAnswer {
 pub struct HeadroomEntry {
     /// The device.
     pub device_id: u64,
+    /// The id text names the device by: 0 for a single chip, whatever ids its tables use
+    /// (issue 30 §4.5), the tables' id otherwise (text only).
+    #[serde(skip)]
+    pub named_device: u64,
     /// The buffer type.
     pub buffer_type: BufferType,
     /// The largest extra allocation per bank, made before the first operation and kept, with
@@ -66,6 +72,7 @@ pub fn read_headroom(report: &MemoryReport) -> Result<HeadroomAnswer, ReportErro
 pub fn headroom_of(report: &MemoryReport, facts: &RunFacts) -> HeadroomAnswer {
     let mut out = HeadroomAnswer::default();
     let name = |id: u64| report.operation_index(id).map_or_else(String::new, |i| report.operations[i].name.clone());
+    let single = on_a_single_chip(report, facts.layouts.iter().map(|l| l.device_id));
     for layout in &facts.layouts {
         let d = layout.device_id;
         for (t, region, alignment) in [
@@ -80,13 +87,14 @@ pub fn headroom_of(report: &MemoryReport, facts: &RunFacts) -> HeadroomAnswer {
             }
             let Some(region) = region.filter(|(s, e)| e > s) else {
                 if used || failed.is_some() {
-                    out.unknown.push((d, t, unknown_why(t)));
+                    out.unknown.push((named_device(d, single), t, unknown_why(t)));
                 }
                 continue;
             };
             let h = headroom(&facts.events, &HeadroomQuestion { place: (d, t), region, alignment, failed });
             out.headroom.push(HeadroomEntry {
                 device_id: d,
+                named_device: named_device(d, single),
                 buffer_type: t,
                 per_bank: h.per_bank,
                 bank_size: h.bank_size,

@@ -1,6 +1,7 @@
 //! Where to free memory (`explain --late`, issue 16): the tensors held past their last use, what
 //! freeing them does to each peak, and at each allocation failure whether it would have fit.
 
+use super::single_chip::on_a_single_chip;
 use crate::analysis::format::bare_shape;
 use crate::analysis::memory::late::{
     LateAtFailure, LateFindings, LateSummary, LateTensor, check_lifetimes, late_at_failure_sentence, late_heading,
@@ -22,6 +23,10 @@ pub struct LateAnswer {
     /// Where `tensor_lifetime` disagrees with the list, as the text says it (text only).
     #[serde(skip)]
     pub lifetime_lines: Vec<String>,
+    /// Whether the report is on a single chip, which text names device 0 whatever ids its
+    /// tables use (issue 30 §4.5); the JSON keeps the tables' ids.
+    #[serde(skip)]
+    pub single_chip: bool,
 }
 
 /// One entry of `late`.
@@ -98,6 +103,7 @@ impl LateAnswer {
             late_summary: findings.summary.iter().map(summary_answer).collect(),
             late_failures: findings.failures.iter().map(|f| failure_answer(report, f)).collect(),
             lifetime_lines: findings.lifetime.iter().flat_map(lifetime_lines).collect(),
+            single_chip: on_a_single_chip(report, findings.summary.iter().map(|s| s.device_id)),
         }
     }
 

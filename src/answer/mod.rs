@@ -19,6 +19,7 @@ mod refusal;
 mod report;
 mod sections;
 mod select;
+mod single_chip;
 mod true_peak;
 mod whatif;
 
@@ -39,5 +40,6 @@ pub use refusal::{Refusal, operation_index};
 pub use report::ReportAnswer;
 pub use select::{ExplainedError, Selection};
 pub(crate) use select::{explained_operation, explained_unattached};
+pub(crate) use single_chip::on_a_single_chip;
 pub use true_peak::{TIGHTEST, TruePeakAnswer, TruePeaks, read_true_peaks, true_peaks_of};
 pub use whatif::{WhatIfAnswer, what_if};

@@ -1,10 +1,10 @@
 //! `explain --peak`: each device's peak memory use per buffer type, from all of `buffers`.
 
+use super::single_chip::on_a_single_chip;
 use super::true_peak::{TruePeaks, read_true_peaks};
 use crate::analysis::format::format_percent;
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::usage_series::{Ceiling, CeilingSource, Peak};
-use crate::analysis::memory::{one_chip, single_chip};
 use crate::report::{MemoryReport, ReportError};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
@@ -26,20 +26,6 @@ pub struct PeaksAnswer {
     /// tables use (issue 30 §4.5); the JSON keeps the tables' ids.
     #[serde(skip)]
     pub single_chip: bool,
-}
-
-/// Whether a report is on a single chip: one chip's `devices` rows, and `ids` (the devices its
-/// figures are on) one id, 0 or 1 (a single chip opened as a mesh names itself by both, ttnn 0.81).
-pub(crate) fn on_a_single_chip(report: &MemoryReport, ids: impl Iterator<Item = u64>) -> bool {
-    let devices: Vec<_> = report.devices.iter().map(|d| d.facts()).collect();
-    let mut ids: Vec<u64> = ids.collect();
-    ids.sort_unstable();
-    ids.dedup();
-    match ids.as_slice() {
-        [] => one_chip(&devices),
-        [device] => single_chip(&devices, *device, &[]),
-        _ => false,
-    }
 }
 
 /// One peak with the region the text measures it against: its size per bank, where that comes

@@ -3,6 +3,8 @@
 //! `explain --peak` and MCP's `peak` give them beside the after-operation peaks, tab 5 and
 //! `explain` on a run without errors read them too.
 
+use super::single_chip::on_a_single_chip;
+use crate::analysis::memory::named_device;
 use crate::analysis::memory::peak::{Composition, OperationPeak, run_peaks, tightest, true_peaks};
 use crate::analysis::messages::failure::BufferType;
 use crate::report::memory::run_events::RunFacts;
@@ -22,6 +24,10 @@ pub struct TruePeakAnswer {
     pub operation_name: Option<String>,
     /// The device.
     pub device_id: u64,
+    /// The id text names the device by: 0 for a single chip, whatever ids its tables use
+    /// (issue 30 §4.5), the tables' id otherwise (text only).
+    #[serde(skip)]
+    pub named_device: u64,
     /// The buffer type.
     pub buffer_type: BufferType,
     /// Bytes per bank in use at the peak, on the busiest core.
@@ -55,7 +61,9 @@ pub fn read_true_peaks(report: &MemoryReport) -> Result<TruePeaks, ReportError> 
 /// The true peaks of events already read.
 pub fn true_peaks_of(report: &MemoryReport, facts: &RunFacts) -> TruePeaks {
     let peaks = true_peaks(&facts.events, &facts.layouts, &facts.last_use);
+    let single = on_a_single_chip(report, facts.layouts.iter().map(|l| l.device_id));
     let answer = |p: OperationPeak| TruePeakAnswer {
+        named_device: named_device(p.device_id, single),
         operation_id: p.operation_id,
         operation_name: report.operation_index(p.operation_id).map(|i| report.operations[i].name.clone()),
         device_id: p.device_id,

@@ -11,6 +11,7 @@ use super::perf::{PerfInput, PerfState, PerfTab};
 use super::state::App;
 use super::tab::Tab;
 use crate::analysis::memory::late::LateFindings;
+use crate::analysis::memory::peak::{CoreGrid, OperationPeak};
 use crate::analysis::memory::usage_series::UsageSeries;
 use crate::analysis::memory::whatif::{Fix, ReplayedAdvice};
 use crate::analysis::model::{ErrorRecord, Operation};
@@ -110,9 +111,16 @@ impl App {
         self.jobs.usage = JobState::Done;
     }
 
-    /// Every operation's true peak, found with the run over time (tab 5's true-peak line).
-    pub fn set_true_peaks(&mut self, peaks: Vec<crate::analysis::memory::peak::OperationPeak>) {
+    /// Every operation's true peak, and what filled each L1 core at it, found with the run over
+    /// time (tab 5's true-peak line and per-core grid).
+    pub fn set_true_peaks(&mut self, peaks: Vec<OperationPeak>, core_grids: Vec<CoreGrid>) {
         self.over_time.true_peaks = peaks;
+        self.over_time.core_grids = core_grids;
+    }
+
+    /// The run over time is one chip's: tab 5 names it device 0 whatever ids its tables use.
+    pub fn set_single_chip_run(&mut self, single_chip: bool) {
+        self.over_time.single_chip = single_chip;
     }
 
     /// The report has no `buffers` rows: the run over time waits for every graph replayed.

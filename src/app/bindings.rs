@@ -117,6 +117,7 @@ pub(crate) const OVER_TIME: &[Binding] = &[
     bind(&[ch('d')], "d", "device", NextDevice),
     bind(&[ch('t')], "t", "buffer type", NextBufferType),
     pair(&[ch(']'), ch('[')], "]/[", "late tensor", (NextLateTensor, PreviousLateTensor)),
+    bind(&[ch('c')], "c", "L1 per core", ToggleCoreGrid),
     help_only(bind(&[ch('y')], "y", "copy the late tensor's suggestion", Copy)),
 ];
 

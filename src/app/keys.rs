@@ -95,6 +95,8 @@ pub enum Action {
     ShowMemory,
     /// Put the cursor on the peak (Over time tab).
     JumpToPeak,
+    /// Show or hide L1 per core at the cursor's operation's true peak (Over time tab).
+    ToggleCoreGrid,
     /// Show the next fix on the map (Memory tab).
     NextFix,
     /// Show the previous fix on the map (Memory tab).

@@ -6,8 +6,9 @@ use super::jobs::{JobState, Jobs};
 use super::keys::Action;
 use super::tab::{Availability, Outcome};
 use crate::analysis::memory::late::{LateAtFailure, LateFindings, LateSummary, LateTensor, suggestion};
-use crate::analysis::memory::peak::OperationPeak;
+use crate::analysis::memory::peak::{CoreGrid, OperationPeak};
 use crate::analysis::memory::usage_series::UsageSeries;
+use crate::analysis::messages::failure::BufferType;
 
 /// The Over time tab.
 #[derive(Debug, Default)]
@@ -33,6 +34,12 @@ pub struct OverTimeTab {
     pub(crate) late_selected: Option<usize>,
     /// Every operation's true peak per device and buffer type (docs/true-peak.md), in run order.
     pub(crate) true_peaks: Vec<OperationPeak>,
+    /// What filled every L1 core at each operation's true peak, in run order.
+    pub(crate) core_grids: Vec<CoreGrid>,
+    /// L1 per core at the cursor's operation's true peak is shown (`c`).
+    pub(crate) grid_shown: bool,
+    /// The lines are one chip's, named device 0 whatever ids its tables use (issue 30 §4.5).
+    pub(crate) single_chip: bool,
 }
 
 /// Where the run over time is read from.
@@ -50,6 +57,24 @@ impl OverTimeTab {
     pub(crate) fn true_peaks_of_shown(&self) -> Vec<&OperationPeak> {
         let Some(s) = self.series() else { return Vec::new() };
         self.true_peaks.iter().filter(|p| p.device_id == s.device_id && p.buffer_type == s.buffer_type).collect()
+    }
+
+    /// The cursor's operation's L1 true peak and what filled each L1 core at it, on the shown
+    /// line's device (whatever its buffer type: a run whose L1 holds only circular buffers has no
+    /// L1 line); none when nothing stood in L1 in it.
+    pub(crate) fn core_grid_at_cursor(&self) -> Option<(&OperationPeak, &CoreGrid)> {
+        let s = self.series()?;
+        let id = s.points.get(self.cursor)?.operation_id;
+        let place = |d: u64, t: BufferType| d == s.device_id && t == BufferType::L1;
+        let peak = self.true_peaks.iter().find(|p| p.operation_id == id && place(p.device_id, p.buffer_type))?;
+        let grid = self.core_grids.iter().find(|g| g.operation_id == id && g.device_id == s.device_id)?;
+        Some((peak, grid))
+    }
+
+    /// Shows or hides the per-core grid.
+    fn toggle_grid(&mut self) -> Outcome {
+        self.grid_shown = !self.grid_shown;
+        if self.grid_shown { Outcome::None } else { Outcome::Message("L1 per core hidden".to_string()) }
     }
 
     /// The series shown, once the pass has landed.
@@ -197,6 +222,7 @@ impl OverTimeTab {
             Action::NextDevice => self.next_series(true).is_some(),
             Action::NextBufferType => self.next_series(false).is_some(),
             Action::JumpToPeak => self.series().is_some_and(|s| s.peak.is_some()),
+            Action::ToggleCoreGrid => !self.core_grids.is_empty(),
             Action::NextLateTensor | Action::PreviousLateTensor => !self.late_of_shown().is_empty(),
             _ => ready,
         })
@@ -204,6 +230,9 @@ impl OverTimeTab {
 
     /// Applies an action on the tab; `pass` is how far the run over time is.
     pub(crate) fn update(&mut self, action: Action, pass: &JobState) -> Outcome {
+        if action == Action::ToggleCoreGrid {
+            return self.toggle_grid();
+        }
         let Some(series) = self.series() else {
             return match pass {
                 JobState::Done => Outcome::Message("The report records no buffers on any device".to_string()),

@@ -96,7 +96,7 @@ fn open_and_show(
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
         code: 1,
     })?;
-    if !flag(|a| a.target.json) {
+    {
         let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
         explanation.add_headroom(&report, &options).map_err(fail)?;
     }

@@ -2,7 +2,7 @@
 //! and peaks asked for, and what the report could not give, kept for stderr.
 
 use crate::answer::{
-    HeadroomAnswer, LateAnswer, PeaksAnswer, Selection, TruePeakAnswer, Unavailable, headroom_of, true_peaks_of,
+    HeadroomAnswer, LateAnswer, PeaksAnswer, Selection, TruePeaks, Unavailable, headroom_of, true_peaks_of,
 };
 use crate::report::perf::linked::LinkedReports;
 use crate::report::{MemoryReport, ReportError};
@@ -27,8 +27,9 @@ pub struct Explanation<'a> {
     pub peaks: Option<PeaksAnswer>,
     /// The tensors held past their last use (`--late`); none without.
     pub late: Option<LateAnswer>,
-    /// For a run without errors: its headroom and its tightest operation ([`Explanation::add_headroom`]).
-    pub passing: Option<(HeadroomAnswer, Option<TruePeakAnswer>)>,
+    /// For a run without errors: its headroom, its true peaks and tightest operations
+    /// ([`Explanation::add_headroom`]).
+    pub passing: Option<(HeadroomAnswer, TruePeaks)>,
     /// The sections written so far that the report could not give, with their operation's id
     /// and name (said in place; [`Explanation::read_errors`] gives the ones that fail the run).
     unavailable: RefCell<Vec<(Option<u64>, String, Unavailable)>>,
@@ -47,15 +48,15 @@ pub fn collect<'a>(
 
 impl Explanation<'_> {
     /// On a run that recorded no error (the whole report explained): reads its events once for
-    /// its headroom and its tightest operation (docs/true-peak.md).
+    /// its headroom, its true peaks and its tightest operations (docs/true-peak.md), the answers
+    /// `headroom` and `--peak` give.
     pub fn add_headroom(&mut self, report: &MemoryReport, options: &ExplainOptions) -> Result<(), ReportError> {
         let quiet = self.selection.operations().len() == 0 && self.selection.unattached().len() == 0;
         if options.operation.is_some() || !report.records_errors() || !quiet {
             return Ok(());
         }
         let facts = report.run_facts()?;
-        let tightest = true_peaks_of(report, &facts).tightest.into_iter().next();
-        self.passing = Some((headroom_of(report, &facts), tightest));
+        self.passing = Some((headroom_of(report, &facts), true_peaks_of(report, &facts)));
         Ok(())
     }
 

@@ -41,7 +41,7 @@ pub fn render_headroom_text(answer: &HeadroomAnswer, minimums: &[(BufferType, u6
 
 /// The line of one entry, without its newline.
 pub(crate) fn headroom_line(e: &HeadroomEntry) -> String {
-    let (t, device) = (e.buffer_type.token(), e.device_id);
+    let (t, device) = (e.buffer_type.token(), e.named_device);
     let Some(f) = &e.first_failure else {
         return format!(
             "{t} headroom on device {device}: {} per bank (the whole {} bank): nothing fails with all of it reserved.",

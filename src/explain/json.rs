@@ -6,7 +6,8 @@
 use super::explanation::{ExplainOptions, Explanation};
 use crate::analysis::sanitize::sanitize_line;
 use crate::answer::{
-    Entries, ErrorAnswer, ExplainedError, LateAnswer, LogFailureAnswer, PeakAnswer, ReportAnswer, TruePeaks,
+    Entries, ErrorAnswer, ExplainedError, HeadroomEntry, LateAnswer, LogFailureAnswer, PeakAnswer, ReportAnswer,
+    TruePeaks,
 };
 use crate::report::MemoryReport;
 use serde::Serialize;
@@ -37,7 +38,11 @@ struct MemoryReportJson<'r> {
     /// Present with `--peak` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     peak: Option<&'r [PeakAnswer]>,
-    /// Present with `--peak` only: `true_peak` and `tightest` (docs/true-peak.md).
+    /// Present on a run without errors only: `headroom --json`'s entries (docs/true-peak.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    headroom: Option<&'r [HeadroomEntry]>,
+    /// Present with `--peak`, and on a run without errors: `true_peak` and `tightest`, as
+    /// `--peak` gives them (docs/true-peak.md).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     true_peaks: Option<&'r TruePeaks>,
 }
@@ -84,7 +89,12 @@ pub fn write_json(
         memory_report: MemoryReportJson {
             report: ReportAnswer::new(report),
             peak: explanation.peaks.as_ref().map(|p| p.peak.as_slice()),
-            true_peaks: explanation.peaks.as_ref().and_then(|p| p.true_peaks.as_ref()),
+            headroom: explanation.passing.as_ref().map(|(h, _)| h.headroom.as_slice()),
+            true_peaks: explanation
+                .peaks
+                .as_ref()
+                .and_then(|p| p.true_peaks.as_ref())
+                .or(explanation.passing.as_ref().map(|(_, t)| t)),
         },
         perf_report: selection.linked.map(|l| PerfReportJson {
             path: sanitize_line(&l.perf.path.display().to_string()),

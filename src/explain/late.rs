@@ -1,6 +1,7 @@
 //! `explain --late`: the tensors held past their last use, with the line to change (issue 16),
 //! as text; the JSON is the answer's (`answer::LateAnswer`).
 
+use crate::analysis::memory::named_device;
 use crate::answer::LateAnswer;
 use std::fmt::Write;
 
@@ -10,7 +11,8 @@ pub(super) fn late_text(late: &LateAnswer) -> String {
     let mut out = String::new();
     for s in late.late_summary.iter().filter(|s| s.count > 0) {
         let kind = s.buffer_type;
-        let _ = writeln!(out, "Held past their last use, {kind} on device {}: {}", s.device_id, s.heading);
+        let device = named_device(s.device_id, late.single_chip);
+        let _ = writeln!(out, "Held past their last use, {kind} on device {device}: {}", s.heading);
         for t in late.late.iter().filter(|t| (t.device_id, t.buffer_type) == (s.device_id, s.buffer_type)) {
             let _ = writeln!(out, "  {}", t.suggestion);
         }

@@ -65,7 +65,7 @@ pub(crate) fn true_peak_line(p: &TruePeakAnswer) -> String {
     let mut line = format!(
         "True peak {} use on device {}: {} per bank inside operation {}{}",
         p.buffer_type.token(),
-        p.device_id,
+        p.named_device,
         size(p.peak_per_bank),
         operation(p),
         core_text(p)

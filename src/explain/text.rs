@@ -22,9 +22,9 @@ pub fn render_text(report: &MemoryReport, explanation: &Explanation<'_>, options
             false => not_recorded_line(report.operations.len()),
         };
         let _ = writeln!(out, "{line}");
-        if let Some((headroom, tightest)) = &explanation.passing {
+        if let Some((headroom, true_peaks)) = &explanation.passing {
             // With --peak the true peaks follow anyway.
-            let tightest = tightest.as_ref().filter(|_| explanation.peaks.is_none());
+            let tightest = true_peaks.tightest.first().filter(|_| explanation.peaks.is_none());
             out.push_str(&passing_text(headroom, tightest));
         }
         if let Some(note) = no_stack_traces(report, explanation) {

@@ -5,9 +5,10 @@
 use super::pass::{JobPass, Pass};
 use super::session::Session;
 use crate::analysis::memory::late::LateFindings;
-use crate::analysis::memory::peak::{OperationPeak, true_peaks};
+use crate::analysis::memory::peak::{CoreGrid, OperationPeak, true_peaks_per_core};
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::usage_series::UsageSeries;
+use crate::answer::on_a_single_chip;
 use crate::app::{App, Job, JobEnd, PerfInput, PerfRows};
 use crate::report::memory::replay::GraphReplay;
 use crate::report::perf::linked::LinkedReports;
@@ -26,26 +27,40 @@ pub struct RunOverTime {
     pub late: Result<LateFindings, String>,
     /// Every operation's true peak (docs/true-peak.md; empty when the events cannot be read).
     pub true_peaks: Vec<OperationPeak>,
+    /// What filled every L1 core at each operation's true peak (tab 5's grid).
+    pub core_grids: Vec<CoreGrid>,
+    /// The lines are one chip's, which tab 5 names device 0 whatever ids its tables use.
+    pub single_chip: bool,
 }
 
 impl RunOverTime {
     /// From a whole pass over `buffers` (built [`MemoryUsage::with_runs`]).
     pub fn of_usage(report: &MemoryReport, usage: &MemoryUsage) -> Self {
         let questions = report.usage();
-        let series = usage.keys().map(|(d, t)| questions.series(usage, d, t)).collect();
-        Self { series, late: report.late_findings(usage).map_err(|e| e.to_string()), true_peaks: true_peaks_of(report) }
+        let series: Vec<UsageSeries> = usage.keys().map(|(d, t)| questions.series(usage, d, t)).collect();
+        let (true_peaks, core_grids) = true_peaks_of(report);
+        let late = report.late_findings(usage).map_err(|e| e.to_string());
+        Self { single_chip: single_chip(report, &series), series, late, true_peaks, core_grids }
     }
 
     /// From every graph replayed (a report without `buffers` rows).
     pub fn of_replay(report: &MemoryReport, replay: &GraphReplay) -> Self {
         let late = report.replay_late(replay).map_err(|e| e.to_string());
-        Self { series: report.usage().replay_series(replay), late, true_peaks: true_peaks_of(report) }
+        let (true_peaks, core_grids) = true_peaks_of(report);
+        let series = report.usage().replay_series(replay);
+        Self { single_chip: single_chip(report, &series), series, late, true_peaks, core_grids }
     }
 }
 
-/// Every operation's true peak, from the run's events read once (none when they cannot be read).
-fn true_peaks_of(report: &MemoryReport) -> Vec<OperationPeak> {
-    report.run_facts().map(|f| true_peaks(&f.events, &f.layouts, &f.last_use)).unwrap_or_default()
+/// Whether the lines are one chip's (the one definition `explain` and `diff` use).
+fn single_chip(report: &MemoryReport, series: &[UsageSeries]) -> bool {
+    on_a_single_chip(report, series.iter().map(|s| s.device_id))
+}
+
+/// Every operation's true peak and its L1 per core, from the run's events read once (none when
+/// they cannot be read).
+fn true_peaks_of(report: &MemoryReport) -> (Vec<OperationPeak>, Vec<CoreGrid>) {
+    report.run_facts().map(|f| true_peaks_per_core(&f.events, &f.layouts, &f.last_use)).unwrap_or_default()
 }
 
 /// The run over time: the pass over `buffers`, going on from the sums read so far; on a report
@@ -107,9 +122,10 @@ impl Pass for UsagePass {
         match (output.read, output.run) {
             (Err(ReportError::Cancelled), _) => app.job_ended(Job::Usage, JobEnd::Cancelled),
             (Err(e), _) => app.job_ended(Job::Usage, JobEnd::Failed(e.to_string())),
-            (Ok(()), Some(RunOverTime { series, late, true_peaks })) => {
+            (Ok(()), Some(RunOverTime { series, late, true_peaks, core_grids, single_chip })) => {
                 app.set_run_over_time(series, late);
-                app.set_true_peaks(true_peaks);
+                app.set_true_peaks(true_peaks, core_grids);
+                app.set_single_chip_run(single_chip);
             }
             (Ok(()), None) => app.usage_needs_replay(),
         }
@@ -180,9 +196,10 @@ impl Pass for ReplayPass {
             Ok(Some(replay)) => {
                 session.replay = Some(Arc::new(replay));
                 app.job_ended(Job::ReplayGraphs, JobEnd::Done);
-                if let Some(RunOverTime { series, late, true_peaks }) = output.run {
+                if let Some(RunOverTime { series, late, true_peaks, core_grids, single_chip }) = output.run {
                     app.set_run_over_time(series, late);
-                    app.set_true_peaks(true_peaks);
+                    app.set_true_peaks(true_peaks, core_grids);
+                    app.set_single_chip_run(single_chip);
                 }
             }
             Ok(None) | Err(ReportError::Cancelled) => app.job_ended(Job::ReplayGraphs, JobEnd::Cancelled),

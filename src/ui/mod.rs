@@ -5,6 +5,7 @@
 
 mod callout;
 mod compare;
+mod core_grid;
 pub mod detail;
 pub mod device_ops;
 mod error_popup;

@@ -5,15 +5,16 @@
 //! last use on that line (issue 16), the selected one's span marked on the chart.
 
 use super::compare;
+use super::core_grid::{grid_height, grid_lines, grid_width, none_line};
 use super::late_list::{late_height, late_lines};
 use super::progress::draw_progress;
 use super::text::{truncate_line, wrap_lines};
 use super::view::View;
 use crate::analysis::format::size;
-use crate::analysis::memory::MemoryNote;
 use crate::analysis::memory::late::LateTensor;
 use crate::analysis::memory::peak::OperationPeak;
 use crate::analysis::memory::usage_series::{UsageBasis, UsageSeries};
+use crate::analysis::memory::{MemoryNote, named_device};
 use crate::app::{Comparison, JobState, OverTimeTab, UsageSource};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
@@ -127,11 +128,12 @@ pub fn draw(
     };
     let title = format!(
         "Memory over the run · device {} · {} · per bank after each operation, {basis}",
-        series.device_id,
+        named_device(series.device_id, tab.single_chip),
         series.buffer_type.label()
     );
     frame.render_widget(Paragraph::new(truncate_line(Line::styled(title, theme.bold), area.width as usize)), head);
     let before = compare.and_then(|c| Some((c, c.line((series.device_id, series.buffer_type))?)));
+    let chart_area = if tab.grid_shown { draw_grid(frame, chart_area, view, tab) } else { chart_area };
     draw_chart(frame, chart_area, view, (series, &peaks), (tab.cursor, tab.selected_late(), before));
     let mut text = wrap_lines([Line::from(cursor_line(view, series, tab.cursor))], foot.width as usize);
     if let Some(line) = true_peak_line(view, series, &peaks, tab.cursor) {
@@ -150,6 +152,35 @@ pub fn draw(
     frame.render_widget(Paragraph::new(text), foot);
     let lines = late_lines(view, tab, &late, list.width as usize, list.height as usize);
     frame.render_widget(Paragraph::new(lines), list);
+}
+
+/// The least columns and lines the chart keeps beside or above the per-core grid.
+const CHART_LEAST: (u16, u16) = (36, 6);
+
+/// Draws the per-core grid (`c`) beside the chart when both fit side by side, else under it;
+/// gives back the chart's area.
+fn draw_grid(frame: &mut Frame, area: Rect, view: &View, tab: &OverTimeTab) -> Rect {
+    let Some((peak, grid)) = tab.core_grid_at_cursor() else {
+        let Some(why) = none_line(tab) else { return area };
+        let [chart, line] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(area);
+        frame
+            .render_widget(Paragraph::new(truncate_line(Line::styled(why, view.theme.dim), line.width as usize)), line);
+        return chart;
+    };
+    let wide = grid_width(grid) as u16 + 1;
+    let (chart, place) = if area.width >= wide + CHART_LEAST.0 {
+        let [chart, _, place] =
+            Layout::horizontal([Constraint::Fill(1), Constraint::Length(1), Constraint::Length(wide - 1)]).areas(area);
+        (chart, place)
+    } else {
+        let wanted = grid_height(view, peak, grid, area.width as usize) as u16;
+        let tall = wanted.min(area.height.saturating_sub(CHART_LEAST.1)).max(1);
+        let [chart, place] = Layout::vertical([Constraint::Fill(1), Constraint::Length(tall)]).areas(area);
+        (chart, place)
+    };
+    let lines = grid_lines(view, peak, grid, place.width as usize, place.height as usize);
+    frame.render_widget(Paragraph::new(lines), place);
+    chart
 }
 
 /// What the tab says while its pass runs: the pass over `buffers`, with how to cancel it, or the

@@ -47,7 +47,8 @@ fn l1_entry(name: &str) -> Value {
 }
 
 /// The runs whose programs all record their circular buffers: the replay sees every limit.
-const SEEN: [&str; 6] = ["hr_add_l1", "hr_blackhole", "hr_cb_only", "hr_fragmented", "hr_sharded", "hr_tensors"];
+const SEEN: [&str; 7] =
+    ["hr_add_l1", "hr_blackhole", "hr_cb_only", "hr_fragmented", "hr_partial_shard", "hr_sharded", "hr_tensors"];
 
 #[test]
 fn headroom_is_the_largest_real_filler_and_the_first_failure_the_real_one() {
@@ -67,7 +68,7 @@ fn headroom_is_the_largest_real_filler_and_the_first_failure_the_real_one() {
         assert_eq!(real["recorded_checks_agree"], true, "{name}: the recorder saw the same ends");
         limits.insert((f["kind"].to_string(), f["reason"].to_string(), real["mock"].to_string()));
     }
-    assert_eq!(runs.iter().filter(|(n, _)| SEEN.contains(&n.as_str())).count(), 6, "every run measured");
+    assert_eq!(runs.iter().filter(|(n, _)| SEEN.contains(&n.as_str())).count(), 7, "every run measured");
     assert!(limits.len() >= 4, "runs whose limits differ: {limits:?}");
 }
 
@@ -77,7 +78,7 @@ fn the_lines_say_the_headroom_and_what_fails_first() {
     assert_eq!(code, 0);
     assert_eq!(
         out,
-        "L1 headroom on device 1: 453 KiB per bank (33 % of the 1.33 MiB bank); above it, operation 7 ttnn.add fails first: its circular buffers clash with an L1 buffer.\n"
+        "L1 headroom on device 0: 453 KiB per bank (33 % of the 1.33 MiB bank); above it, operation 7 ttnn.add fails first: its circular buffers clash with an L1 buffer.\n"
     );
     let (_, out) = on("hr_fragmented", &["headroom"]);
     assert_eq!(
@@ -148,10 +149,13 @@ fn the_true_peak_leaves_exactly_the_real_headroom_where_nothing_is_fragmented() 
     }
     let (_, out) = on("hr_add_l1", &["explain", "--peak"]);
     assert!(out.contains(
-        "True peak L1 use on device 1: 908 KiB per bank inside operation 7 ttnn.add (66.73% of the 1.33 MiB bank; 453 KiB left): circular buffers 12 KiB · its own buffers 128 KiB · live and used later 768 KiB · held past their last use 0 B\n"
+        "True peak L1 use on device 0: 908 KiB per bank inside operation 7 ttnn.add (66.73% of the 1.33 MiB bank; 453 KiB left): circular buffers 12 KiB · its own buffers 128 KiB · live and used later 768 KiB · held past their last use 0 B\n"
     ));
 }
 
+/// On one chip the lines name it device 0, as `--peak`'s after-operation line does, whatever ids
+/// its tables use (hr_add_l1: `devices` rows 0 and 1, `buffers` and graphs 1; issue 30 §4.5); the
+/// JSON keeps the tables' id.
 #[test]
 fn explain_on_a_run_without_errors_says_its_headroom_and_tightest_operation() {
     let (code, out) = on("hr_add_l1", &["explain"]);
@@ -159,9 +163,52 @@ fn explain_on_a_run_without_errors_says_its_headroom_and_tightest_operation() {
     assert_eq!(
         out,
         "No errors recorded in this report (7 operations).\n\
-         L1 headroom on device 1: 453 KiB per bank (33 % of the 1.33 MiB bank); above it, operation 7 ttnn.add fails first: its circular buffers clash with an L1 buffer.\n\
-         True peak L1 use on device 1: 908 KiB per bank inside operation 7 ttnn.add (66.73% of the 1.33 MiB bank; 453 KiB left): circular buffers 12 KiB · its own buffers 128 KiB · live and used later 768 KiB · held past their last use 0 B\n"
+         L1 headroom on device 0: 453 KiB per bank (33 % of the 1.33 MiB bank); above it, operation 7 ttnn.add fails first: its circular buffers clash with an L1 buffer.\n\
+         True peak L1 use on device 0: 908 KiB per bank inside operation 7 ttnn.add (66.73% of the 1.33 MiB bank; 453 KiB left): circular buffers 12 KiB · its own buffers 128 KiB · live and used later 768 KiB · held past their last use 0 B\n"
     );
+    assert_eq!(l1_entry("hr_add_l1")["device_id"], 1, "the JSON keeps the tables' id");
+}
+
+/// `explain --json` on a run without errors (issue 31 §4): `memory_report` gains the headroom —
+/// `headroom --json`'s entries — and the true peaks and tightest operations as `--peak --json`
+/// gives them; `operations` stays empty. On `hr_partial_shard` the room at the tightest
+/// operation's peak, on its busiest core, is the real headroom (`headroom.json`: 725664).
+#[test]
+fn explain_json_on_a_run_without_errors_gives_its_headroom_and_true_peaks() {
+    let json = |args: &[&str]| -> Value { serde_json::from_str(&on("hr_partial_shard", args).1).unwrap() };
+    let doc = json(&["explain", "--json"]);
+    let report = &doc["memory_report"];
+    let entry = serde_json::json!({
+        "device_id": 1, "buffer_type": "L1", "per_bank": 725664, "bank_size": 1393312, "alignment": 32,
+        "replay_check": "exact",
+        "first_failure": {"operation_id": 4, "operation_name": "ttnn.add", "kind": "circular_buffers_clash",
+                          "reason": "overlaps_l1_buffer"}
+    });
+    assert_eq!(report["headroom"], serde_json::json!([entry]));
+    let tightest = serde_json::json!({
+        "operation_id": 4, "device_id": 1, "buffer_type": "L1", "peak_per_bank": 667648, "after_per_bank": 655360,
+        "core": [0, 0], "bank_size": 1393312, "room_per_bank": 725664,
+        "composition": {"circular_buffers": 12288, "own": 131072, "live": 524288, "stale": 0}
+    });
+    assert_eq!(report["true_peak"], serde_json::json!([tightest]));
+    assert_eq!(report["tightest"][0], tightest);
+    assert_eq!(report["tightest"].as_array().unwrap().len(), 4, "one per operation using L1, at most 5");
+    assert_eq!(doc["operations"], serde_json::json!([]));
+    // One definition: the same entries as `headroom --json`, the same peaks as `--peak --json`.
+    assert_eq!(report["headroom"], json(&["headroom", "--json"])["headroom"]);
+    let peak = json(&["explain", "--peak", "--json"]);
+    assert_eq!(
+        (&report["true_peak"], &report["tightest"]),
+        (&peak["memory_report"]["true_peak"], &peak["memory_report"]["tightest"])
+    );
+    assert!(peak["memory_report"]["headroom"].is_array(), "with --peak too");
+    let keys: Vec<&String> = report.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["path", "rank", "operations", "errors", "schema_version", "headroom", "true_peak", "tightest"]);
+    // A run with errors has none of it (the demo's JSON is unchanged: tests/explain).
+    let failed =
+        run(&["explain", "--json", "a_l1_add_oom"], Some(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real")));
+    let failed: Value = serde_json::from_slice(&failed.stdout).unwrap();
+    assert!(failed["memory_report"].get("headroom").is_none() && failed["memory_report"].get("tightest").is_none());
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod real_tui;
 mod tmux;
 mod tui_beyond;
 mod tui_compare;
+mod tui_core_grid;
 mod tui_fixes;
 mod tui_memory;
 mod tui_no_color;

@@ -179,3 +179,20 @@ fn over_time_shows_the_true_peak_beside_the_after_operation_line() {
     drop(h);
     assert_eq!(folder_bytes(&dir), before, "the report folder changed");
 }
+
+/// A single chip is one device named by the id the user's script knows (issue 30 §4.5), on tab 5
+/// as in `explain`: `fixtures/real/small_model` names it by two ids (`devices` rows 0 and 1, every
+/// `buffers` row 1), and tab 5's title says device 0, as `explain --peak` and `--late` do.
+#[test]
+fn over_time_names_a_single_chip_device_0_whatever_ids_its_tables_use() {
+    with_fixture("small_model", 8, |h| {
+        h.press(&[GoToTab(4)]);
+        h.run_jobs();
+        let titles = h.lines_with("Memory over the run · device ");
+        assert_eq!(titles.len(), 1, "{}", h.screen());
+        assert!(titles[0].starts_with("Memory over the run · device 0 · "), "{titles:?}");
+        h.press(&[NextBufferType]);
+        let titles = h.lines_with("Memory over the run · device ");
+        assert!(titles[0].starts_with("Memory over the run · device 0 · "), "{titles:?}");
+    });
+}

@@ -3,6 +3,8 @@
 //! [`RunEvents`]; [`true_peaks`] walks them for the highest memory inside every operation, and
 //! [`headroom`] replays them in memory with a reservation to find how much more the run can take.
 
+mod composition;
+mod core_grid;
 mod cores;
 mod events;
 mod headroom;
@@ -11,8 +13,10 @@ mod size;
 mod tests;
 mod true_peak;
 
+pub use composition::Composition;
+pub use core_grid::CoreGrid;
 pub use cores::CoreSet;
 pub use events::{BEFORE_RUN, Buffer, Event, OperationMark, Records, RunEvents};
 pub use headroom::{FirstFailure, Headroom, HeadroomQuestion, ReplayCheck, headroom};
 pub use size::{parse_size, parse_type_size};
-pub use true_peak::{Composition, DeviceLayout, OperationPeak, run_peaks, tightest, true_peaks};
+pub use true_peak::{DeviceLayout, OperationPeak, run_peaks, tightest, true_peaks, true_peaks_per_core};

@@ -171,3 +171,41 @@ fn a_hole_too_small_for_a_later_buffer_is_a_fragmented_failure() {
     assert_eq!(h.per_bank, 249_984, "350 000 takes 350 016 at 32 B steps");
     assert_eq!(h.first_failure.unwrap().reason, Some(Reason::Fragmented));
 }
+
+#[test]
+fn every_core_at_the_peak_and_the_busiest_is_the_true_peak() {
+    let last_use = HashMap::from([(7, 1)]);
+    let (peaks, grids) = true_peaks_per_core(&run(), &[LAYOUT], &last_use);
+    assert_eq!(peaks, true_peaks(&run(), &[LAYOUT], &last_use), "the same peaks with or without the grid");
+    for p in &peaks {
+        let grid = grids.iter().find(|g| g.operation_id == p.operation_id).unwrap();
+        let (core, fill) = grid.busiest();
+        assert_eq!((fill, fill.total()), (p.composition, p.peak_per_bank), "operation {}", p.operation_id);
+        assert_eq!(p.core.unwrap_or(core), core);
+    }
+    let two = grids.iter().find(|g| g.operation_id == 2).unwrap();
+    // The left half stands its 20 000 B region, the right half its 30 000 B one.
+    let left = Composition { circular_buffers: 20_000, own: 48_000, live: 0, stale: 100_000 };
+    let right = Composition { circular_buffers: 30_000, ..left };
+    assert_eq!((two.size, two.fills.clone(), two.counts()), ((8, 8), vec![left, right], vec![32, 32]));
+    assert_eq!((two.fill((3, 7)), two.fill((4, 7)), two.busiest().0), (left, right, (4, 0)));
+    let one = grids.iter().find(|g| g.operation_id == 1).unwrap();
+    assert!(one.alike());
+    assert_eq!((one.fill((7, 7)), one.counts()), (Composition { own: 100_000, ..Composition::default() }, vec![64]));
+}
+
+#[test]
+fn a_sharded_buffer_fills_only_its_cores_in_the_grid() {
+    let mut run = RunEvents::new(Some(0), 64);
+    let sharded = r#"{"counter":1,"node_type":"buffer_allocate","params":{"address":1000000,"buffer_type":1,"device_id":1,"layout":"HEIGHT_SHARDED","max_size_per_bank":40000,"num_cores":8}}"#;
+    let t = r#"{"counter":2,"node_type":"tensor","params":{"tensor_id":3,"address":1000000,"memory_config":"MemoryConfig(memory_layout=TensorMemoryLayout::HEIGHT_SHARDED,shard_spec=ShardSpec{grid=[{\"start\":{\"x\":0,\"y\":0},\"end\":{\"x\":7,\"y\":0}}], shape=[32, 2048]})"}}"#;
+    let g = graph(&[sharded.to_string(), t.to_string(), alloc(3, 900_000, 10_000, "")]);
+    run.operation(&Records { operation_id: 1, graph: &g, snapshot: None });
+    let (_, grids) = true_peaks_per_core(&run, &[LAYOUT], &HashMap::new());
+    let own = |own| Composition { own, ..Composition::default() };
+    assert_eq!((grids[0].fill((7, 0)), grids[0].fill((0, 1))), (own(50_000), own(10_000)));
+    assert_eq!((grids[0].counts(), grids[0].busiest().0), (vec![8, 56], (0, 0)));
+    // No grid where the device's grid is not known.
+    let unknown = DeviceLayout { grid: None, ..LAYOUT };
+    assert!(true_peaks_per_core(&run, &[unknown], &HashMap::new()).1.is_empty());
+}

@@ -3,7 +3,9 @@
 //! circular buffers on their core ranges at the moment they stand together — per core where the
 //! cores differ, with what filled the busiest core at that moment.
 
-use super::events::{Event, RunEvents};
+use super::composition::Composition;
+use super::core_grid::{CoreGrid, Standing, grid_of};
+use super::events::{Buffer, Event, RunEvents};
 use crate::analysis::memory::whatif::Place;
 use crate::analysis::messages::failure::BufferType;
 use serde::Serialize;
@@ -22,20 +24,6 @@ pub struct DeviceLayout {
     pub dram: Option<(u64, u64)>,
     /// The worker grid (x cores, y cores), for circular buffers and shards on part of it.
     pub grid: Option<(u32, u32)>,
-}
-
-/// What filled the busiest core at the peak, bytes per bank.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct Composition {
-    /// The circular (dataflow) buffers standing: their region from the L1 base.
-    pub circular_buffers: u64,
-    /// Buffers the operation allocated itself (intermediates, outputs), still live then.
-    pub own: u64,
-    /// Buffers allocated before it that a later operation (or this one) uses, or whose use is
-    /// not recorded.
-    pub live: u64,
-    /// Buffers allocated before it whose tensor was last used by an earlier operation.
-    pub stale: u64,
 }
 
 /// The true peak of one operation on one device and buffer type.
@@ -89,11 +77,32 @@ struct Walk<'a> {
     current: BTreeMap<Place, OperationPeak>,
     /// The current operation: its index and id.
     op: (u32, u64),
+    /// L1's grid per core at the current operation's peak, per device, when asked for.
+    grids: Option<BTreeMap<u64, CoreGrid>>,
 }
 
 /// The true peak of every operation, per device and buffer type the run uses, in run order.
 /// `last_use`: each tensor's last operation id as an input (`ttnn.deallocate` left out).
 pub fn true_peaks(run: &RunEvents, layouts: &[DeviceLayout], last_use: &HashMap<u64, u64>) -> Vec<OperationPeak> {
+    walk(run, layouts, last_use, false).0
+}
+
+/// The true peaks, and what filled every L1 core at each operation's peak (devices whose grid is
+/// known), in run order: the busiest core of each grid is its operation's true peak.
+pub fn true_peaks_per_core(
+    run: &RunEvents,
+    layouts: &[DeviceLayout],
+    last_use: &HashMap<u64, u64>,
+) -> (Vec<OperationPeak>, Vec<CoreGrid>) {
+    walk(run, layouts, last_use, true)
+}
+
+fn walk(
+    run: &RunEvents,
+    layouts: &[DeviceLayout],
+    last_use: &HashMap<u64, u64>,
+    per_core: bool,
+) -> (Vec<OperationPeak>, Vec<CoreGrid>) {
     let mut walk = Walk {
         run,
         layouts,
@@ -104,8 +113,9 @@ pub fn true_peaks(run: &RunEvents, layouts: &[DeviceLayout], last_use: &HashMap<
         cbs: BTreeMap::new(),
         current: BTreeMap::new(),
         op: (0, 0),
+        grids: per_core.then(BTreeMap::new),
     };
-    let mut out = Vec::new();
+    let (mut out, mut grids) = (Vec::new(), Vec::new());
     for &event in &run.events {
         match event {
             Event::Start(op) => walk.start(op),
@@ -121,10 +131,13 @@ pub fn true_peaks(run: &RunEvents, layouts: &[DeviceLayout], last_use: &HashMap<
             Event::CbClear(device) => {
                 walk.cbs.remove(&device);
             }
-            Event::End(_) => out.extend(walk.end()),
+            Event::End(_) => {
+                out.extend(walk.end());
+                grids.extend(walk.grids.as_mut().map(std::mem::take).unwrap_or_default().into_values());
+            }
         }
     }
-    out
+    (out, grids)
 }
 
 fn op_id(run: &RunEvents, op: u32) -> u64 {
@@ -202,6 +215,61 @@ impl Walk<'_> {
             if let Some(e) = self.current.get_mut(&place) {
                 e.composition = composition;
             }
+            if place.1 == BufferType::L1 && self.grids.is_some() {
+                self.keep_grid(place.0, core, composition);
+            }
+        }
+    }
+
+    /// Keeps what fills every L1 core of a device now, the operation's peak so far.
+    fn keep_grid(&mut self, device: u64, core: Option<(u32, u32)>, composition: Composition) {
+        let Some(size) = self.layout(device).and_then(|l| l.grid) else { return };
+        let operation_id = self.op.1;
+        let grid = match core {
+            None => CoreGrid::uniform(operation_id, device, size, composition),
+            Some(_) => {
+                let place = (device, BufferType::L1);
+                let mut everywhere = Composition::default();
+                let mut sharded: Vec<(u32, Composition)> = Vec::new();
+                for b in
+                    self.live.get(&place).map_or(&[][..], |s| &s.ids).iter().map(|&id| &self.run.buffers[id as usize])
+                {
+                    match b.cores {
+                        None => self.add(&mut everywhere, b),
+                        Some(set) => {
+                            let mut c = Composition::default();
+                            self.add(&mut c, b);
+                            sharded.push((set, c));
+                        }
+                    }
+                }
+                let base = self.bank(place).map_or(0, |(s, _)| s);
+                let regions: Vec<(u64, Option<u32>)> = self
+                    .cbs
+                    .get(&device)
+                    .map_or(&[][..], Vec::as_slice)
+                    .iter()
+                    .map(|&(end, set)| (end.saturating_sub(base), set))
+                    .collect();
+                let standing =
+                    Standing { everywhere, sharded: &sharded, regions: &regions, core_sets: &self.run.core_sets };
+                grid_of(operation_id, device, size, &standing)
+            }
+        };
+        if let Some(grids) = &mut self.grids {
+            grids.insert(device, grid);
+        }
+    }
+
+    /// Counts a buffer live now in what it is to the current operation: its own, stale or live.
+    fn add(&self, c: &mut Composition, b: &Buffer) {
+        let (op, operation_id) = self.op;
+        let mine = b.operation == op && !b.before_run;
+        let last = b.tensor_id.and_then(|t| self.last_use.get(&t));
+        match (mine, last) {
+            (true, _) => c.own += b.size_per_bank,
+            (false, Some(&last)) if last < operation_id => c.stale += b.size_per_bank,
+            _ => c.live += b.size_per_bank,
         }
     }
 
@@ -250,7 +318,6 @@ impl Walk<'_> {
 
     /// What fills a core of a place now, for the current operation.
     fn composition(&self, place: Place, core: Option<(u32, u32)>) -> Composition {
-        let (op, operation_id) = self.op;
         let mut c = Composition::default();
         let on = |set: Option<u32>| match (set, core) {
             (Some(i), Some(core)) => self.run.core_sets[i as usize].contains(core),
@@ -264,13 +331,7 @@ impl Walk<'_> {
         }
         let Some(set) = self.live.get(&place) else { return c };
         for b in set.ids.iter().map(|&id| &self.run.buffers[id as usize]).filter(|b| on(b.cores)) {
-            let mine = b.operation == op && !b.before_run;
-            let last = b.tensor_id.and_then(|t| self.last_use.get(&t));
-            match (mine, last) {
-                (true, _) => c.own += b.size_per_bank,
-                (false, Some(&last)) if last < operation_id => c.stale += b.size_per_bank,
-                _ => c.live += b.size_per_bank,
-            }
+            self.add(&mut c, b);
         }
         c
     }
