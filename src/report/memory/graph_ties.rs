@@ -15,9 +15,16 @@ impl MemoryReport {
     pub(super) fn tie_to_graphs(&self, tensors: &mut [TensorFacts], n: usize) -> rusqlite::Result<Vec<MemoryNote>> {
         let mut notes = Vec::new();
         let n_id = self.operations.get(n).map_or(u64::MAX, |o| o.id);
-        for producer in producers_to_tie(tensors).into_iter().filter(|&p| p <= n_id) {
-            let Some(index) = operation_index(&self.operations, producer) else { continue };
-            let Ok(graph) = self.graphs().graph(index) else { continue };
+        let producers: Vec<(u64, usize)> = producers_to_tie(tensors)
+            .into_iter()
+            .filter(|&p| p <= n_id)
+            .filter_map(|p| Some((p, operation_index(&self.operations, p)?)))
+            .collect();
+        // Their graphs in one read: each read of one graph may scan the whole table.
+        let indices: Vec<usize> = producers.iter().map(|&(_, i)| i).collect();
+        let mut graphs = self.graphs().read(indices)?;
+        for (producer, index) in producers {
+            let Some(Ok(graph)) = graphs.remove(&index) else { continue };
             let outputs = self.linked_tensor_ids("output_tensors", "output_index", &[index])?;
             let outputs = outputs.get(&index).map(Vec::as_slice).unwrap_or_default();
             if let Some(ties) = output_places(&graph, outputs, tensors) {
