@@ -9,7 +9,8 @@
 //! ./target/release/examples/bench_models FOLDER…         # or the folders given
 //! ```
 //!
-//! Prints one table row per fixture and `over 0.5 s: …` naming any fixture past the budget.
+//! Prints the load average before and after (the machine is shared: figures under load are
+//! pessimistic), one table row per fixture and `over 0.5 s: …` naming any fixture past the budget.
 
 #[path = "common/timing.rs"]
 mod timing;
@@ -65,7 +66,15 @@ fn folders() -> Vec<PathBuf> {
     found
 }
 
+/// The machine's load averages over 1, 5 and 15 minutes (`/proc/loadavg`), when it has them.
+fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let figures: Vec<&str> = text.split_whitespace().take(3).collect();
+    if figures.len() == 3 { figures.join(" ") } else { "unknown".into() }
+}
+
 fn main() {
+    println!("load average (1, 5, 15 min): {}", load_average());
     println!("| fixture | operations | buffers rows | db size | explain --json (in process) | explain (binary) |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     let mut over = Vec::new();
@@ -89,6 +98,7 @@ fn main() {
             binary.map_or_else(|| "–".to_string(), ms),
         );
     }
+    println!("load average (1, 5, 15 min): {}", load_average());
     if over.is_empty() {
         println!("every fixture under {}", ms(BUDGET));
     } else {

@@ -1,4 +1,4 @@
-//! Real TT-NN reports (`fixtures/real`, `fixtures/rerun`, `fixtures/releases`) against what the recording saw: explain, late, whatif, diff, releases.
+//! Real TT-NN reports (`fixtures/real`, `fixtures/rerun`, `fixtures/releases`, `fixtures/models`) against what the recording saw: explain, late, whatif, diff, releases.
 //!
 //! One test binary of the layer (docs/testing.md); each module was a test file of its own.
 
@@ -15,5 +15,6 @@ mod real_diff;
 mod real_explain;
 mod real_headroom;
 mod real_late;
+mod real_models;
 mod real_releases;
 mod real_whatif;

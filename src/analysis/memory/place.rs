@@ -8,6 +8,7 @@ use super::replay::failure_point;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::messages::failure::{AllocationFailure, BufferType, FailureKind};
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// The buffer type of a failure: the message's L1, DRAM or L1_SMALL; L1 for circular buffers.
 /// None for any other type (no memory section).
@@ -99,32 +100,42 @@ pub(crate) fn dram_base(inputs: &FailureInputs, device: u64) -> Option<u64> {
     rows.chain(graph).chain(replayed).chain(inputs.lowest_dram_address).min()
 }
 
-/// A graph node whose type came from the `type` string alone says `L1` for L1_SMALL too (ttnn
-/// labels L1_SMALL allocations `"type": "L1"`): one at an address inside its device's L1_SMALL
-/// region `[A+B, W)` (docs/rules/memory.md §1) is read as L1_SMALL. A device without a `devices` row is read
-/// by the only row, or the first of two alike ones (a single chip opened as a mesh). Borrowed
-/// when no node is retyped.
+/// The L1_SMALL region `[A+B, W)` of a `devices` row (docs/rules/memory.md §1); none when the
+/// report's era lacks A.
+pub(crate) fn l1_small_region(row: &DeviceFacts) -> Option<Range<u64>> {
+    Some(row.l1_start?.checked_add(row.l1_bank_size)?..row.worker_l1_size)
+}
+
+/// The buffer type a graph buffer node is read as, by memory section and replay alike: a node
+/// whose type came from the `type` string alone says `L1` for L1_SMALL too (ttnn labels
+/// L1_SMALL allocations `"type": "L1"`), so one at an address inside its device's L1_SMALL
+/// region (`l1_small`) is L1_SMALL; every other node keeps the type it gives.
+pub(crate) fn graph_buffer_type(node: &GraphNode, l1_small: Option<&Range<u64>>) -> Option<BufferType> {
+    let retyped = !node.buffer_type_code
+        && node.buffer_type == Some(BufferType::L1)
+        && (node.is(NodeType::BufferAllocate) || node.is(NodeType::BufferDeallocate))
+        && node.address.zip(l1_small).is_some_and(|(a, range)| range.contains(&a));
+    if retyped { Some(BufferType::L1Small) } else { node.buffer_type }
+}
+
+/// The graph with every node read by [`graph_buffer_type`] against its device's L1_SMALL region.
+/// A device without a `devices` row is read by the only row, or the first of two alike ones (a
+/// single chip opened as a mesh). Borrowed when no node is retyped.
 pub(crate) fn l1_small_by_address<'a>(graph: &'a [GraphNode], devices: &[DeviceFacts]) -> Cow<'a, [GraphNode]> {
     let l1_small = |node: &GraphNode| {
         let row = devices
             .iter()
             .find(|d| Some(d.device_id) == node.device_id)
             .or_else(|| devices.first().filter(|_| super::mesh::one_chip(devices)))?;
-        let start = row.l1_start?.checked_add(row.l1_bank_size)?;
-        Some(start..row.worker_l1_size)
+        l1_small_region(row)
     };
-    let retype = |node: &GraphNode| {
-        !node.buffer_type_code
-            && node.buffer_type == Some(BufferType::L1)
-            && (node.is(NodeType::BufferAllocate) || node.is(NodeType::BufferDeallocate))
-            && node.address.zip(l1_small(node)).is_some_and(|(a, range)| range.contains(&a))
-    };
-    if !graph.iter().any(retype) {
+    let read = |node: &GraphNode| graph_buffer_type(node, l1_small(node).as_ref());
+    if !graph.iter().any(|n| read(n) != n.buffer_type) {
         return Cow::Borrowed(graph);
     }
     let mut out = graph.to_vec();
-    for node in out.iter_mut().filter(|n| retype(n)) {
-        node.buffer_type = Some(BufferType::L1Small);
+    for node in out.iter_mut() {
+        node.buffer_type = read(node);
     }
     Cow::Owned(out)
 }

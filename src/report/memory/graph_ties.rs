@@ -8,6 +8,9 @@ use crate::analysis::memory::{MemoryNote, TensorFacts, output_places, producers_
 use crate::analysis::model::operation_index;
 use std::collections::BTreeSet;
 
+/// How many producers' graphs one read takes.
+const TIE_BATCH: usize = 64;
+
 impl MemoryReport {
     /// Places `tensors` by the graphs of the producers the tables leave in doubt, up to
     /// operation `n` (by index); the notes say where the graph and the tables disagree. A graph
@@ -15,13 +18,22 @@ impl MemoryReport {
     pub(super) fn tie_to_graphs(&self, tensors: &mut [TensorFacts], n: usize) -> rusqlite::Result<Vec<MemoryNote>> {
         let mut notes = Vec::new();
         let n_id = self.operations.get(n).map_or(u64::MAX, |o| o.id);
-        for producer in producers_to_tie(tensors).into_iter().filter(|&p| p <= n_id) {
-            let Some(index) = operation_index(&self.operations, producer) else { continue };
-            let Ok(graph) = self.graphs().graph(index) else { continue };
-            let outputs = self.linked_tensor_ids("output_tensors", "output_index", &[index])?;
-            let outputs = outputs.get(&index).map(Vec::as_slice).unwrap_or_default();
-            if let Some(ties) = output_places(&graph, outputs, tensors) {
-                notes.extend(tie_outputs(tensors, producer, &ties));
+        let producers: Vec<(u64, usize)> = producers_to_tie(tensors)
+            .into_iter()
+            .filter(|&p| p <= n_id)
+            .filter_map(|p| Some((p, operation_index(&self.operations, p)?)))
+            .collect();
+        // Their graphs a batch per read (each read of one graph may scan the whole table), so
+        // that a run with thousands of producers in doubt never holds all their graphs at once.
+        for batch in producers.chunks(TIE_BATCH) {
+            let mut graphs = self.graphs().read(batch.iter().map(|&(_, i)| i).collect())?;
+            for &(producer, index) in batch {
+                let Some(Ok(graph)) = graphs.remove(&index) else { continue };
+                let outputs = self.linked_tensor_ids("output_tensors", "output_index", &[index])?;
+                let outputs = outputs.get(&index).map(Vec::as_slice).unwrap_or_default();
+                if let Some(ties) = output_places(&graph, outputs, tensors) {
+                    notes.extend(tie_outputs(tensors, producer, &ties));
+                }
             }
         }
         Ok(notes)

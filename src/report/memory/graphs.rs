@@ -52,6 +52,21 @@ impl<'a> Graphs<'a> {
             .collect())
     }
 
+    /// The captured-graph texts of some operations (by index), in that order, read in one query
+    /// and left unparsed (a caller that stops at the first graph it wants parses no other); none
+    /// for an operation without a graph.
+    pub(super) fn texts_of(&self, wanted: &[usize]) -> rusqlite::Result<Vec<Option<String>>> {
+        let ids: Vec<u64> = wanted.iter().map(|&i| self.operations[i].id).collect();
+        let texts = self.graph_texts(&ids)?;
+        Ok(wanted
+            .iter()
+            .map(|&i| {
+                let op = &self.operations[i];
+                pick_graph(texts.get(&op.id), op.rank).map(str::to_string)
+            })
+            .collect())
+    }
+
     /// Raw `captured_graph` texts of some operation ids, with their ranks, in table order.
     fn graph_texts(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<(u32, String)>>> {
         self.store.texts_by_operation("captured_graph", "captured_graph", ids)

@@ -8,7 +8,7 @@ use super::rows::Earlier;
 use super::view::FailureMemory;
 use super::whatif_at::AtFailure;
 use super::whatif_fixes::Resolved;
-use crate::analysis::graph::nodes::NodeType;
+use crate::analysis::graph::nodes::{NodeType, parse_graph};
 use crate::analysis::memory::MemoryAtFailure;
 use crate::analysis::memory::SnapshotRow;
 use crate::analysis::memory::late::LateFindings;
@@ -373,10 +373,15 @@ impl MemoryReport {
         let same: Vec<usize> =
             (0..index).rev().filter(ran).filter(|&i| &self.operations[i].name == name).take(CB_HINT_SEARCH).collect();
         let any: Vec<usize> = (0..index).rev().filter(ran).take(CB_HINT_SEARCH).collect();
+        let graphs = self.graphs();
         for (candidates, same_name) in [(same, true), (any, false)] {
-            for i in candidates {
-                let Some(end) = self.graphs().graph(i).ok().as_deref().and_then(circular_buffer_end) else { continue };
-                let op = &self.operations[i];
+            // The candidates' graphs in one read (each read of one graph may scan the whole
+            // table), parsed one at a time until one allocated circular buffers.
+            let texts = graphs.texts_of(&candidates).unwrap_or_default();
+            for (i, text) in candidates.iter().zip(texts) {
+                let graph = text.as_deref().map(parse_graph).and_then(Result::ok);
+                let Some(end) = graph.as_deref().and_then(circular_buffer_end) else { continue };
+                let op = &self.operations[*i];
                 return Some(CircularBufferUse {
                     operation_id: op.id,
                     operation_name: op.name.clone(),

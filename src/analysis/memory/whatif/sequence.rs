@@ -8,6 +8,7 @@ use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::memory::graph_index::GraphIndex;
 use crate::analysis::memory::inputs::{DeviceFacts, GraphBuffer, SnapshotRow, default_banks};
 use crate::analysis::memory::live_index::IntMap;
+use crate::analysis::memory::place::{graph_buffer_type, l1_small_region};
 use crate::analysis::memory::replay::free_addresses;
 use crate::analysis::messages::failure::BufferType;
 use std::collections::HashMap;
@@ -250,17 +251,20 @@ impl Sequence {
         let last = record.through.map_or(graph.len(), |f| (f + 1).min(graph.len()));
         let frees = free_addresses(graph);
         let index = GraphIndex::new(graph);
+        // Typed as the memory section types them (an `L1` node inside L1_SMALL is L1_SMALL).
+        let l1_small = self.view.facts.as_ref().and_then(l1_small_region);
         let mut steps = Vec::new();
         for (i, node) in graph[..last].iter().enumerate() {
             if !self.view.names_in_graph(node.device_id) {
                 continue;
             }
-            let Some(buffer_type) = placed_type(node.buffer_type) else { continue };
+            let Some(buffer_type) = placed_type(graph_buffer_type(node, l1_small.as_ref())) else { continue };
             let place = (self.view.device_id, buffer_type);
             if node.is(NodeType::BufferAllocate) {
                 let Some(address) = node.address.filter(|&a| a > 0) else { continue };
                 let banks = default_banks(buffer_type, None, self.view.facts.as_ref());
-                let Some(size_per_bank) = GraphBuffer::key_of(node, address).per_bank(banks) else { continue };
+                let key = GraphBuffer { buffer_type: Some(buffer_type), ..GraphBuffer::key_of(node, address) };
+                let Some(size_per_bank) = key.per_bank(banks) else { continue };
                 if let Some(old) = self.live.remove(&(place, address)) {
                     steps.push(Step::Free(old)); // its free went unrecorded
                 }

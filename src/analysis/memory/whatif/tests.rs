@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
-use crate::analysis::memory::SnapshotRow;
+use crate::analysis::memory::{DeviceFacts, SnapshotRow};
 use crate::analysis::messages::failure::BufferType;
 
 const A: u64 = 1024;
@@ -326,4 +326,40 @@ fn an_unrecorded_own_allocation_at_the_clash_address_stays_until_the_output_move
     run.own_allocation_at(A + 16);
     let a = run.answer(11, vec![Fix::ToDram { tensor: 10 }, Fix::OutputToDram], clash, &[], None);
     assert_eq!((a.outcome, a.fails_on), (Outcome::Fits, None));
+}
+
+#[test]
+fn an_l1_node_inside_the_l1_small_region_is_replayed_as_l1_small() {
+    // The region: L1 [A, END), L1_SMALL [END, END + 512). Operation 1's graph says "type": "L1"
+    // (no buffer_type code) for a 48 B buffer at END + 256 and for a 128 B one in L1; its snapshot
+    // shows the first as L1_SMALL, 32 B-aligned. Read as the memory section reads it, that is one
+    // L1_SMALL buffer, not an L1 buffer freed outside the graph and an L1_SMALL one allocated.
+    let facts = DeviceFacts {
+        device_id: D,
+        l1_start: Some(A),
+        l1_bank_size: END - A,
+        worker_l1_size: END + 512,
+        l1_num_banks: 10,
+    };
+    let mut seq = Sequence::new(DeviceView { facts: Some(facts), ..view() });
+    let by_string = |mut nodes: Vec<GraphNode>| {
+        nodes[0].buffer_type_code = false;
+        nodes
+    };
+    let graph = [
+        by_string(alloc(1, END + 256, 48, BufferType::L1, None)),
+        by_string(alloc(3, at(1), U, BufferType::L1, Some(1))),
+    ]
+    .concat();
+    let rows = [row(END + 256, 48, BufferType::L1Small), row(at(1), U, BufferType::L1)];
+    let steps = seq.operation(&OperationRecord {
+        operation_id: 1,
+        graph: &graph,
+        through: None,
+        snapshot: Some(&rows),
+        failed: false,
+    });
+    assert_eq!(steps, [Step::Alloc { id: 0, pinned: false }, Step::Alloc { id: 1, pinned: false }, Step::End(1)]);
+    let placed: Vec<_> = seq.buffers.iter().map(|b| (b.place, b.address, b.size_per_bank)).collect();
+    assert_eq!(placed, [((D, BufferType::L1Small), END + 256, 64), ((D, BufferType::L1), at(1), U)]);
 }
