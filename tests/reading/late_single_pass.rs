@@ -155,3 +155,45 @@ fn every_thread_count_gives_the_one_thread_answers() {
         assert_eq!(many.3, one.3, "whatif --free-late at {threads} threads");
     }
 }
+
+/// `--peak` reads `buffers` once for its two questions (`MemoryReport::usage_and_run_facts`):
+/// the usage pass's sums and the run's events from one read are those of the two read apart
+/// (`Usage::read`, then `run_facts`), at 1, 2 and 3 threads in chunks of 64 rowids, on runs
+/// with and without snapshots, one device and two.
+#[test]
+fn peak_s_one_read_gives_the_usage_and_the_events_read_apart() {
+    let mut one_device = Sim::new(Era::Importer, Options { stack_traces: true, ..Options::default() }, 1);
+    one_device.weight("w", 0, L1, 65_536);
+    for k in 0..3 {
+        block(&mut one_device, 0, k);
+    }
+    one_device.fail(l1_failure(0));
+    let runs = [("long", long_run(40)), ("one device", one_device), ("graphs only", several_failures(Era::GraphOnly))];
+    for (name, sim) in runs {
+        let dir = TempDir::new("peak-one-read");
+        sim.report().write_to(dir.path());
+        let source = resolve_report(Some(dir.path())).expect("a report");
+        for threads in [1, 2, 3] {
+            let mut report = MemoryReport::open(&source, 0).expect("opens");
+            report.set_threads(threads);
+            report.set_pass_chunk(64);
+            let run = report.usage_and_run_facts().expect("the run reads");
+            let mut apart = ttnn_tui::analysis::memory::usage::MemoryUsage::default();
+            let never = std::sync::atomic::AtomicBool::new(false);
+            report.usage().read(&mut apart, &never, &mut |_| {}).expect("the pass reads");
+            let facts = report.run_facts().expect("the events read");
+            let snapshots = apart.rows > 0;
+            assert_eq!(run.one_read, snapshots, "{name}: one read exactly when there are buffers rows");
+            assert!(run.usage == apart, "{name}, {threads} threads: the usage");
+            let (one, two) = (&run.facts, &facts);
+            let what = format!("{name}, {threads} threads");
+            assert_eq!(one.events.events, two.events.events, "{what}: the events");
+            assert_eq!(one.events.buffers, two.events.buffers, "{what}: the buffers");
+            assert_eq!(one.events.operations, two.events.operations, "{what}: the operations");
+            assert_eq!(one.events.core_sets, two.events.core_sets, "{what}: the core sets");
+            assert_eq!((&one.layouts, &one.failures), (&two.layouts, &two.failures), "{what}: layouts, failures");
+            assert_eq!(one.last_use, two.last_use, "{what}: last uses");
+            assert!(!run.facts.events.events.is_empty(), "{name}: the events were read");
+        }
+    }
+}
