@@ -124,7 +124,8 @@ fn long_run(blocks: usize) -> Sim {
 /// The whole-run passes read `buffers` (and the free-late replay `captured_graph`) in rowid
 /// chunks on a pool of workers, merged in order (issue 29): at 1, 2 and 3 threads, in chunks of
 /// 64 rowids, the usage pass's sums, `--peak`, `--late` (with free-late replayed at each
-/// failure) and `whatif --free-late` at the last failure are the same as the one-thread pass.
+/// failure), `whatif --free-late` at the last failure and `headroom` (each place searched on a
+/// thread of its own) are the same as the one-thread pass.
 #[test]
 fn every_thread_count_gives_the_one_thread_answers() {
     let dir = TempDir::new("late-threads");
@@ -142,17 +143,20 @@ fn every_thread_count_gives_the_one_thread_answers() {
         let last = (0..report.operations.len()).rev().find(|&i| report.error_of(i).is_some()).expect("a failure");
         let options = ttnn_tui::report::WhatIfOptions::default();
         let free_late = report.what_if(last, &[ttnn_tui::analysis::memory::whatif::Fix::FreeLate], &options);
-        (usage, peaks, late, format!("{:?}", free_late.expect("replays").answer))
+        let headroom = ttnn_tui::answer::read_headroom(&report).expect("headroom");
+        (usage, peaks, late, format!("{:?}", free_late.expect("replays").answer), headroom)
     };
     let one = answers(1);
     assert!(one.0.rows > 64 * 20, "{} rows: the pass crosses many chunks", one.0.rows);
     assert!(one.2.contains("\"outcome\""), "free-late is replayed at the failures: {}", one.2);
+    assert!(one.4.headroom.len() >= 2, "several places searched: {:?}", one.4.headroom);
     for threads in [2, 3] {
         let many = answers(threads);
         assert!(many.0 == one.0, "the sums and runs at {threads} threads");
         assert_eq!(many.1, one.1, "--peak at {threads} threads");
         assert_eq!(many.2, one.2, "--late at {threads} threads");
         assert_eq!(many.3, one.3, "whatif --free-late at {threads} threads");
+        assert_eq!(many.4, one.4, "headroom (its places searched on {threads} threads)");
     }
 }
 
