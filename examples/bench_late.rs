@@ -16,7 +16,6 @@
 //! 1.5× `--peak`) and what was found.
 
 #[path = "common/timing.rs"]
-#[allow(dead_code)]
 mod timing;
 
 use std::path::Path;

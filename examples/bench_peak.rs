@@ -17,7 +17,6 @@
 //! once, then every device and type searched in memory), and prints the ratios and what was found.
 
 #[path = "common/timing.rs"]
-#[allow(dead_code)]
 mod timing;
 
 use std::path::Path;
