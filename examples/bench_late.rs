@@ -7,22 +7,23 @@
 //! ./target/release/examples/bench_late /work/bench/late-100k
 //! ```
 //!
-//! In one run, on the same file, alternating the two so both see the same load, it times
-//! (median of `RUNS`, after one warm-up of each) `Usage::read` from a fresh
-//! `MemoryUsage` and `MemoryReport::read_late`, and prints the ratio (target ≤ 1.5×) and what
-//! was found.
+//! In one run, on the same file, alternating them so all see the same load, it times (median of
+//! `BENCH_RUNS`, default 3, after one warm-up of each) `Usage::read` from a fresh `MemoryUsage`,
+//! the same pass following each buffer's run, `MemoryReport::read_late` (that pass, then the
+//! tensors, attribution, savings and free-late at every failure), and the answers of
+//! `explain --late` (`answer::read_late`) and `explain --peak` (`answer::read_peaks`, the usage
+//! and the true peak) in wall and CPU time, and prints the ratios (issue 29: `--late` at most
+//! 1.5× `--peak`) and what was found.
 
 #[path = "common/timing.rs"]
-#[allow(dead_code)]
 mod timing;
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use ttnn_tui::analysis::memory::usage::MemoryUsage;
+use ttnn_tui::answer::{read_late, read_peaks};
 use ttnn_tui::report::{MemoryReport, resolve_report};
-
-const RUNS: usize = 3;
 
 fn ms(d: Duration) -> String {
     format!("{:.0} ms", d.as_secs_f64() * 1000.0)
@@ -64,26 +65,51 @@ fn main() {
         findings.late.len(),
         peak_rss()
     );
-    let (mut alone, mut with_runs, mut with_late) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..RUNS {
-        let start = Instant::now();
-        drop(usage_pass());
-        alone.push(start.elapsed());
-        let start = Instant::now();
-        drop(runs_pass());
-        with_runs.push(start.elapsed());
-        let start = Instant::now();
-        drop(late_pass());
-        with_late.push(start.elapsed());
-    }
-    let (a, r, l) = (timing::median(alone), timing::median(with_runs), timing::median(with_late));
-    println!("| | time (median of {RUNS}) | ratio |");
-    println!("| --- | ---: | ---: |");
-    println!("| read_usage alone | {} | 1.00× |", ms(a));
-    println!("| read_usage following each buffer's run | {} | {:.2}× |", ms(r), r.as_secs_f64() / a.as_secs_f64());
+    let start = Instant::now();
+    let failures = report.late_failures(&findings, None).expect("the failures replay");
     println!(
-        "| read_late (the same pass with runs, then the findings) | {} | {:.2}× |",
-        ms(l),
-        l.as_secs_f64() / a.as_secs_f64()
+        "of which at the {} failures (their memory, free-late replayed): {} ms",
+        failures.len(),
+        start.elapsed().as_millis()
+    );
+    let runs = timing::runs(3);
+    let late_answer = || read_late(&report).expect("--late reads");
+    let peak_answer = || read_peaks(&report).expect("--peak reads");
+    let passes: [(&str, &dyn Fn()); 5] = [
+        ("read_usage alone", &|| drop(usage_pass())),
+        ("read_usage following each buffer's run", &|| drop(runs_pass())),
+        ("read_late (the same pass with runs, then the findings)", &|| drop(late_pass())),
+        ("`explain --peak`'s answer (the usage and the true peaks)", &|| drop(peak_answer())),
+        ("`explain --late`'s answer (the late list, free-late at every failure)", &|| drop(late_answer())),
+    ];
+    for (_, pass) in &passes[3..] {
+        pass();
+    }
+    let mut samples: Vec<Vec<(Duration, Duration)>> = vec![Vec::new(); passes.len()];
+    for _ in 0..runs {
+        for (k, (_, pass)) in passes.iter().enumerate() {
+            let (_, wall, cpu) = timing::wall_and_cpu(pass);
+            samples[k].push((wall, cpu));
+        }
+    }
+    let medians: Vec<(Duration, Duration)> = samples
+        .into_iter()
+        .map(|s| {
+            let (wall, cpu): (Vec<Duration>, Vec<Duration>) = s.into_iter().unzip();
+            (timing::median(wall), timing::median(cpu))
+        })
+        .collect();
+    let ratio = |d: Duration, base: Duration| d.as_secs_f64() / base.as_secs_f64().max(1e-9);
+    println!("| (median of {runs}, {} threads) | wall | ratio | CPU | ratio |", report.threads());
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    for ((name, _), (wall, cpu)) in passes.iter().zip(&medians) {
+        let (bw, bc) = medians[0];
+        println!("| {name} | {} | {:.2}× | {} | {:.2}× |", ms(*wall), ratio(*wall, bw), ms(*cpu), ratio(*cpu, bc));
+    }
+    let ((lw, lc), (pw, pc)) = (medians[4], medians[3]);
+    println!(
+        "`explain --late` against `explain --peak` (target ≤ 1.5×): {:.2}× wall, {:.2}× CPU",
+        ratio(lw, pw),
+        ratio(lc, pc)
     );
 }

@@ -1,30 +1,30 @@
 //! Benchmark of the true per-operation peak and of `headroom` against `--peak`'s usage pass
-//! (issue 31 "Speed": at most 1.5× and 2×).
+//! (issue 31 "Speed": at most 1.5× and 2×), and of `--peak`'s answer as it now reads (the usage
+//! pass's sums and the true peak's events from one read of `buffers`).
 //!
 //! ```sh
 //! cargo build --release --examples
 //! ./target/release/examples/gen_report --ops 20000 --buffers-per-op 100 --memory /tmp/peak-20k
 //! ./target/release/examples/bench_peak /tmp/peak-20k
+//! BENCH_RUNS=1 ./target/release/examples/bench_peak /work/bench/r/big-100m
 //! ```
 //!
 //! In one run, on the same file, alternating them so each sees the same load, it times (median of
-//! `RUNS`, after one warm-up of each): the usage pass over all of `buffers` with the peaks (what
-//! `--peak` read before the true peak), the run's events read once with every operation's true
-//! peak (`read_true_peaks`), and `read_headroom` (the events read once, then every device and
-//! type searched in memory), and prints the ratios and what was found.
+//! `BENCH_RUNS`, default 3, after one warm-up of each; wall and CPU time): the usage pass over all
+//! of `buffers` with the peaks (what `--peak` read before the true peak), `--peak`'s answer
+//! (`read_peaks`: the sums and the events in one read, then the true peaks), the run's events read
+//! alone with every operation's true peak (`read_true_peaks`), and `read_headroom` (the events read
+//! once, then every device and type searched in memory), and prints the ratios and what was found.
 
 #[path = "common/timing.rs"]
-#[allow(dead_code)]
 mod timing;
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use ttnn_tui::analysis::memory::usage::MemoryUsage;
-use ttnn_tui::answer::{read_headroom, read_true_peaks};
+use ttnn_tui::answer::{read_headroom, read_peaks, read_true_peaks};
 use ttnn_tui::report::{MemoryReport, resolve_report};
-
-const RUNS: usize = 3;
 
 fn ms(d: Duration) -> String {
     format!("{:.0} ms", d.as_secs_f64() * 1000.0)
@@ -41,16 +41,24 @@ fn main() {
     let [folder] = args.as_slice() else { panic!("usage: bench_peak REPORT_FOLDER") };
     let source = resolve_report(Some(Path::new(folder))).expect("a report");
     let report = MemoryReport::open(&source, 0).expect("opens");
+    let runs = timing::runs(3);
     let cancel = AtomicBool::new(false);
     let peak_pass = || {
         let mut usage = MemoryUsage::default();
         report.usage().read(&mut usage, &cancel, &mut |_| {}).expect("the pass reads");
         report.usage().peaks(&usage)
     };
+    let peak_answer = || read_peaks(&report).expect("the run reads");
     let true_pass = || read_true_peaks(&report).expect("the events read");
     let headroom_pass = || read_headroom(&report).expect("the events read");
     let peaks = peak_pass();
-    println!("{} operations; {} after-operation peaks; peak RSS: {}", report.operations.len(), peaks.len(), peak_rss());
+    println!(
+        "{} operations; {} after-operation peaks; {} threads; peak RSS: {}",
+        report.operations.len(),
+        peaks.len(),
+        report.threads(),
+        peak_rss()
+    );
     let t = true_pass();
     for p in &t.true_peak {
         println!(
@@ -66,24 +74,44 @@ fn main() {
             e.buffer_type, e.device_id, e.per_bank, e.replay_check
         );
     }
-    println!("peak RSS after headroom: {}", peak_rss());
-    let (mut plain, mut truth, mut room) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..RUNS {
-        let start = Instant::now();
-        drop(peak_pass());
-        plain.push(start.elapsed());
-        let start = Instant::now();
-        drop(true_pass());
-        truth.push(start.elapsed());
-        let start = Instant::now();
-        drop(headroom_pass());
-        room.push(start.elapsed());
+    let one_read = report.usage_and_run_facts().expect("the run reads").one_read;
+    println!("peak RSS after headroom: {}; --peak reads buffers once: {one_read}", peak_rss());
+    drop(peak_answer());
+    let mut samples: [Vec<(Duration, Duration)>; 4] = Default::default();
+    for _ in 0..runs {
+        let (_, w, c) = timing::wall_and_cpu(|| drop(peak_pass()));
+        samples[0].push((w, c));
+        let (_, w, c) = timing::wall_and_cpu(|| drop(peak_answer()));
+        samples[1].push((w, c));
+        let (_, w, c) = timing::wall_and_cpu(|| drop(true_pass()));
+        samples[2].push((w, c));
+        let (_, w, c) = timing::wall_and_cpu(|| drop(headroom_pass()));
+        samples[3].push((w, c));
     }
-    let (p, t, r) = (timing::median(plain), timing::median(truth), timing::median(room));
-    let ratio = |d: Duration| d.as_secs_f64() / p.as_secs_f64().max(1e-9);
-    println!("| | time (median of {RUNS}) | ratio |");
-    println!("| --- | ---: | ---: |");
-    println!("| `--peak`'s usage pass (after-operation peaks) | {} | 1.00× |", ms(p));
-    println!("| the true peak of every operation (target ≤ 1.5×) | {} | {:.2}× |", ms(t), ratio(t));
-    println!("| `headroom` (target ≤ 2×) | {} | {:.2}× |", ms(r), ratio(r));
+    let medians: Vec<(Duration, Duration)> = samples
+        .into_iter()
+        .map(|s| {
+            let (wall, cpu): (Vec<Duration>, Vec<Duration>) = s.into_iter().unzip();
+            (timing::median(wall), timing::median(cpu))
+        })
+        .collect();
+    let (base_wall, base_cpu) = medians[0];
+    let ratio = |d: Duration, base: Duration| d.as_secs_f64() / base.as_secs_f64().max(1e-9);
+    println!("| (median of {runs}) | wall | ratio | CPU | ratio |");
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    let names = [
+        "`--peak`'s usage pass (after-operation peaks)",
+        "`--peak`'s answer: the sums and the events from one read, and the true peaks",
+        "the true peak of every operation, its events read alone (target ≤ 1.5×)",
+        "`headroom` (target ≤ 2×)",
+    ];
+    for (name, (wall, cpu)) in names.iter().zip(&medians) {
+        println!(
+            "| {name} | {} | {:.2}× | {} | {:.2}× |",
+            ms(*wall),
+            ratio(*wall, base_wall),
+            ms(*cpu),
+            ratio(*cpu, base_cpu)
+        );
+    }
 }

@@ -1,4 +1,6 @@
-//! Timing for the benchmark binaries: the median of `RUNS` runs after one warm-up run.
+//! Timing for the benchmark binaries: the median of `RUNS` runs after one warm-up run, and wall
+//! and CPU time of one call. Each benchmark uses some of these.
+#![allow(dead_code)]
 
 use std::time::{Duration, Instant};
 
@@ -20,4 +22,28 @@ pub fn time(runs: usize, mut f: impl FnMut()) -> Duration {
             })
             .collect(),
     )
+}
+
+/// CPU time (user + system) of this process so far, from /proc/self/stat (in clock ticks of
+/// 10 ms): on a shared machine the figure that other engineers' work moves least.
+pub fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name (which may hold spaces) close with ')'.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+}
+
+/// Wall and CPU time of one call.
+pub fn wall_and_cpu<T>(f: impl FnOnce() -> T) -> (T, Duration, Duration) {
+    let (start, cpu) = (Instant::now(), cpu_time());
+    let out = f();
+    (out, start.elapsed(), cpu_time().saturating_sub(cpu))
+}
+
+/// Runs per figure: `BENCH_RUNS` (at least 1), else `default`.
+pub fn runs(default: usize) -> usize {
+    std::env::var("BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(default).max(1)
 }

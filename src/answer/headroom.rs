@@ -3,7 +3,7 @@
 
 use super::single_chip::on_a_single_chip;
 use crate::analysis::memory::named_device;
-use crate::analysis::memory::peak::{FirstFailure, HeadroomQuestion, ReplayCheck, headroom};
+use crate::analysis::memory::peak::{FirstFailure, Headroom, HeadroomQuestion, ReplayCheck, RunEvents, headroom};
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 use crate::analysis::messages::reason::Reason;
 use crate::report::memory::run_events::RunFacts;
@@ -68,11 +68,13 @@ pub fn read_headroom(report: &MemoryReport) -> Result<HeadroomAnswer, ReportErro
     Ok(headroom_of(report, &report.run_facts()?))
 }
 
-/// The headroom of events already read.
+/// The headroom of events already read: each device and buffer type searched on its own
+/// thread (up to the report's `--threads`), the answers in device then type order.
 pub fn headroom_of(report: &MemoryReport, facts: &RunFacts) -> HeadroomAnswer {
     let mut out = HeadroomAnswer::default();
     let name = |id: u64| report.operation_index(id).map_or_else(String::new, |i| report.operations[i].name.clone());
     let single = on_a_single_chip(report, facts.layouts.iter().map(|l| l.device_id));
+    let mut questions = Vec::new();
     for layout in &facts.layouts {
         let d = layout.device_id;
         for (t, region, alignment) in [
@@ -91,27 +93,45 @@ pub fn headroom_of(report: &MemoryReport, facts: &RunFacts) -> HeadroomAnswer {
                 }
                 continue;
             };
-            let h = headroom(&facts.events, &HeadroomQuestion { place: (d, t), region, alignment, failed });
-            out.headroom.push(HeadroomEntry {
-                device_id: d,
-                named_device: named_device(d, single),
-                buffer_type: t,
-                per_bank: h.per_bank,
-                bank_size: h.bank_size,
-                alignment: h.alignment,
-                replay_check: h.replay_check,
-                first_failure: h.first_failure.map(|f: FirstFailure| FirstFailureAnswer {
-                    operation_id: f.operation_id,
-                    operation_name: name(f.operation_id),
-                    kind: f.kind,
-                    reason: f.reason,
-                }),
-                failed: failed.is_some(),
-                unrecorded_dataflow: h.unrecorded_dataflow.iter().map(|&id| (id, name(id))).collect(),
-            });
+            questions.push(HeadroomQuestion { place: (d, t), region, alignment, failed });
         }
     }
+    for (q, h) in questions.iter().zip(search_all(&facts.events, &questions, report.threads())) {
+        out.headroom.push(HeadroomEntry {
+            device_id: q.place.0,
+            named_device: named_device(q.place.0, single),
+            buffer_type: q.place.1,
+            per_bank: h.per_bank,
+            bank_size: h.bank_size,
+            alignment: h.alignment,
+            replay_check: h.replay_check,
+            first_failure: h.first_failure.map(|f: FirstFailure| FirstFailureAnswer {
+                operation_id: f.operation_id,
+                operation_name: name(f.operation_id),
+                kind: f.kind,
+                reason: f.reason,
+            }),
+            failed: q.failed.is_some(),
+            unrecorded_dataflow: h.unrecorded_dataflow.iter().map(|&id| (id, name(id))).collect(),
+        });
+    }
     out
+}
+
+/// Every question's search, in their order: on `threads` threads when there are several (each
+/// search replays its own place's events, in memory, independently of the others).
+fn search_all(events: &RunEvents, questions: &[HeadroomQuestion], threads: usize) -> Vec<Headroom> {
+    if threads < 2 || questions.len() < 2 {
+        return questions.iter().map(|q| headroom(events, q)).collect();
+    }
+    let per_thread = questions.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = questions
+            .chunks(per_thread)
+            .map(|chunk| scope.spawn(move || chunk.iter().map(|q| headroom(events, q)).collect::<Vec<_>>()))
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    })
 }
 
 fn unknown_why(t: BufferType) -> &'static str {

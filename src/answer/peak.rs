@@ -1,13 +1,12 @@
 //! `explain --peak`: each device's peak memory use per buffer type, from all of `buffers`.
 
 use super::single_chip::on_a_single_chip;
-use super::true_peak::{TruePeaks, read_true_peaks};
+use super::true_peak::{TruePeaks, true_peaks_of};
 use crate::analysis::format::format_percent;
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::usage_series::{Ceiling, CeilingSource, Peak};
 use crate::report::{MemoryReport, ReportError};
 use serde::Serialize;
-use std::sync::atomic::AtomicBool;
 
 /// The peaks of a report (`memory_report.peak` of `explain --peak --json`), and the rows the
 /// valid-row rule kept out of them.
@@ -48,13 +47,12 @@ pub struct PeakAnswer {
     pub share: Option<String>,
 }
 
-/// Reads every `buffers` row of the report (one pass) and finds the peaks; then the run's
-/// events (one more pass over graphs and snapshots) for the true peaks.
+/// Reads every `buffers` row of the report and finds the peaks, and the run's events (graphs and
+/// snapshots) for the true peaks: one read of `buffers` for both when the tables allow it.
 pub fn read_peaks(report: &MemoryReport) -> Result<PeaksAnswer, ReportError> {
-    let mut usage = MemoryUsage::default();
-    report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
-    let mut peaks = peaks_of(report, &usage);
-    peaks.true_peaks = Some(read_true_peaks(report)?);
+    let run = report.usage_and_run_facts()?;
+    let mut peaks = peaks_of(report, &run.usage);
+    peaks.true_peaks = Some(true_peaks_of(report, &run.facts));
     Ok(peaks)
 }
 

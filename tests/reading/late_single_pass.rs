@@ -124,7 +124,8 @@ fn long_run(blocks: usize) -> Sim {
 /// The whole-run passes read `buffers` (and the free-late replay `captured_graph`) in rowid
 /// chunks on a pool of workers, merged in order (issue 29): at 1, 2 and 3 threads, in chunks of
 /// 64 rowids, the usage pass's sums, `--peak`, `--late` (with free-late replayed at each
-/// failure) and `whatif --free-late` at the last failure are the same as the one-thread pass.
+/// failure), `whatif --free-late` at the last failure and `headroom` (each place searched on a
+/// thread of its own) are the same as the one-thread pass.
 #[test]
 fn every_thread_count_gives_the_one_thread_answers() {
     let dir = TempDir::new("late-threads");
@@ -142,16 +143,61 @@ fn every_thread_count_gives_the_one_thread_answers() {
         let last = (0..report.operations.len()).rev().find(|&i| report.error_of(i).is_some()).expect("a failure");
         let options = ttnn_tui::report::WhatIfOptions::default();
         let free_late = report.what_if(last, &[ttnn_tui::analysis::memory::whatif::Fix::FreeLate], &options);
-        (usage, peaks, late, format!("{:?}", free_late.expect("replays").answer))
+        let headroom = ttnn_tui::answer::read_headroom(&report).expect("headroom");
+        (usage, peaks, late, format!("{:?}", free_late.expect("replays").answer), headroom)
     };
     let one = answers(1);
     assert!(one.0.rows > 64 * 20, "{} rows: the pass crosses many chunks", one.0.rows);
     assert!(one.2.contains("\"outcome\""), "free-late is replayed at the failures: {}", one.2);
+    assert!(one.4.headroom.len() >= 2, "several places searched: {:?}", one.4.headroom);
     for threads in [2, 3] {
         let many = answers(threads);
         assert!(many.0 == one.0, "the sums and runs at {threads} threads");
         assert_eq!(many.1, one.1, "--peak at {threads} threads");
         assert_eq!(many.2, one.2, "--late at {threads} threads");
         assert_eq!(many.3, one.3, "whatif --free-late at {threads} threads");
+        assert_eq!(many.4, one.4, "headroom (its places searched on {threads} threads)");
+    }
+}
+
+/// `--peak` reads `buffers` once for its two questions (`MemoryReport::usage_and_run_facts`):
+/// the usage pass's sums and the run's events from one read are those of the two read apart
+/// (`Usage::read`, then `run_facts`), at 1, 2 and 3 threads in chunks of 64 rowids, on runs
+/// with and without snapshots, one device and two.
+#[test]
+fn peak_s_one_read_gives_the_usage_and_the_events_read_apart() {
+    let mut one_device = Sim::new(Era::Importer, Options { stack_traces: true, ..Options::default() }, 1);
+    one_device.weight("w", 0, L1, 65_536);
+    for k in 0..3 {
+        block(&mut one_device, 0, k);
+    }
+    one_device.fail(l1_failure(0));
+    let runs = [("long", long_run(40)), ("one device", one_device), ("graphs only", several_failures(Era::GraphOnly))];
+    for (name, sim) in runs {
+        let dir = TempDir::new("peak-one-read");
+        sim.report().write_to(dir.path());
+        let source = resolve_report(Some(dir.path())).expect("a report");
+        for threads in [1, 2, 3] {
+            let mut report = MemoryReport::open(&source, 0).expect("opens");
+            report.set_threads(threads);
+            report.set_pass_chunk(64);
+            let run = report.usage_and_run_facts().expect("the run reads");
+            let mut apart = ttnn_tui::analysis::memory::usage::MemoryUsage::default();
+            let never = std::sync::atomic::AtomicBool::new(false);
+            report.usage().read(&mut apart, &never, &mut |_| {}).expect("the pass reads");
+            let facts = report.run_facts().expect("the events read");
+            let snapshots = apart.rows > 0;
+            assert_eq!(run.one_read, snapshots, "{name}: one read exactly when there are buffers rows");
+            assert!(run.usage == apart, "{name}, {threads} threads: the usage");
+            let (one, two) = (&run.facts, &facts);
+            let what = format!("{name}, {threads} threads");
+            assert_eq!(one.events.events, two.events.events, "{what}: the events");
+            assert_eq!(one.events.buffers, two.events.buffers, "{what}: the buffers");
+            assert_eq!(one.events.operations, two.events.operations, "{what}: the operations");
+            assert_eq!(one.events.core_sets, two.events.core_sets, "{what}: the core sets");
+            assert_eq!((&one.layouts, &one.failures), (&two.layouts, &two.failures), "{what}: layouts, failures");
+            assert_eq!(one.last_use, two.last_use, "{what}: last uses");
+            assert!(!run.facts.events.events.is_empty(), "{name}: the events were read");
+        }
     }
 }

@@ -21,6 +21,7 @@ pub mod peak;
 mod place;
 mod replay;
 mod replayer;
+mod snapshot_diff;
 mod text;
 pub mod usage;
 pub mod usage_series;

@@ -33,3 +33,4 @@ mod whatif_fixes;
 mod whatif_late;
 mod whatif_range;
 mod whatif_shared;
+mod whole_run;

@@ -7,12 +7,14 @@ use super::memory_report::MemoryReport;
 use crate::analysis::memory::DeviceFacts;
 use crate::analysis::memory::one_chip;
 use crate::analysis::memory::peak::{DeviceLayout, FirstFailure, Records, RunEvents};
-use crate::analysis::memory::whatif::Place;
+use crate::analysis::memory::usage::MemoryUsage;
+use crate::analysis::memory::whatif::{OperationRecord, Place};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::messages::reason::explain;
 use crate::report::database::uint;
 use crate::report::error::ReportError;
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 
 /// The DRAM allocator's base in ttnn 0.75–0.81 on Wormhole (docs/rules/memory.md §9), when the report
 /// records no DRAM buffer.
@@ -37,18 +39,52 @@ pub struct RunFacts {
     pub failures: Vec<(Place, FirstFailure)>,
 }
 
+/// The usage pass's sums and the run's events, as `--peak` reads them.
+#[derive(Debug, Clone)]
+pub struct WholeRun {
+    /// The sums of every `buffers` row, as `Usage::read` gives them.
+    pub usage: MemoryUsage,
+    /// The run's events.
+    pub facts: RunFacts,
+    /// Both came from one read of `buffers`.
+    pub one_read: bool,
+}
+
 impl MemoryReport {
     /// Reads every graph and snapshot once into the run's events.
     pub fn run_facts(&self) -> Result<RunFacts, ReportError> {
+        Ok(self.run_facts_and_usage(false)?.0)
+    }
+
+    /// The run's events and the usage pass's sums (`Usage::read` from a fresh
+    /// [`MemoryUsage`]), from one read of `buffers` when the tables allow it (`whole_run.rs`),
+    /// else from two: what `--peak` asks.
+    pub fn usage_and_run_facts(&self) -> Result<WholeRun, ReportError> {
+        let (facts, usage) = self.run_facts_and_usage(true)?;
+        let one_read = usage.is_some();
+        let usage = match usage {
+            Some(usage) => usage,
+            None => {
+                let mut usage = MemoryUsage::default();
+                self.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
+                usage
+            }
+        };
+        Ok(WholeRun { usage, facts, one_read })
+    }
+
+    /// The run's facts, and with `with_usage` the usage when it came from the same read.
+    fn run_facts_and_usage(&self, with_usage: bool) -> Result<(RunFacts, Option<MemoryUsage>), ReportError> {
         let read = ReportError::read("the run's records");
         let snapshots = self.records_snapshots().map_err(&read)?;
         let facts: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
         let banks = facts.iter().map(|f| f.l1_num_banks).max().unwrap_or(64);
         let single = one_chip(&facts);
-        let (mut events, mut both) = self.read_events(single, banks, snapshots)?;
+        let mut usage = (with_usage && snapshots).then(MemoryUsage::default);
+        let (mut events, mut both) = self.read_events(single, banks, snapshots, &mut usage)?;
         if single && both.0 {
             // Two ids hold buffers in one snapshot: two devices after all.
-            (events, both) = self.read_events(false, banks, snapshots)?;
+            (events, both) = self.read_events(false, banks, snapshots, &mut None)?;
         }
         let device = both.1.or(self.devices.first().map(|d| d.device_id)).unwrap_or(0);
         if single && !both.0 {
@@ -57,27 +93,31 @@ impl MemoryReport {
         let blackhole = self.devices.iter().any(|d| d.l1_num_banks > 64);
         let failures = self.failures(single.then_some(device));
         let layouts = self.layouts(&events, single.then_some(device));
-        Ok(RunFacts {
+        let facts = RunFacts {
             last_use: self.last_uses().map_err(&read)?,
             events,
             layouts,
             l1_alignment: if blackhole { 64 } else { 32 },
             dram_alignment: if blackhole { 64 } else { 32 },
             failures,
-        })
+        };
+        Ok((facts, usage))
     }
 
     /// One pass over the records; also says whether a snapshot held valid buffers of two device
-    /// ids, and the first device id a snapshot row named.
+    /// ids, and the first device id a snapshot row named. With `usage` (a fresh one), every
+    /// `buffers` row is also added to it in the same read when the tables allow; else it is
+    /// left none.
     fn read_events(
         &self,
         single: bool,
         banks: u64,
         snapshots: bool,
+        usage: &mut Option<MemoryUsage>,
     ) -> Result<(RunEvents, (bool, Option<u64>)), ReportError> {
         let mut events = RunEvents::new(single.then_some(0), banks);
         let (mut two, mut first) = (false, None);
-        self.visit_operations(0..self.operations.len(), snapshots, &mut |record| {
+        let mut visit = |record: &OperationRecord<'_>| {
             if let Some(rows) = record.snapshot {
                 let mut ids = rows.iter().filter(|r| r.valid().is_some()).map(|r| r.device_id);
                 if let Some(id) = ids.next() {
@@ -90,7 +130,15 @@ impl MemoryReport {
                 graph: record.graph,
                 snapshot: record.snapshot,
             });
-        })?;
+        };
+        let fused = match usage.as_mut() {
+            Some(usage) => self.visit_run_with_usage(usage, &mut visit)?,
+            None => false,
+        };
+        if !fused {
+            *usage = None;
+            self.visit_operations(0..self.operations.len(), snapshots, &mut visit)?;
+        }
         Ok((events, (two, first)))
     }
 

@@ -21,14 +21,14 @@ use std::sync::atomic::AtomicBool;
 type Ahead<T> = Option<(u64, T)>;
 
 /// The next row of a table in operation order, with its operation id (none: no more).
-type Next<'a, T> = dyn FnMut() -> rusqlite::Result<Option<(u64, T)>> + 'a;
+pub(super) type Next<'a, T> = dyn FnMut() -> rusqlite::Result<Option<(u64, T)>> + 'a;
 
 /// A `captured_graph` row: its rank and its graph, as text or already parsed.
-type GraphRow = (u32, Graph);
+pub(super) type GraphRow = (u32, Graph);
 
 /// A graph as read: its text (parsed when its operation takes it), or its nodes (parsed on a
 /// worker of a parallel pass; an empty or invalid text gives none).
-enum Graph {
+pub(super) enum Graph {
     Text(String),
     Nodes(Vec<GraphNode>),
 }
@@ -38,7 +38,7 @@ enum Graph {
 const PARALLEL_FROM: usize = 256;
 
 /// `captured_graph` rowids per chunk of a parallel read (graphs are large; a few hundred at once).
-const GRAPH_CHUNK: i64 = 256;
+pub(super) const GRAPH_CHUNK: i64 = 256;
 
 impl MemoryReport {
     /// Gives `run` every operation of `range` (indexes, ascending), each with its graph (the
@@ -195,7 +195,7 @@ impl MemoryReport {
     }
 
     /// The walk over the operations of `range` with their graphs and snapshots, however read.
-    fn walk(
+    pub(super) fn walk(
         &self,
         range: Range<usize>,
         next_graph: &mut Next<'_, GraphRow>,
@@ -246,11 +246,11 @@ struct Spans {
     rows: Option<(i64, i64)>,
 }
 
-fn graph_columns(report: &MemoryReport) -> String {
+pub(super) fn graph_columns(report: &MemoryReport) -> String {
     report.store.schema.select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")])
 }
 
-fn buffer_columns(report: &MemoryReport) -> String {
+pub(super) fn buffer_columns(report: &MemoryReport) -> String {
     report.store.schema.select_list(
         "buffers",
         &[
@@ -265,7 +265,7 @@ fn buffer_columns(report: &MemoryReport) -> String {
 }
 
 /// The next row of a statement's rows, read by `read`.
-fn next_of<T>(
+pub(super) fn next_of<T>(
     rows: &mut Option<Rows<'_>>,
     read: fn(&rusqlite::Row<'_>) -> rusqlite::Result<(u64, T)>,
 ) -> rusqlite::Result<Option<(u64, T)>> {
@@ -276,7 +276,7 @@ fn next_of<T>(
 }
 
 /// The next row of a parallel read's chunks.
-fn flat_next<T: Send>(
+pub(super) fn flat_next<T: Send>(
     chunks: &mut Option<OrderedChunks<(u64, T)>>,
     buffer: &mut std::vec::IntoIter<(u64, T)>,
 ) -> rusqlite::Result<Option<(u64, T)>> {
@@ -313,18 +313,18 @@ fn take_while_id<T>(next: &mut Next<'_, T>, ahead: &mut Ahead<T>, id: u64) -> ru
     }
 }
 
-fn graph_text_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(u64, GraphRow)> {
+pub(super) fn graph_text_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(u64, GraphRow)> {
     Ok((uint(r.get_ref(0)?), (int(r.get_ref(2)?) as u32, Graph::Text(text(r.get_ref(1)?)))))
 }
 
 /// A graph row parsed on the worker that read it (an empty or invalid graph gives no nodes).
-fn graph_nodes_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(u64, GraphRow)> {
+pub(super) fn graph_nodes_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(u64, GraphRow)> {
     let t = text(r.get_ref(1)?);
     let nodes = if t.trim().is_empty() { Vec::new() } else { parse_graph(&t).unwrap_or_default() };
     Ok((uint(r.get_ref(0)?), (int(r.get_ref(2)?) as u32, Graph::Nodes(nodes))))
 }
 
-fn snapshot_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(u64, SnapshotRow)> {
+pub(super) fn snapshot_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(u64, SnapshotRow)> {
     Ok((
         uint(r.get_ref(0)?),
         SnapshotRow {

@@ -8,10 +8,11 @@ use super::cores::CoreSet;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::memory::graph_index::GraphIndex;
 use crate::analysis::memory::inputs::{GraphBuffer, SnapshotRow, default_banks};
+use crate::analysis::memory::live_index::IntMap;
 use crate::analysis::memory::replay::free_addresses;
+use crate::analysis::memory::snapshot_diff::SeenMarks;
 use crate::analysis::memory::whatif::Place;
 use crate::analysis::messages::failure::BufferType;
-use std::collections::HashMap;
 
 /// Where a buffer was allocated: before the first recorded operation, or in this one (index).
 pub const BEFORE_RUN: u32 = u32::MAX;
@@ -84,7 +85,9 @@ pub struct RunEvents {
     /// Graph frees of addresses that were not live.
     pub unknown_frees: usize,
     /// The live buffers by (place, address).
-    live: HashMap<(Place, u64), u32>,
+    live: IntMap<(Place, u64), u32>,
+    /// Which live buffers the snapshot being read shows.
+    marks: SeenMarks,
     /// Device ids as the records name them → the device they stand for.
     device_map: Option<u64>,
     /// L1 banks per device, for graph sizes without a per-bank figure.
@@ -152,28 +155,27 @@ impl RunEvents {
         let clears = graph.iter().any(|n| n.is(NodeType::CircularBufferDeallocateAll));
         self.operations.push(OperationMark { id: records.operation_id, unrecorded_dataflow: clears && !has_cb });
         self.events.push(Event::Start(op));
-        let before: Vec<u32> = self.live.values().copied().collect();
+        // Buffers get ids in order: those live before the graph are the ones below this.
+        let before = self.buffers.len() as u32;
         let graph_events = self.graph_events(op, graph);
         let Some(rows) = records.snapshot else {
             self.events.extend(graph_events);
             self.events.push(Event::End(op));
             return;
         };
-        let shown = self.shown(rows);
-        let mut gone: Vec<((Place, u64), u32)> = self
-            .live
-            .iter()
-            .filter(|(key, id)| shown.get(key).is_none_or(|&s| s != self.buffers[**id as usize].size_per_bank))
-            .map(|(k, id)| (*k, *id))
-            .collect();
-        gone.sort_unstable_by_key(|(_, id)| *id);
+        let buffers = &self.buffers;
+        let shown = rows.iter().filter_map(|r| {
+            let (address, size) = r.valid()?;
+            let t = placed(r.buffer_type)?;
+            Some((((self.device_map.unwrap_or(r.device_id), t), address), size))
+        });
+        let changes = self.marks.changes(&self.live, &|id| buffers[id as usize].size_per_bank, shown);
         let (mut pre, mut post) = (Vec::new(), Vec::new());
-        for (key, id) in gone {
+        for (key, id) in changes.gone {
             self.live.remove(&key);
-            if before.contains(&id) { pre.push(Event::Free(id)) } else { post.push(Event::Free(id)) }
+            if id < before { pre.push(Event::Free(id)) } else { post.push(Event::Free(id)) }
         }
-        let mut new: Vec<((Place, u64), u64)> =
-            shown.iter().filter(|(key, _)| !self.live.contains_key(key)).map(|(k, s)| (*k, *s)).collect();
+        let mut new = changes.new;
         new.sort_unstable_by_key(|((place, address), _)| {
             let top_down = place.1 != BufferType::Dram;
             (place.0, place.1 as u8, if top_down { u64::MAX - address } else { *address })
@@ -195,17 +197,6 @@ impl RunEvents {
         self.events.extend(graph_events);
         self.events.extend(post);
         self.events.push(Event::End(op));
-    }
-
-    /// The valid snapshot rows of placed types, by (place, address).
-    fn shown(&self, rows: &[SnapshotRow]) -> HashMap<(Place, u64), u64> {
-        rows.iter()
-            .filter_map(|r| {
-                let (address, size) = r.valid()?;
-                let t = placed(r.buffer_type)?;
-                Some(((self.device(Some(r.device_id)), t), address)).map(|(place, a)| ((place, a), size))
-            })
-            .collect()
     }
 
     /// The graph's events in node order (live buffers updated on the way).

@@ -5,7 +5,7 @@
 
 use super::composition::Composition;
 use super::core_grid::{CoreGrid, Standing, grid_of};
-use super::events::{Buffer, Event, RunEvents};
+use super::events::{Event, RunEvents};
 use crate::analysis::memory::whatif::Place;
 use crate::analysis::messages::failure::BufferType;
 use serde::Serialize;
@@ -64,9 +64,13 @@ struct LiveSet {
 struct Walk<'a> {
     run: &'a RunEvents,
     layouts: &'a [DeviceLayout],
-    /// Tensor → the last operation id that takes it as an input.
-    last_use: &'a HashMap<u64, u64>,
+    /// Each buffer's tensor's last operation id as an input (none: no recorded use), looked
+    /// up once per buffer rather than per operation it stays live through.
+    last_use: Vec<Option<u64>>,
     live: BTreeMap<Place, LiveSet>,
+    /// Live buffers per place that occupy only some cores (sharded): none, and a place's
+    /// cores are all alike without looking at its buffers.
+    sharded: BTreeMap<Place, usize>,
     /// Position of each buffer in its place's live set.
     slot: Vec<u32>,
     /// Bytes per bank live per place, every bank alike (interleaved and unknown-core buffers).
@@ -106,8 +110,9 @@ fn walk(
     let mut walk = Walk {
         run,
         layouts,
-        last_use,
+        last_use: run.buffers.iter().map(|b| b.tensor_id.and_then(|t| last_use.get(&t).copied())).collect(),
         live: BTreeMap::new(),
+        sharded: BTreeMap::new(),
         slot: vec![u32::MAX; run.buffers.len()],
         uniform: BTreeMap::new(),
         cbs: BTreeMap::new(),
@@ -166,6 +171,8 @@ impl Walk<'_> {
         set.ids.push(id);
         if b.cores.is_none() {
             *self.uniform.entry(b.place).or_default() += b.size_per_bank;
+        } else {
+            *self.sharded.entry(b.place).or_default() += 1;
         }
     }
 
@@ -180,7 +187,14 @@ impl Walk<'_> {
         if b.cores.is_none() {
             let sum = self.uniform.entry(b.place).or_default();
             *sum = sum.saturating_sub(b.size_per_bank);
+        } else if let Some(n) = self.sharded.get_mut(&b.place) {
+            *n = n.saturating_sub(1);
         }
+    }
+
+    /// A place's live buffers when some of them are sharded (none: all occupy every bank).
+    fn sharded_live(&self, place: Place) -> Option<&LiveSet> {
+        self.live.get(&place).filter(|_| self.sharded.get(&place).is_some_and(|&n| n > 0))
     }
 
     /// An operation begins: every place in use starts its peak at what is live before it.
@@ -231,14 +245,12 @@ impl Walk<'_> {
                 let place = (device, BufferType::L1);
                 let mut everywhere = Composition::default();
                 let mut sharded: Vec<(u32, Composition)> = Vec::new();
-                for b in
-                    self.live.get(&place).map_or(&[][..], |s| &s.ids).iter().map(|&id| &self.run.buffers[id as usize])
-                {
-                    match b.cores {
-                        None => self.add(&mut everywhere, b),
+                for &id in self.live.get(&place).map_or(&[][..], |s| &s.ids) {
+                    match self.run.buffers[id as usize].cores {
+                        None => self.add(&mut everywhere, id),
                         Some(set) => {
                             let mut c = Composition::default();
-                            self.add(&mut c, b);
+                            self.add(&mut c, id);
                             sharded.push((set, c));
                         }
                     }
@@ -262,13 +274,13 @@ impl Walk<'_> {
     }
 
     /// Counts a buffer live now in what it is to the current operation: its own, stale or live.
-    fn add(&self, c: &mut Composition, b: &Buffer) {
+    fn add(&self, c: &mut Composition, id: u32) {
         let (op, operation_id) = self.op;
+        let b = &self.run.buffers[id as usize];
         let mine = b.operation == op && !b.before_run;
-        let last = b.tensor_id.and_then(|t| self.last_use.get(&t));
-        match (mine, last) {
+        match (mine, self.last_use[id as usize]) {
             (true, _) => c.own += b.size_per_bank,
-            (false, Some(&last)) if last < operation_id => c.stale += b.size_per_bank,
+            (false, Some(last)) if last < operation_id => c.stale += b.size_per_bank,
             _ => c.live += b.size_per_bank,
         }
     }
@@ -276,7 +288,7 @@ impl Walk<'_> {
     /// The used bytes per bank on the busiest core of a place, and that core when cores differ.
     fn busiest(&self, place: Place) -> (u64, Option<(u32, u32)>) {
         let uniform = self.uniform.get(&place).copied().unwrap_or(0);
-        let sharded: Vec<(u64, u32)> = self.live.get(&place).map_or(Vec::new(), |s| {
+        let sharded: Vec<(u64, u32)> = self.sharded_live(place).map_or(Vec::new(), |s| {
             s.ids
                 .iter()
                 .map(|&id| &self.run.buffers[id as usize])
@@ -330,8 +342,8 @@ impl Walk<'_> {
                 cbs.iter().filter(|&&(_, set)| on(set)).map(|&(e, _)| e.saturating_sub(base)).max().unwrap_or(0);
         }
         let Some(set) = self.live.get(&place) else { return c };
-        for b in set.ids.iter().map(|&id| &self.run.buffers[id as usize]).filter(|b| on(b.cores)) {
-            self.add(&mut c, b);
+        for &id in set.ids.iter().filter(|&&id| on(self.run.buffers[id as usize].cores)) {
+            self.add(&mut c, id);
         }
         c
     }
@@ -341,7 +353,7 @@ impl Walk<'_> {
         let mut out: Vec<OperationPeak> = std::mem::take(&mut self.current).into_values().collect();
         for p in &mut out {
             let place = (p.device_id, p.buffer_type);
-            let sharded: u64 = self.live.get(&place).map_or(0, |s| {
+            let sharded: u64 = self.sharded_live(place).map_or(0, |s| {
                 s.ids
                     .iter()
                     .map(|&id| &self.run.buffers[id as usize])

@@ -91,6 +91,10 @@ pub(crate) struct Fixed {
     pub(crate) at: Vec<Option<(Place, u64)>>,
     /// The fixes, resolved to recorded places.
     plan: Plan,
+    /// The plan's frees by operation (stably sorted: each operation's in the plan's order), so
+    /// an operation's end finds its own without a pass over all of them (a `free-late` frees
+    /// thousands).
+    free_after: std::sync::Arc<[(u64, Place, u64)]>,
     /// Which of the plan's DRAM moves have found their buffer.
     moved: Vec<bool>,
     /// The regions changed (a larger L1_SMALL): buffers live at the checkpoint are re-placed too.
@@ -110,7 +114,10 @@ impl Fixed {
                 a.allocate(bytes);
             }
         }
-        Self { allocators, at: Vec::new(), plan, moved, regions_changed, dead: None, notes: Vec::new() }
+        let mut free_after = plan.free_after.clone();
+        free_after.sort_by_key(|f| f.0);
+        let free_after = free_after.into();
+        Self { allocators, at: Vec::new(), plan, free_after, moved, regions_changed, dead: None, notes: Vec::new() }
     }
 
     /// The plan it runs.
@@ -130,9 +137,9 @@ impl Fixed {
             Step::Alloc { id, pinned } => self.allocate(seq, id, pinned),
             Step::Free(id) => self.release(id),
             Step::End(operation_id) => {
-                let due: Vec<(Place, u64)> =
-                    self.plan.free_after.iter().filter(|f| f.0 == operation_id).map(|f| (f.1, f.2)).collect();
-                for (place, address) in due {
+                let from = self.free_after.partition_point(|f| f.0 < operation_id);
+                let due = self.free_after.clone();
+                for &(_, place, address) in due[from..].iter().take_while(|f| f.0 == operation_id) {
                     if let Some(id) = seq.live_at(place, address) {
                         self.release(id);
                     }

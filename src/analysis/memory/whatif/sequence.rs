@@ -10,8 +10,8 @@ use crate::analysis::memory::inputs::{DeviceFacts, GraphBuffer, SnapshotRow, def
 use crate::analysis::memory::live_index::IntMap;
 use crate::analysis::memory::place::{graph_buffer_type, l1_small_region};
 use crate::analysis::memory::replay::free_addresses;
+use crate::analysis::memory::snapshot_diff::SeenMarks;
 use crate::analysis::messages::failure::BufferType;
-use std::collections::HashMap;
 
 /// Where a buffer lives: a device and a buffer type (L1, L1_SMALL or DRAM).
 pub type Place = (u64, BufferType);
@@ -120,7 +120,9 @@ pub struct Sequence {
     /// Every buffer, by id.
     pub buffers: Vec<Recorded>,
     /// The live buffers by (place, recorded address).
-    live: HashMap<(Place, u64), BufferId>,
+    live: IntMap<(Place, u64), BufferId>,
+    /// Which live buffers the snapshot being read shows.
+    marks: SeenMarks,
     /// Graph frees of addresses that were not live.
     pub unknown_frees: usize,
     /// Whether a checkpoint or an operation showing any buffer has been given: until then,
@@ -164,7 +166,8 @@ impl Sequence {
     pub fn operation(&mut self, record: &OperationRecord<'_>) -> Vec<Step> {
         // Until the first operation that shows any buffer, what appears was there before.
         let first = !self.started;
-        let before: IntMap<BufferId, ()> = self.live.values().map(|&id| (id, ())).collect();
+        // Buffers get ids in order: those live before the graph are the ones below this.
+        let before = self.buffers.len();
         let mut steps = self.graph_steps(record);
         self.started |= !steps.is_empty();
         let Some(rows) = record.snapshot else {
@@ -173,8 +176,16 @@ impl Sequence {
             }
             return steps;
         };
-        let shown = self.shown(rows);
-        self.started |= !shown.is_empty();
+        let device = self.view.device_id;
+        let view = &self.view;
+        let shown = rows.iter().filter(|r| view.names(Some(r.device_id))).filter_map(|r| {
+            let (address, size) = r.valid()?;
+            Some((((device, placed_type(r.buffer_type)?), address), size))
+        });
+        let buffers = &self.buffers;
+        let changes = self.marks.changes(&self.live, &|id| buffers[id].size_per_bank, shown);
+        // Whether the snapshot shows any buffer of the followed device.
+        self.started |= changes.shown > 0;
         let allocated_here: Vec<(Place, u64, u64)> = steps
             .iter()
             .filter_map(|s| match s {
@@ -187,16 +198,11 @@ impl Sequence {
         let mut post: Vec<Step> = Vec::new();
         // Live now but not shown: freed outside the graph (before it, when it was live before;
         // after it, when the graph allocated it and recorded no free).
-        let mut gone: Vec<((Place, u64), BufferId)> = self
-            .live
-            .iter()
-            .filter(|(key, id)| shown.get(key).is_none_or(|&size| size != self.buffers[**id].size_per_bank))
-            .map(|(k, id)| (*k, *id))
-            .collect();
-        gone.sort_unstable_by_key(|(_, id)| *id);
-        for (key, id) in gone {
-            let here = !before.contains_key(&id);
+        let mut gone_here = Vec::new();
+        for (key, id) in changes.gone {
+            let here = id >= before;
             if here && record.failed {
+                gone_here.push(key);
                 continue; // allocated before the failure: live at it, whatever the unwinding freed
             }
             self.live.remove(&key);
@@ -204,8 +210,9 @@ impl Sequence {
         }
         // Shown but not live: allocated outside the graph — after it when its range meets one the
         // graph allocated (it can only have come after), else before it.
-        let mut new: Vec<((Place, u64), u64)> =
-            shown.iter().filter(|(key, _)| !self.live.contains_key(key)).map(|(k, s)| (*k, *s)).collect();
+        // A key whose buffer stays live (the failed operation's) is not new.
+        let mut new = changes.new;
+        new.retain(|(key, _)| !gone_here.contains(key));
         new.sort_unstable_by_key(|((place, address), _)| {
             let top_down = place.1 != BufferType::Dram;
             (place.0, place.1 as u8, if top_down { u64::MAX - address } else { *address })
@@ -230,18 +237,6 @@ impl Sequence {
             pre.push(Step::End(record.operation_id));
         }
         pre
-    }
-
-    /// The valid snapshot rows of the followed device and placed types, by (place, address).
-    fn shown(&self, rows: &[SnapshotRow]) -> HashMap<(Place, u64), u64> {
-        let device = self.view.device_id;
-        rows.iter()
-            .filter(|r| self.view.names(Some(r.device_id)))
-            .filter_map(|r| {
-                let (address, size) = r.valid()?;
-                Some((((device, placed_type(r.buffer_type)?), address), size))
-            })
-            .collect()
     }
 
     /// The graph's allocations and frees of the followed device, in node order, up to the
