@@ -33,3 +33,6 @@ mod whatif_fixes;
 mod whatif_late;
 mod whatif_range;
 mod whatif_shared;
+
+#[cfg(test)]
+mod rank_tests;
