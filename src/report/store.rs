@@ -30,6 +30,10 @@ pub(crate) struct Store {
     indexed_by_operation: Vec<String>,
     /// Whether `operations` is stored in id order, so rowid searches may be trusted.
     pub(crate) rows_in_operation_order: bool,
+    /// Whether `operations` holds the rows of one rank only (a single-host report, whatever its
+    /// `rank` columns say), so the per-operation tables' rows are in operation order as in a
+    /// report without ranks.
+    pub(crate) one_rank: bool,
     /// The database file, for the connections of a whole-table pass's workers (none: held in
     /// memory, read on one thread).
     pub(crate) database: Option<std::path::PathBuf>,
@@ -51,6 +55,7 @@ impl Store {
             rank,
             indexed_by_operation,
             rows_in_operation_order: false,
+            one_rank: false,
             database: None,
             threads,
             chunk: PASS_CHUNK,
@@ -93,7 +98,7 @@ impl Store {
         if !self.schema.has_table(table) {
             return Ok(Some(None));
         }
-        if self.is_indexed(table) || !self.rows_in_operation_order || self.schema.has_column(table, "rank") {
+        if self.is_indexed(table) || !self.rows_in_operation_order || self.ranked(table) {
             return Ok(None);
         }
         Ok(match operation_row_span(&self.conn, table, ids)? {
@@ -101,6 +106,13 @@ impl Store {
             RowSpan::Empty => Some(None),
             RowSpan::Unknown => None,
         })
+    }
+
+    /// Whether `table`'s rows of several ranks may interleave: it has a `rank` column and the
+    /// report holds more than one rank (operation ids restart on every rank, so its rowids are not
+    /// in operation order).
+    pub(crate) fn ranked(&self, table: &str) -> bool {
+        self.schema.has_column(table, "rank") && !self.one_rank
     }
 
     /// Whether `table` has an index starting with `operation_id`.
@@ -124,7 +136,7 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        if self.is_indexed(table) || self.schema.has_column(table, "rank") || !self.rows_in_operation_order {
+        if self.is_indexed(table) || self.ranked(table) || !self.rows_in_operation_order {
             return Ok(by_list(ids));
         }
         // Ids close together (the visible rows of a list) share one span: two searches a run.
@@ -180,7 +192,7 @@ impl Store {
     ) -> rusqlite::Result<Option<(String, &'static str)>> {
         let (first, last) = (*ids.start(), *ids.end());
         let between = format!("operation_id >= {first} AND operation_id <= {last}");
-        if !self.is_indexed(table) && self.rows_in_operation_order && !self.schema.has_column(table, "rank") {
+        if !self.is_indexed(table) && self.rows_in_operation_order && !self.ranked(table) {
             match operation_row_span(&self.conn, table, ids)? {
                 RowSpan::Rowids(start, end) => {
                     return Ok(Some((format!("rowid >= {start} AND rowid < {end} AND {between}"), "rowid")));

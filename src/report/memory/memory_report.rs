@@ -159,7 +159,9 @@ impl MemoryReport {
         {
             self.warnings.push("Incompatible report version".to_string());
         }
-        (self.operations, self.store.rows_in_operation_order) = self.read_operations(i64::MIN)?;
+        let other_ranks;
+        (self.operations, self.store.rows_in_operation_order, other_ranks) = self.read_operations(i64::MIN)?;
+        self.store.one_rank = !other_ranks;
         let errors = self.read_errors(i64::MIN)?;
         self.attach(errors);
         self.mark_sharded_requests()?;
@@ -179,17 +181,18 @@ impl MemoryReport {
         Ok(rows.next()?.map(|r| sanitize_line(&text(r.get_ref_unwrap(0)))))
     }
 
-    /// Operations stored past a rowid, in id order, and whether the table already stored them so.
-    pub(super) fn read_operations(&self, after_rowid: i64) -> rusqlite::Result<(Vec<Operation>, bool)> {
+    /// Operations of the rank stored past a rowid, in id order; whether the table already stored
+    /// them so; and whether it holds rows of another rank (read in the same pass: the rows of
+    /// every rank are read and those of others dropped).
+    pub(super) fn read_operations(&self, after_rowid: i64) -> rusqlite::Result<(Vec<Operation>, bool, bool)> {
         let columns = self
             .store
             .schema
             .select_list("operations", &[("operation_id", "0"), ("name", "''"), ("duration", "NULL"), ("rank", "0")]);
-        let filter = self.store.schema.rank_filter("operations");
         // Table order, then a stable sort by id: cheap when the table is already in id order.
-        let sql = format!("SELECT {columns} FROM operations WHERE {filter} AND rowid > ?2");
+        let sql = format!("SELECT {columns} FROM operations WHERE rowid > ?1");
         let mut stmt = self.store.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params![self.store.rank, after_rowid], |r| {
+        let rows = stmt.query_map(params![after_rowid], |r| {
             Ok(Operation {
                 id: uint(r.get_ref(0)?),
                 name: sanitize_line(&text(r.get_ref(1)?)),
@@ -200,11 +203,14 @@ impl MemoryReport {
             })
         })?;
         let mut operations = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+        let before = operations.len();
+        operations.retain(|o| o.rank == self.store.rank);
+        let other_ranks = operations.len() < before;
         // The per-operation tables are written by the same loop as `operations`: when this one
         // is out of id order, theirs may be too, and lookups must not trust rowid order.
         let in_order = operations.is_sorted_by_key(|o| o.id);
         operations.sort_by_key(|o| o.id);
-        Ok((operations, in_order))
+        Ok((operations, in_order, other_ranks))
     }
 
     /// Error rows of the rank, and of rank 0 for the fallback, stored past a rowid, in table order.

@@ -34,3 +34,6 @@ mod whatif_late;
 mod whatif_range;
 mod whatif_shared;
 mod whole_run;
+
+#[cfg(test)]
+mod rank_tests;

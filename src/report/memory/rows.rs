@@ -99,7 +99,7 @@ impl Snapshots<'_> {
             );
             return self.walk_back(&sql, params![n, rank], device);
         }
-        if self.store.rows_in_operation_order && !has_rank {
+        if self.store.rows_in_operation_order && !self.store.ranked("buffers") {
             match operation_row_span(&self.store.conn, "buffers", 0..=n - 1)? {
                 RowSpan::Empty => return Ok(Earlier::None),
                 RowSpan::Rowids(_, end) => {

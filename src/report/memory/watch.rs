@@ -175,8 +175,13 @@ impl MemoryReport {
         // And the first rows, which give the DRAM base, while the table is short.
         self.dram_base = DramBaseCache::default();
         let operations_rowid = rowid_range(&self.store.conn, "operations")?.map_or(operations_after, |(_, last)| last);
-        let new_operations =
-            if operations_rowid > operations_after { self.read_operations(operations_after)?.0 } else { Vec::new() };
+        let new_operations = if operations_rowid > operations_after {
+            let (operations, _, other_ranks) = self.read_operations(operations_after)?;
+            self.store.one_rank &= !other_ranks;
+            operations
+        } else {
+            Vec::new()
+        };
         let has_errors = self.store.schema.has_table("errors");
         let errors_rowid = match has_errors {
             true => rowid_range(&self.store.conn, "errors")?.map_or(errors_after, |(_, last)| last),
