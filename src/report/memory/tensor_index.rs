@@ -5,7 +5,7 @@
 
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::messages::failure::BufferType;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// A `tensors` row as the index keeps it: where the tensor was first recorded.
@@ -17,11 +17,13 @@ pub(crate) struct Placement {
     pub(crate) buffer_type: Option<BufferType>,
 }
 
-/// Every tensor's placement and links; built once per report.
+/// Every tensor's placement and links; built once per report. Sorted vectors searched by
+/// halves, no hash maps: on a report of 200 000 tensors and 400 000 link rows, hashing was a
+/// fifth of the build (docs/performance.md, issue 29).
 #[derive(Debug, Default)]
 pub(crate) struct TensorIndex {
-    /// `tensors` rows of the rank (else rank 0), by tensor id.
-    rows: HashMap<u64, Placement>,
+    /// `tensors` rows of the rank (else rank 0), one per tensor, sorted by tensor id.
+    rows: Vec<Placement>,
     /// (device, address, tensor id) of every recorded placement, `device_tensors` included,
     /// sorted.
     places: Vec<(u64, u64, u64)>,
@@ -29,10 +31,6 @@ pub(crate) struct TensorIndex {
     device_places: Vec<(u64, u64, u64)>,
     /// (tensor id, operation id, output) of the link rows, sorted.
     uses: Vec<(u64, u64, bool)>,
-    /// Where each tensor's links start and end in `uses`.
-    use_ranges: HashMap<u64, (usize, usize)>,
-    /// The names of the operations in `uses`.
-    operations: HashMap<u64, Arc<str>>,
 }
 
 /// The items of a slice sorted by `key` whose key is `wanted`.
@@ -43,19 +41,23 @@ fn range<'a, T, K: Ord>(items: &'a [T], wanted: &K, key: impl Fn(&T) -> K) -> &'
 }
 
 impl TensorIndex {
-    /// The index of `tensors` rows (one per tensor), `device_tensors` rows (tensor, device,
-    /// address) and link rows (tensor, operation, output), naming operations by `name_of`.
+    /// The index of `tensors` rows (one per tensor, sorted by id, as `Tensors::placements`
+    /// gives them), `device_tensors` rows (tensor, device, address) and link rows (tensor,
+    /// operation, output).
     pub(crate) fn new(
-        rows: Vec<Placement>,
+        mut rows: Vec<Placement>,
         mut device_places: Vec<(u64, u64, u64)>,
         mut uses: Vec<(u64, u64, bool)>,
-        name_of: impl Fn(u64) -> Arc<str>,
     ) -> Self {
-        let rows: HashMap<u64, Placement> = rows.into_iter().map(|p| (p.tensor_id, p)).collect();
+        // One row per tensor id, the first kept (already so from `placements`: checked, not assumed).
+        if !rows.is_sorted_by(|a, b| a.tensor_id < b.tensor_id) {
+            rows.sort_by_key(|r| r.tensor_id);
+            rows.dedup_by_key(|r| r.tensor_id);
+        }
         device_places.sort_unstable();
         device_places.dedup();
         let mut places: Vec<(u64, u64, u64)> = rows
-            .values()
+            .iter()
             .filter_map(|r| Some((r.device_id?, r.address?, r.tensor_id)))
             .chain(device_places.iter().map(|&(t, d, a)| (d, a, t)))
             .collect();
@@ -63,40 +65,30 @@ impl TensorIndex {
         places.dedup();
         uses.sort_unstable();
         uses.dedup();
-        let mut use_ranges = HashMap::new();
-        let mut start = 0;
-        for chunk in uses.chunk_by(|a, b| a.0 == b.0) {
-            use_ranges.insert(chunk[0].0, (start, start + chunk.len()));
-            start += chunk.len();
-        }
-        let mut operations = HashMap::new();
-        for &(_, operation, _) in &uses {
-            operations.entry(operation).or_insert_with(|| name_of(operation));
-        }
-        Self { rows, places, device_places, uses, use_ranges, operations }
+        Self { rows, places, device_places, uses }
     }
 
     /// The tensors recorded at any (device, address) of `places`, and the tensors `ids`, with
-    /// their link rows; without shape and dtype.
-    pub(crate) fn facts(&self, places: &[(u64, u64)], ids: &[u64]) -> Vec<TensorFacts> {
+    /// their link rows, each operation named by `name_of`; without shape and dtype.
+    pub(crate) fn facts(
+        &self,
+        places: &[(u64, u64)],
+        ids: &[u64],
+        name_of: impl Fn(u64) -> Arc<str>,
+    ) -> Vec<TensorFacts> {
         let mut wanted: BTreeSet<u64> = ids.iter().copied().collect();
         for &(device, address) in places {
             wanted.extend(range(&self.places, &(device, address), |p| (p.0, p.1)).iter().map(|p| p.2));
         }
-        wanted.into_iter().map(|id| self.facts_of(id)).collect()
+        wanted.into_iter().map(|id| self.facts_of(id, &name_of)).collect()
     }
 
     /// What the index knows of one tensor.
-    fn facts_of(&self, id: u64) -> TensorFacts {
-        let row = self.rows.get(&id);
-        let (start, end) = self.use_ranges.get(&id).copied().unwrap_or_default();
-        let uses = self.uses[start..end]
+    fn facts_of(&self, id: u64, name_of: &impl Fn(u64) -> Arc<str>) -> TensorFacts {
+        let row = range(&self.rows, &id, |r| r.tensor_id).first();
+        let uses = range(&self.uses, &id, |u| u.0)
             .iter()
-            .map(|&(_, operation_id, output)| TensorUse {
-                operation_id,
-                operation_name: self.operations.get(&operation_id).cloned().unwrap_or_else(|| "".into()),
-                output,
-            })
+            .map(|&(_, operation_id, output)| TensorUse { operation_id, operation_name: name_of(operation_id), output })
             .collect();
         TensorFacts {
             tensor_id: id,

@@ -57,7 +57,7 @@ impl Tensors<'_> {
         {
             return Ok(facts);
         }
-        Ok(self.index()?.facts(places, ids))
+        Ok(self.index()?.facts(places, ids, |operation| self.operation_name(operation)))
     }
 
     /// The index of every tensor's placement and links: built on the first call, then kept.
@@ -67,6 +67,11 @@ impl Tensors<'_> {
         }
         let built = self.build_tensor_index()?;
         Ok(self.cache.get_or_init(|| built))
+    }
+
+    /// The name of an operation by id (empty when the report has no such operation).
+    fn operation_name(&self, operation: u64) -> Arc<str> {
+        Arc::from(operation_index(self.operations, operation).map_or("", |i| self.operations[i].name.as_str()))
     }
 
     /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
@@ -97,10 +102,7 @@ impl Tensors<'_> {
                 uses.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), output));
             }
         }
-        let name_of = |operation| {
-            Arc::from(operation_index(self.operations, operation).map_or("", |i| self.operations[i].name.as_str()))
-        };
-        Ok(TensorIndex::new(self.placements("1")?, device_places, uses, name_of))
+        Ok(TensorIndex::new(self.placements("1")?, device_places, uses))
     }
 
     /// The `tensors` rows matching `condition` as placements, the report's rank before rank 0.
@@ -193,7 +195,7 @@ impl Tensors<'_> {
     /// report's index of every tensor (built once).
     pub(crate) fn every_tenant_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<Vec<TensorFacts>> {
         if places.len() > MAX_PLACES || self.cache.get().is_some() {
-            return Ok(self.index()?.facts(places, &[]));
+            return Ok(self.index()?.facts(places, &[], |operation| self.operation_name(operation)));
         }
         let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
         let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();
