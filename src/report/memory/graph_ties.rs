@@ -17,7 +17,7 @@ impl MemoryReport {
         let n_id = self.operations.get(n).map_or(u64::MAX, |o| o.id);
         for producer in producers_to_tie(tensors).into_iter().filter(|&p| p <= n_id) {
             let Some(index) = operation_index(&self.operations, producer) else { continue };
-            let Ok(graph) = self.graphs().graph(index) else { continue };
+            let Ok(graph) = self.graphs().graph_shared(index) else { continue };
             let outputs = self.linked_tensor_ids("output_tensors", "output_index", &[index])?;
             let outputs = outputs.get(&index).map(Vec::as_slice).unwrap_or_default();
             if let Some(ties) = output_places(&graph, outputs, tensors) {
