@@ -139,9 +139,7 @@ impl Snapshots<'_> {
     }
 
     /// The valid DRAM rows among the first [`DRAM_BASE_ROWS`] rows of `buffers`, by device: each
-    /// operation id with rows and the lowest address up to it, ascending. One statement whose
-    /// grouping SQLite does (issue 29: reading the 200 000 rows one by one was an eighth of
-    /// `explain --json` on a 10 M-row report).
+    /// operation id with rows and the lowest address up to it, ascending.
     fn dram_base_rows(&self, rank: u32) -> rusqlite::Result<HashMap<u64, Vec<(u64, u64)>>> {
         let has = |c: &str| self.store.schema.has_column("buffers", c);
         let mut out: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
@@ -152,18 +150,9 @@ impl Snapshots<'_> {
         }
         let Some((first, _)) = rowid_range(&self.store.conn, "buffers")? else { return Ok(out) };
         let filter = self.store.schema.rank_filter("buffers");
-        // SQLite gives the lowest integer address of each operation and device (only the lowest
-        // matters below), and the rows whose address or size is not an integer one by one, for
-        // `valid_buffer` to read as it reads any row: the same entries' minima as from every
-        // row, one row per operation and device handed over instead of every row.
-        let window = format!(
-            "FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND (buffer_type = 0 OR buffer_type = 'DRAM') AND {filter}"
-        );
-        let integers = "typeof(address) = 'integer' AND typeof(max_size_per_bank) = 'integer'";
         let sql = format!(
-            "SELECT operation_id, device_id, min(address), 1 {window} AND {integers} AND address > 0 \
-             AND max_size_per_bank > 0 GROUP BY operation_id, device_id \
-             UNION ALL SELECT operation_id, device_id, address, max_size_per_bank {window} AND NOT ({integers})"
+            "SELECT operation_id, device_id, address, max_size_per_bank FROM buffers WHERE rowid >= ?2 \
+             AND rowid < ?3 AND (buffer_type = 0 OR buffer_type = 'DRAM') AND {filter}"
         );
         let mut stmt = self.store.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(params![rank, first, first.saturating_add(DRAM_BASE_ROWS)])?;
