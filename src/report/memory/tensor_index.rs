@@ -19,7 +19,8 @@ pub(crate) struct Placement {
 
 /// Every tensor's placement and links; built once per report. Sorted vectors searched by
 /// halves, no hash maps: on a report of 200 000 tensors and 400 000 link rows, hashing was a
-/// fifth of the build (docs/performance.md, issue 29).
+/// fifth of the build (docs/performance.md, issue 29). Operation names are made once, at the
+/// build: made per fact, they cost more than the maps on a report of 80 failures.
 #[derive(Debug, Default)]
 pub(crate) struct TensorIndex {
     /// `tensors` rows of the rank (else rank 0), one per tensor, sorted by tensor id.
@@ -31,6 +32,9 @@ pub(crate) struct TensorIndex {
     device_places: Vec<(u64, u64, u64)>,
     /// (tensor id, operation id, output) of the link rows, sorted.
     uses: Vec<(u64, u64, bool)>,
+    /// The name of each operation the link rows name, by operation id, sorted: one shared
+    /// copy each, cloned into every fact (a place may have had thousands of tenants).
+    names: Vec<(u64, Arc<str>)>,
 }
 
 /// The items of a slice sorted by `key` whose key is `wanted`.
@@ -48,6 +52,7 @@ impl TensorIndex {
         mut rows: Vec<Placement>,
         mut device_places: Vec<(u64, u64, u64)>,
         mut uses: Vec<(u64, u64, bool)>,
+        name_of: impl Fn(u64) -> Arc<str>,
     ) -> Self {
         // One row per tensor id, the first kept (already so from `placements`: checked, not assumed).
         if !rows.is_sorted_by(|a, b| a.tensor_id < b.tensor_id) {
@@ -65,30 +70,33 @@ impl TensorIndex {
         places.dedup();
         uses.sort_unstable();
         uses.dedup();
-        Self { rows, places, device_places, uses }
+        let mut operations: Vec<u64> = uses.iter().map(|u| u.1).collect();
+        operations.sort_unstable();
+        operations.dedup();
+        let names = operations.into_iter().map(|o| (o, name_of(o))).collect();
+        Self { rows, places, device_places, uses, names }
     }
 
     /// The tensors recorded at any (device, address) of `places`, and the tensors `ids`, with
-    /// their link rows, each operation named by `name_of`; without shape and dtype.
-    pub(crate) fn facts(
-        &self,
-        places: &[(u64, u64)],
-        ids: &[u64],
-        name_of: impl Fn(u64) -> Arc<str>,
-    ) -> Vec<TensorFacts> {
+    /// their link rows; without shape and dtype.
+    pub(crate) fn facts(&self, places: &[(u64, u64)], ids: &[u64]) -> Vec<TensorFacts> {
         let mut wanted: BTreeSet<u64> = ids.iter().copied().collect();
         for &(device, address) in places {
             wanted.extend(range(&self.places, &(device, address), |p| (p.0, p.1)).iter().map(|p| p.2));
         }
-        wanted.into_iter().map(|id| self.facts_of(id, &name_of)).collect()
+        wanted.into_iter().map(|id| self.facts_of(id)).collect()
     }
 
     /// What the index knows of one tensor.
-    fn facts_of(&self, id: u64, name_of: &impl Fn(u64) -> Arc<str>) -> TensorFacts {
+    fn facts_of(&self, id: u64) -> TensorFacts {
         let row = range(&self.rows, &id, |r| r.tensor_id).first();
         let uses = range(&self.uses, &id, |u| u.0)
             .iter()
-            .map(|&(_, operation_id, output)| TensorUse { operation_id, operation_name: name_of(operation_id), output })
+            .map(|&(_, operation_id, output)| {
+                let name =
+                    range(&self.names, &operation_id, |n| n.0).first().map_or_else(|| "".into(), |n| n.1.clone());
+                TensorUse { operation_id, operation_name: name, output }
+            })
             .collect();
         TensorFacts {
             tensor_id: id,

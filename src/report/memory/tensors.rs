@@ -57,7 +57,7 @@ impl Tensors<'_> {
         {
             return Ok(facts);
         }
-        Ok(self.index()?.facts(places, ids, |operation| self.operation_name(operation)))
+        Ok(self.index()?.facts(places, ids))
     }
 
     /// The index of every tensor's placement and links: built on the first call, then kept.
@@ -102,7 +102,7 @@ impl Tensors<'_> {
                 uses.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), output));
             }
         }
-        Ok(TensorIndex::new(self.placements("1")?, device_places, uses))
+        Ok(TensorIndex::new(self.placements("1")?, device_places, uses, |operation| self.operation_name(operation)))
     }
 
     /// The `tensors` rows matching `condition` as placements, the report's rank before rank 0.
@@ -195,7 +195,7 @@ impl Tensors<'_> {
     /// report's index of every tensor (built once).
     pub(crate) fn every_tenant_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<Vec<TensorFacts>> {
         if places.len() > MAX_PLACES || self.cache.get().is_some() {
-            return Ok(self.index()?.facts(places, &[], |operation| self.operation_name(operation)));
+            return Ok(self.index()?.facts(places, &[]));
         }
         let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
         let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();
