@@ -32,9 +32,10 @@ pub(crate) struct TensorIndex {
     device_places: Vec<(u64, u64, u64)>,
     /// (tensor id, operation id, output) of the link rows, sorted.
     uses: Vec<(u64, u64, bool)>,
-    /// The name of each operation the link rows name, by operation id, sorted: one shared
-    /// copy each, cloned into every fact (a place may have had thousands of tenants).
-    names: Vec<(u64, Arc<str>)>,
+    /// The name of the operation of each link row (same order as `uses`): one shared copy per
+    /// operation, found once at the build and cloned into every fact (a reused address may
+    /// have had thousands of tenants, asked of at every failure).
+    use_names: Vec<Arc<str>>,
 }
 
 /// The items of a slice sorted by `key` whose key is `wanted`.
@@ -73,8 +74,12 @@ impl TensorIndex {
         let mut operations: Vec<u64> = uses.iter().map(|u| u.1).collect();
         operations.sort_unstable();
         operations.dedup();
-        let names = operations.into_iter().map(|o| (o, name_of(o))).collect();
-        Self { rows, places, device_places, uses, names }
+        let names: Vec<(u64, Arc<str>)> = operations.into_iter().map(|o| (o, name_of(o))).collect();
+        let use_names = uses
+            .iter()
+            .map(|u| range(&names, &u.1, |n| n.0).first().map_or_else(|| "".into(), |n| n.1.clone()))
+            .collect();
+        Self { rows, places, device_places, uses, use_names }
     }
 
     /// The tensors recorded at any (device, address) of `places`, and the tensors `ids`, with
@@ -90,13 +95,12 @@ impl TensorIndex {
     /// What the index knows of one tensor.
     fn facts_of(&self, id: u64) -> TensorFacts {
         let row = range(&self.rows, &id, |r| r.tensor_id).first();
-        let uses = range(&self.uses, &id, |u| u.0)
+        let start = self.uses.partition_point(|u| u.0 < id);
+        let end = start + self.uses[start..].partition_point(|u| u.0 == id);
+        let uses = self.uses[start..end]
             .iter()
-            .map(|&(_, operation_id, output)| {
-                let name =
-                    range(&self.names, &operation_id, |n| n.0).first().map_or_else(|| "".into(), |n| n.1.clone());
-                TensorUse { operation_id, operation_name: name, output }
-            })
+            .zip(&self.use_names[start..end])
+            .map(|(&(_, operation_id, output), name)| TensorUse { operation_id, operation_name: name.clone(), output })
             .collect();
         TensorFacts {
             tensor_id: id,
