@@ -5,7 +5,7 @@
 
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::messages::failure::BufferType;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// A `tensors` row as the index keeps it: where the tensor was first recorded.
@@ -17,14 +17,11 @@ pub(crate) struct Placement {
     pub(crate) buffer_type: Option<BufferType>,
 }
 
-/// Every tensor's placement and links; built once per report. Sorted vectors searched by
-/// halves, no hash maps: on a report of 200 000 tensors and 400 000 link rows, hashing was a
-/// fifth of the build (docs/performance.md, issue 29). Operation names are made once, at the
-/// build: made per fact, they cost more than the maps on a report of 80 failures.
+/// Every tensor's placement and links; built once per report.
 #[derive(Debug, Default)]
 pub(crate) struct TensorIndex {
-    /// `tensors` rows of the rank (else rank 0), one per tensor, sorted by tensor id.
-    rows: Vec<Placement>,
+    /// `tensors` rows of the rank (else rank 0), by tensor id.
+    rows: HashMap<u64, Placement>,
     /// (device, address, tensor id) of every recorded placement, `device_tensors` included,
     /// sorted.
     places: Vec<(u64, u64, u64)>,
@@ -32,10 +29,10 @@ pub(crate) struct TensorIndex {
     device_places: Vec<(u64, u64, u64)>,
     /// (tensor id, operation id, output) of the link rows, sorted.
     uses: Vec<(u64, u64, bool)>,
-    /// The name of the operation of each link row (same order as `uses`): one shared copy per
-    /// operation, found once at the build and cloned into every fact (a reused address may
-    /// have had thousands of tenants, asked of at every failure).
-    use_names: Vec<Arc<str>>,
+    /// Where each tensor's links start and end in `uses`.
+    use_ranges: HashMap<u64, (usize, usize)>,
+    /// The names of the operations in `uses`.
+    operations: HashMap<u64, Arc<str>>,
 }
 
 /// The items of a slice sorted by `key` whose key is `wanted`.
@@ -46,24 +43,19 @@ fn range<'a, T, K: Ord>(items: &'a [T], wanted: &K, key: impl Fn(&T) -> K) -> &'
 }
 
 impl TensorIndex {
-    /// The index of `tensors` rows (one per tensor, sorted by id, as `Tensors::placements`
-    /// gives them), `device_tensors` rows (tensor, device, address) and link rows (tensor,
-    /// operation, output).
+    /// The index of `tensors` rows (one per tensor), `device_tensors` rows (tensor, device,
+    /// address) and link rows (tensor, operation, output), naming operations by `name_of`.
     pub(crate) fn new(
-        mut rows: Vec<Placement>,
+        rows: Vec<Placement>,
         mut device_places: Vec<(u64, u64, u64)>,
         mut uses: Vec<(u64, u64, bool)>,
         name_of: impl Fn(u64) -> Arc<str>,
     ) -> Self {
-        // One row per tensor id, the first kept (already so from `placements`: checked, not assumed).
-        if !rows.is_sorted_by(|a, b| a.tensor_id < b.tensor_id) {
-            rows.sort_by_key(|r| r.tensor_id);
-            rows.dedup_by_key(|r| r.tensor_id);
-        }
+        let rows: HashMap<u64, Placement> = rows.into_iter().map(|p| (p.tensor_id, p)).collect();
         device_places.sort_unstable();
         device_places.dedup();
         let mut places: Vec<(u64, u64, u64)> = rows
-            .iter()
+            .values()
             .filter_map(|r| Some((r.device_id?, r.address?, r.tensor_id)))
             .chain(device_places.iter().map(|&(t, d, a)| (d, a, t)))
             .collect();
@@ -71,15 +63,17 @@ impl TensorIndex {
         places.dedup();
         uses.sort_unstable();
         uses.dedup();
-        let mut operations: Vec<u64> = uses.iter().map(|u| u.1).collect();
-        operations.sort_unstable();
-        operations.dedup();
-        let names: Vec<(u64, Arc<str>)> = operations.into_iter().map(|o| (o, name_of(o))).collect();
-        let use_names = uses
-            .iter()
-            .map(|u| range(&names, &u.1, |n| n.0).first().map_or_else(|| "".into(), |n| n.1.clone()))
-            .collect();
-        Self { rows, places, device_places, uses, use_names }
+        let mut use_ranges = HashMap::new();
+        let mut start = 0;
+        for chunk in uses.chunk_by(|a, b| a.0 == b.0) {
+            use_ranges.insert(chunk[0].0, (start, start + chunk.len()));
+            start += chunk.len();
+        }
+        let mut operations = HashMap::new();
+        for &(_, operation, _) in &uses {
+            operations.entry(operation).or_insert_with(|| name_of(operation));
+        }
+        Self { rows, places, device_places, uses, use_ranges, operations }
     }
 
     /// The tensors recorded at any (device, address) of `places`, and the tensors `ids`, with
@@ -94,13 +88,15 @@ impl TensorIndex {
 
     /// What the index knows of one tensor.
     fn facts_of(&self, id: u64) -> TensorFacts {
-        let row = range(&self.rows, &id, |r| r.tensor_id).first();
-        let start = self.uses.partition_point(|u| u.0 < id);
-        let end = start + self.uses[start..].partition_point(|u| u.0 == id);
+        let row = self.rows.get(&id);
+        let (start, end) = self.use_ranges.get(&id).copied().unwrap_or_default();
         let uses = self.uses[start..end]
             .iter()
-            .zip(&self.use_names[start..end])
-            .map(|(&(_, operation_id, output), name)| TensorUse { operation_id, operation_name: name.clone(), output })
+            .map(|&(_, operation_id, output)| TensorUse {
+                operation_id,
+                operation_name: self.operations.get(&operation_id).cloned().unwrap_or_else(|| "".into()),
+                output,
+            })
             .collect();
         TensorFacts {
             tensor_id: id,

@@ -69,11 +69,6 @@ impl Tensors<'_> {
         Ok(self.cache.get_or_init(|| built))
     }
 
-    /// The name of an operation by id (empty when the report has no such operation).
-    fn operation_name(&self, operation: u64) -> Arc<str> {
-        Arc::from(operation_index(self.operations, operation).map_or("", |i| self.operations[i].name.as_str()))
-    }
-
     /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
     pub(super) fn build_tensor_index(&self) -> rusqlite::Result<TensorIndex> {
         let mut device_places = Vec::new();
@@ -102,7 +97,10 @@ impl Tensors<'_> {
                 uses.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), output));
             }
         }
-        Ok(TensorIndex::new(self.placements("1")?, device_places, uses, |operation| self.operation_name(operation)))
+        let name_of = |operation| {
+            Arc::from(operation_index(self.operations, operation).map_or("", |i| self.operations[i].name.as_str()))
+        };
+        Ok(TensorIndex::new(self.placements("1")?, device_places, uses, name_of))
     }
 
     /// The `tensors` rows matching `condition` as placements, the report's rank before rank 0.
