@@ -34,9 +34,27 @@ impl App {
             }
             // BEFORE's lines, once, while tab 5 is shown (left, the pass stops and starts again).
             Job::BeforeUsage => self.tab == Tab::OverTime && self.compare.is_some() && jobs.before.open(),
+            Job::Picture => self.picture_wanted().is_some(),
             Job::Fixes => self.fixes_wanted().is_some(),
             Job::WhatIf => self.what_if_wanted().is_some(),
         }
+    }
+
+    /// The failure (operation index) whose picture the screen waits for: tab 4 shows an
+    /// operation with an allocation failure whose memory at the failure is not read yet. The
+    /// loop reads it on a worker ("Reading the memory of this operation…" until it lands); when
+    /// the selection moves on, that read is cancelled.
+    pub fn picture_wanted(&self) -> Option<usize> {
+        let i = self.selected_operation().filter(|_| self.tab == Tab::Memory)?;
+        matches!(self.memory.wanted(i, &self.model), Some((None, true))).then_some(i)
+    }
+
+    /// The memory at a failure, read on a worker (for a failure without a picture of its own,
+    /// the operation's snapshot; `Loaded::Unavailable` with why not).
+    pub fn set_picture(&mut self, operation: usize, picture: Loaded<MemoryPicture>) {
+        self.memory.deliver(operation, None, picture);
+        self.jobs.picture = JobState::Idle;
+        self.follow_selection();
     }
 
     /// The failure (operation index) whose fixes the screen waits for: tab 4 shows the picture

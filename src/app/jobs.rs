@@ -13,6 +13,10 @@ pub enum Job {
     Usage,
     /// The same for the earlier run the shown one is compared with (`--compare`).
     BeforeUsage,
+    /// The memory at the selected failure (tab 4), while it is shown: the picture the loop
+    /// reads on a worker, never on the UI thread (the holders may need the report's tensor
+    /// index, seconds on a large report).
+    Picture,
     /// The selected failure's fixes, each replayed (tab 4), while it is shown.
     Fixes,
     /// The fixes the user typed for the selected failure (`w`), replayed while it is shown.
@@ -20,7 +24,7 @@ pub enum Job {
 }
 
 /// Every background pass, in the order the loop looks at them.
-pub const JOBS: [Job; 5] = [Job::ReplayGraphs, Job::Usage, Job::BeforeUsage, Job::Fixes, Job::WhatIf];
+pub const JOBS: [Job; 6] = [Job::ReplayGraphs, Job::Usage, Job::BeforeUsage, Job::Picture, Job::Fixes, Job::WhatIf];
 
 /// A background pass: its progress, or how it ended.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -76,6 +80,8 @@ pub struct Jobs {
     pub(crate) usage: JobState,
     /// The earlier run's memory lines (`--compare`).
     pub(crate) before: JobState,
+    /// The selected failure's picture.
+    pub(crate) picture: JobState,
     /// The selected failure's fixes.
     pub(crate) fixes: JobState,
     /// The fixes typed.
@@ -89,6 +95,7 @@ impl Jobs {
             Job::ReplayGraphs => &self.replay,
             Job::Usage => &self.usage,
             Job::BeforeUsage => &self.before,
+            Job::Picture => &self.picture,
             Job::Fixes => &self.fixes,
             Job::WhatIf => &self.what_if,
         }
@@ -100,6 +107,7 @@ impl Jobs {
             Job::ReplayGraphs => self.replay = state,
             Job::Usage => self.usage = state,
             Job::BeforeUsage => self.before = state,
+            Job::Picture => self.picture = state,
             Job::Fixes => self.fixes = state,
             Job::WhatIf => self.what_if = state,
         }

@@ -1,6 +1,7 @@
 //! What the state needs from the report: `pending_reads` says it, the loop reads it and hands the
-//! results back with `deliver`. Nothing here touches the report. Replays are no reads: a
-//! failure's fixes and the fixes typed are background passes (`App::fixes_wanted`).
+//! results back with `deliver`. Nothing here touches the report. Replays and the memory at a
+//! failure are no reads: a failure's picture, its fixes and the fixes typed are background
+//! passes (`App::picture_wanted`, `App::fixes_wanted`).
 
 use super::device_ops::DeviceTree;
 use super::memory::{MemoryPicture, Place};
@@ -70,10 +71,11 @@ impl App {
             if self.tab == Tab::DeviceOps && !self.device_ops.has_tree(i) {
                 reads.push(Read::Graph(i));
             }
+            // The memory at a failure is no read: a background pass (`App::picture_wanted`).
             if self.tab == Tab::Memory
-                && let Some((place, failure)) = self.memory.wanted(i, model)
+                && let Some((place, false)) = self.memory.wanted(i, model)
             {
-                reads.push(Read::Memory { operation: i, place, failure });
+                reads.push(Read::Memory { operation: i, place, failure: false });
             }
         }
         reads

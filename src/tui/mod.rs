@@ -1,13 +1,14 @@
 //! The terminal loop: draw, read what the state asked for, draw again; then wait for keys or a
 //! worker's message (one channel, no polling), coalesce what is queued, update. No tick: the
 //! screen is drawn only when something happened. Linking a performance report, replaying every
-//! graph, the pass over `buffers` and tab 4's fix replays run as workers, so none delays a frame. The terminal is
+//! graph, the pass over `buffers`, tab 4's memory at a failure and its fix replays run as workers, so none delays a frame. The terminal is
 //! restored on exit, error and panic.
 
 mod compare;
 mod events;
 mod pass;
 mod passes;
+mod picture;
 mod replays;
 mod session;
 pub mod worker;
@@ -17,6 +18,7 @@ pub use compare::{BeforePass, comparison};
 use events::{Events, Wake};
 pub use pass::{JobPass, Pass, Slot, start_worker};
 pub use passes::{LinkOutput, LinkPass, ReplayOutput, ReplayPass, RunOverTime, UsageOutput, UsagePass, perf_input};
+pub use picture::{PictureOutput, PicturePass};
 pub use replays::{FixesOutput, FixesPass, WhatIfOutput, WhatIfPass};
 pub use session::{Session, app_for};
 pub use workers::Workers;
@@ -40,9 +42,10 @@ pub const PANIC_FOR_TEST: &str = "TTNN_TUI_PANIC_FOR_TEST";
 const WATCH_POLL: Duration = Duration::from_millis(500);
 
 /// Draws at once, then reads what the drawn screen needs (stack traces of the rows it showed, the
-/// selected operation's arguments, graph or memory) and draws again if anything was read, so a
-/// slow read never delays the first frame. It never replays: a failure's fixes and the fixes
-/// typed are background passes (`replays.rs`), started by the loop after the frame. Tests call this after every action. Returns the size
+/// selected operation's arguments, graph or memory snapshot) and draws again if anything was
+/// read, so a slow read never delays the first frame. It never replays and never reads the
+/// memory at a failure: a failure's picture (`picture.rs`), its fixes and the fixes typed
+/// (`replays.rs`) are background passes, started by the loop after the frame. Tests call this after every action. Returns the size
 /// drawn at: what the screen shows until the next frame.
 pub fn frame<B: Backend>(
     terminal: &mut Terminal<B>,

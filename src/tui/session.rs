@@ -47,8 +47,48 @@ fn failed_in(report: &MemoryReport) -> HashMap<usize, Result<Vec<String>, String
         .collect()
 }
 
+/// The memory of an operation: at its failure when asked and there is a picture of it (`replay`:
+/// the graph replay, when it ran), else its own snapshot at `place`.
+pub(crate) fn memory_picture(
+    report: &MemoryReport,
+    replay: Option<&GraphReplay>,
+    index: usize,
+    place: Option<Place>,
+    failure: bool,
+) -> Result<MemoryPicture, ReportError> {
+    if failure {
+        match report.memory_at_failure(index, replay)? {
+            FailureMemory::Found(m) => return Ok(MemoryPicture::Failure(m)),
+            FailureMemory::NeedsReplay => return Ok(MemoryPicture::NeedsReplay),
+            FailureMemory::Absent => {}
+        }
+    }
+    Ok(match report.operation_memory(index, place)? {
+        Some(m) => MemoryPicture::Operation(Box::new(m)),
+        None => MemoryPicture::Nothing(nothing_reason(report, index)),
+    })
+}
+
+/// Why an operation has no memory picture.
+fn nothing_reason(report: &MemoryReport, index: usize) -> NoPicture {
+    let ops = &report.operations;
+    if let (false, Some(last)) = (ops[index].recorded, index.checked_sub(1))
+        && report.error_of(index).is_some_and(|e| e.failure.is_none())
+    {
+        return NoPicture::NothingAtStart { last: ops[last].id };
+    }
+    match report.error_of(index) {
+        Some(e) if e.failure.is_some() => NoPicture::FailedWithoutRecords,
+        Some(e) => NoPicture::FailedBeforeAllocating {
+            error_type: e.error_type.clone(),
+            first_line: first_line(&e.message).to_string(),
+        },
+        None => NoPicture::NoBuffers,
+    }
+}
+
 /// A read's result as the state keeps it: the value, or why it is unavailable.
-fn loaded<T>(result: Result<T, ReportError>) -> Loaded<T> {
+pub(crate) fn loaded<T>(result: Result<T, ReportError>) -> Loaded<T> {
     match result {
         Ok(value) => Loaded::Ready(value),
         Err(e) => Loaded::Unavailable(e.to_string()),
@@ -76,44 +116,11 @@ impl Session {
                 Read::Arguments(i) => ReadResult::Arguments(i, loaded(report.details().arguments(i))),
                 Read::Graph(i) => ReadResult::Graph(i, loaded(report.graphs().graph(i))),
                 Read::Memory { operation, place, failure } => {
-                    ReadResult::Memory(operation, place, loaded(self.memory(operation, place, failure)))
+                    let picture = memory_picture(report, self.replay.as_deref(), operation, place, failure);
+                    ReadResult::Memory(operation, place, loaded(picture))
                 }
             })
             .collect()
-    }
-
-    /// The memory of an operation: at its failure when asked and there is a picture of it, else
-    /// its own snapshot at `place`.
-    fn memory(&self, index: usize, place: Option<Place>, failure: bool) -> Result<MemoryPicture, ReportError> {
-        if failure {
-            match self.report.memory_at_failure(index, self.replay.as_deref())? {
-                FailureMemory::Found(m) => return Ok(MemoryPicture::Failure(m)),
-                FailureMemory::NeedsReplay => return Ok(MemoryPicture::NeedsReplay),
-                FailureMemory::Absent => {}
-            }
-        }
-        Ok(match self.report.operation_memory(index, place)? {
-            Some(m) => MemoryPicture::Operation(Box::new(m)),
-            None => MemoryPicture::Nothing(self.nothing_reason(index)),
-        })
-    }
-
-    /// Why an operation has no memory picture.
-    fn nothing_reason(&self, index: usize) -> NoPicture {
-        let ops = &self.report.operations;
-        if let (false, Some(last)) = (ops[index].recorded, index.checked_sub(1))
-            && self.report.error_of(index).is_some_and(|e| e.failure.is_none())
-        {
-            return NoPicture::NothingAtStart { last: ops[last].id };
-        }
-        match self.report.error_of(index) {
-            Some(e) if e.failure.is_some() => NoPicture::FailedWithoutRecords,
-            Some(e) => NoPicture::FailedBeforeAllocating {
-                error_type: e.error_type.clone(),
-                first_line: first_line(&e.message).to_string(),
-            },
-            None => NoPicture::NoBuffers,
-        }
     }
 
     /// Looks for what a writer committed to a watched report and hands it to the state; true

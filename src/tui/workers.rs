@@ -1,5 +1,5 @@
 //! The loop's background passes on worker threads: one [`Slot`] per pass (linking a performance
-//! report, the graph replay, the run over time, tab 4's replays), each started when the state wants it
+//! report, the graph replay, the run over time, tab 4's picture and replays), each started when the state wants it
 //! (`App::want`), cancelled when it no longer does, and collected by the one collect loop; and
 //! the same passes run in place (`Session::run_job`, for tests and benchmarks).
 
@@ -7,6 +7,7 @@ use super::compare::BeforePass;
 use super::pass::Pass;
 use super::pass::{JobPass, Slot, run_here};
 use super::passes::{LinkPass, ReplayPass, UsagePass};
+use super::picture::PicturePass;
 use super::replays::{FixesPass, WhatIfPass};
 use super::session::Session;
 use super::worker::Waker;
@@ -22,6 +23,8 @@ pub struct Workers {
     usage: Slot<UsagePass>,
     /// The earlier run's lines (`--compare`).
     before: Slot<BeforePass>,
+    /// The selected failure's picture, and the failure it is read for.
+    picture: Targeted<PicturePass, usize>,
     /// The selected failure's fixes, and the failure they are replayed for.
     fixes: Targeted<FixesPass, usize>,
     /// The fixes typed, and the failure and fixes they are.
@@ -82,6 +85,7 @@ impl Workers {
             replay: Slot::default(),
             usage: Slot::default(),
             before: Slot::default(),
+            picture: Targeted::default(),
             fixes: Targeted::default(),
             what_if: Targeted::default(),
         }
@@ -95,7 +99,7 @@ impl Workers {
 
     /// Whether any pass runs.
     pub fn busy(&self) -> bool {
-        let replaying = self.fixes.slot.busy() || self.what_if.slot.busy();
+        let replaying = self.picture.slot.busy() || self.fixes.slot.busy() || self.what_if.slot.busy();
         self.link.busy() || self.replay.busy() || self.usage.busy() || self.before.busy() || replaying
     }
 
@@ -107,6 +111,10 @@ impl Workers {
                 Job::ReplayGraphs => steer(&mut self.replay, session, app, &self.waker),
                 Job::Usage => steer(&mut self.usage, session, app, &self.waker),
                 Job::BeforeUsage => steer(&mut self.before, session, app, &self.waker),
+                Job::Picture => {
+                    let wanted = app.picture_wanted();
+                    self.picture.steer(wanted, session, app, &self.waker, |i| PicturePass::new(i, session));
+                }
                 Job::Fixes => {
                     let wanted = app.fixes_wanted();
                     self.fixes.steer(wanted, session, app, &self.waker, |i| FixesPass::new(i, session));
@@ -126,9 +134,10 @@ impl Workers {
         let replayed = self.replay.collect(session, app);
         let summed = self.usage.collect(session, app);
         let before = self.before.collect(session, app);
+        let pictured = self.picture.slot.collect(session, app);
         let fixed = self.fixes.slot.collect(session, app);
         let typed = self.what_if.slot.collect(session, app);
-        linked || replayed || summed || before || fixed || typed
+        linked || replayed || summed || before || pictured || fixed || typed
     }
 }
 
@@ -140,6 +149,7 @@ impl Session {
             Job::ReplayGraphs => run_here::<ReplayPass>(self, app),
             Job::Usage => run_here::<UsagePass>(self, app),
             Job::BeforeUsage => run_here::<BeforePass>(self, app),
+            Job::Picture => run_here::<PicturePass>(self, app),
             Job::Fixes => run_here::<FixesPass>(self, app),
             Job::WhatIf => run_here::<WhatIfPass>(self, app),
         }

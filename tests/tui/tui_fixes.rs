@@ -11,10 +11,10 @@ use insta::assert_snapshot;
 use real_support::folder;
 use std::sync::atomic::AtomicBool;
 use ttnn_tui::app::Action::{self, *};
-use ttnn_tui::app::App;
+use ttnn_tui::app::{App, Job};
 use ttnn_tui::report::{MemoryReport, ReportError, resolve_report};
 use ttnn_tui::tui::worker::Waker;
-use ttnn_tui::tui::{FixesPass, JobPass, Pass, Session, Slot, WhatIfPass, act, frame};
+use ttnn_tui::tui::{FixesPass, JobPass, Pass, PicturePass, Session, Slot, WhatIfPass, act, frame};
 use tui_support::Harness;
 
 fn harness(scenario: &str, operation: u64, width: u16, height: u16) -> Harness {
@@ -284,6 +284,12 @@ fn key(h: &mut Harness, action: Action) {
     frame(&mut h.terminal, &mut h.app, &h.session, &h.theme).unwrap();
 }
 
+/// Reads the selected failure's picture here and now (the loop reads it on a worker), and draws.
+fn read_picture(h: &mut Harness) {
+    h.session.run_job(Job::Picture, &mut h.app);
+    frame(&mut h.terminal, &mut h.app, &h.session, &h.theme).unwrap();
+}
+
 /// Collects the held pass's result once it lands (its wake-ups say when), and draws.
 fn land<P: Pass>(h: &mut Harness, slot: &mut Slot<P>, wakes: &std::sync::mpsc::Receiver<()>) {
     while slot.busy() {
@@ -301,6 +307,7 @@ fn a_replay_in_flight_does_not_hold_up_the_loop() {
     let report = MemoryReport::open(&resolve_report(Some(&folder("a_l1_add_oom"))).unwrap(), 0).unwrap();
     let mut h = Harness::new(report, 120, 40, false, Some(11));
     key(&mut h, GoToTab(3));
+    read_picture(&mut h);
     // The frame drew the failure's picture and did not replay its fixes: the loop is to.
     assert!(joined(&h).contains("Replaying each fix…"), "{}", h.screen());
     assert_eq!(h.app.fixes_wanted(), Some(h.app.selected_operation().unwrap()));
@@ -346,4 +353,39 @@ fn a_replay_in_flight_does_not_hold_up_the_loop() {
         "{text}"
     );
     assert_eq!(h.app.what_if_wanted(), None);
+}
+
+/// The memory at a failure is a background pass too (issue 29): its holders may need the
+/// report's tensor index, seconds on a large report. While it is read, keys are applied and
+/// drawn ("Reading the memory of this operation…"); the picture is drawn when it lands, and
+/// only then are its fixes wanted.
+#[test]
+fn a_picture_read_in_flight_does_not_hold_up_the_loop() {
+    let report = MemoryReport::open(&resolve_report(Some(&folder("a_l1_add_oom"))).unwrap(), 0).unwrap();
+    let mut h = Harness::new(report, 120, 40, false, Some(11));
+    let selected = h.app.selected_operation();
+    key(&mut h, GoToTab(3));
+    // The frame did not read the picture: the loop is to.
+    assert!(joined(&h).contains("Reading the memory of this operation…"), "{}", h.screen());
+    assert_eq!(h.app.picture_wanted(), selected);
+    assert_eq!(h.app.fixes_wanted(), None, "no fixes before the picture");
+    let pass = PicturePass::prepare(&mut h.session, &h.app);
+    let (mut slot, release, wakes) = held(pass, &h);
+    // Keys while the read is held: each applied and drawn.
+    key(&mut h, GoToTab(0));
+    assert!(!joined(&h).contains("Reading the memory of this operation…"), "tab 1 is drawn: {}", h.screen());
+    assert_eq!(h.app.picture_wanted(), None, "tab 1 needs no picture");
+    key(&mut h, GoToTab(3));
+    assert!(joined(&h).contains("Reading the memory of this operation…"), "{}", h.screen());
+    key(&mut h, Help);
+    assert!(joined(&h).contains("Keys"), "the help is drawn: {}", h.screen());
+    key(&mut h, Back);
+    assert!(slot.busy() && !slot.collect(&mut h.session, &mut h.app), "the read is still held");
+    release.send(()).unwrap();
+    land(&mut h, &mut slot, &wakes);
+    let text = joined(&h);
+    assert!(!text.contains("Reading the memory of this operation…"), "{text}");
+    assert!(text.contains("Replaying each fix…"), "the picture landed, its fixes are wanted: {text}");
+    assert_eq!(h.app.picture_wanted(), None);
+    assert_eq!(h.app.fixes_wanted(), selected);
 }

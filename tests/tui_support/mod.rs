@@ -195,13 +195,14 @@ impl Harness {
         h
     }
 
-    /// Reads and draws, as the loop does; tab 4's replays (background passes in the loop) are
-    /// run here and now when the frame asks for them, and the screen drawn again with them, as
-    /// the loop draws when they land.
+    /// Reads and draws, as the loop does; tab 4's picture at a failure and its replays
+    /// (background passes in the loop) are run here and now when the frame asks for them, and
+    /// the screen drawn again with them, as the loop draws when they land.
     pub fn draw(&mut self) {
         ttnn_tui::tui::frame(&mut self.terminal, &mut self.app, &self.session, &self.theme).unwrap();
         for _ in 0..4 {
-            let wanted: Vec<Job> = [Job::Fixes, Job::WhatIf].into_iter().filter(|&j| self.app.want(j)).collect();
+            let wanted: Vec<Job> =
+                [Job::Picture, Job::Fixes, Job::WhatIf].into_iter().filter(|&j| self.app.want(j)).collect();
             if wanted.is_empty() {
                 break;
             }

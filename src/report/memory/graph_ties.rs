@@ -24,11 +24,21 @@ impl MemoryReport {
             .filter_map(|p| Some((p, operation_index(&self.operations, p)?)))
             .collect();
         // Their graphs a batch per read (each read of one graph may scan the whole table), so
-        // that a run with thousands of producers in doubt never holds all their graphs at once.
+        // that a run with thousands of producers in doubt never holds all their graphs at once;
+        // a graph read at open (a failure's, which may hold a million nodes) is borrowed.
+        let graphs = self.graphs();
         for batch in producers.chunks(TIE_BATCH) {
-            let mut graphs = self.graphs().read(batch.iter().map(|&(_, i)| i).collect())?;
+            let unread = batch.iter().map(|&(_, i)| i).filter(|&i| !graphs.read_at_open(i)).collect();
+            let mut read = graphs.read(unread)?;
             for &(producer, index) in batch {
-                let Some(Ok(graph)) = graphs.remove(&index) else { continue };
+                let graph = match read.remove(&index) {
+                    Some(Ok(graph)) => std::borrow::Cow::Owned(graph),
+                    Some(Err(_)) => continue,
+                    None => match graphs.graph_shared(index) {
+                        Ok(graph) => graph,
+                        Err(_) => continue,
+                    },
+                };
                 let outputs = self.linked_tensor_ids("output_tensors", "output_index", &[index])?;
                 let outputs = outputs.get(&index).map(Vec::as_slice).unwrap_or_default();
                 if let Some(ties) = output_places(&graph, outputs, tensors) {

@@ -82,6 +82,11 @@ impl<'a> Graphs<'a> {
         pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| Ok(parse_graph(t)?))
     }
 
+    /// Whether the graph of an operation (by index) was read at open (a failed operation's).
+    pub(super) fn read_at_open(&self, index: usize) -> bool {
+        self.error_graphs.contains_key(&index)
+    }
+
     /// [`Self::graph`], borrowed when it was read at open (a failure's graph may hold a million
     /// nodes: it is not copied for each question).
     pub fn graph_shared(&self, index: usize) -> Result<std::borrow::Cow<'a, [GraphNode]>, ReportError> {

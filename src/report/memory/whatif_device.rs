@@ -27,7 +27,7 @@ impl MemoryReport {
     /// tensors on `device` (docs/rules/memory.md §2: submeshes whose parent holds nothing are 1 and 2 in the
     /// graphs, 0 and 1 in the tables). None when they agree or nothing says.
     fn graph_id_of(&self, device: u64, index: usize) -> Result<Option<u64>, ReportError> {
-        let Ok(graph) = self.graphs().graph(index) else { return Ok(None) };
+        let Ok(graph) = self.graphs().graph_shared(index) else { return Ok(None) };
         let named: Vec<(u64, u64)> = graph
             .iter()
             .filter(|n| n.is(NodeType::Tensor))
