@@ -4,7 +4,7 @@
 //! while it runs) with the same sentence `FixAnswer::sentence` holds.
 
 use crate::analysis::memory::whatif::{Advice, AdviceKind, Fix, ReplayedAdvice, Sources, not_applied};
-use crate::report::memory::replay::GraphReplay;
+use crate::report::memory::graph_only::GraphOnlyPass;
 use crate::report::memory::view::FailureMemory;
 use crate::report::{MemoryReport, ReportError, WhatIfOptions};
 use serde::Serialize;
@@ -28,7 +28,7 @@ pub struct FixAnswer {
 pub fn failure_advice(
     report: &MemoryReport,
     index: usize,
-    replay: Option<&GraphReplay>,
+    replay: Option<&GraphOnlyPass>,
     cancel: Option<&AtomicBool>,
 ) -> Result<Vec<ReplayedAdvice>, ReportError> {
     match report.memory_at_failure(index, replay)? {
@@ -44,7 +44,7 @@ pub fn your_fixes(
     report: &MemoryReport,
     index: usize,
     fixes: &[Fix],
-    replay: Option<&GraphReplay>,
+    replay: Option<&GraphOnlyPass>,
     cancel: Option<&AtomicBool>,
 ) -> Result<Result<ReplayedAdvice, String>, ReportError> {
     let memory = match report.memory_at_failure(index, replay)? {

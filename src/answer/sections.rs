@@ -4,7 +4,7 @@
 use super::select::ExplainedError;
 use crate::analysis::memory::MemoryAtFailure;
 use crate::analysis::memory::whatif::ReplayedAdvice;
-use crate::report::{FailureMemory, GraphReplay, MemoryReport, ReportError};
+use crate::report::{FailureMemory, GraphOnlyPass, MemoryReport, ReportError};
 use std::sync::atomic::AtomicBool;
 
 /// One failure's memory section and its advice, each line replayed (docs/rules/memory.md §9.2).
@@ -23,7 +23,7 @@ pub(crate) type Section = Result<Option<FailureSection>, ReportError>;
 pub(crate) struct MemorySections<'a> {
     report: &'a MemoryReport,
     /// The graph-only pass, once it has run.
-    replay: Option<Result<Option<GraphReplay>, ReportError>>,
+    replay: Option<Result<Option<GraphOnlyPass>, ReportError>>,
 }
 
 impl<'a> MemorySections<'a> {

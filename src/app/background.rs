@@ -24,7 +24,7 @@ impl App {
     /// the run over time while tab 5 is shown (left, it stops and later goes on from there).
     pub fn want(&self, job: Job) -> bool {
         let (jobs, over_time) = (&self.jobs, &self.over_time);
-        let from_replay = over_time.source == UsageSource::GraphReplay;
+        let from_replay = over_time.source == UsageSource::GraphOnlyPass;
         match job {
             Job::ReplayGraphs => {
                 jobs.replay.open() && (self.memory.needs_replay() || (from_replay && jobs.usage.open()))
@@ -100,7 +100,7 @@ impl App {
     /// Whether the graph replay, when it starts, should also find the run over time (a report
     /// without `buffers` rows whose tab 5 waits for it).
     pub fn over_time_waits_for_replay(&self) -> bool {
-        self.over_time.source == UsageSource::GraphReplay && self.jobs.usage.open()
+        self.over_time.source == UsageSource::GraphOnlyPass && self.jobs.usage.open()
     }
 
     /// A background pass's progress: `done` of `total` units (both 0 as it starts).
@@ -143,7 +143,7 @@ impl App {
 
     /// The report has no `buffers` rows: the run over time waits for every graph replayed.
     pub fn usage_needs_replay(&mut self) {
-        self.over_time.source = UsageSource::GraphReplay;
+        self.over_time.source = UsageSource::GraphOnlyPass;
         self.jobs.usage = JobState::Idle;
     }
 

@@ -49,7 +49,7 @@ pub enum UsageSource {
     #[default]
     Snapshots,
     /// Every captured graph, replayed (a report without `buffers` rows).
-    GraphReplay,
+    GraphOnlyPass,
 }
 
 impl OverTimeTab {
@@ -117,7 +117,7 @@ impl OverTimeTab {
     /// `buffers` rows waits for it, else the run over time.
     pub(crate) fn pass<'a>(&self, jobs: &'a Jobs) -> &'a JobState {
         match (self.source, &jobs.replay) {
-            (UsageSource::GraphReplay, replay) if *replay != JobState::Done => replay,
+            (UsageSource::GraphOnlyPass, replay) if *replay != JobState::Done => replay,
             _ => &jobs.usage,
         }
     }

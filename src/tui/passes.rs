@@ -10,7 +10,7 @@ use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::usage_series::UsageSeries;
 use crate::answer::on_a_single_chip;
 use crate::app::{App, Job, JobEnd, PerfInput, PerfRows};
-use crate::report::memory::replay::GraphReplay;
+use crate::report::memory::graph_only::GraphOnlyPass;
 use crate::report::perf::linked::LinkedReports;
 use crate::report::perf::perf_report::{PerfSource, file_name_of};
 use crate::report::{MemoryReport, ReportError};
@@ -44,7 +44,7 @@ impl RunOverTime {
     }
 
     /// From every graph replayed (a report without `buffers` rows).
-    pub fn of_replay(report: &MemoryReport, replay: &GraphReplay) -> Self {
+    pub fn of_replay(report: &MemoryReport, replay: &GraphOnlyPass) -> Self {
         let late = report.replay_late(replay).map_err(|e| e.to_string());
         let (true_peaks, core_grids) = true_peaks_of(report);
         let series = report.usage().replay_series(replay);
@@ -67,7 +67,7 @@ fn true_peaks_of(report: &MemoryReport) -> (Vec<OperationPeak>, Vec<CoreGrid>) {
 /// without `buffers` rows, from the graph replay when there is one.
 pub struct UsagePass {
     usage: MemoryUsage,
-    replay: Option<Arc<GraphReplay>>,
+    replay: Option<Arc<GraphOnlyPass>>,
 }
 
 /// What the run over time gives: the sums read (all, or as far as it got), how the read ended,
@@ -158,7 +158,7 @@ pub struct ReplayPass {
 #[derive(Debug, PartialEq)]
 pub struct ReplayOutput {
     /// The replay.
-    pub replay: Result<Option<GraphReplay>, ReportError>,
+    pub replay: Result<Option<GraphOnlyPass>, ReportError>,
     /// The run over time from it.
     pub run: Option<RunOverTime>,
 }

@@ -7,7 +7,7 @@
 use super::pass::{JobPass, Pass};
 use super::session::{Session, loaded, memory_picture};
 use crate::app::{App, Job, JobEnd, MemoryPicture};
-use crate::report::memory::replay::GraphReplay;
+use crate::report::memory::graph_only::GraphOnlyPass;
 use crate::report::{MemoryReport, ReportError};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -16,7 +16,7 @@ use std::sync::atomic::AtomicBool;
 pub struct PicturePass {
     /// The failed operation (index); none when the state wants none.
     operation: Option<usize>,
-    replay: Option<Arc<GraphReplay>>,
+    replay: Option<Arc<GraphOnlyPass>>,
 }
 
 /// What [`PicturePass`] gives: the operation and its picture, or why not.

@@ -9,7 +9,7 @@ use super::session::Session;
 use crate::analysis::memory::whatif::{Fix, ReplayedAdvice};
 use crate::answer;
 use crate::app::{App, Job, JobEnd, Loaded};
-use crate::report::memory::replay::GraphReplay;
+use crate::report::memory::graph_only::GraphOnlyPass;
 use crate::report::{MemoryReport, ReportError};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 pub struct FixesPass {
     /// The failed operation (index); none when the state wants none.
     operation: Option<usize>,
-    replay: Option<Arc<GraphReplay>>,
+    replay: Option<Arc<GraphOnlyPass>>,
 }
 
 /// What [`FixesPass`] gives: the operation and its replayed advice, or why not.
@@ -77,7 +77,7 @@ impl JobPass for FixesPass {
 pub struct WhatIfPass {
     /// The failed operation (index) and the fixes; none when the state wants none.
     asked: Option<(usize, Vec<Fix>)>,
-    replay: Option<Arc<GraphReplay>>,
+    replay: Option<Arc<GraphOnlyPass>>,
 }
 
 /// What [`WhatIfPass`] gives: the operation and fixes asked, and their replay (`Err(why)`: a

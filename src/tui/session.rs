@@ -5,7 +5,7 @@
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::model::first_line;
 use crate::app::{App, Loaded, MemoryPicture, Model, NoPicture, Place, Read, ReadResult};
-use crate::report::memory::replay::GraphReplay;
+use crate::report::memory::graph_only::GraphOnlyPass;
 use crate::report::memory::view::FailureMemory;
 use crate::report::{MemoryReport, ReportError};
 use std::collections::HashMap;
@@ -17,7 +17,7 @@ pub struct Session {
     pub report: MemoryReport,
     /// Every captured graph replayed, once a failure or the run over time needed it (shared
     /// with a run over time that reads from it).
-    pub(crate) replay: Option<Arc<GraphReplay>>,
+    pub(crate) replay: Option<Arc<GraphOnlyPass>>,
     /// The `buffers` sums read so far (a cancelled pass goes on from where it stopped).
     pub(crate) usage: MemoryUsage,
     /// How many times a watched report changed since it was opened: a job started for an
@@ -51,7 +51,7 @@ fn failed_in(report: &MemoryReport) -> HashMap<usize, Result<Vec<String>, String
 /// the graph replay, when it ran), else its own snapshot at `place`.
 pub(crate) fn memory_picture(
     report: &MemoryReport,
-    replay: Option<&GraphReplay>,
+    replay: Option<&GraphOnlyPass>,
     index: usize,
     place: Option<Place>,
     failure: bool,

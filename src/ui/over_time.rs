@@ -124,7 +124,7 @@ pub fn draw(
     .areas(area);
     let basis = match series.basis {
         UsageBasis::Snapshots => "from the buffers snapshots",
-        UsageBasis::GraphReplay => "from the captured graphs (no buffers snapshots)",
+        UsageBasis::GraphOnlyPass => "from the captured graphs (no buffers snapshots)",
     };
     let title = format!(
         "Memory over the run · device {} · {} · per bank after each operation, {basis}",
@@ -191,7 +191,7 @@ fn progress_text(tab: &OverTimeTab, pass: &JobState) -> String {
         _ => (0, 0),
     };
     match tab.source {
-        UsageSource::GraphReplay => {
+        UsageSource::GraphOnlyPass => {
             "This report has no buffers snapshots: replaying every captured graph to follow the memory over the run…"
                 .to_string()
         }

@@ -232,7 +232,7 @@ fn any_operation_s_post_operation_picture() {
 fn the_report_can_move_to_a_worker_thread() {
     fn send<T: Send>() {}
     send::<MemoryReport>();
-    send::<ttnn_tui::report::GraphReplay>();
+    send::<ttnn_tui::report::GraphOnlyPass>();
 }
 
 #[test]

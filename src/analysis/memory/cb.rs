@@ -2,8 +2,8 @@
 //! end, and the live L1 buffers in their way.
 
 use super::graph_index::GraphIndex;
+use super::graph_walk::failure_point;
 use super::model::{CircularBuffer, CircularBufferClash, LiveBuffer};
-use super::replay::failure_point;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::messages::failure::Figures;
 

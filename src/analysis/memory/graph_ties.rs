@@ -6,10 +6,10 @@
 //! the tie is by order: the buffers the producer allocated and still held at its end, one per
 //! `output_tensors` row by `output_index`. Two tensors never own one buffer.
 
+use super::graph_walk::GraphWalk;
 use super::holders::producer;
 use super::inputs::TensorFacts;
 use super::notes::MemoryNote;
-use super::replay::Replay;
 use crate::analysis::graph::nodes::GraphNode;
 use std::collections::{BTreeSet, HashMap};
 
@@ -61,7 +61,7 @@ pub(crate) fn output_places(
     outputs: &[u64],
     tensors: &[TensorFacts],
 ) -> Option<Vec<(u64, (u64, u64))>> {
-    let mut replay = Replay::default();
+    let mut replay = GraphWalk::default();
     replay.run(graph, None);
     let mut held: Vec<(usize, u64, u64)> =
         replay.live.iter().filter_map(|e| Some((e.allocated_at?, e.buffer.device_id?, e.buffer.address))).collect();

@@ -1,11 +1,11 @@
 //! The live buffers at the failure (docs/rules/memory.md §3.4–§3.5): the basis that applies, the buffers of
 //! the failure's (device, buffer type) it gives, and which of them the failed operation allocated.
 
+use super::graph_walk::{GraphWalk, failure_point, free_addresses};
 use super::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
 use super::live_index::{Entry, IntMap, IntSet};
 use super::model::Basis;
 use super::notes::{MemoryNote, Tally};
-use super::replay::{Replay, failure_point, free_addresses};
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::messages::failure::BufferType;
 
@@ -87,7 +87,7 @@ fn rows_as_graph_buffers(rows: &[SnapshotRow]) -> Vec<GraphBuffer> {
 }
 
 /// The buffers of (device, buffer type) a replay of `graph` left live.
-fn replayed(replay: &Replay, graph: &[GraphNode], place: Place, bad: &mut Tally) -> Vec<Placed> {
+fn replayed(replay: &GraphWalk, graph: &[GraphNode], place: Place, bad: &mut Tally) -> Vec<Placed> {
     let Place { device, buffer_type, banks } = place;
     let mut out = Vec::new();
     for e in replay.live.iter().filter(|e| e.buffer.is_of(device, buffer_type)) {
@@ -125,7 +125,7 @@ pub(crate) fn live_at_failure(
         notes.extend(own_notes);
         (Basis::AfterFailureSnapshot, buffers)
     } else if let Some(s0) = earlier.filter(|_| !graph.is_empty()) {
-        let mut replay = Replay::new(rows_as_graph_buffers(&s0.rows));
+        let mut replay = GraphWalk::new(rows_as_graph_buffers(&s0.rows));
         replay.run(graph, failure);
         notes.extend(replay.notes());
         snapshot_buffers(&s0.rows, device, buffer_type, &mut bad);
@@ -138,7 +138,7 @@ pub(crate) fn live_at_failure(
         if before.is_empty() && !graph.iter().any(|n| n.is(NodeType::BufferAllocate)) {
             return None;
         }
-        let mut replay = Replay::new(before.clone());
+        let mut replay = GraphWalk::new(before.clone());
         replay.run(graph, failure);
         notes.extend(replay.notes());
         (Basis::GraphOnly, replayed(&replay, graph, place, &mut bad))
@@ -177,7 +177,7 @@ fn after_failure(
     let Place { device, buffer_type, banks } = place;
     let graph = &inputs.graph;
     // What N allocated and still held at F: replayed from nothing.
-    let mut own = Replay::default();
+    let mut own = GraphWalk::default();
     own.run(graph, failure);
     let mut buffers = snapshot_buffers(&inputs.own_snapshot, device, buffer_type, bad);
     let mut seen: IntSet<u64> = buffers.iter().map(|b| b.address).collect();
@@ -203,7 +203,7 @@ fn after_failure(
 /// Where N allocated the buffers it still holds (`own`: N's graph replayed from nothing): each
 /// buffer not yet known as N's own, at an address `own` holds for (device, buffer type), gets the
 /// index of the node that allocated it. The one lookup of `allocated_at` for every view.
-pub(crate) fn mark_own(buffers: &mut [Placed], own: &Replay, device: u64, buffer_type: BufferType) {
+pub(crate) fn mark_own(buffers: &mut [Placed], own: &GraphWalk, device: u64, buffer_type: BufferType) {
     for b in buffers.iter_mut().filter(|b| b.allocated_at.is_none()) {
         b.allocated_at = own.live.find_of(b.address, device, buffer_type).and_then(|e| e.allocated_at);
     }

@@ -8,6 +8,8 @@ mod cb;
 mod fit;
 mod graph_index;
 mod graph_ties;
+mod graph_walk;
+mod graph_walker;
 pub(crate) mod holders;
 mod inputs;
 pub mod late;
@@ -19,8 +21,6 @@ mod model;
 mod notes;
 pub mod peak;
 mod place;
-mod replay;
-mod replayer;
 mod snapshot_diff;
 mod text;
 pub mod usage;
@@ -28,6 +28,9 @@ pub mod usage_series;
 pub mod whatif;
 
 pub(crate) use graph_ties::{output_places, producers_to_tie, tie_outputs};
+pub(crate) use graph_walk::drop_freed_since;
+pub(crate) use graph_walk::failure_point;
+pub use graph_walker::GraphWalker;
 pub(crate) use inputs::valid_buffer;
 pub use inputs::{
     DeviceFacts, EarlierSnapshot, FailureInputs, GraphBuffer, OperationInputs, SnapshotRow, TensorFacts, TensorUse,
@@ -40,9 +43,6 @@ pub use model::{
     NoFit, OperationMemory, Origin, Region, RegionSource,
 };
 pub use notes::MemoryNote;
-pub(crate) use replay::drop_freed_since;
-pub(crate) use replay::failure_point;
-pub use replayer::GraphReplayer;
 pub use text::{
     advice_sentence, basis_sentence, check_sentence, clash_facts, failure_lines, failure_lines_with_fixes,
     fullness_sentence, holders_sentence, operation_lines, reason_sentence,
@@ -55,12 +55,12 @@ pub use at_failure::{live_addresses, memory_at_failure};
 
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::messages::failure::BufferType;
+use graph_walk::GraphWalk;
 use holders::Holders;
 use live::snapshot_buffers;
 use map::build_map;
 use notes::Tally;
 use place::region;
-use replay::Replay;
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
@@ -83,7 +83,7 @@ pub fn operation_memory(inputs: &OperationInputs, place: Option<(u64, BufferType
     let mut bad = Tally::default();
     let mut placed = snapshot_buffers(&inputs.snapshot, device, buffer_type, &mut bad);
     // What the operation allocated and still held at its end is its own.
-    let mut own = Replay::default();
+    let mut own = GraphWalk::default();
     own.run(&graph, None);
     live::mark_own(&mut placed, &own, device, buffer_type);
     let tensors = tensors_on_the_chip(&inputs.tensors, &places, &inputs.devices, device);

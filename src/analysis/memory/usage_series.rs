@@ -26,7 +26,7 @@ pub enum UsageBasis {
     Snapshots,
     /// A replay of the captured graphs, for reports without snapshots (docs/rules/memory.md §3.4
     /// `graph_only`); the points come from that replay.
-    GraphReplay,
+    GraphOnlyPass,
 }
 
 /// An operation that failed, with where it failed when known (none: shown on every line).
@@ -205,7 +205,7 @@ impl UsageSeries {
                 UsagePoint { operation_id, used_per_bank: last, recorded }
             })
             .collect();
-        Self::new(key, UsageBasis::GraphReplay, points, failures, ceiling)
+        Self::new(key, UsageBasis::GraphOnlyPass, points, failures, ceiling)
     }
 
     /// The peak point, when the series has any figure.

@@ -81,9 +81,9 @@ fn a_series_from_another_source_gets_the_same_peak_and_marks() {
         .map(|(operation_id, used_per_bank)| UsagePoint { operation_id, used_per_bank, recorded: true })
         .to_vec();
     let failures = [FailureMark { operation_id: 13, device_id: Some(0), buffer_type: Some(L1) }];
-    let s = UsageSeries::new((0, L1), UsageBasis::GraphReplay, points, &failures, None);
-    assert_eq!((s.peak, s.failures.clone(), s.basis), (Some(1), vec![3], UsageBasis::GraphReplay));
-    let empty = UsageSeries::new((0, L1), UsageBasis::GraphReplay, Vec::new(), &failures, None);
+    let s = UsageSeries::new((0, L1), UsageBasis::GraphOnlyPass, points, &failures, None);
+    assert_eq!((s.peak, s.failures.clone(), s.basis), (Some(1), vec![3], UsageBasis::GraphOnlyPass));
+    let empty = UsageSeries::new((0, L1), UsageBasis::GraphOnlyPass, Vec::new(), &failures, None);
     assert_eq!((empty.peak, empty.failures), (None, vec![]));
 }
 
@@ -122,5 +122,5 @@ fn a_replayed_series_carries_figures_over_operations_without_a_graph() {
     let series = UsageSeries::from_replay(&after, (0, L1), &[1, 2, 3, 4, 5], &failures, None);
     let used: Vec<(Option<u64>, bool)> = series.points.iter().map(|p| (p.used_per_bank, p.recorded)).collect();
     assert_eq!(used, [(Some(100), true), (Some(100), false), (Some(250), true), (Some(0), true), (Some(0), false)]);
-    assert_eq!((series.peak, series.failures.as_slice(), series.basis), (Some(2), &[4][..], UsageBasis::GraphReplay));
+    assert_eq!((series.peak, series.failures.as_slice(), series.basis), (Some(2), &[4][..], UsageBasis::GraphOnlyPass));
 }

@@ -2,8 +2,8 @@
 //! `buffers` with each buffer's run, the tensors at the runs' addresses, and the shapes and
 //! source lines of what was found.
 
+use super::graph_only::GraphOnlyPass;
 use super::memory_report::MemoryReport;
-use super::replay::GraphReplay;
 use super::usage::UsageProgress;
 use super::view::FailureMemory;
 use super::whatif::WhatIfOptions;
@@ -38,7 +38,7 @@ impl MemoryReport {
     /// The tensors held past their last use, from the `buffers` rows (one pass), else, on a
     /// report without them, from its replayed graphs (as tab 5 charts it); with the graph
     /// replay when it ran.
-    pub fn late_list_and_replay(&self) -> Result<(LateFindings, Option<GraphReplay>), ReportError> {
+    pub fn late_list_and_replay(&self) -> Result<(LateFindings, Option<GraphOnlyPass>), ReportError> {
         let cancel = AtomicBool::new(false);
         let (usage, findings) = self.read_late(&cancel, &mut |_| {})?;
         if usage.rows > 0 {
@@ -57,7 +57,7 @@ impl MemoryReport {
     pub fn late_failures(
         &self,
         findings: &LateFindings,
-        replay: Option<&GraphReplay>,
+        replay: Option<&GraphOnlyPass>,
     ) -> Result<Vec<LateAtFailure>, ReportError> {
         let found = self.late_at_failures(findings, replay)?;
         let replayed: Vec<(usize, &MemoryAtFailure)> =
@@ -79,7 +79,7 @@ impl MemoryReport {
     pub fn late_failures_one_by_one(
         &self,
         findings: &LateFindings,
-        replay: Option<&GraphReplay>,
+        replay: Option<&GraphOnlyPass>,
     ) -> Result<Vec<LateAtFailure>, ReportError> {
         let mut out = Vec::new();
         for (index, m, mut f) in self.late_at_failures(findings, replay)? {
@@ -97,7 +97,7 @@ impl MemoryReport {
     fn late_at_failures(
         &self,
         findings: &LateFindings,
-        replay: Option<&GraphReplay>,
+        replay: Option<&GraphOnlyPass>,
     ) -> Result<Vec<(usize, Box<MemoryAtFailure>, LateAtFailure)>, ReportError> {
         let failed: Vec<usize> =
             (0..self.operations.len()).filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
@@ -196,14 +196,14 @@ impl MemoryReport {
     /// operation as the usage (docs/rules/memory.md §3.4, the basis tab 5 charts for such a report).
     /// Graph device ids are read as the tables': a single chip opened as a mesh (ttnn 0.81) has
     /// graph buffer nodes on the mesh id 1 while `devices` has the one row 0 (docs/rules/memory.md §1–§2).
-    pub fn replay_late(&self, replay: &GraphReplay) -> Result<LateFindings, ReportError> {
+    pub fn replay_late(&self, replay: &GraphOnlyPass) -> Result<LateFindings, ReportError> {
         let mut findings = self.late_tensors(&self.replay_usage(replay))?;
         findings.failures = self.late_failures(&findings, Some(replay))?;
         Ok(findings)
     }
 
     /// A graph replay read as the usage pass's sums and runs (see [`Self::replay_late`]).
-    fn replay_usage(&self, replay: &GraphReplay) -> MemoryUsage {
+    fn replay_usage(&self, replay: &GraphOnlyPass) -> MemoryUsage {
         let chip = |device: u64| match self.devices.as_slice() {
             [only] => only.device_id,
             _ => device,

@@ -5,6 +5,7 @@
 
 pub mod details;
 pub mod devices;
+pub mod graph_only;
 mod graph_ties;
 pub mod graphs;
 pub mod late;
@@ -14,7 +15,6 @@ pub mod memory_report;
 pub mod operation_tensors;
 pub(crate) mod python_io;
 pub mod recent;
-pub mod replay;
 pub mod rows;
 pub mod run_events;
 pub mod run_memory;

@@ -2,7 +2,7 @@
 //! rowid order, with progress and cancellation, meant for a worker thread (`tui::worker`).
 
 use super::devices::Device;
-use super::replay::GraphReplay;
+use super::graph_only::GraphOnlyPass;
 use crate::analysis::memory::usage::{MemoryUsage, UsageKey};
 use crate::analysis::memory::usage_series::{Ceiling, FailureMark, L1Layout, Peak, UsageSeries, peaks, region_ceiling};
 use crate::analysis::messages::failure::BufferType;
@@ -157,7 +157,7 @@ impl Usage<'_> {
 
     /// The chart lines of every device and buffer type the replayed graphs held (a report
     /// without `buffers` rows), one point per operation, with their failures and region sizes.
-    pub fn replay_series(&self, replay: &GraphReplay) -> Vec<UsageSeries> {
+    pub fn replay_series(&self, replay: &GraphOnlyPass) -> Vec<UsageSeries> {
         let after: Vec<(u64, UsageKey, u64)> =
             replay.usage.iter().map(|u| (u.operation_id, (u.device_id, u.buffer_type), u.used_per_bank)).collect();
         let mut keys: Vec<UsageKey> = after.iter().map(|a| a.1).collect();

@@ -3,8 +3,8 @@
 //! earlier snapshot of the failure's device, the tensors at the live addresses and their links
 //! (from the report's tensor index, read once) — in a few queries per operation.
 
+use super::graph_only::GraphOnlyPass;
 use super::memory_report::MemoryReport;
-use super::replay::GraphReplay;
 use super::rows::Earlier;
 use super::usage::MarkedFailure;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
@@ -42,7 +42,11 @@ struct Pending {
 impl MemoryReport {
     /// The memory at the failure of an operation (by index); `replay` is the graph-only pass's
     /// result when it has run.
-    pub fn memory_at_failure(&self, index: usize, replay: Option<&GraphReplay>) -> Result<FailureMemory, ReportError> {
+    pub fn memory_at_failure(
+        &self,
+        index: usize,
+        replay: Option<&GraphOnlyPass>,
+    ) -> Result<FailureMemory, ReportError> {
         Ok(self.memory_at_failures(&[index], replay)?.pop().map_or(FailureMemory::Absent, |(_, m)| m))
     }
 
@@ -50,7 +54,7 @@ impl MemoryReport {
     pub fn memory_at_failures(
         &self,
         indexes: &[usize],
-        replay: Option<&GraphReplay>,
+        replay: Option<&GraphOnlyPass>,
     ) -> Result<Vec<(usize, FailureMemory)>, ReportError> {
         let read = ReportError::read("the memory at the failure");
         let with_failure: Vec<usize> =
@@ -190,7 +194,7 @@ impl MemoryReport {
     /// (mesh ids), the earlier snapshot S0 of its device, its DRAM base, the graph-only pass's
     /// result. The outcome already, when there is no section to compute (no place, or the
     /// graphs must be replayed first).
-    fn gather(&self, p: &mut Pending, replay: Option<&GraphReplay>) -> rusqlite::Result<Option<FailureMemory>> {
+    fn gather(&self, p: &mut Pending, replay: Option<&GraphOnlyPass>) -> rusqlite::Result<Option<FailureMemory>> {
         let op = &self.operations[p.index];
         let Some(mut lookups) = self.devices_with_rows(&mut p.inputs, op.id, op.rank)? else {
             return Ok(Some(FailureMemory::Absent));

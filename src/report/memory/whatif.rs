@@ -14,7 +14,7 @@ use crate::analysis::memory::SnapshotRow;
 use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::whatif::{
     AdviceFor, Answer, CircularBufferUse, DeviceView, FailedOperation, Fix, OperationRecord, Plan, Recorded, Regions,
-    ReplayedAdvice, Request, Sources, WhatIfNote, WhatIfRun, advice, not_applied, rank, request_page,
+    ReplayedAdvice, Request, Sources, WhatIfNote, WhatIfReplay, advice, not_applied, rank, request_page,
 };
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 use crate::report::error::ReportError;
@@ -167,8 +167,8 @@ impl MemoryReport {
         regions: Regions,
         plan: Plan,
         start: Option<u64>,
-    ) -> Result<(WhatIfRun, usize), ReportError> {
-        let mut run = WhatIfRun::new(view.clone(), regions, plan);
+    ) -> Result<(WhatIfReplay, usize), ReportError> {
+        let mut run = WhatIfReplay::new(view.clone(), regions, plan);
         let Some(c) = start else { return Ok((run, 0)) };
         let (rows, _) = self.snapshots().rows(c, self.rank()).map_err(ReportError::read("the run's records"))?;
         run.start(self.recorded(&rows, &view), Some(c));
@@ -179,7 +179,7 @@ impl MemoryReport {
     /// operation up to its failure and says what tt-metal would do with its request.
     pub(super) fn answer_at(
         &self,
-        run: WhatIfRun,
+        run: WhatIfReplay,
         index: usize,
         fixes: &[Fix],
         m: &MemoryAtFailure,
@@ -193,7 +193,7 @@ impl MemoryReport {
     /// [`Self::answer_at`] with what every answer at the failure shares found once.
     pub(super) fn answer_with(
         &self,
-        mut run: WhatIfRun,
+        mut run: WhatIfReplay,
         at: &AtFailure<'_>,
         fixes: &[Fix],
         m: &MemoryAtFailure,

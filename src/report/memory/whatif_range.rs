@@ -9,7 +9,7 @@ use super::memory_report::MemoryReport;
 use super::whatif_shared::cancelled;
 use crate::analysis::graph::nodes::{GraphNode, parse_graph};
 use crate::analysis::memory::SnapshotRow;
-use crate::analysis::memory::whatif::{OperationRecord, WhatIfRun};
+use crate::analysis::memory::whatif::{OperationRecord, WhatIfReplay};
 use crate::report::database::{buffer_type, int, signed, text, uint};
 use crate::report::error::ReportError;
 use crate::report::rowid_ranges::{OrderedChunks, RowidPass};
@@ -45,7 +45,7 @@ impl MemoryReport {
     /// row of its rank, else the first) and, when the report keeps snapshots, its `buffers` rows.
     pub(super) fn replay_operations(
         &self,
-        run: &mut WhatIfRun,
+        run: &mut WhatIfReplay,
         range: Range<usize>,
         snapshots: bool,
     ) -> Result<(), ReportError> {

@@ -11,7 +11,7 @@ use super::rows::SNAPSHOT_ROWS;
 use super::whatif::{WhatIf, WhatIfOptions};
 use super::whatif_at::AtFailure;
 use super::whatif_fixes::Resolved;
-use crate::analysis::memory::whatif::{DeviceView, Fix, Plan, WhatIfNote, WhatIfRun};
+use crate::analysis::memory::whatif::{DeviceView, Fix, Plan, WhatIfNote, WhatIfReplay};
 use crate::analysis::memory::{Basis, MemoryAtFailure};
 use crate::report::error::ReportError;
 use std::ops::ControlFlow;
@@ -27,7 +27,7 @@ struct Pending {
     start: Option<u64>,
     /// The index of the first operation its replay is given.
     first: usize,
-    run: Option<WhatIfRun>,
+    run: Option<WhatIfReplay>,
 }
 
 /// A fix set's outcome before it is replayed: replayed, left out because its replay would
@@ -141,7 +141,7 @@ impl MemoryReport {
             }
             for p in pending.iter_mut().filter(|p| p.run.is_none() && p.first == i + 1) {
                 let plan = p.plan.take().expect("not begun");
-                let mut run = WhatIfRun::new(view.clone(), regions, plan);
+                let mut run = WhatIfReplay::new(view.clone(), regions, plan);
                 // The checkpoint is the snapshot just read, as `Snapshots::rows` gives it.
                 let rows = record.snapshot.unwrap_or_default();
                 run.start(self.recorded(&rows[..rows.len().min(SNAPSHOT_ROWS)], &view), p.start);

@@ -7,9 +7,9 @@
 use super::cores::CoreSet;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::memory::graph_index::GraphIndex;
+use crate::analysis::memory::graph_walk::free_addresses;
 use crate::analysis::memory::inputs::{GraphBuffer, SnapshotRow, default_banks};
 use crate::analysis::memory::live_index::IntMap;
-use crate::analysis::memory::replay::free_addresses;
 use crate::analysis::memory::snapshot_diff::SeenMarks;
 use crate::analysis::memory::whatif::Place;
 use crate::analysis::messages::failure::BufferType;

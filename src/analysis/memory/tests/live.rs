@@ -16,10 +16,10 @@ fn the_failure_point_skips_the_unwinding_and_aborted_ends() {
         .capture_end();
     // Skipped from the end: capture_end, aborted end, free, aborted end, the CB reset, the tensor;
     // F is the buffer_allocate.
-    assert_eq!(replay::failure_point(&g.0), Some(3));
+    assert_eq!(graph_walk::failure_point(&g.0), Some(3));
     let plain = G::default().start("ttnn.matmul").end("ttnn.matmul").capture_end();
-    assert_eq!(replay::failure_point(&plain.0), Some(1));
-    assert_eq!(replay::failure_point(&G::default().capture_end().0), None);
+    assert_eq!(graph_walk::failure_point(&plain.0), Some(1));
+    assert_eq!(graph_walk::failure_point(&G::default().capture_end().0), None);
 }
 
 /// N allocated 8000 (tensor 77) inside MatmulDeviceOperation and freed it while unwinding; a
@@ -163,7 +163,7 @@ fn graph_only_replays_the_earlier_graphs_then_n_s() {
     let mut i = inputs(l1_failure(2000, 0, 0, 0), g);
     // Without the pass, there is no picture to give.
     assert_eq!(memory_at_failure(&i), None);
-    let mut replayer = GraphReplayer::new(&[device(0)]);
+    let mut replayer = GraphWalker::new(&[device(0)]);
     replayer.apply(1, &G::default().alloc(0, BufferType::L1, 9000, 1000).alloc(0, BufferType::L1, 8000, 500).0);
     replayer.apply(2, &G::default().free(0, BufferType::L1, 8000, 500).free(0, BufferType::L1, 1234, 5).0);
     i.replayed_before = Some(replayer.live());
@@ -225,7 +225,7 @@ fn deallocate_scope_graph() -> G {
 fn the_failure_point_skips_whole_tensor_deallocate_scopes() {
     let g = deallocate_scope_graph();
     // F is the start of create_device_tensor; the scope's free is part of the unwinding.
-    assert_eq!(replay::failure_point(&g.0), Some(5));
+    assert_eq!(graph_walk::failure_point(&g.0), Some(5));
     assert!(crate::analysis::memory::live::unwinds(&g.0));
     let mut i = inputs(l1_failure(2000, 0, 0, 0), g);
     i.earlier_snapshot = earlier(9, &[(BufferType::L1, 9500, 400)]);
@@ -237,7 +237,7 @@ fn the_failure_point_skips_whole_tensor_deallocate_scopes() {
     assert_eq!((own.tensor_id, own.device_operation.as_deref()), (Some(77), Some("BinaryNgDeviceOperation")));
     // A scope end without its start skips only itself.
     let lone = G::default().start("ttnn.add").alloc(0, BufferType::L1, 8000, 500).end("Tensor::deallocate");
-    assert_eq!(replay::failure_point(&lone.0), Some(2));
+    assert_eq!(graph_walk::failure_point(&lone.0), Some(2));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! What if (docs/rules/memory.md §9, beyond the reference): the run's allocations replayed through a model
 //! of tt-metal's bank allocator with a fix applied, and what tt-metal would then do with the
 //! failed request. Pure: the report layer reads the checkpoint, each operation's graph and
-//! snapshot, and the failure, and feeds them to a [`WhatIfRun`] (`run.rs`), which answers with
+//! snapshot, and the failure, and feeds them to a [`WhatIfReplay`] (`run.rs`), which answers with
 //! an [`Answer`] (`answer.rs`).
 
 mod advice;
@@ -31,6 +31,6 @@ pub use fix::{Fix, FixError};
 pub use phrase::{Sources, fixes_with_places};
 pub use plan::{DramMove, Plan, Regions, request_page};
 pub use rank::{TEXT_LINES, rank, text_lines};
-pub use run::{FailedOperation, WhatIfRun};
+pub use run::{FailedOperation, WhatIfReplay};
 pub use sequence::{BufferId, DeviceView, OperationRecord, Place, Recorded, Sequence, Step};
 pub use text::{answer_sentence, fix_phrase, fixes_phrase, not_applied, note_text};

@@ -34,7 +34,7 @@ pub struct FailedOperation<'a> {
 /// A replay under way: the sequence being rebuilt, the run as recorded with the policy's
 /// predictions, and the run with the fixes.
 #[derive(Debug, Clone)]
-pub struct WhatIfRun {
+pub struct WhatIfReplay {
     seq: Sequence,
     recording: Recording,
     fixed: Fixed,
@@ -45,7 +45,7 @@ pub struct WhatIfRun {
     own_unrecorded: Option<u64>,
 }
 
-impl WhatIfRun {
+impl WhatIfReplay {
     /// A replay of `view`'s device over `regions`, with the fixes of `plan`.
     pub fn new(view: sequence::DeviceView, regions: Regions, plan: Plan) -> Self {
         let device = view.device_id;

@@ -6,10 +6,10 @@
 
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::memory::graph_index::GraphIndex;
+use crate::analysis::memory::graph_walk::free_addresses;
 use crate::analysis::memory::inputs::{DeviceFacts, GraphBuffer, SnapshotRow, default_banks};
 use crate::analysis::memory::live_index::IntMap;
 use crate::analysis::memory::place::{graph_buffer_type, l1_small_region};
-use crate::analysis::memory::replay::free_addresses;
 use crate::analysis::memory::snapshot_diff::SeenMarks;
 use crate::analysis::messages::failure::BufferType;
 

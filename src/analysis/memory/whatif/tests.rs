@@ -74,8 +74,8 @@ fn free(id: u64, address: u64, t: BufferType) -> GraphNode {
 
 /// Ten operations each allocate a 128 B L1 buffer (tensor k at `at(k)`), in their graphs and
 /// snapshots; operation 11 asks for 128 B more and fails.
-fn filled(plan: Plan) -> WhatIfRun {
-    let mut run = WhatIfRun::new(view(), regions(), plan);
+fn filled(plan: Plan) -> WhatIfReplay {
+    let mut run = WhatIfReplay::new(view(), regions(), plan);
     let mut live: Vec<SnapshotRow> = Vec::new();
     for k in 1..=10u64 {
         live.push(row(at(k), U, BufferType::L1));
@@ -194,7 +194,7 @@ fn a_larger_l1_small_shrinks_l1_and_an_earlier_allocation_fails() {
 #[test]
 fn buffers_freed_and_allocated_outside_any_graph_come_from_the_snapshots() {
     // Operation 2's graph allocates nothing; its snapshot shows a new buffer and one gone.
-    let mut run = WhatIfRun::new(view(), regions(), plan());
+    let mut run = WhatIfReplay::new(view(), regions(), plan());
     let g1 = [alloc(1, at(1), U, BufferType::L1, Some(1)), alloc(3, at(2), U, BufferType::L1, Some(2))].concat();
     let s1 = [row(at(1), U, BufferType::L1), row(at(2), U, BufferType::L1)];
     run.operation(&OperationRecord { operation_id: 1, graph: &g1, through: None, snapshot: Some(&s1), failed: false });
@@ -220,7 +220,7 @@ fn buffers_freed_and_allocated_outside_any_graph_come_from_the_snapshots() {
 fn graph_frees_and_a_failed_operation_s_own_buffers() {
     // Operation 1 allocates a temporary and an output, frees the temporary; operation 2 fails
     // after allocating one buffer of its own; its snapshot (after the unwinding) lacks it.
-    let mut run = WhatIfRun::new(view(), regions(), plan());
+    let mut run = WhatIfReplay::new(view(), regions(), plan());
     let mut g1 = alloc(1, at(1), U, BufferType::L1, None);
     g1.extend(alloc(3, at(2), U, BufferType::L1, Some(7)));
     g1.push(free(5, at(1), BufferType::L1));

@@ -2,10 +2,10 @@
 //! order from nothing, one graph at a time, so that the buffers live before any operation, the
 //! bytes used after each, and how long each buffer stayed live can be read on the way.
 
+use super::graph_walk::GraphWalk;
 use super::inputs::DeviceFacts;
 use super::live_index::{Entry, LiveIndex};
 use super::notes::MemoryNote;
-use super::replay::Replay;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::memory::late::BufferRun;
 use crate::analysis::messages::failure::BufferType;
@@ -14,8 +14,8 @@ use crate::analysis::messages::failure::BufferType;
 /// basis, docs/rules/memory.md §3.4), one graph at a time, so that the buffers live before any operation
 /// and the bytes used after each can be read on the way.
 #[derive(Debug, Clone)]
-pub struct GraphReplayer {
-    replay: Replay,
+pub struct GraphWalker {
+    replay: GraphWalk,
     /// The lowest DRAM address allocated so far per device (none: a node without a device),
     /// for the DRAM base of docs/rules/memory.md §2.
     lowest_dram: Vec<(Option<u64>, u64)>,
@@ -26,13 +26,13 @@ pub struct GraphReplayer {
     ended: Vec<BufferRun>,
 }
 
-impl GraphReplayer {
+impl GraphWalker {
     /// An empty replay: nothing live. `devices` spread graph sizes that give no per-bank figure
     /// over the device's L1 banks (L1, L1_SMALL) or 12 (DRAM).
     pub fn new(devices: &[DeviceFacts]) -> Self {
         let mut live = LiveIndex::with_sums(devices.to_vec());
         live.keep_removed();
-        let replay = Replay::across_graphs(live);
+        let replay = GraphWalk::across_graphs(live);
         Self { replay, lowest_dram: Vec::new(), last: None, ended: Vec::new() }
     }
 

@@ -203,7 +203,7 @@ pub(crate) fn drop_freed_since(
 
 /// A set of live buffers that graphs are replayed over, with what had to be set aside.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Replay {
+pub(crate) struct GraphWalk {
     /// Live buffers, each with the position of its allocation in the graph being replayed
     /// (none for buffers live before it).
     pub(crate) live: LiveIndex,
@@ -215,7 +215,7 @@ pub(crate) struct Replay {
     bad_allocations: Tally,
 }
 
-impl Replay {
+impl GraphWalk {
     /// Starts from live buffers.
     pub fn new(live: Vec<GraphBuffer>) -> Self {
         let mut set = LiveIndex::default();

@@ -7,7 +7,7 @@
 use super::graphs::Graphs;
 use crate::analysis::graph::nodes::parse_buffers;
 use crate::analysis::memory::late::BufferRun;
-use crate::analysis::memory::{DeviceFacts, GraphBuffer, GraphReplayer, MemoryNote};
+use crate::analysis::memory::{DeviceFacts, GraphBuffer, GraphWalker, MemoryNote};
 use crate::analysis::messages::failure::BufferType;
 use crate::report::error::ReportError;
 use std::collections::HashMap;
@@ -32,7 +32,7 @@ pub struct OperationUsage {
 /// What the graph-only pass found: the buffers live before each failed operation, the bytes
 /// used after each operation, and what it set aside.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct GraphReplay {
+pub struct GraphOnlyPass {
     /// Buffers live before each operation with an allocation failure, by operation id.
     live_before: HashMap<u64, Vec<GraphBuffer>>,
     /// The lowest DRAM address allocated per device before each operation with an allocation
@@ -50,7 +50,7 @@ pub struct GraphReplay {
     pub(crate) runs: Vec<BufferRun>,
 }
 
-impl GraphReplay {
+impl GraphOnlyPass {
     /// The buffers live before the failed operation `operation_id`, when it is one.
     pub(crate) fn live_before(&self, operation_id: u64) -> Option<&[GraphBuffer]> {
         self.live_before.get(&operation_id).map(Vec::as_slice)
@@ -73,7 +73,7 @@ impl Graphs<'_> {
         &self,
         progress: &mut dyn FnMut(u64, u64),
         cancel: &AtomicBool,
-    ) -> Result<Option<GraphReplay>, ReportError> {
+    ) -> Result<Option<GraphOnlyPass>, ReportError> {
         let failed: Vec<u64> = (0..self.operations.len())
             .filter(|&i| self.operations[i].error.is_some_and(|e| self.errors[e].failure.is_some()))
             .map(|i| self.operations[i].id)
@@ -132,8 +132,8 @@ impl Graphs<'_> {
 /// The graph-only pass under way: the replayer, what it found so far, and what it has seen of
 /// the order of the graphs.
 struct Pass {
-    replayer: GraphReplayer,
-    result: GraphReplay,
+    replayer: GraphWalker,
+    result: GraphOnlyPass,
     /// The ids of the operations with an allocation failure, in operation order.
     failed: Vec<u64>,
     /// How many of `failed` have their live buffers recorded.
@@ -151,8 +151,8 @@ struct Pass {
 impl Pass {
     fn new(devices: &[DeviceFacts], failed: Vec<u64>, operations: usize) -> Self {
         Self {
-            replayer: GraphReplayer::new(devices),
-            result: GraphReplay::default(),
+            replayer: GraphWalker::new(devices),
+            result: GraphOnlyPass::default(),
             failed,
             next_failed: 0,
             replayed: vec![false; operations],
@@ -196,7 +196,7 @@ impl Pass {
     }
 
     /// What the pass found: the failed operations no graph came after see every graph.
-    fn finish(mut self) -> GraphReplay {
+    fn finish(mut self) -> GraphOnlyPass {
         self.record_failed(|_| true);
         self.result.notes = self.replayer.notes();
         self.result.runs = self.replayer.runs();
