@@ -29,12 +29,6 @@ fn ms(d: Duration) -> String {
     format!("{:.0} ms", d.as_secs_f64() * 1000.0)
 }
 
-/// Peak resident memory of this process so far, from /proc/self/status.
-fn peak_rss() -> String {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find(|l| l.starts_with("VmHWM:")).map_or("unknown".into(), |l| l[6..].trim().to_string())
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [folder] = args.as_slice() else { panic!("usage: bench_late REPORT_FOLDER") };
@@ -53,7 +47,12 @@ fn main() {
         usage
     };
     let usage = usage_pass();
-    println!("{} buffers rows, {} lines; peak RSS after the usage pass: {}", usage.rows, usage.sums.len(), peak_rss());
+    println!(
+        "{} buffers rows, {} lines; peak RSS after the usage pass: {}",
+        usage.rows,
+        usage.sums.len(),
+        timing::peak_rss()
+    );
     let usage = runs_pass();
     let runs = usage.runs.as_ref().map_or(0, |r| r.runs().count());
     let start = Instant::now();
@@ -63,7 +62,7 @@ fn main() {
     println!(
         "{} tensors held past their last use (biggest peak saving {saving} B); peak RSS after the late pass: {}",
         findings.late.len(),
-        peak_rss()
+        timing::peak_rss()
     );
     let start = Instant::now();
     let failures = report.late_failures(&findings, None).expect("the failures replay");

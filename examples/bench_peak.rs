@@ -30,12 +30,6 @@ fn ms(d: Duration) -> String {
     format!("{:.0} ms", d.as_secs_f64() * 1000.0)
 }
 
-/// Peak resident memory of this process so far, from /proc/self/status.
-fn peak_rss() -> String {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find(|l| l.starts_with("VmHWM:")).map_or("unknown".into(), |l| l[6..].trim().to_string())
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [folder] = args.as_slice() else { panic!("usage: bench_peak REPORT_FOLDER") };
@@ -57,7 +51,7 @@ fn main() {
         report.operations.len(),
         peaks.len(),
         report.threads(),
-        peak_rss()
+        timing::peak_rss()
     );
     let t = true_pass();
     for p in &t.true_peak {
@@ -66,7 +60,7 @@ fn main() {
             p.buffer_type, p.device_id, p.peak_per_bank, p.operation_id, p.after_per_bank
         );
     }
-    println!("peak RSS after the true-peak pass: {}", peak_rss());
+    println!("peak RSS after the true-peak pass: {}", timing::peak_rss());
     let h = headroom_pass();
     for e in &h.headroom {
         println!(
@@ -75,7 +69,7 @@ fn main() {
         );
     }
     let one_read = report.usage_and_run_facts().expect("the run reads").one_read;
-    println!("peak RSS after headroom: {}; --peak reads buffers once: {one_read}", peak_rss());
+    println!("peak RSS after headroom: {}; --peak reads buffers once: {one_read}", timing::peak_rss());
     drop(peak_answer());
     let mut samples: [Vec<(Duration, Duration)>; 4] = Default::default();
     for _ in 0..runs {

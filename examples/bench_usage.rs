@@ -66,12 +66,6 @@ fn group_by_cli(db: &Path) -> Option<usize> {
     out.status.success().then(|| out.stdout.iter().filter(|b| **b == b'\n').count())
 }
 
-/// Peak resident memory of this process so far, from /proc/self/status.
-fn peak_rss() -> String {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find(|l| l.starts_with("VmHWM:")).map_or("unknown".into(), |l| l[6..].trim().to_string())
-}
-
 fn ms(d: Duration) -> String {
     format!("{:.0} ms", d.as_secs_f64() * 1000.0)
 }
@@ -85,7 +79,12 @@ fn main() {
     let report = MemoryReport::open(&source, 0).expect("opens");
     if pass_only {
         let (usage, calls) = pass(&report);
-        println!("{} rows, {} lines, {calls} progress reports, peak RSS {}", usage.rows, usage.sums.len(), peak_rss());
+        println!(
+            "{} rows, {} lines, {calls} progress reports, peak RSS {}",
+            usage.rows,
+            usage.sums.len(),
+            timing::peak_rss()
+        );
         return;
     }
     let db = folder.to_string() + "/db.sqlite";
@@ -93,7 +92,7 @@ fn main() {
     let (usage, calls) = pass(&report);
     let groups: usize = usage.sums.values().map(Vec::len).sum();
     println!("{} buffers rows, {groups} (operation, device, type) groups, {calls} progress reports", usage.rows);
-    println!("peak RSS after one pass: {}", peak_rss());
+    println!("peak RSS after one pass: {}", timing::peak_rss());
     let ours = time(|| drop(pass(&report)));
     assert_eq!(group_by_rusqlite(db), groups, "SQLite's GROUP BY finds the same groups");
     let theirs = time(|| {

@@ -15,18 +15,15 @@
 //!
 //! and prints the ratio of the last two (the target: at most 1.5×).
 
+#[path = "common/timing.rs"]
+mod timing;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 use ttnn_tui::analysis::memory::whatif::{AdviceFor, AdviceKind, Fix, advice};
 use ttnn_tui::explain::read_late;
 use ttnn_tui::report::memory::whatif::WhatIfOptions;
 use ttnn_tui::report::{MemoryReport, resolve_report};
-
-/// Peak resident memory of this process so far, from /proc/self/status.
-fn peak_rss() -> String {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find(|l| l.starts_with("VmHWM:")).map_or("unknown".into(), |l| l[6..].trim().to_string())
-}
 
 fn secs(d: Duration) -> String {
     format!("{:.2} s", d.as_secs_f64())
@@ -84,7 +81,7 @@ fn main() {
         fixes.join(", "),
         w.replayed_after,
         secs(near_time),
-        peak_rss(),
+        timing::peak_rss(),
         w.answer.outcome.as_str()
     );
 
@@ -97,7 +94,7 @@ fn main() {
         late.late.len(),
         failures.len(),
         secs(late_time),
-        peak_rss()
+        timing::peak_rss()
     );
 
     let (free_late, free_late_time) =
@@ -105,7 +102,7 @@ fn main() {
     println!(
         "| whatif --free-late at operation {n} | {} | peak RSS {} | {} |",
         secs(free_late_time),
-        peak_rss(),
+        timing::peak_rss(),
         free_late.answer.outcome.as_str()
     );
     println!(

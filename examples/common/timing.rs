@@ -47,3 +47,9 @@ pub fn wall_and_cpu<T>(f: impl FnOnce() -> T) -> (T, Duration, Duration) {
 pub fn runs(default: usize) -> usize {
     std::env::var("BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(default).max(1)
 }
+
+/// Peak resident memory of this process so far, from /proc/self/status.
+pub fn peak_rss() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status.lines().find(|l| l.starts_with("VmHWM:")).map_or("unknown".into(), |l| l[6..].trim().to_string())
+}
