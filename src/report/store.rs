@@ -98,7 +98,7 @@ impl Store {
         if !self.schema.has_table(table) {
             return Ok(Some(None));
         }
-        if self.is_indexed(table) || !self.rows_in_operation_order || self.ranked(table) {
+        if !self.by_rowid_span(table) {
             return Ok(None);
         }
         Ok(match operation_row_span(&self.conn, table, ids)? {
@@ -113,6 +113,13 @@ impl Store {
     /// in operation order).
     pub(crate) fn ranked(&self, table: &str) -> bool {
         self.schema.has_column(table, "rank") && !self.one_rank
+    }
+
+    /// Whether the rows of some operations in `table` are found by a rowid search: no
+    /// `operation_id` index to use instead, and rows stored in operation order (`operations` in
+    /// id order, one rank).
+    fn by_rowid_span(&self, table: &str) -> bool {
+        !self.is_indexed(table) && self.rows_in_operation_order && !self.ranked(table)
     }
 
     /// Whether `table` has an index starting with `operation_id`.
@@ -136,7 +143,7 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        if self.is_indexed(table) || self.ranked(table) || !self.rows_in_operation_order {
+        if !self.by_rowid_span(table) {
             return Ok(by_list(ids));
         }
         // Ids close together (the visible rows of a list) share one span: two searches a run.
@@ -192,7 +199,7 @@ impl Store {
     ) -> rusqlite::Result<Option<(String, &'static str)>> {
         let (first, last) = (*ids.start(), *ids.end());
         let between = format!("operation_id >= {first} AND operation_id <= {last}");
-        if !self.is_indexed(table) && self.rows_in_operation_order && !self.ranked(table) {
+        if self.by_rowid_span(table) {
             match operation_row_span(&self.conn, table, ids)? {
                 RowSpan::Rowids(start, end) => {
                     return Ok(Some((format!("rowid >= {start} AND rowid < {end} AND {between}"), "rowid")));
