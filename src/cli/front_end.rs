@@ -8,7 +8,7 @@ use super::subcommands::{Command, ExplainArgs};
 use crate::explain::{ExplainOptions, FollowEnd, collect, read_late, read_peaks, render_text, write_json};
 use crate::report::perf::linked::LinkedReports;
 use crate::report::perf::perf_report::PerfSource;
-use crate::report::{MemoryReport, resolve_report};
+use crate::report::{MemoryReport, ReportError, resolve_report};
 use crate::ui::Theme;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
@@ -88,24 +88,18 @@ fn open_and_show(
     if let Some(color) = tui {
         return run_tui(report, perf, open, (color, before));
     }
-    let linked = open_perf(perf)?
-        .map(|perf| LinkedReports::new(&report, perf))
-        .transpose()
-        .map_err(|e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 })?;
+    // What the report could not give, said with its path.
+    let fail = |e: ReportError| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
+    let linked = open_perf(perf)?.map(|perf| LinkedReports::new(&report, perf)).transpose().map_err(fail)?;
     let mut explanation = collect(&report, linked.as_ref(), &options).map_err(|id| Failure {
         message: format!("no operation {id} in this report: {}", report.source.display_path()),
         code: 1,
     })?;
-    {
-        let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
-        explanation.add_headroom(&report, &options).map_err(fail)?;
-    }
+    explanation.add_headroom(&report, &options).map_err(fail)?;
     if flag(|a| a.peak) {
-        let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
         explanation.peaks = Some(read_peaks(&report).map_err(fail)?);
     }
     if flag(|a| a.late) {
-        let fail = |e| Failure { message: format!("{e}: {}", report.source.display_path()), code: 1 };
         explanation.late = Some(read_late(&report).map_err(fail)?);
     }
     let mut stdout = BufWriter::new(std::io::stdout().lock());
