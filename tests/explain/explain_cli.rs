@@ -42,14 +42,7 @@ fn folder_bytes(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
 const OOM_V3: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: false\ninfo:\nOut of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is 1382720 B (allocated: 1000000 B, free: 382720 B, largest free block: 300000 B)\nbacktrace:\n --- build_Release/lib/libtt_metal.so(+0x570add) [0x7f0bc96eeadd]";
 
 fn conv_report(dir: &Path) -> std::path::PathBuf {
-    let graph = Graph::new()
-        .capture_start()
-        .start_at("ttnn.conv2d", 1)
-        .start_at("Conv2dDeviceOperation", 2)
-        .aborted_end("Conv2dDeviceOperation", Some("Out of Memory"))
-        .aborted_end("ttnn.conv2d", Some("Out of Memory"))
-        .capture_end()
-        .to_json();
+    let graph = Graph::failed_conv2d().to_json();
     ReportBuilder::new(Schema::V2)
         .operation(Op::new(11, "ttnn.add"))
         .operation(Op::new(12, "ttnn.conv2d").graph(graph))

@@ -17,14 +17,7 @@ const OOM_V3: &str = "TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:486: f
 
 /// One L1 failure with its own snapshot (two live buffers), and one error no operation took.
 fn small_report(dir: &Path) {
-    let graph = Graph::new()
-        .capture_start()
-        .start_at("ttnn.conv2d", 1)
-        .start_at("Conv2dDeviceOperation", 2)
-        .aborted_end("Conv2dDeviceOperation", Some("Out of Memory"))
-        .aborted_end("ttnn.conv2d", Some("Out of Memory"))
-        .capture_end()
-        .to_json();
+    let graph = Graph::failed_conv2d().to_json();
     ReportBuilder::new(Schema::V2)
         .device(Device::wormhole(0))
         .operation(Op::new(11, "ttnn.add").buffers(vec![BufferRow::l1(1_000_000, 200_000)]))

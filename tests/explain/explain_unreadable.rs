@@ -14,14 +14,7 @@ const OOM: &str = "Out of Memory: Not enough space to allocate 3276800 B L1 buff
 /// One L1 failure with its own snapshot, and the `buffers` table's pages damaged on disk (as a
 /// bad sector or a cut copy leaves them): everything else of the report reads.
 fn damaged_buffers(dir: &Path) -> PathBuf {
-    let graph = Graph::new()
-        .capture_start()
-        .start_at("ttnn.conv2d", 1)
-        .start_at("Conv2dDeviceOperation", 2)
-        .aborted_end("Conv2dDeviceOperation", Some("Out of Memory"))
-        .aborted_end("ttnn.conv2d", Some("Out of Memory"))
-        .capture_end()
-        .to_json();
+    let graph = Graph::failed_conv2d().to_json();
     ReportBuilder::new(Schema::V2)
         .device(Device::wormhole(0))
         .operation(Op::new(11, "ttnn.add").buffers(vec![BufferRow::l1(1_000_000, 200_000)]))

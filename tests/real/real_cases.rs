@@ -5,26 +5,13 @@
 //! recording script saw (`truth.json`).
 
 use crate::cli;
+use crate::real_explain::explain;
 use crate::real_support;
-use crate::support;
 
 use cli::run;
 use real_support::*;
 use serde_json::Value;
 use std::path::Path;
-use support::folder_bytes;
-
-/// `explain SCENARIO ARGS…` from `fixtures/real/`, the folder left as it was.
-fn explain(scenario: &str, args: &[&str]) -> String {
-    let dir = folder(scenario);
-    let before = folder_bytes(&dir);
-    let mut all = vec!["explain", scenario];
-    all.extend_from_slice(args);
-    let o = run(&all, Some(&fixtures()));
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(folder_bytes(&dir), before, "the report folder changed: {}", dir.display());
-    String::from_utf8(o.stdout).expect("utf-8")
-}
 
 /// The entry of the failed operation (the report's only one with an error).
 fn entry(scenario: &str) -> Value {

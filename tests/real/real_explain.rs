@@ -19,7 +19,7 @@ use support::folder_bytes;
 
 /// Runs `explain SCENARIO ARGS…` from `fixtures/real/`, checks it succeeded and left the report
 /// folder as it was, and returns what it printed.
-fn explain(scenario: &str, args: &[&str]) -> String {
+pub(crate) fn explain(scenario: &str, args: &[&str]) -> String {
     let dir = folder(scenario);
     let before = folder_bytes(&dir);
     let mut all = vec!["explain", scenario];
@@ -232,7 +232,7 @@ fn snapshots(scenario: &str) {
 }
 
 macro_rules! real_fixture {
-    ($scenario:ident) => {
+    ($($scenario:ident),*) => {$(
         mod $scenario {
             #[test]
             fn failure_is_what_the_script_caught() {
@@ -247,22 +247,10 @@ macro_rules! real_fixture {
                 super::snapshots(stringify!($scenario));
             }
         }
-    };
+    )*};
 }
 
-real_fixture!(a_l1_add_oom);
-real_fixture!(l1_fragmented);
-real_fixture!(sharded_add_oom);
-real_fixture!(blackhole_l1_add_oom);
-real_fixture!(dram_oom);
-real_fixture!(c_cb_clash);
-real_fixture!(matmul_beyond_l1);
-real_fixture!(small_model);
-real_fixture!(stale_chain);
-real_fixture!(l1_small_oom);
-real_fixture!(cb_clash_own_output);
-real_fixture!(softmax_cb_clash);
-real_fixture!(stale_loop);
+crate::each_real_scenario!(real_fixture);
 
 /// Every folder under `fixtures/real/` is a scenario tested here or a case of `real_cases.rs`,
 /// holds a report and its truth, and stays under 1 MB; the truth was written by the rig for it.

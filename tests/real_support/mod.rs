@@ -6,22 +6,36 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// Every recorded scenario; each has its tests in `real_explain.rs` and `real_tui.rs`.
-pub const SCENARIOS: [&str; 13] = [
-    "a_l1_add_oom",
-    "blackhole_l1_add_oom",
-    "c_cb_clash",
-    "cb_clash_own_output",
-    "dram_oom",
-    "l1_fragmented",
-    "l1_small_oom",
-    "matmul_beyond_l1",
-    "sharded_add_oom",
-    "small_model",
-    "softmax_cb_clash",
-    "stale_chain",
-    "stale_loop",
-];
+/// Calls `$m!` with every recorded scenario (a folder under `fixtures/real/`), the one list
+/// the real-report tests of every front end take their scenarios from.
+#[macro_export]
+macro_rules! each_real_scenario {
+    ($m:ident) => {
+        $m!(
+            a_l1_add_oom,
+            blackhole_l1_add_oom,
+            c_cb_clash,
+            cb_clash_own_output,
+            dram_oom,
+            l1_fragmented,
+            l1_small_oom,
+            matmul_beyond_l1,
+            sharded_add_oom,
+            small_model,
+            softmax_cb_clash,
+            stale_chain,
+            stale_loop
+        );
+    };
+}
+
+macro_rules! scenario_names {
+    ($($scenario:ident),*) => {
+        /// Every recorded scenario; each has its tests in `real_explain.rs` and `real_tui.rs`.
+        pub const SCENARIOS: &[&str] = &[$(stringify!($scenario)),*];
+    };
+}
+each_real_scenario!(scenario_names);
 
 /// The recordings of issue 21 (meshes, two cases that were wrong, `tensor_lifetime`); each has its
 /// tests in `real_cases.rs`.

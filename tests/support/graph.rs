@@ -349,6 +349,18 @@ impl Graph {
         format!("{{{}}}", items.join(","))
     }
 
+    /// The graph of a `ttnn.conv2d` whose device operation failed "Out of Memory" before it
+    /// allocated anything: the smallest failing graph the print-mode tests build on.
+    pub fn failed_conv2d() -> Self {
+        Graph::new()
+            .capture_start()
+            .start_at("ttnn.conv2d", 1)
+            .start_at("Conv2dDeviceOperation", 2)
+            .aborted_end("Conv2dDeviceOperation", Some("Out of Memory"))
+            .aborted_end("ttnn.conv2d", Some("Out of Memory"))
+            .capture_end()
+    }
+
     /// The node array, compact, as stored in `captured_graph.captured_graph`.
     pub fn to_json(&self) -> String {
         let nodes: Vec<String> = (0..self.nodes.len()).map(|i| self.node_json(i)).collect();
