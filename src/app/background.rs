@@ -4,8 +4,8 @@
 
 use super::compare::Comparison;
 use super::jobs::{JOBS, Job, JobEnd, JobState};
+use super::loaded::Loaded;
 use super::memory::{MemoryPicture, MemoryTab};
-use super::model::Loaded;
 use super::over_time::UsageSource;
 use super::perf::{PerfInput, PerfState, PerfTab};
 use super::state::App;

@@ -2,7 +2,7 @@
 //! captured graph and kept, with what is open and selected.
 
 use super::keys::Action;
-use super::model::Loaded;
+use super::loaded::Loaded;
 use super::tab::Outcome;
 use crate::analysis::graph::nodes::GraphNode;
 use crate::analysis::graph::tree::{TreeEntry, device_ops_tree, entry_at, first_failed_path};

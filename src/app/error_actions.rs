@@ -4,9 +4,9 @@
 
 use super::keys::Action;
 use super::operations::UNATTACHED_SHOWN;
-use super::rows::Scroll;
 use super::state::App;
 use super::tab::{Outcome, Popup};
+use super::windowed_rows::Scroll;
 use crate::analysis::format::counted;
 use crate::analysis::messages::raw_message::raw_message;
 use crate::analysis::messages::reason::CalloutBody;

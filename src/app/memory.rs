@@ -4,10 +4,10 @@
 //! failures need, run once per report by the loop.
 
 use super::keys::Action;
+use super::loaded::{Loaded, Model};
 use super::memory_fixes::FixList;
-use super::model::{Loaded, Model};
-use super::rows::{Scroll, WindowedRows};
 use super::tab::{Availability, Outcome};
+use super::windowed_rows::{Scroll, WindowedRows};
 use crate::analysis::memory::{LiveBuffer, MemoryAtFailure, OperationMemory};
 use crate::analysis::messages::failure::BufferType;
 use std::collections::HashMap;

@@ -3,7 +3,7 @@
 //! recorded), and the fixes the user types (`w`), each replayed by the loop and added to the list.
 
 use super::keys::Action;
-use super::model::Loaded;
+use super::loaded::Loaded;
 use super::tab::Outcome;
 use crate::analysis::memory::whatif::{AfterFix, Fix, Outcome as Replayed, ReplayedAdvice};
 use std::collections::HashMap;

@@ -5,10 +5,10 @@
 use super::bindings::key_label;
 use super::keys::Action;
 use super::keys::Pane;
-use super::model::Model;
-use super::rows::{Scroll, WindowedRows};
+use super::loaded::Model;
 use super::search_index::SearchIndex;
 use super::tab::{Availability, Outcome};
+use super::windowed_rows::{Scroll, WindowedRows};
 use crate::analysis::model::ERRORS_NOT_RECORDED;
 use std::collections::HashSet;
 

@@ -5,15 +5,15 @@
 //! listing.
 
 use super::keys::Action;
-use super::rows::WindowedRows;
 use super::tab::{Availability, Outcome};
+use super::windowed_rows::WindowedRows;
 use crate::analysis::graph::nodes::GraphNode;
 use crate::analysis::messages::failure::AllocationFailure;
 use crate::analysis::perf::callout::{FailedOperation, FailureListing, LISTED_FAILURES, failure_listings};
 use crate::analysis::perf::dram_fallback::DramFallback;
 use crate::analysis::perf::flags::{Flag, flags_for_rows};
 use crate::analysis::perf::link::{Link, LinkMap, per_device_map};
-use crate::analysis::perf::rows::PerfRow;
+use crate::analysis::perf::report_rows::PerfRow;
 use std::collections::HashMap;
 
 /// A view of the perf rows and the maxCores its flags use.

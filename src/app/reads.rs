@@ -4,8 +4,8 @@
 //! passes (`App::picture_wanted`, `App::fixes_wanted`).
 
 use super::device_ops::DeviceTree;
+use super::loaded::Loaded;
 use super::memory::{MemoryPicture, Place};
-use super::model::Loaded;
 use super::perf::PerfState;
 use super::state::App;
 use super::tab::Tab;

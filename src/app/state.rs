@@ -6,13 +6,13 @@ use super::compare::Comparison;
 use super::device_ops::{DeviceOpsTab, DeviceTree};
 use super::jobs::Jobs;
 use super::keys::{Action, Pane};
+use super::loaded::{Loaded, Model};
 use super::memory::{MemoryPicture, MemoryTab};
-use super::model::{Loaded, Model};
 use super::operations::OperationsTab;
 use super::over_time::OverTimeTab;
 use super::perf::{PerfState, PerfTab};
-use super::rows::Scroll;
 use super::tab::{Availability, Outcome, Popup, TABS, Tab};
+use super::windowed_rows::Scroll;
 
 /// The whole state of the terminal UI.
 pub struct App {

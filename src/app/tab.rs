@@ -2,7 +2,7 @@
 //! whether a key can do something there now (`Availability`) and what a tab's `update` asks of
 //! the rest (`Outcome`).
 
-use super::rows::Scroll;
+use super::windowed_rows::Scroll;
 
 /// The tabs, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

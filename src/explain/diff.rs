@@ -37,7 +37,7 @@ pub fn render_diff_text(c: &Compared<'_>, options: &ExplainOptions) -> String {
     late_lines(&mut out, c);
     if let Some(next) = c.next(options.hex) {
         let _ = writeln!(out, "\n{}", paint.bold("Next to fix, the first new failure:"));
-        out.push_str(&super::text::operation_block(&next, options));
+        out.push_str(&super::plain_text::operation_block(&next, options));
     }
     out
 }

@@ -2,7 +2,7 @@
 //! failure's block as it appears, like `tail -f`, until the caller says stop.
 
 use super::explanation::{ExplainOptions, collect};
-use super::text::{operation_block, unattached_block};
+use super::plain_text::{operation_block, unattached_block};
 use crate::analysis::model::ErrorRecord;
 use crate::answer::{Entries, ErrorAnswer, explained_operation, explained_unattached};
 use crate::report::{MemoryReport, ReportError};
@@ -48,14 +48,14 @@ pub fn follow(
     let options = ExplainOptions { operation: None, ..*options };
     if let Ok(explanation) = collect(report, None, &options) {
         // What `explain` prints after its count line.
-        if let Some(note) = super::text::no_stack_traces(report, &explanation) {
+        if let Some(note) = super::plain_text::no_stack_traces(report, &explanation) {
             writeln!(out, "{note}")?;
         }
-        out.write_all(super::text::blocks(report, &explanation, &options).as_bytes())?;
+        out.write_all(super::plain_text::blocks(report, &explanation, &options).as_bytes())?;
     }
     // Nothing will ever be printed for such a report: say why rather than stay silent.
     if !report.records_errors() {
-        writeln!(out, "{}", super::text::not_recorded_line(report.operations.len()))?;
+        writeln!(out, "{}", super::plain_text::not_recorded_line(report.operations.len()))?;
     }
     out.flush()?;
     let mut printed_unattached: HashSet<ErrorKey> = report.errors.iter().filter(|e| !e.attached).map(key_of).collect();

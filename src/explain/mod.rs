@@ -12,7 +12,7 @@ mod late;
 mod log;
 mod paint;
 mod peak;
-mod text;
+mod plain_text;
 mod whatif;
 
 pub use crate::analysis::model::first_line;
@@ -24,5 +24,5 @@ pub use follow::{FollowEnd, follow};
 pub use headroom::render_headroom_text;
 pub use json::{render_json, write_json};
 pub use log::{MAX_LINE_BYTES, RECORD_A_REPORT, render_log_json, render_log_text, scan_log};
-pub use text::render_text;
+pub use plain_text::render_text;
 pub use whatif::{render_whatif_json, render_whatif_text};

@@ -3,8 +3,8 @@
 //! on tab 5, BEFORE's line of the same device and buffer type, its failures, and the BEFORE
 //! operation aligned with the cursor's.
 
-use super::text::{truncate_line, wrap_lines};
 use super::view::View;
+use super::wrap::{truncate_line, wrap_lines};
 use crate::analysis::format::size;
 use crate::analysis::memory::usage_series::UsageSeries;
 use crate::app::{Change, Comparison, JobState};

@@ -5,8 +5,8 @@
 //! what fills it, and the legend. Cut to its area with a sign, never wrapped inside a cell; in too
 //! small an area, one line.
 
-use super::text::{truncate_line, wrap_lines};
 use super::view::View;
+use super::wrap::{truncate_line, wrap_lines};
 use crate::analysis::format::size;
 use crate::analysis::memory::named_device;
 use crate::analysis::memory::peak::{Composition, CoreGrid, OperationPeak};

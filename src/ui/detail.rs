@@ -3,8 +3,8 @@
 //! it holds more than fits.
 
 use super::callout::{callout_lines, error_callout, note_line, text_lines, unavailable_line};
-use super::text::wrap_lines;
 use super::view::View;
+use super::wrap::wrap_lines;
 use crate::analysis::beside::{NO_STACK_TRACES, NOT_RECORDED};
 use crate::analysis::stack::most_recent_call_last;
 use crate::app::bindings::key_label;

@@ -2,9 +2,9 @@
 //! built once per address base and width, and kept with the tree), with the selected entry's
 //! outcome (the web app's hover) or its whole line in the footer.
 
-use super::text::{truncate, truncate_line, wrap_lines};
 use super::theme::{SELECTION_SYMBOL, Theme};
 use super::view::View;
+use super::wrap::{truncate, truncate_line, wrap_lines};
 use crate::analysis::format::{format_address, size};
 use crate::analysis::graph::nodes::NodeType;
 use crate::analysis::graph::scopes::Outcome;

@@ -2,8 +2,8 @@
 //! scrollable, for any error.
 
 use super::status::popup_hints;
-use super::text::wrap_lines;
 use super::view::{View, clear};
+use super::wrap::wrap_lines;
 use crate::app::{Action, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::Rect;

@@ -1,9 +1,9 @@
 //! The `?` help popup: every key of every pane's binding table, grouped by pane.
 
 use super::status::popup_hints;
-use super::text::wrap_lines;
 use super::theme::Theme;
 use super::view::clear;
+use super::wrap::wrap_lines;
 use crate::analysis::messages::reason::BEYOND_REFERENCE_MEANING;
 use crate::app::bindings::{bindings, pane_title};
 use crate::app::keys::PANES;

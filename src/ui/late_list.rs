@@ -3,8 +3,8 @@
 //! first, so the figures show at 80 columns; and under the rows the selected one's whole
 //! suggestion, wrapped — the line `y` copies.
 
-use super::text::{truncate_line, wrap_lines};
 use super::view::View;
+use super::wrap::{truncate_line, wrap_lines};
 use crate::analysis::memory::late::{LateTensor, late_at_failure_sentence, late_heading, late_row, suggestion};
 use crate::app::OverTimeTab;
 use ratatui::style::Style;

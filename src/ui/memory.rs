@@ -5,9 +5,9 @@
 use super::memory_holders::draw_holders;
 use super::memory_map::{MapMarks, legend, map_lines};
 use super::progress::draw_progress;
-use super::text::{truncate_line, wrap_line, wrap_lines};
 use super::theme::Theme;
 use super::view::View;
+use super::wrap::{truncate_line, wrap_line, wrap_lines};
 use crate::analysis::format::{counted, size};
 use crate::analysis::memory::whatif::ReplayedAdvice;
 use crate::analysis::memory::{

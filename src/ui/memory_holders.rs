@@ -2,9 +2,9 @@
 //! columns sized by what the visible rows hold, cut with `…` when they do not all fit.
 
 use super::memory_map::tensor_fill;
-use super::text::truncate;
 use super::theme::SELECTION_SYMBOL;
 use super::view::View;
+use super::wrap::truncate;
 use crate::analysis::format::{bare_shape, format_address, size};
 use crate::analysis::memory::LiveBuffer;
 use crate::app::WindowedRows;

@@ -21,11 +21,11 @@ pub mod performance;
 mod progress;
 pub mod status;
 mod tabs;
-pub mod text;
 pub mod theme;
 mod unattached;
 mod unattached_popup;
 mod view;
+pub mod wrap;
 
 pub use theme::Theme;
 pub use view::View;
@@ -52,7 +52,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
     if too_small(area) {
         // What it says of keys pressed meanwhile (see `App::ignore_key`), when there is room.
         let width = area.width as usize;
-        let lines: Vec<_> = std::iter::once(TOO_SMALL).chain(app.message()).map(|l| text::truncate(l, width)).collect();
+        let lines: Vec<_> = std::iter::once(TOO_SMALL).chain(app.message()).map(|l| wrap::truncate(l, width)).collect();
         frame.render_widget(Paragraph::new(lines.join("\n")), area);
         return;
     }

@@ -2,9 +2,9 @@
 //! and the detail pane beside it, or below it on narrow terminals.
 
 use super::callout::{error_lines, note_line, unavailable_line};
-use super::text::{truncate, truncate_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
 use super::view::View;
+use super::wrap::{truncate, truncate_line, wrap_lines};
 use super::{compare, detail, unattached};
 use crate::analysis::beside::NOT_RECORDED;
 use crate::analysis::format::counted;

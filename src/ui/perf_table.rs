@@ -1,9 +1,9 @@
 //! The Performance tab's table (only the visible rows are built; text cut with `…` to widths
 //! fitted to what the visible rows hold) and its footer explaining the selected row's flags.
 
-use super::text::truncate;
 use super::theme::{SELECTION_SYMBOL, Theme};
 use super::view::View;
+use super::wrap::truncate;
 use crate::analysis::perf::flags::{Flag, FlagKind};
 use crate::app::bindings::key_label;
 use crate::app::{Action, Pane};

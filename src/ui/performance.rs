@@ -4,9 +4,9 @@
 
 use super::callout::callout_lines;
 use super::perf_table::{draw_table, footer_lines};
-use super::text::{truncate, truncate_line, wrap_line, wrap_lines};
 use super::theme::SELECTION_SYMBOL;
 use super::view::View;
+use super::wrap::{truncate, truncate_line, wrap_line, wrap_lines};
 use crate::analysis::perf::callout::{PerfCallout, perf_callout};
 use crate::analysis::perf::link::{LINKED_TEXT, UNLINKED_TEXT};
 use crate::app::Action::{Activate, NextFailure, ToggleCallout};

@@ -1,8 +1,8 @@
 //! The progress of a background pass, as both tabs that wait for one draw it: what is being
 //! done, wrapped, and a gauge under it.
 
-use super::text::wrap_lines;
 use super::theme::Theme;
+use super::wrap::wrap_lines;
 use crate::app::JobState;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

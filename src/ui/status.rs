@@ -4,8 +4,8 @@
 //! `q quit` kept at every width.
 
 use super::performance::link_status;
-use super::text::truncate_line;
 use super::theme::Theme;
+use super::wrap::truncate_line;
 use crate::analysis::model::ERRORS_NOT_RECORDED;
 use crate::app::bindings::{bindings, hint_text};
 use crate::app::{Action, App, Availability, Binding, OperationsTab, Pane, PerfState, PerfTab, Tab};

@@ -1,7 +1,7 @@
 //! The tab bar: `1 Operations`, `2 Device ops`, `3 Performance`, and the report's name.
 
-use super::text::truncate_line;
 use super::theme::Theme;
+use super::wrap::truncate_line;
 use crate::app::{App, TABS, Tab};
 use ratatui::Frame;
 use ratatui::layout::Rect;

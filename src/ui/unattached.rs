@@ -2,8 +2,8 @@
 //! title (`u`) or open and scrollable (`[`/`]`); past five errors, `U` opens them all.
 
 use super::callout::{callout_lines, error_callout, text_lines};
-use super::text::{truncate_line, wrap_lines};
 use super::view::View;
+use super::wrap::{truncate_line, wrap_lines};
 use crate::analysis::model::ErrorRecord;
 use crate::app::Action::{ScrollCalloutDown, ShowUnattached, ToggleCallout};
 use crate::app::bindings::key_label;

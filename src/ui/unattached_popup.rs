@@ -2,9 +2,9 @@
 //! (docs/rules/reference.md §7.5, §13.4), numbered, scrollable.
 
 use super::status::popup_hints;
-use super::text::{truncate, wrap_lines};
 use super::unattached::{error_lines, title};
 use super::view::{View, clear};
+use super::wrap::{truncate, wrap_lines};
 use crate::app::{Action, Pane, Scroll};
 use ratatui::Frame;
 use ratatui::layout::Rect;

@@ -8,7 +8,7 @@ use crate::cli;
 
 use cli::run;
 use std::path::{Path, PathBuf};
-use ttnn_tui::analysis::perf::rows::PerfRow;
+use ttnn_tui::analysis::perf::report_rows::PerfRow;
 use ttnn_tui::report::perf::perf_report::PerfReport;
 
 /// tt-perf-report's default `--csv` output.

@@ -18,7 +18,7 @@ fn open(csv: &PerfCsv, name: &str) -> PerfReport {
     PerfReport::open(&csv.write(&dir, "ops_perf_results.csv")).unwrap()
 }
 
-fn codes(rows: &[ttnn_tui::analysis::perf::rows::PerfRow]) -> Vec<(u64, String)> {
+fn codes(rows: &[ttnn_tui::analysis::perf::report_rows::PerfRow]) -> Vec<(u64, String)> {
     rows.iter().map(|r| (r.id, r.op_code.to_string())).collect()
 }
 

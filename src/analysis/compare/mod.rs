@@ -5,14 +5,14 @@
 
 mod align;
 mod failures;
-mod memory;
+mod memory_lines;
 mod myers;
 
 pub use align::{Alignment, Parting};
 pub use failures::{
     FailureChanges, NEVER_COMPLETED, RunFailure, compare_failures, failure_words, kept_words, lead_line, run_failures,
 };
-pub use memory::{PairUse, PairsUse, count_pair_uses, matching_key, pair_uses, pairs_sentence};
+pub use memory_lines::{PairUse, PairsUse, count_pair_uses, matching_key, pair_uses, pairs_sentence};
 
 /// The sentence of the alignment, e.g. `5 operations aligned (5 before, 11 after); the runs part
 /// at operation 2 ttnn.deallocate, which only the after run has.` `name` gives an operation's id

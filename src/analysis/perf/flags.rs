@@ -3,7 +3,7 @@
 
 use super::dram_fallback::DramFallback;
 use super::link::LinkMap;
-use super::rows::PerfRow;
+use super::report_rows::PerfRow;
 use crate::analysis::format::format_percent;
 use crate::analysis::messages::failure::AllocationFailure;
 use crate::analysis::messages::reason::summary;

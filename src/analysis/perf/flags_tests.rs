@@ -1,7 +1,7 @@
 use super::*;
 use crate::analysis::messages::failure::{BufferType, parse_allocation_failure};
 use crate::analysis::perf::dram_fallback::{DramFallback, FallbackSignal};
-use crate::analysis::perf::rows::{Analytics, SIGNPOST_OP_TYPE};
+use crate::analysis::perf::report_rows::{Analytics, SIGNPOST_OP_TYPE};
 
 const FAILURE: &str = "Out of Memory: Not enough space to allocate 3276800 B L1 buffer across 4 banks, where each bank needs to store 819200 B, but bank size is only 1382720 B";
 

@@ -2,7 +2,7 @@
 //! completed device-operation names against the alignable rows, all or nothing (docs/rules/reference.md §9).
 
 use super::link_reason::{LinkFailure, diagnose};
-use super::rows::{DEVICE_OP_TYPE, PerfRow, lock_step_groups};
+use super::report_rows::{DEVICE_OP_TYPE, PerfRow, lock_step_groups};
 use crate::analysis::graph::nodes::GraphNode;
 use crate::analysis::graph::scopes::{CompletedDeviceOperation, completed_device_operations};
 use std::collections::{BTreeMap, HashMap};

@@ -1,7 +1,7 @@
 //! Why two loaded reports did not link: one line a user can act on, beside the reference's
 //! `Unable to link active memory and performance reports` (docs/rules/reference.md §8.1, §9).
 
-use super::rows::PerfRow;
+use super::report_rows::PerfRow;
 use crate::analysis::format::counted;
 
 /// The rows of the performance report as the table counts them: every row of the link view
@@ -125,7 +125,7 @@ pub(crate) fn diagnose(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::perf::rows::{DEVICE_OP_TYPE, SIGNPOST_OP_TYPE};
+    use crate::analysis::perf::report_rows::{DEVICE_OP_TYPE, SIGNPOST_OP_TYPE};
 
     fn row(id: u64, code: &str) -> PerfRow {
         PerfRow { id, raw_op_code: code.into(), op_type: DEVICE_OP_TYPE.into(), ..PerfRow::default() }

@@ -1,6 +1,6 @@
 use super::*;
 use crate::analysis::graph::nodes::parse_graph;
-use crate::analysis::perf::rows::SIGNPOST_OP_TYPE;
+use crate::analysis::perf::report_rows::SIGNPOST_OP_TYPE;
 use serde_json::{Value, json};
 
 /// Graph builder of docs/rules/reference.md §14.8: `capture_start`, then the given nodes.

@@ -8,4 +8,4 @@ pub mod flags;
 pub mod link;
 pub mod link_reason;
 pub mod numbers;
-pub mod rows;
+pub mod report_rows;

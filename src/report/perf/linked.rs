@@ -11,7 +11,7 @@ use crate::analysis::perf::callout::{
 use crate::analysis::perf::dram_fallback::{DramFallback, detect_dram_fallbacks};
 use crate::analysis::perf::flags::{Flag, flags_for_rows};
 use crate::analysis::perf::link::{Link, LinkState, MemoryOperation, link};
-use crate::analysis::perf::rows::PerfRow;
+use crate::analysis::perf::report_rows::PerfRow;
 use crate::report::error::ReportError;
 use crate::report::memory::memory_report::MemoryReport;
 use std::collections::HashMap;

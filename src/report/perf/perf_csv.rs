@@ -3,7 +3,7 @@
 //! kept cell sanitised (docs/rules/formats.md §4–§5, docs/rules/reference.md §8).
 
 use crate::analysis::perf::numbers::{parse_float_prefix, parse_int_prefix};
-use crate::analysis::perf::rows::{
+use crate::analysis::perf::report_rows::{
     Analytics, PerfRecord, PerfRow, SIGNPOST_OP_TYPE, Text, in_call_order, raw_op_code_of,
 };
 use crate::analysis::sanitize::sanitize_line;

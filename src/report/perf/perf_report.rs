@@ -3,7 +3,7 @@
 
 use super::perf_csv::{ParsedCsv, PerfData, check_header, parse_csv};
 use crate::analysis::perf::flags::max_cores;
-use crate::analysis::perf::rows::{PerfRow, RowOptions, build_rows, device_count};
+use crate::analysis::perf::report_rows::{PerfRow, RowOptions, build_rows, device_count};
 use crate::analysis::sanitize::sanitize_line;
 use crate::report::error::ReportError;
 use std::fs::File;
