@@ -28,7 +28,6 @@ pub mod view;
 pub mod watch;
 mod watch_state;
 pub mod whatif;
-mod whatif_at;
 mod whatif_device;
 mod whatif_fixes;
 mod whatif_late;
