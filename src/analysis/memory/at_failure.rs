@@ -9,7 +9,7 @@ use super::inputs::FailureInputs;
 use super::live::{live_at_failure, unwinds};
 use super::map::{build_map, check};
 use super::mesh;
-use super::mesh::{chip_alias, tensors_on_the_chip};
+use super::mesh::{chip_alias, other_ids, tensors_on_the_chip};
 use super::model::{Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, Region};
 use super::notes::MemoryNote;
 use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, l1_small_by_address, region};
@@ -75,7 +75,10 @@ pub(crate) fn place_devices(inputs: &FailureInputs) -> Vec<u64> {
     let Some((found, _)) = found_place(inputs) else { return Vec::new() };
     match mesh_device(inputs, found) {
         Some(chosen) => vec![chosen, found],
-        None => [found].into_iter().chain(chip_alias(&snapshot_places(inputs), &inputs.devices, found)).collect(),
+        None => {
+            let others = other_ids(&snapshot_places(inputs), found);
+            [found].into_iter().chain(chip_alias(&inputs.devices, found, &others)).collect()
+        }
     }
 }
 

@@ -69,29 +69,41 @@ pub(crate) fn one_chip(devices: &[DeviceFacts]) -> bool {
     }
 }
 
-/// The other id a single chip opened as a mesh (docs/rules/memory.md §2; ttnn 0.81) names `device` by: 1
-/// for 0 and 0 for 1, on a report whose `devices` rows are one chip's, when the snapshot holds
-/// `device` only (`places`); none otherwise.
-pub(crate) fn chip_alias(places: &[(u64, BufferType)], devices: &[DeviceFacts], device: u64) -> Option<u64> {
+/// One chip named by two ids (docs/rules/memory.md §2), the one rule: the other id a single chip
+/// opened as a mesh (ttnn 0.81) names `device` by — 1 for 0 and 0 for 1 — when the report's
+/// `devices` rows are one chip's ([`one_chip`]) and no other id holds buffers in what was read
+/// beside `device` (`others`: then the ids are two mesh devices); none otherwise.
+pub(crate) fn chip_alias(devices: &[DeviceFacts], device: u64, others: &[u64]) -> Option<u64> {
     let other = match device {
         0 => 1,
         1 => 0,
         _ => return None,
     };
-    (one_chip(devices) && places.iter().all(|(d, _)| *d == device)).then_some(other)
+    (one_chip(devices) && others.is_empty()).then_some(other)
+}
+
+/// The `devices` row a device is read by: its own, else on a report whose rows are one chip's
+/// ([`one_chip`]: a single chip opened as a mesh names itself by an id without a row) the first.
+pub(crate) fn chip_row(devices: &[DeviceFacts], device: u64) -> Option<&DeviceFacts> {
+    devices.iter().find(|d| d.device_id == device).or_else(|| devices.first().filter(|_| one_chip(devices)))
+}
+
+/// The ids other than `device` among the places (device, buffer type) of the rows read.
+pub(crate) fn other_ids(places: &[(u64, BufferType)], device: u64) -> Vec<u64> {
+    places.iter().map(|(d, _)| *d).filter(|&d| d != device).collect()
 }
 
 /// A single chip opened as a mesh names itself by 0 and by 1, and a tensor's placement may carry
 /// the chip id while the snapshot carries the mesh id (a tensor whose `tensors.address` is NULL,
-/// its place only in `device_tensors`: embedding outputs): on such a report ([`chip_alias`]),
-/// placements on the other id are read as `device`'s.
+/// its place only in `device_tensors`: embedding outputs): on such a report ([`chip_alias`], no
+/// other id among `places`), placements on the other id are read as `device`'s.
 pub(crate) fn tensors_on_the_chip<'a>(
     tensors: &'a [TensorFacts],
     places: &[(u64, BufferType)],
     devices: &[DeviceFacts],
     device: u64,
 ) -> Cow<'a, [TensorFacts]> {
-    let Some(other) = chip_alias(places, devices, device) else { return Cow::Borrowed(tensors) };
+    let Some(other) = chip_alias(devices, device, &other_ids(places, device)) else { return Cow::Borrowed(tensors) };
     let mut read = tensors.to_vec();
     for t in &mut read {
         for (d, _) in &mut t.device_addresses {
@@ -103,11 +115,24 @@ pub(crate) fn tensors_on_the_chip<'a>(
     Cow::Owned(read)
 }
 
-/// Whether the device read is a single chip as the user's script knows it (issue 30 §4.5):
-/// one chip's `devices` rows, the device read named 0 or 1, and no other id holding buffers in
-/// what was read (then 0 and 1 are two mesh devices).
+/// Whether the device read is a single chip as the user's script knows it (issue 30 §4.5): the
+/// device has another id by [`chip_alias`] (`others_with_buffers`: the other ids holding buffers
+/// in what was read).
 pub(crate) fn single_chip(devices: &[DeviceFacts], device: u64, others_with_buffers: &[u64]) -> bool {
-    device <= 1 && one_chip(devices) && others_with_buffers.is_empty()
+    chip_alias(devices, device, others_with_buffers).is_some()
+}
+
+/// Whether a report's figures, on the devices `ids`, are one chip's: the single id they name is
+/// a single chip's ([`single_chip`]: the others are the figures' other ids); with no figures at
+/// all, whether its `devices` rows are one chip's.
+pub(crate) fn figures_on_one_chip(devices: &[DeviceFacts], ids: impl Iterator<Item = u64>) -> bool {
+    let mut ids: Vec<u64> = ids.collect();
+    ids.sort_unstable();
+    ids.dedup();
+    match ids.split_first() {
+        None => one_chip(devices),
+        Some((device, others)) => single_chip(devices, *device, others),
+    }
 }
 
 /// The id text names a device by: 0 for a single chip (the id the user's script opened it
@@ -134,6 +159,36 @@ mod tests {
         assert!(one_chip(&[]) && one_chip(&[wormhole(0)]) && one_chip(&[wormhole(0), wormhole(1)]));
         assert!(!one_chip(&[wormhole(0), other]));
         assert!(!one_chip(&[wormhole(0), wormhole(1), wormhole(2)]));
+    }
+
+    /// One rule for one chip named by two ids (docs/rules/memory.md §2): 0 and 1 only, one chip's
+    /// rows, and no other id holding buffers beside it; every caller says only what it read.
+    #[test]
+    fn one_chip_named_by_two_ids_is_one_rule() {
+        let chip = |id| DeviceFacts {
+            device_id: id,
+            l1_start: Some(105_824),
+            l1_bank_size: 1_393_312,
+            worker_l1_size: 1_499_136,
+            l1_num_banks: 64,
+        };
+        let one = [chip(0), chip(1)];
+        assert_eq!(
+            (chip_alias(&one, 0, &[]), chip_alias(&one, 1, &[]), chip_alias(&one, 2, &[])),
+            (Some(1), Some(0), None)
+        );
+        assert_eq!(chip_alias(&one, 0, &[1]), None);
+        assert_eq!(chip_alias(&[chip(0), chip(1), chip(2)], 0, &[]), None);
+        let places = [(0, BufferType::L1), (0, BufferType::Dram)];
+        assert_eq!(other_ids(&places, 0), Vec::<u64>::new());
+        assert_eq!(other_ids(&[(0, BufferType::L1), (1, BufferType::L1)], 0), vec![1]);
+        assert!(single_chip(&one, 1, &[]) && !single_chip(&one, 1, &[0]));
+        // Figures on one id are a single chip's; on two ids, two devices; on none, the rows say.
+        assert!(figures_on_one_chip(&one, [1, 1].into_iter()));
+        assert!(!figures_on_one_chip(&one, [0, 1].into_iter()));
+        assert!(!figures_on_one_chip(&one, [2].into_iter()));
+        assert!(figures_on_one_chip(&one, std::iter::empty()));
+        assert!(!figures_on_one_chip(&[chip(0), DeviceFacts { l1_num_banks: 56, ..chip(1) }], std::iter::empty()));
     }
 
     #[test]

@@ -39,10 +39,11 @@ pub(crate) fn failure_device(
         .or(if let [only] = devices { Some(only.device_id) } else { None })
 }
 
-/// The region of a buffer type on a device (docs/rules/memory.md §2): L1 `[A, A+B)` and L1_SMALL
-/// `[A+B, W)` from the device's row, DRAM `[b, b + bank size)` with the bank size from the
-/// message and b the DRAM base (0 when none is recorded); unknown otherwise. A region of size 0
-/// (L1_SMALL of a device opened without it) is known.
+/// The region of a buffer type on a device (docs/rules/memory.md §2), the one formula every view
+/// uses (the memory at a failure, the what-if's allocators, the chart's ceiling): L1 `[A, A+B)`
+/// and L1_SMALL `[A+B, W)` from the device's row, DRAM `[b, b + bank size)` with the bank size
+/// given (a failure message's) and b the DRAM base (0 when none is recorded); unknown otherwise.
+/// A region of size 0 (L1_SMALL of a device opened without it) is known.
 pub(crate) fn region(
     buffer_type: BufferType,
     device: Option<&DeviceFacts>,
@@ -123,10 +124,10 @@ pub(crate) fn graph_buffer_type(node: &GraphNode, l1_small: Option<&Range<u64>>)
 /// single chip opened as a mesh). Borrowed when no node is retyped.
 pub(crate) fn l1_small_by_address<'a>(graph: &'a [GraphNode], devices: &[DeviceFacts]) -> Cow<'a, [GraphNode]> {
     let l1_small = |node: &GraphNode| {
-        let row = devices
-            .iter()
-            .find(|d| Some(d.device_id) == node.device_id)
-            .or_else(|| devices.first().filter(|_| super::mesh::one_chip(devices)))?;
+        let row = match node.device_id {
+            Some(device) => super::mesh::chip_row(devices, device)?,
+            None => devices.first().filter(|_| super::mesh::one_chip(devices))?,
+        };
         l1_small_region(row)
     };
     let read = |node: &GraphNode| graph_buffer_type(node, l1_small(node).as_ref());

@@ -2,6 +2,9 @@
 //! one device and buffer type, its peak, the failures on it, and the region size as a ceiling
 //! (docs/rules/memory.md §1–§2).
 
+use super::inputs::DeviceFacts;
+use super::model::RegionSource;
+use super::place::region;
 use super::usage::{MemoryUsage, UsageKey};
 use crate::analysis::messages::failure::BufferType;
 use serde::Serialize;
@@ -58,35 +61,22 @@ pub struct Ceiling {
     pub source: CeilingSource,
 }
 
-/// The L1 figures of a `devices` row (docs/rules/memory.md §1); 0 where the report has none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct L1Layout {
-    /// A = `address_at_first_l1_cb_buffer`.
-    pub(crate) first_cb_address: u64,
-    /// B = `l1_bank_size`.
-    pub(crate) bank_size: u64,
-    /// W = `worker_l1_size`.
-    pub(crate) worker_l1_size: u64,
-}
-
-/// The region size of a buffer type: L1 `[A, A+B)`, L1_SMALL `[A+B, W)` from the device's row,
-/// DRAM `[0, bank size)` from a failure message; none when not known.
+/// The chart's ceiling of a buffer type: the size of its region, by the one formula of
+/// docs/rules/memory.md §2 (`place::region`) — L1 `[A, A+B)`, L1_SMALL `[A+B, W)` from the
+/// device's row (`device`), DRAM one bank from a failure message's bank size; none when the
+/// region is unknown or empty.
 pub(crate) fn region_ceiling(
     buffer_type: BufferType,
-    l1: Option<L1Layout>,
+    device: Option<&DeviceFacts>,
     dram_bank_size: Option<u64>,
 ) -> Option<Ceiling> {
-    let from_devices = |size: u64| (size > 0).then_some(Ceiling { size, source: CeilingSource::Devices });
-    match (buffer_type, l1) {
-        (BufferType::L1, Some(l1)) => from_devices(l1.bank_size),
-        (BufferType::L1Small, Some(l1)) if l1.first_cb_address > 0 && l1.bank_size > 0 => {
-            from_devices(l1.worker_l1_size.saturating_sub(l1.first_cb_address + l1.bank_size))
-        }
-        (BufferType::Dram, _) => {
-            dram_bank_size.filter(|s| *s > 0).map(|size| Ceiling { size, source: CeilingSource::Message })
-        }
-        _ => None,
-    }
+    let r = region(buffer_type, device, dram_bank_size, None);
+    let size = r.end?.saturating_sub(r.start?);
+    let source = match r.source? {
+        RegionSource::Devices => CeilingSource::Devices,
+        RegionSource::Message => CeilingSource::Message,
+    };
+    (size > 0).then_some(Ceiling { size, source })
 }
 
 /// One chart line.

@@ -97,7 +97,14 @@ fn peaks_of_every_device_and_type() {
 #[test]
 fn region_ceilings() {
     // Wormhole n150: A = 101440, B = 1364928, W = 1499136.
-    let l1 = Some(L1Layout { first_cb_address: 101_440, bank_size: 1_364_928, worker_l1_size: 1_499_136 });
+    let row = DeviceFacts {
+        device_id: 0,
+        l1_start: Some(101_440),
+        l1_bank_size: 1_364_928,
+        worker_l1_size: 1_499_136,
+        l1_num_banks: 64,
+    };
+    let l1 = Some(&row);
     let devices = |size| Some(Ceiling { size, source: CeilingSource::Devices });
     assert_eq!(region_ceiling(L1, l1, None), devices(1_364_928));
     assert_eq!(region_ceiling(L1Small, l1, None), devices(1_499_136 - 101_440 - 1_364_928));
@@ -107,9 +114,16 @@ fn region_ceilings() {
     );
     assert_eq!(region_ceiling(Dram, l1, None), None);
     assert_eq!(region_ceiling(L1, None, None), None);
-    // A report without address_at_first_l1_cb_buffer: L1_SMALL's start is unknown.
-    let no_start = Some(L1Layout { first_cb_address: 0, bank_size: 1_364_928, worker_l1_size: 1_499_136 });
-    assert_eq!(region_ceiling(L1Small, no_start, None), None);
+    // A report without address_at_first_l1_cb_buffer: L1's and L1_SMALL's regions are unknown
+    // (docs/rules/memory.md §2), so neither has a ceiling.
+    let no_start = DeviceFacts { l1_start: None, ..row.clone() };
+    assert_eq!(
+        (region_ceiling(L1, Some(&no_start), None), region_ceiling(L1Small, Some(&no_start), None)),
+        (None, None)
+    );
+    // A device opened without L1_SMALL: its region is empty, which the chart draws no line for.
+    let no_small = DeviceFacts { worker_l1_size: 101_440 + 1_364_928, ..row.clone() };
+    assert_eq!(region_ceiling(L1Small, Some(&no_small), None), None);
     assert_eq!(region_ceiling(BufferType::Trace, l1, None), None);
 }
 

@@ -12,7 +12,7 @@ use crate::analysis::memory::late::{
 };
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::whatif::Fix;
-use crate::analysis::memory::{DeviceFacts, LiveBuffer, MemoryAtFailure, chip_alias, tensors_on_the_chip};
+use crate::analysis::memory::{DeviceFacts, LiveBuffer, MemoryAtFailure, chip_alias, other_ids, tensors_on_the_chip};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
 use crate::analysis::stack::model_source_label;
@@ -169,7 +169,7 @@ impl MemoryReport {
         let run_places: Vec<(u64, BufferType)> = runs.runs().map(|r| (r.device_id, r.buffer_type)).collect();
         let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
         let device = run_places.first().map(|p| p.0);
-        let alias = device.and_then(|d| Some((d, chip_alias(&run_places, &devices, d)?)));
+        let alias = device.and_then(|d| Some((d, chip_alias(&devices, d, &other_ids(&run_places, d))?)));
         if let Some((_, other)) = alias {
             let more: Vec<(u64, u64)> = places.iter().map(|&(_, a)| (other, a)).collect();
             places.extend(more);

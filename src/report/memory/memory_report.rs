@@ -8,14 +8,12 @@ use super::rows::{DramBaseCache, Snapshots};
 use super::tensors::{TensorCache, Tensors};
 use super::usage::{MarkCache, Usage};
 use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors, rows_of_rank, unrecorded_failure, unrecorded_id};
-use crate::analysis::messages::failure::parse_allocation_failure;
 pub use crate::analysis::model::{ErrorRecord, Operation};
-use crate::analysis::sanitize::{sanitize_line, sanitize_text};
-use crate::report::database::{float, int, open_database, open_error, opt_uint, text, uint};
+use crate::report::database::{open_database, open_error};
 use crate::report::error::ReportError;
 use crate::report::locate::{ReportSource, report_name_from_config, report_name_from_folder};
 use crate::report::store::Store;
-use rusqlite::{Connection, MAIN_DB, params};
+use rusqlite::{Connection, MAIN_DB};
 use std::path::Path;
 
 /// The embedded demo report (`fixtures/demo/`).
@@ -170,95 +168,6 @@ impl MemoryReport {
         Ok(())
     }
 
-    fn read_schema_version(&self) -> rusqlite::Result<Option<String>> {
-        if !self.store.schema.has_column("report_metadata", "key")
-            || !self.store.schema.has_column("report_metadata", "value")
-        {
-            return Ok(None);
-        }
-        let mut stmt = self.store.conn.prepare("SELECT value FROM report_metadata WHERE key = 'schema_version'")?;
-        let mut rows = stmt.query([])?;
-        Ok(rows.next()?.map(|r| sanitize_line(&text(r.get_ref_unwrap(0)))))
-    }
-
-    /// Operations of the rank stored past a rowid, in id order; whether the table already stored
-    /// them so; and whether it holds rows of another rank (read in the same pass: the rows of
-    /// every rank are read and those of others dropped).
-    pub(super) fn read_operations(&self, after_rowid: i64) -> rusqlite::Result<(Vec<Operation>, bool, bool)> {
-        let columns = self
-            .store
-            .schema
-            .select_list("operations", &[("operation_id", "0"), ("name", "''"), ("duration", "NULL"), ("rank", "0")]);
-        // Table order, then a stable sort by id: cheap when the table is already in id order.
-        let sql = format!("SELECT {columns} FROM operations WHERE rowid > ?1");
-        let mut stmt = self.store.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params![after_rowid], |r| {
-            Ok(Operation {
-                id: uint(r.get_ref(0)?),
-                name: sanitize_line(&text(r.get_ref(1)?)),
-                duration: float(r.get_ref(2)?),
-                rank: int(r.get_ref(3)?) as u32,
-                error: None,
-                recorded: true,
-            })
-        })?;
-        let mut operations = rows.collect::<rusqlite::Result<Vec<_>>>()?;
-        let before = operations.len();
-        operations.retain(|o| o.rank == self.store.rank);
-        let other_ranks = operations.len() < before;
-        // The per-operation tables are written by the same loop as `operations`: when this one
-        // is out of id order, theirs may be too, and lookups must not trust rowid order.
-        let in_order = operations.is_sorted_by_key(|o| o.id);
-        operations.sort_by_key(|o| o.id);
-        Ok((operations, in_order, other_ranks))
-    }
-
-    /// Error rows of the rank, and of rank 0 for the fallback, stored past a rowid, in table order.
-    pub(super) fn read_errors(&self, after_rowid: i64) -> rusqlite::Result<Vec<ErrorRecord>> {
-        if !self.store.schema.has_table("errors") {
-            return Ok(Vec::new());
-        }
-        let columns = self.store.schema.select_list(
-            "errors",
-            &[
-                ("operation_id", "0"),
-                ("operation_name", "''"),
-                ("error_type", "''"),
-                ("error_message", "NULL"),
-                ("stack_trace", "''"),
-                ("timestamp", "''"),
-                ("rank", "0"),
-            ],
-        );
-        let filter = if self.store.schema.has_column("errors", "rank") { "rank = ?1 OR rank = 0" } else { "(1 OR ?1)" };
-        let sql = format!("SELECT {columns} FROM errors WHERE ({filter}) AND rowid > ?2 ORDER BY rowid");
-        let mut stmt = self.store.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params![self.store.rank, after_rowid], |r| {
-            // The raw message is parsed before sanitising; only sanitised text is kept.
-            let raw = match r.get_ref(3)? {
-                rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
-                _ => None,
-            };
-            let failure = raw.as_deref().and_then(parse_allocation_failure).map(|mut f| {
-                f.figures.core_range = f.figures.core_range.map(|c| sanitize_line(&c));
-                f
-            });
-            Ok(ErrorRecord {
-                operation_id: opt_uint(r.get_ref(0)?),
-                operation_name: sanitize_line(&text(r.get_ref(1)?)),
-                error_type: sanitize_line(&text(r.get_ref(2)?)),
-                message: sanitize_text(raw.as_deref().unwrap_or("")),
-                stack_trace: sanitize_text(&text(r.get_ref(4)?)),
-                timestamp: sanitize_line(&text(r.get_ref(5)?)),
-                rank: int(r.get_ref(6)?) as u32,
-                failure,
-                attached: false,
-                log: None,
-            })
-        })?;
-        rows.collect()
-    }
-
     /// Attaches error rows (in table order) to the operations, keeping the rank's rows; returns
     /// where each row went in `errors` (none: set aside). The operation that started and never
     /// completed without an `operations` row is added after the last (docs/rules/reference.md §13.5), again
@@ -312,31 +221,6 @@ impl MemoryReport {
         self.errors = kept;
         self.apply_log();
         new_index
-    }
-
-    /// Marks the L1 allocation failures whose operation asked for a sharded output (its
-    /// `memory_config` argument): a sharded buffer is not confined to the interleaved region, so
-    /// its reason carries no caveat about it. One query for the operations with such an error.
-    pub(super) fn mark_sharded_requests(&mut self) -> rusqlite::Result<()> {
-        let wanted: Vec<u64> = self
-            .operations
-            .iter()
-            .filter(|o| o.error.and_then(|e| self.errors[e].failure.as_ref()).is_some_and(|f| !f.sharded))
-            .map(|o| o.id)
-            .collect();
-        if wanted.is_empty() {
-            return Ok(());
-        }
-        let configs = self.store.texts_by_operation_named("operation_arguments", "memory_config", &wanted)?;
-        for o in &self.operations {
-            let sharded = configs.get(&o.id).is_some_and(|v| v.iter().any(|(_, t)| t.contains("_SHARDED")));
-            if let (true, Some(e)) = (sharded, o.error)
-                && let Some(f) = self.errors[e].failure.as_mut()
-            {
-                f.sharded = true;
-            }
-        }
-        Ok(())
     }
 
     /// The error attached to an operation (by index).

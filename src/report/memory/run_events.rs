@@ -5,7 +5,7 @@
 
 use super::memory_report::MemoryReport;
 use crate::analysis::memory::DeviceFacts;
-use crate::analysis::memory::one_chip;
+use crate::analysis::memory::chip_alias;
 use crate::analysis::memory::peak::{DeviceLayout, FirstFailure, Records, RunEvents};
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::whatif::{OperationRecord, Place};
@@ -79,7 +79,9 @@ impl MemoryReport {
         let snapshots = self.records_snapshots().map_err(&read)?;
         let facts: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
         let banks = facts.iter().map(|f| f.l1_num_banks).max().unwrap_or(64);
-        let single = one_chip(&facts);
+        // One chip named by two ids (docs/rules/memory.md §2, `chip_alias`): 0 and 1 are one
+        // device unless a snapshot holds both.
+        let single = chip_alias(&facts, self.devices.first().map_or(0, |d| d.device_id), &[]).is_some();
         let mut usage = (with_usage && snapshots).then(MemoryUsage::default);
         let (mut events, mut both) = self.read_events(single, banks, snapshots, &mut usage)?;
         if single && both.0 {

@@ -4,7 +4,7 @@
 use super::devices::Device;
 use super::graph_only::GraphOnlyPass;
 use crate::analysis::memory::usage::{MemoryUsage, UsageKey};
-use crate::analysis::memory::usage_series::{Ceiling, FailureMark, L1Layout, Peak, UsageSeries, peaks, region_ceiling};
+use crate::analysis::memory::usage_series::{Ceiling, FailureMark, Peak, UsageSeries, peaks, region_ceiling};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::model::Operation;
 use crate::report::database::{buffer_type, rowid_range, signed, uint};
@@ -180,17 +180,13 @@ impl Usage<'_> {
     /// from the device's row; DRAM from the bank size the DRAM failures on the device give, when
     /// they agree.
     pub fn region_ceiling(&self, device_id: u64, buffer_type: BufferType) -> Option<Ceiling> {
-        let l1 = self.devices.iter().find(|d| d.device_id == device_id).map(|d| L1Layout {
-            first_cb_address: d.address_at_first_l1_cb_buffer.unwrap_or(0),
-            bank_size: d.l1_bank_size,
-            worker_l1_size: d.worker_l1_size,
-        });
+        let row = self.devices.iter().find(|d| d.device_id == device_id).map(|d| d.facts());
         let mut bank_sizes = self
             .marked_failures()
             .iter()
             .filter(|(m, _)| m.buffer_type == Some(BufferType::Dram) && m.device_id.is_none_or(|d| d == device_id))
             .filter_map(|(_, bank_size)| *bank_size);
         let dram_bank_size = bank_sizes.next().filter(|first| bank_sizes.all(|s| s == *first));
-        region_ceiling(buffer_type, l1, dram_bank_size)
+        region_ceiling(buffer_type, row.as_ref(), dram_bank_size)
     }
 }

@@ -9,9 +9,11 @@
 use super::memory_report::MemoryReport;
 use super::rows::SNAPSHOT_ROWS;
 use super::whatif::{WhatIf, WhatIfOptions};
-use super::whatif_at::AtFailure;
 use super::whatif_fixes::Resolved;
-use crate::analysis::memory::whatif::{DeviceView, Fix, Plan, WhatIfNote, WhatIfReplay};
+use crate::analysis::memory::whatif::{
+    AtFailure, DeviceView, Fix, Plan, WhatIfNote, WhatIfReplay, checkpoint_buffers, distinct, input_buffers,
+    more_after_request, own_unrecorded, request_of,
+};
 use crate::analysis::memory::{Basis, MemoryAtFailure};
 use crate::report::error::ReportError;
 use std::ops::ControlFlow;
@@ -46,18 +48,23 @@ impl MemoryReport {
         let through = crate::analysis::memory::failure_point(&graph);
         let own = (m.basis == Basis::AfterFailureSnapshot)
             .then(|| self.snapshots().rows(op.id, op.rank).map(|(rows, _)| rows).unwrap_or_default());
-        let failure = self.error_of(index).and_then(|e| e.failure.clone());
-        let request = failure.as_ref().and_then(|f| super::whatif::request_of(f, m.device_id, m));
-        let inputs = m
-            .live_buffers
-            .iter()
-            .filter(|b| b.input_of_operation)
-            .map(|b| ((m.device_id, m.buffer_type), b.address))
-            .collect();
+        let failure = self.error_of(index).and_then(|e| e.failure.as_ref());
+        let request = failure.and_then(|f| request_of(f, m.device_id, m));
         let hint = request.as_ref().and_then(|_| self.cb_hint(index, l1_start));
-        let own_unrecorded = failure.as_ref().and_then(|f| super::whatif::own_unrecorded(f, m));
-        let more_after = super::whatif::more_after_request(&op.name, request.as_ref());
-        AtFailure { index, graph, through, own, request, inputs, hint, own_unrecorded, more_after }
+        AtFailure {
+            index,
+            operation_id: op.id,
+            operation_name: &op.name,
+            failed: failure.is_some(),
+            graph,
+            through,
+            own,
+            request,
+            inputs: input_buffers(m),
+            hint,
+            own_unrecorded: failure.and_then(|f| own_unrecorded(f, m)),
+            more_after: more_after_request(&op.name, request.as_ref()),
+        }
     }
 
     /// Every fix set of `sets` replayed at the failure of the operation at `index` (with its
@@ -83,7 +90,7 @@ impl MemoryReport {
         let mut planned = Vec::with_capacity(sets.len());
         let mut pending = Vec::new();
         for set in sets {
-            let fixes = super::whatif::distinct(set);
+            let fixes = distinct(set);
             let resolved = self.resolve(index, &fixes, m, &view, late).map_err(&read)?;
             if let Some(window) = window {
                 let span = self.replay_span_of(index, &fixes, m, &view, &resolved)?;
@@ -144,7 +151,7 @@ impl MemoryReport {
                 let mut run = WhatIfReplay::new(view.clone(), regions, plan);
                 // The checkpoint is the snapshot just read, as `Snapshots::rows` gives it.
                 let rows = record.snapshot.unwrap_or_default();
-                run.start(self.recorded(&rows[..rows.len().min(SNAPSHOT_ROWS)], &view), p.start);
+                run.start(checkpoint_buffers(&rows[..rows.len().min(SNAPSHOT_ROWS)], &view), p.start);
                 p.run = Some(run);
             }
             ControlFlow::Continue(())
@@ -179,7 +186,7 @@ impl MemoryReport {
             }
             false => resolved,
         };
-        let start = resolved.starts.iter().copied().min().unwrap_or(self.previous(index));
+        let start = resolved.checkpoint(self.previous(index));
         Ok(match start.and_then(|c| self.operation_index(c)) {
             Some(c) => index - c - 1,
             None => index,

@@ -8,11 +8,19 @@ mod advice;
 mod advice_kind;
 mod allocator;
 mod answer;
+mod cb_hint;
+mod device;
+mod failed;
 mod fix;
+mod fixed_picture;
+mod hardware;
 mod machine;
 mod phrase;
 mod plan;
 mod rank;
+mod resolve;
+#[cfg(test)]
+mod resolve_tests;
 mod run;
 mod sequence;
 #[cfg(test)]
@@ -27,10 +35,22 @@ pub(crate) use allocator::BankAllocator;
 pub use answer::{
     AfterFix, Answer, CircularBufferUse, FailsOn, InTheWay, Mismatch, Outcome, ReplayCheck, Request, WhatIfNote,
 };
+pub(crate) use cb_hint::cb_hint;
+pub(crate) use device::{
+    addresses_differ, both_ids_held, checkpoint_buffers, device_view, graph_id, graph_tensors, ids_holding_buffers,
+    lockstep_tensors,
+};
+pub(crate) use failed::{
+    AtFailure, NO_PICTURE, answer_at_failure, distinct, input_buffers, more_after_request, own_unrecorded, request_of,
+    unknown_answer,
+};
 pub use fix::{Fix, FixError};
+pub(crate) use hardware::{HardwareFacts, failure_dram};
 pub use phrase::{Sources, fixes_with_places};
 pub use plan::{DramMove, Plan, Regions, request_page};
 pub use rank::{TEXT_LINES, rank, text_lines};
+pub(crate) use rank::{freed_after, replayed_advice};
+pub(crate) use resolve::{FixFacts, Resolved, buffers_to_check, resolve, tensors_named};
 pub use run::{FailedOperation, WhatIfReplay};
 pub use sequence::{BufferId, DeviceView, OperationRecord, Place, Recorded, Sequence, Step};
 pub use text::{answer_sentence, fix_phrase, fixes_phrase, not_applied, note_text};

@@ -3,9 +3,11 @@
 //! none whose replay cannot tell for a reason the user cannot act on — those are JSON only).
 
 use super::advice::ReplayedAdvice;
-use super::advice_kind::AdviceKind;
-use super::answer::{Outcome, WhatIfNote};
+use super::advice_kind::{Advice, AdviceKind};
+use super::answer::{Answer, Outcome, WhatIfNote};
 use super::fix::Fix;
+use super::phrase::Sources;
+use super::text::not_applied;
 use std::cmp::Reverse;
 
 /// How many advice lines a text says.
@@ -57,6 +59,48 @@ fn class(r: &ReplayedAdvice) -> u8 {
     } else {
         0
     }
+}
+
+/// The operation a fix frees after, when it is a free.
+fn frees_after(f: &Fix) -> Option<u64> {
+    match f {
+        Fix::Free { after: Some(k), .. } | Fix::FreeBuffer { after: k, .. } => Some(*k),
+        _ => None,
+    }
+}
+
+/// The operations the advice's fixes free after: the model's line of each is said with them.
+pub(crate) fn freed_after(candidates: &[Advice]) -> Vec<u64> {
+    candidates.iter().flat_map(|a| a.fixes.iter()).filter_map(frees_after).collect()
+}
+
+/// Every advice line with the answer of its replay (`answers`: one per line with fixes, in
+/// order; `Err(span)` for a replay left out as too long), the model's line of each operation it
+/// frees after (`known`), ranked. A line whose fix the run refuses (a tensor not live then) is
+/// no advice.
+pub(crate) fn replayed_advice(
+    candidates: Vec<Advice>,
+    answers: Vec<Result<Answer, usize>>,
+    known: &[(u64, String)],
+) -> Vec<ReplayedAdvice> {
+    let mut answers = answers.into_iter();
+    let mut out = Vec::with_capacity(candidates.len());
+    for advice in candidates {
+        let frees = |k: u64| advice.fixes.iter().any(|f| frees_after(f) == Some(k));
+        let sources = Sources(known.iter().filter(|(k, _)| frees(*k)).cloned().collect());
+        if advice.fixes.is_empty() {
+            out.push(ReplayedAdvice { advice, answer: None, skipped: None, sources });
+            continue;
+        }
+        match answers.next() {
+            Some(Ok(a)) if not_applied(&a.notes).is_some() => {}
+            Some(Ok(a)) => out.push(ReplayedAdvice { advice, answer: Some(a), skipped: None, sources }),
+            Some(Err(span)) => out.push(ReplayedAdvice { advice, answer: None, skipped: Some(span), sources }),
+            None => {}
+        }
+    }
+    rank(&mut out);
+    out
 }
 
 /// Sorts advice lines: works, frees before moves, fewest changes, most room (stable otherwise).

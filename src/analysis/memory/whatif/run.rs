@@ -2,15 +2,12 @@
 //! (`machine.rs`), and the answer for the failed request once every operation up to it is given.
 
 use super::answer::{
-    AfterFix, Answer, CircularBufferUse, FailsOn, InTheWay, Mismatch, Outcome, ReplayCheck, Request, WhatIfNote,
+    Answer, CircularBufferUse, FailsOn, InTheWay, Mismatch, Outcome, ReplayCheck, Request, WhatIfNote,
 };
 use super::fix::Fix;
 use super::machine::{Fixed, Recording};
 use super::plan::{Plan, Regions};
-use super::sequence::{self, BufferId, OperationRecord, Place, Recorded, Sequence, Step};
-use crate::analysis::memory::fit::fit;
-use crate::analysis::memory::map::build_map;
-use crate::analysis::memory::model::{LiveBuffer, NoFit, Origin, Region, RegionSource};
+use super::sequence::{self, OperationRecord, Place, Recorded, Sequence, Step};
 use crate::analysis::messages::failure::BufferType;
 
 /// The failed operation as the answer needs it: its id and name, its input buffers (place,
@@ -35,9 +32,9 @@ pub struct FailedOperation<'a> {
 /// predictions, and the run with the fixes.
 #[derive(Debug, Clone)]
 pub struct WhatIfReplay {
-    seq: Sequence,
+    pub(super) seq: Sequence,
     recording: Recording,
-    fixed: Fixed,
+    pub(super) fixed: Fixed,
     regions: Regions,
     fixed_regions: Regions,
     /// The failed operation's own L1 allocation that the report does not record, at the address
@@ -271,49 +268,6 @@ impl WhatIfReplay {
         Some(l1.lowest_used().unwrap_or(end).saturating_sub(start))
     }
 
-    /// The cheapest set of buffers whose freeing would let the request fit (docs/rules/memory.md §6 on the
-    /// fixed run's picture): inputs of the failed operation and its own buffers cannot go.
-    fn in_the_way_of(&self, place: Place, need: u64, inputs: &[(Place, u64)], failed: u64) -> Vec<InTheWay> {
-        let Some(a) = self.fixed.allocators.get(&place) else { return Vec::new() };
-        let live = self.fixed.live_in(place);
-        let input_ids: Vec<BufferId> = inputs.iter().filter_map(|&(p, addr)| self.seq.live_at(p, addr)).collect();
-        let buffers: Vec<LiveBuffer> = live
-            .iter()
-            .map(|&(id, address, size)| LiveBuffer {
-                address,
-                size_per_bank: size,
-                input_of_operation: input_ids.contains(&id),
-                origin: Some(if self.seq.buffers[id].operation_id == Some(failed) {
-                    Origin::ThisOperation
-                } else {
-                    Origin::Earlier
-                }),
-                ..LiveBuffer::default()
-            })
-            .collect();
-        match fit(&buffers, a.region(), need, place.1 != BufferType::Dram) {
-            Ok(f) => f
-                .free
-                .iter()
-                .filter_map(|addr| live.iter().find(|(_, a, _)| a == addr))
-                .map(|&(id, address, size)| self.in_the_way(id, address, size))
-                .collect(),
-            Err(NoFit::Pinned | NoFit::LargerThanRegion { .. } | NoFit::NoRequest | NoFit::RegionUnknown)
-            | Err(NoFit::CircularBuffers) => Vec::new(),
-        }
-    }
-
-    fn in_the_way(&self, id: BufferId, address: u64, size_per_bank: u64) -> InTheWay {
-        let b = &self.seq.buffers[id];
-        InTheWay {
-            address,
-            size_per_bank,
-            recorded_address: b.address,
-            operation_id: b.operation_id,
-            tensor_id: b.tensor_id,
-        }
-    }
-
     /// Where the failed operation's first buffer still live lies in the fixed run (its output,
     /// in DRAM when `output-to-dram` moved it): what a circular-buffer answer gives as `address`.
     fn own_output(&self, device: u64, n: u64) -> Option<(BufferType, u64)> {
@@ -371,36 +325,6 @@ impl WhatIfReplay {
         } else {
             (Outcome::DoesNotFit, Some(FailsOn::CircularBuffers))
         };
-    }
-
-    /// The picture of the request's buffer type after the fix (the request placed when it fits).
-    fn after_fix(&self, answer: &Answer, device: u64) -> Option<AfterFix> {
-        let place = (device, answer.buffer_type);
-        let a = self.fixed.allocators.get(&place)?;
-        let (start, end) = a.region();
-        let placed: Vec<(BufferId, u64, u64)> = self
-            .fixed
-            .live_in(place)
-            .into_iter()
-            .filter(|&(_, address, _)| answer.address != Some(address) || answer.circular_buffers)
-            .collect();
-        let live: Vec<LiveBuffer> = placed
-            .iter()
-            .map(|&(id, address, size)| LiveBuffer {
-                address,
-                size_per_bank: size,
-                tensor_id: self.seq.buffers[id].tensor_id,
-                origin: Some(Origin::Earlier),
-                ..LiveBuffer::default()
-            })
-            .collect();
-        let recorded = placed.iter().map(|&(id, _, _)| self.seq.buffers[id].address).collect();
-        let request = answer.address.zip(answer.size_per_bank).filter(|_| !answer.circular_buffers);
-        let spans: Vec<(u64, u64)> = live.iter().map(|b| (b.address, b.size_per_bank)).chain(request).collect();
-        let region = Region { start: Some(start), end: Some(end), source: Some(RegionSource::Devices) };
-        let (map, _) = build_map(&spans, region);
-        let circular_buffers = answer.cb_region.map(|(region_end, _)| (start, region_end));
-        Some(AfterFix { map, live, recorded, request, circular_buffers })
     }
 
     /// The regions of the fixed run (they differ with a larger `l1_small_size`).
