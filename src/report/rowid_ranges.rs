@@ -10,10 +10,44 @@ use rusqlite::{Connection, Row, Rows, params_from_iter};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, sync_channel};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Decoded chunks a worker may hold before the caller has taken them.
 const AHEAD: usize = 2;
+
+/// The CPU time of every pool worker that ended and was not yet taken (see [`take_worker_cpu`]).
+static WORKER_CPU: Mutex<Vec<Duration>> = Mutex::new(Vec::new());
+
+/// The CPU time (user + system) of the calling thread so far, from `/proc/thread-self/stat`
+/// (clock ticks of 10 ms); zero where it cannot be read.
+pub fn thread_cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+    // The fields after the command name (which may hold spaces) follow its closing ')'.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let mut fields = rest.split_whitespace().skip(11);
+    let mut ticks = || fields.next().and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let (user, system) = (ticks(), ticks());
+    Duration::from_millis((user + system).saturating_mul(10))
+}
+
+/// The CPU time of each pool worker that ended since the last call, in the order they ended:
+/// what the benchmarks print to bound the pool's speedup by its busiest thread.
+pub fn take_worker_cpu() -> Vec<Duration> {
+    WORKER_CPU.lock().map(|mut all| std::mem::take(&mut *all)).unwrap_or_default()
+}
+
+/// Records its worker's CPU time when the worker ends, however it ends.
+struct CpuRecord;
+
+impl Drop for CpuRecord {
+    fn drop(&mut self) {
+        let cpu = thread_cpu_time();
+        if let Ok(mut all) = WORKER_CPU.lock() {
+            all.push(cpu);
+        }
+    }
+}
 
 /// Opens another read-only connection to the same database, for a worker.
 pub(crate) type Connect<'a> = &'a (dyn Fn() -> rusqlite::Result<Connection> + Sync);
@@ -165,6 +199,7 @@ impl<C: Send> FoldedChunks<C> {
                 let (sender, receiver) = sync_channel(AHEAD);
                 let (chunks, stop, fold) = (chunks.clone(), stop.clone(), fold.clone());
                 scope.spawn(move || {
+                    let _record = CpuRecord;
                     let conn = match connect() {
                         Ok(conn) => conn,
                         Err(e) => return drop(sender.send(Err(e))),
