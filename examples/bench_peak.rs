@@ -15,6 +15,13 @@
 //! (`read_peaks`: the sums and the events in one read, then the true peaks), the run's events read
 //! alone with every operation's true peak (`read_true_peaks`), and `read_headroom` (the events read
 //! once, then every device and type searched in memory), and prints the ratios and what was found.
+//!
+//! Then `--peak`'s answer at 1 thread and at `BENCH_THREADS` (default the machine's cores), each
+//! with every thread's CPU time (the calling thread, which folds the chunks in order, and each
+//! pool worker): on a shared machine the wall-time ratio cannot be trusted, but the busiest
+//! thread bounds it. The bound printed is the 1-thread CPU time over the least wall time the
+//! N-thread run could take on N idle cores (its busiest thread's CPU time, or its CPU time
+//! shared evenly, whichever is longer).
 
 #[path = "common/timing.rs"]
 mod timing;
@@ -33,6 +40,58 @@ fn ms(d: Duration) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [folder] = args.as_slice() else { panic!("usage: bench_peak REPORT_FOLDER") };
+    if std::env::var_os("BENCH_THREADS_ONLY").is_none() {
+        each_pass(folder);
+    }
+    threads_compared(folder);
+}
+
+/// `--peak`'s answer at 1 thread and at N, with each thread's CPU time and the bound on speedup.
+fn threads_compared(folder: &str) {
+    let source = resolve_report(Some(Path::new(folder))).expect("a report");
+    let mut report = MemoryReport::open(&source, 0).expect("opens");
+    let cores = std::env::var("BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(report.threads());
+    let runs = timing::runs(3);
+    let mut medians = Vec::new();
+    println!(
+        "| `--peak`'s answer (median of {runs} by wall) | wall | CPU | caller | workers | busiest | floor on N cores |"
+    );
+    println!("| --- | ---: | ---: | ---: | --- | ---: | ---: |");
+    for threads in [1, cores.max(2)] {
+        report.set_threads(threads);
+        drop(read_peaks(&report).expect("the run reads"));
+        let mut samples: Vec<timing::ThreadCpu> =
+            (0..runs).map(|_| timing::ThreadCpu::of(|| drop(read_peaks(&report).expect("the run reads"))).1).collect();
+        samples.sort_by_key(|s| s.wall);
+        let m = samples.swap_remove(samples.len() / 2);
+        let workers: Vec<String> = m.workers.iter().map(|w| ms(*w)).collect();
+        println!(
+            "| {threads} thread(s) | {} | {} | {} | {} | {} | {} |",
+            ms(m.wall),
+            ms(m.total),
+            ms(m.caller),
+            if workers.is_empty() { "none".to_string() } else { workers.join(", ") },
+            ms(m.busiest()),
+            ms(m.floor_on(threads))
+        );
+        medians.push(m);
+    }
+    let (one, many) = (&medians[0], &medians[1]);
+    let n = cores.max(2);
+    println!(
+        "{n} threads against 1: wall {:.2}× (this machine, shared); bound on an idle {n}-core machine {:.2}× \
+         (1-thread CPU {} / busiest thread {} or CPU / {n} {}); total CPU / busiest thread {:.2}×",
+        one.wall.as_secs_f64() / many.wall.as_secs_f64().max(1e-9),
+        one.total.as_secs_f64() / many.floor_on(n).as_secs_f64().max(1e-9),
+        ms(one.total),
+        ms(many.busiest()),
+        ms(many.total / n as u32),
+        many.total.as_secs_f64() / many.busiest().as_secs_f64().max(1e-9),
+    );
+}
+
+/// The four passes alternated, at the report's threads.
+fn each_pass(folder: &str) {
     let source = resolve_report(Some(Path::new(folder))).expect("a report");
     let report = MemoryReport::open(&source, 0).expect("opens");
     let runs = timing::runs(3);

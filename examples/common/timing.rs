@@ -53,3 +53,43 @@ pub fn peak_rss() -> String {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status.lines().find(|l| l.starts_with("VmHWM:")).map_or("unknown".into(), |l| l[6..].trim().to_string())
 }
+
+/// Where one call's CPU time went: the calling thread, each pool worker, the rest of the process.
+pub struct ThreadCpu {
+    /// Wall time.
+    pub wall: Duration,
+    /// The whole process's CPU time.
+    pub total: Duration,
+    /// The calling thread's.
+    pub caller: Duration,
+    /// Each pool worker's (`report::rowid_ranges`), in the order they ended.
+    pub workers: Vec<Duration>,
+}
+
+impl ThreadCpu {
+    /// Times `f`, with each thread's share.
+    pub fn of<T>(f: impl FnOnce() -> T) -> (T, Self) {
+        use ttnn_tui::report::rowid_ranges::{take_worker_cpu, thread_cpu_time};
+        drop(take_worker_cpu());
+        let caller = thread_cpu_time();
+        let (out, wall, total) = wall_and_cpu(f);
+        let caller = thread_cpu_time().saturating_sub(caller);
+        (out, Self { wall, total, caller, workers: take_worker_cpu() })
+    }
+
+    /// The busiest thread's CPU time.
+    pub fn busiest(&self) -> Duration {
+        self.workers.iter().copied().chain([self.caller, self.other()]).max().unwrap_or_default()
+    }
+
+    /// CPU time of threads that are neither the caller nor a pool worker (e.g. headroom's).
+    pub fn other(&self) -> Duration {
+        self.total.saturating_sub(self.caller).saturating_sub(self.workers.iter().sum())
+    }
+
+    /// The least wall time this work could take on `cores` idle cores: the busiest thread's CPU
+    /// time, or the whole CPU time shared evenly, whichever is longer.
+    pub fn floor_on(&self, cores: usize) -> Duration {
+        self.busiest().max(self.total / cores.max(1) as u32)
+    }
+}

@@ -6,13 +6,48 @@
 //! at most [`AHEAD`] decoded chunks waiting, so memory stays a few chunks per worker whatever the
 //! table's size. At one thread the chunks are read on the calling thread, on its connection.
 
-use rusqlite::{Connection, Row, params_from_iter};
+use rusqlite::{Connection, Row, Rows, params_from_iter};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Decoded chunks a worker may hold before the caller has taken them.
 const AHEAD: usize = 2;
+
+/// The CPU time of every pool worker that ended and was not yet taken (see [`take_worker_cpu`]).
+static WORKER_CPU: Mutex<Vec<Duration>> = Mutex::new(Vec::new());
+
+/// The CPU time (user + system) of the calling thread so far, from `/proc/thread-self/stat`
+/// (clock ticks of 10 ms); zero where it cannot be read.
+pub fn thread_cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+    // The fields after the command name (which may hold spaces) follow its closing ')'.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let mut fields = rest.split_whitespace().skip(11);
+    let mut ticks = || fields.next().and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let (user, system) = (ticks(), ticks());
+    Duration::from_millis((user + system).saturating_mul(10))
+}
+
+/// The CPU time of each pool worker that ended since the last call, in the order they ended:
+/// what the benchmarks print to bound the pool's speedup by its busiest thread.
+pub fn take_worker_cpu() -> Vec<Duration> {
+    WORKER_CPU.lock().map(|mut all| std::mem::take(&mut *all)).unwrap_or_default()
+}
+
+/// Records its worker's CPU time when the worker ends, however it ends.
+struct CpuRecord;
+
+impl Drop for CpuRecord {
+    fn drop(&mut self) {
+        let cpu = thread_cpu_time();
+        if let Ok(mut all) = WORKER_CPU.lock() {
+            all.push(cpu);
+        }
+    }
+}
 
 /// Opens another read-only connection to the same database, for a worker.
 pub(crate) type Connect<'a> = &'a (dyn Fn() -> rusqlite::Result<Connection> + Sync);
@@ -50,48 +85,59 @@ impl RowidPass<'_> {
         out
     }
 
-    /// The rows of one chunk, decoded.
-    fn read<T>(
-        &self,
-        conn: &Connection,
-        (start, end): (i64, i64),
-        decode: &(dyn Fn(&Row<'_>) -> rusqlite::Result<T> + Sync),
-    ) -> rusqlite::Result<Vec<T>> {
+    /// One chunk's rows, folded by `fold` (e.g. decoded into a `Vec`, or summed).
+    fn fold<C>(&self, conn: &Connection, (start, end): (i64, i64), fold: &ChunkFold<'_, C>) -> rusqlite::Result<C> {
         let mut stmt = conn.prepare_cached(self.sql)?;
         let values = self.binds.iter().copied().chain([start, end]);
         let mut rows = stmt.query(params_from_iter(values))?;
-        let mut out = Vec::new();
-        while let Some(r) = rows.next()? {
-            out.push(decode(r)?);
-        }
-        Ok(out)
+        fold(&mut rows)
     }
 }
 
-/// Reads every chunk of `pass` and gives each one's decoded rows, with the chunk's end rowid
-/// (excluded), to `consume`, in rowid order; `consume` stops the pass by breaking. With
-/// `threads > 1` and `connect`, the chunks are read on `threads` workers, each on a connection
-/// of its own; otherwise on `conn`. Returns whether every chunk was consumed.
-pub(crate) fn read_in_rowid_order<T: Send>(
+/// What a worker makes of one chunk's rows, reading them to the end.
+pub(crate) type ChunkFold<'a, C> = dyn Fn(&mut Rows<'_>) -> rusqlite::Result<C> + Sync + 'a;
+
+/// A chunk fold shared by a pool's workers.
+pub(crate) type SharedFold<'a, C> = Arc<dyn Fn(&mut Rows<'_>) -> rusqlite::Result<C> + Send + Sync + 'a>;
+
+/// Decodes every row of a chunk.
+fn decoded<T>(
+    rows: &mut Rows<'_>,
+    decode: &(dyn Fn(&Row<'_>) -> rusqlite::Result<T> + Sync),
+) -> rusqlite::Result<Vec<T>> {
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        out.push(decode(r)?);
+    }
+    Ok(out)
+}
+
+/// Reads every chunk of `pass`, folds each one's rows with `fold` and gives the result, with the
+/// chunk's end rowid (excluded), to `consume`, in rowid order; `consume` stops the pass by
+/// breaking. With `threads > 1` and `connect`, the chunks are read and folded on `threads`
+/// workers, each on a connection of its own; otherwise on `conn`. Returns whether every chunk
+/// was consumed.
+pub(crate) fn fold_in_rowid_order<C: Send>(
     conn: &Connection,
     connect: Option<Connect<'_>>,
     threads: usize,
     pass: &RowidPass<'_>,
-    decode: &(dyn Fn(&Row<'_>) -> rusqlite::Result<T> + Sync),
-    consume: &mut dyn FnMut(i64, Vec<T>) -> ControlFlow<()>,
+    fold: &ChunkFold<'_, C>,
+    consume: &mut dyn FnMut(i64, C) -> ControlFlow<()>,
 ) -> rusqlite::Result<bool> {
     let Some(connect) = connect.filter(|_| threads > 1) else {
         for bounds in pass.chunks() {
-            if consume(bounds.1, pass.read(conn, bounds, decode)?).is_break() {
+            if consume(bounds.1, pass.fold(conn, bounds, fold)?).is_break() {
                 return Ok(false);
             }
         }
         return Ok(true);
     };
     std::thread::scope(|scope| {
-        for chunk in OrderedChunks::start(scope, connect, threads, pass, decode) {
-            let (end, rows) = chunk?;
-            if consume(end, rows).is_break() {
+        let fold: SharedFold<'_, C> = Arc::new(move |rows: &mut Rows<'_>| fold(rows));
+        for chunk in FoldedChunks::start_folding(scope, connect, threads, pass, fold) {
+            let (end, folded) = chunk?;
+            if consume(end, folded).is_break() {
                 return Ok(false);
             }
         }
@@ -99,18 +145,22 @@ pub(crate) fn read_in_rowid_order<T: Send>(
     })
 }
 
-/// The chunks of a pass read by a pool of workers, in rowid order, as an iterator of
-/// `(end rowid, rows)`: for passes that read two tables side by side. Dropped, it stops the
-/// workers (they finish the chunk they read).
-pub(crate) struct OrderedChunks<T> {
-    receivers: Vec<Receiver<rusqlite::Result<Vec<T>>>>,
+/// The chunks of a pass read by a pool of workers, each folded there, in rowid order, as an
+/// iterator of `(end rowid, folded chunk)`: for passes that read two tables side by side.
+/// Dropped, it stops the workers (they finish the chunk they read).
+pub(crate) struct FoldedChunks<C> {
+    receivers: Vec<Receiver<rusqlite::Result<C>>>,
     ends: Vec<i64>,
     next: usize,
-    stop: std::sync::Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
 }
 
-impl<T: Send> OrderedChunks<T> {
-    /// Starts `threads` workers (at least one) in `scope`, each on a connection from `connect`.
+/// The chunks of a pass as their decoded rows.
+pub(crate) type OrderedChunks<T> = FoldedChunks<Vec<T>>;
+
+impl<T: Send> FoldedChunks<Vec<T>> {
+    /// Starts `threads` workers (at least one) in `scope`, each on a connection from `connect`,
+    /// each decoding its chunks' rows with `decode`.
     pub(crate) fn start<'scope, 'env>(
         scope: &'scope std::thread::Scope<'scope, 'env>,
         connect: Connect<'env>,
@@ -121,16 +171,35 @@ impl<T: Send> OrderedChunks<T> {
     where
         T: 'scope,
     {
+        let fold = move |rows: &mut Rows<'_>| decoded(rows, decode);
+        Self::start_folding(scope, connect, threads, pass, Arc::new(fold))
+    }
+}
+
+impl<C: Send> FoldedChunks<C> {
+    /// Starts `threads` workers (at least one) in `scope`, each on a connection from `connect`,
+    /// each folding its chunks with `fold`.
+    pub(crate) fn start_folding<'scope, 'env>(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        connect: Connect<'env>,
+        threads: usize,
+        pass: &'env RowidPass<'env>,
+        fold: SharedFold<'scope, C>,
+    ) -> Self
+    where
+        C: 'scope,
+    {
         let chunks = pass.chunks();
         let threads = threads.clamp(1, chunks.len().max(1));
-        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
         let ends = chunks.iter().map(|c| c.1).collect();
-        let chunks = std::sync::Arc::new(chunks);
+        let chunks = Arc::new(chunks);
         let receivers = (0..threads)
             .map(|w| {
                 let (sender, receiver) = sync_channel(AHEAD);
-                let (chunks, stop) = (chunks.clone(), stop.clone());
+                let (chunks, stop, fold) = (chunks.clone(), stop.clone(), fold.clone());
                 scope.spawn(move || {
+                    let _record = CpuRecord;
                     let conn = match connect() {
                         Ok(conn) => conn,
                         Err(e) => return drop(sender.send(Err(e))),
@@ -139,7 +208,7 @@ impl<T: Send> OrderedChunks<T> {
                         if stop.load(Ordering::Relaxed) {
                             return;
                         }
-                        let rows = pass.read(&conn, bounds, decode);
+                        let rows = pass.fold(&conn, bounds, &*fold);
                         let failed = rows.is_err();
                         if sender.send(rows).is_err() || failed {
                             return;
@@ -153,8 +222,8 @@ impl<T: Send> OrderedChunks<T> {
     }
 }
 
-impl<T> Iterator for OrderedChunks<T> {
-    type Item = rusqlite::Result<(i64, Vec<T>)>;
+impl<C> Iterator for FoldedChunks<C> {
+    type Item = rusqlite::Result<(i64, C)>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let end = *self.ends.get(self.next)?;
@@ -171,7 +240,7 @@ impl<T> Iterator for OrderedChunks<T> {
     }
 }
 
-impl<T> Drop for OrderedChunks<T> {
+impl<C> Drop for FoldedChunks<C> {
     fn drop(&mut self) {
         // Workers still reading see the flag, or fail to send once the receivers are dropped.
         self.stop.store(true, Ordering::Relaxed);
@@ -212,13 +281,19 @@ mod tests {
         let pass = RowidPass { sql, binds: &[0], range: (1, 1000), chunk };
         let mut out = Vec::new();
         let mut taken = 0;
-        let whole =
-            read_in_rowid_order(&conn, Some(&connect), threads, &pass, &|r| r.get(0), &mut |_, rows: Vec<i64>| {
+        let whole = fold_in_rowid_order(
+            &conn,
+            Some(&connect),
+            threads,
+            &pass,
+            &|rows| decoded(rows, &|r| r.get(0)),
+            &mut |_, rows: Vec<i64>| {
                 out.extend(rows);
                 taken += 1;
                 if stop_after == Some(taken) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-            })
-            .unwrap();
+            },
+        )
+        .unwrap();
         (out, whole)
     }
 

@@ -6,7 +6,7 @@
 use super::database::{
     IN_LIST_CHUNK, RowSpan, Schema, id_list, int, operation_row_span, tables_indexed_by, text, uint,
 };
-use super::rowid_ranges::{RowidPass, read_in_rowid_order};
+use super::rowid_ranges::{ChunkFold, RowidPass, fold_in_rowid_order};
 use rusqlite::Connection;
 use std::collections::HashMap;
 
@@ -62,17 +62,17 @@ impl Store {
         })
     }
 
-    /// Reads every chunk of `pass` in rowid order on the store's threads, each worker on a
-    /// read-only connection of its own (see [`read_in_rowid_order`]).
-    pub(crate) fn read_in_rowid_order<T: Send>(
+    /// Reads and folds every chunk of `pass` in rowid order on the store's threads, each worker
+    /// on a read-only connection of its own (see [`fold_in_rowid_order`]).
+    pub(crate) fn fold_in_rowid_order<C: Send>(
         &self,
         pass: &RowidPass<'_>,
-        decode: &(dyn Fn(&rusqlite::Row<'_>) -> rusqlite::Result<T> + Sync),
-        consume: &mut dyn FnMut(i64, Vec<T>) -> std::ops::ControlFlow<()>,
+        fold: &ChunkFold<'_, C>,
+        consume: &mut dyn FnMut(i64, C) -> std::ops::ControlFlow<()>,
     ) -> rusqlite::Result<bool> {
         let connect = self.connector();
         let threads = if self.database.is_some() { self.threads } else { 1 };
-        read_in_rowid_order(&self.conn, Some(&connect), threads, pass, decode, consume)
+        fold_in_rowid_order(&self.conn, Some(&connect), threads, pass, fold, consume)
     }
 
     /// Opens another read-only connection to the report's database, for a pass's worker.

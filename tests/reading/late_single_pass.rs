@@ -123,7 +123,9 @@ fn long_run(blocks: usize) -> Sim {
 
 /// The whole-run passes read `buffers` (and the free-late replay `captured_graph`) in rowid
 /// chunks on a pool of workers, merged in order (issue 29): at 1, 2 and 3 threads, in chunks of
-/// 64 rowids, the usage pass's sums, `--peak`, `--late` (with free-late replayed at each
+/// 64 rowids, the usage pass's sums (with each buffer's run, added row by row; and alone, each
+/// chunk summed on its worker and the parts added in order, which must give the row-by-row
+/// sums), `--peak`, `--late` (with free-late replayed at each
 /// failure), `whatif --free-late` at the last failure and `headroom` (each place searched on a
 /// thread of its own) are the same as the one-thread pass.
 #[test]
@@ -138,6 +140,11 @@ fn every_thread_count_gives_the_one_thread_answers() {
         let mut usage = ttnn_tui::analysis::memory::usage::MemoryUsage::with_runs();
         let never = std::sync::atomic::AtomicBool::new(false);
         report.usage().read(&mut usage, &never, &mut |_| {}).expect("the pass reads");
+        let mut sums = ttnn_tui::analysis::memory::usage::MemoryUsage::default();
+        report.usage().read(&mut sums, &never, &mut |_| {}).expect("the pass reads");
+        let mut row_by_row = usage.clone();
+        row_by_row.runs = None;
+        assert!(sums == row_by_row, "the sums summed in parts at {threads} threads are the row-by-row sums");
         let peaks = serde_json::to_string(&ttnn_tui::answer::read_peaks(&report).expect("peaks")).unwrap();
         let late = serde_json::to_string(&ttnn_tui::answer::read_late(&report).expect("late")).unwrap();
         let last = (0..report.operations.len()).rev().find(|&i| report.error_of(i).is_some()).expect("a failure");

@@ -41,6 +41,94 @@ struct Current {
     devices: Vec<u64>,
 }
 
+/// What a row did to its operation's sums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RowKind {
+    Summed,
+    /// Its buffer type is none of the five.
+    UnknownType,
+    /// The valid-row rule set it aside.
+    SetAside,
+}
+
+/// A valid row's buffer type, address and bytes per bank as the allocator counts them.
+type ValidRow = Option<(BufferType, (u64, u64))>;
+
+/// The buffer type, address and allocated bytes per bank of a row the valid-row rule keeps
+/// (docs/rules/memory.md §3), with a type that is one of the five.
+fn valid_row(buffer_type: Option<BufferType>, (address, size_per_bank): (Option<i64>, Option<i64>)) -> ValidRow {
+    buffer_type.zip(valid_buffer(address, size_per_bank).map(|(a, s)| (a, allocated_per_bank(buffer_type, s))))
+}
+
+impl Current {
+    fn new(operation_id: u64) -> Self {
+        Self { operation_id, sums: Vec::new(), devices: Vec::new() }
+    }
+
+    /// Adds one row of this operation.
+    fn add(&mut self, device_id: u64, buffer_type: Option<BufferType>, valid: ValidRow) -> RowKind {
+        if !self.devices.contains(&device_id) {
+            self.devices.push(device_id);
+        }
+        if buffer_type.is_none() {
+            return RowKind::UnknownType;
+        }
+        let Some((buffer_type, (_, size_per_bank))) = valid else { return RowKind::SetAside };
+        self.sum((device_id, buffer_type), size_per_bank);
+        RowKind::Summed
+    }
+
+    fn sum(&mut self, key: UsageKey, size_per_bank: u64) {
+        match self.sums.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, sum)) => *sum = sum.saturating_add(size_per_bank),
+            None => self.sums.push((key, size_per_bank)),
+        }
+    }
+
+    /// Adds the rows of the same operation that followed, summed apart.
+    fn absorb(&mut self, later: Current) {
+        for device in later.devices {
+            if !self.devices.contains(&device) {
+                self.devices.push(device);
+            }
+        }
+        for (key, sum) in later.sums {
+            self.sum(key, sum);
+        }
+    }
+}
+
+/// Some consecutive `buffers` rows (a chunk of a pass) summed on their own, on a pool worker:
+/// per operation, in the order met, what [`MemoryUsage::add`] would have added for them.
+/// [`MemoryUsage::add_part`] adds it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct UsagePart {
+    groups: Vec<Current>,
+    rows: u64,
+    unknown_type_rows: u64,
+    set_aside_rows: u64,
+}
+
+impl UsagePart {
+    /// Adds one `buffers` row as stored, as [`MemoryUsage::add`] does.
+    pub(crate) fn add(
+        &mut self,
+        operation_id: u64,
+        device_id: u64,
+        buffer_type: Option<BufferType>,
+        place: (Option<i64>, Option<i64>),
+    ) {
+        if self.groups.last().is_none_or(|g| g.operation_id != operation_id) {
+            self.groups.push(Current::new(operation_id));
+        }
+        let Some(group) = self.groups.last_mut() else { return };
+        let kind = group.add(device_id, buffer_type, valid_row(buffer_type, place));
+        self.rows += 1;
+        self.unknown_type_rows += u64::from(kind == RowKind::UnknownType);
+        self.set_aside_rows += u64::from(kind == RowKind::SetAside);
+    }
+}
+
 impl MemoryUsage {
     /// Sums that also follow each buffer from snapshot to snapshot (for `analysis::memory::late`).
     pub fn with_runs() -> Self {
@@ -54,34 +142,38 @@ impl MemoryUsage {
         operation_id: u64,
         device_id: u64,
         buffer_type: Option<BufferType>,
-        (address, size_per_bank): (Option<i64>, Option<i64>),
+        place: (Option<i64>, Option<i64>),
     ) {
-        self.rows += 1;
         if self.current.as_ref().is_none_or(|c| c.operation_id != operation_id) {
             self.flush();
-            self.current = Some(Current { operation_id, sums: Vec::new(), devices: Vec::new() });
+            self.current = Some(Current::new(operation_id));
         }
         let Some(current) = self.current.as_mut() else { return };
-        if !current.devices.contains(&device_id) {
-            current.devices.push(device_id);
-        }
-        let valid =
-            buffer_type.zip(valid_buffer(address, size_per_bank).map(|(a, s)| (a, allocated_per_bank(buffer_type, s))));
+        let valid = valid_row(buffer_type, place);
         if let Some(runs) = self.runs.as_mut() {
             runs.add(operation_id, device_id, valid.map(|(t, (a, s))| (t, a, s)));
         }
-        let Some(buffer_type) = buffer_type else {
-            self.unknown_type_rows += 1;
-            return;
-        };
-        let Some((_, size_per_bank)) = valid.map(|(_, buffer)| buffer) else {
-            self.set_aside_rows += 1;
-            return;
-        };
-        let key = (device_id, buffer_type);
-        match current.sums.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, sum)) => *sum = sum.saturating_add(size_per_bank),
-            None => current.sums.push((key, size_per_bank)),
+        let kind = current.add(device_id, buffer_type, valid);
+        self.rows += 1;
+        self.unknown_type_rows += u64::from(kind == RowKind::UnknownType);
+        self.set_aside_rows += u64::from(kind == RowKind::SetAside);
+    }
+
+    /// Adds a chunk's rows folded apart ([`UsagePart`], made from the rows that follow those
+    /// added so far): the same sums as adding each of its rows in order. Not for a pass that
+    /// follows each buffer's run (its rows must be added one by one).
+    pub(crate) fn add_part(&mut self, part: UsagePart) {
+        self.rows += part.rows;
+        self.unknown_type_rows += part.unknown_type_rows;
+        self.set_aside_rows += part.set_aside_rows;
+        for group in part.groups {
+            match self.current.as_mut() {
+                Some(current) if current.operation_id == group.operation_id => current.absorb(group),
+                _ => {
+                    self.flush();
+                    self.current = Some(group);
+                }
+            }
         }
     }
 
@@ -190,6 +282,43 @@ mod tests {
         u.add(2, 3, Some(L1), (Some(0), Some(1)));
         u.flush();
         assert_eq!(u.snapshots[&3], vec![2]);
+    }
+
+    #[test]
+    fn parts_summed_apart_add_up_as_the_rows_one_by_one() {
+        let rows = [
+            (1, 0, Some(L1), Some(64), Some(100)),
+            (1, 0, Some(Dram), Some(64), Some(7)),
+            (1, 1, Some(L1), Some(64), Some(3)),
+            (2, 0, None, Some(64), Some(1_000)),
+            (2, 0, Some(L1), Some(0), Some(5)),
+            (2, 2, Some(L1Small), Some(64), Some(9)),
+            (3, 1, Some(L1), Some(64), Some(4)),
+            (2, 0, Some(L1), Some(64), Some(11)),
+            (3, 2, Some(L1), Some(64), Some(-8)),
+            (3, 2, Some(L1), Some(64), Some(8)),
+        ];
+        let mut one_by_one = MemoryUsage::default();
+        for (op, dev, ty, address, size) in rows {
+            one_by_one.add(op, dev, ty, (address, size));
+        }
+        one_by_one.flush();
+        for a in 0..=rows.len() {
+            for b in a..=rows.len() {
+                let mut parts = MemoryUsage::default();
+                for chunk in [&rows[..a], &rows[a..b], &rows[b..]] {
+                    let mut part = UsagePart::default();
+                    for &(op, dev, ty, address, size) in chunk {
+                        part.add(op, dev, ty, (address, size));
+                    }
+                    parts.add_part(part);
+                }
+                parts.flush();
+                assert_eq!(parts, one_by_one, "cut at {a} and {b}");
+            }
+        }
+        assert_eq!(one_by_one.sums[&(0, L1)], vec![(1, 100), (2, 11)]);
+        assert_eq!((one_by_one.rows, one_by_one.unknown_type_rows, one_by_one.set_aside_rows), (10, 1, 2));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::devices::Device;
 use super::graph_only::GraphOnlyPass;
-use crate::analysis::memory::usage::{MemoryUsage, UsageKey};
+use crate::analysis::memory::usage::{MemoryUsage, UsageKey, UsagePart};
 use crate::analysis::memory::usage_series::{Ceiling, FailureMark, Peak, UsageSeries, peaks, region_ceiling};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::model::Operation;
@@ -29,6 +29,25 @@ fn buffer_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BufferRow> {
     let value = |i| r.get_ref(i).map(uint);
     let raw = |i| r.get_ref(i).map(signed);
     Ok((value(0)?, value(1)?, ty, (raw(4)?, raw(3)?)))
+}
+
+/// Decodes every row of a chunk of the pass's statement.
+fn decoded_rows(rows: &mut rusqlite::Rows<'_>) -> rusqlite::Result<Vec<BufferRow>> {
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        out.push(buffer_row(r)?);
+    }
+    Ok(out)
+}
+
+/// Sums every row of a chunk of the pass's statement on its own.
+fn usage_part(rows: &mut rusqlite::Rows<'_>) -> rusqlite::Result<UsagePart> {
+    let mut part = UsagePart::default();
+    while let Some(r) = rows.next()? {
+        let (operation_id, device_id, ty, place) = buffer_row(r)?;
+        part.add(operation_id, device_id, ty, place);
+    }
+    Ok(part)
 }
 
 /// How far a pass is: rowids passed out of the table's rowid range when the pass started.
@@ -113,20 +132,32 @@ impl Usage<'_> {
             usage.flush();
             return Err(ReportError::Cancelled);
         }
-        let whole = self
-            .store
-            .read_in_rowid_order(&pass, &buffer_row, &mut |end, rows| {
-                for (operation_id, device_id, ty, place) in rows {
-                    usage.add(operation_id, device_id, ty, place);
-                }
-                usage.next_rowid = end;
-                progress(UsageProgress { done: u64::try_from(end - first).unwrap_or(0), total });
-                match cancel.load(Ordering::Relaxed) {
-                    true => ControlFlow::Break(()),
-                    false => ControlFlow::Continue(()),
-                }
-            })
-            .map_err(&read)?;
+        let mut took = |end: i64, usage: &mut MemoryUsage| {
+            usage.next_rowid = end;
+            progress(UsageProgress { done: u64::try_from(end - first).unwrap_or(0), total });
+            match cancel.load(Ordering::Relaxed) {
+                true => ControlFlow::Break(()),
+                false => ControlFlow::Continue(()),
+            }
+        };
+        let whole = match usage.runs.is_some() {
+            // Each buffer's run follows the rows one by one, in order: decoded on the workers,
+            // added here.
+            true => {
+                self.store.fold_in_rowid_order(&pass, &|rows| decoded_rows(rows), &mut |end, rows: Vec<BufferRow>| {
+                    for (operation_id, device_id, ty, place) in rows {
+                        usage.add(operation_id, device_id, ty, place);
+                    }
+                    took(end, usage)
+                })
+            }
+            // The sums alone: each chunk summed on its worker, the parts added here in order.
+            false => self.store.fold_in_rowid_order(&pass, &usage_part, &mut |end, part| {
+                usage.add_part(part);
+                took(end, usage)
+            }),
+        }
+        .map_err(&read)?;
         usage.flush();
         if !whole && usage.next_rowid <= last {
             return Err(ReportError::Cancelled);

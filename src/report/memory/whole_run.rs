@@ -12,11 +12,28 @@ use super::whatif_range::{
 };
 use crate::analysis::memory::SnapshotRow;
 use crate::analysis::memory::usage::MemoryUsage;
+use crate::analysis::memory::usage::UsagePart;
 use crate::analysis::memory::whatif::OperationRecord;
 use crate::report::database::rowid_range;
 use crate::report::error::ReportError;
-use crate::report::rowid_ranges::{OrderedChunks, RowidPass};
+use crate::report::rowid_ranges::{FoldedChunks, OrderedChunks, RowidPass, SharedFold};
+use rusqlite::Rows;
 use std::ops::ControlFlow;
+use std::sync::Arc;
+
+/// A chunk of `buffers` as a worker hands it over: its rows, and their sums made there.
+type RowsAndUsage = (Vec<(u64, SnapshotRow)>, UsagePart);
+
+/// Decodes a chunk's rows and sums them as `Usage::read` would.
+fn rows_and_usage(rows: &mut Rows<'_>) -> rusqlite::Result<RowsAndUsage> {
+    let (mut out, mut part) = (Vec::new(), UsagePart::default());
+    while let Some(r) = rows.next()? {
+        let (op, row) = snapshot_row(r)?;
+        part.add(op, row.device_id, row.buffer_type, (row.address, row.size_per_bank));
+        out.push((op, row));
+    }
+    Ok((out, part))
+}
 
 /// The columns of `buffers` both readings need: without one of them the two are read apart
 /// (each fills a missing column its own way).
@@ -64,16 +81,6 @@ impl MemoryReport {
             range: (a, b - 1),
             chunk: GRAPH_CHUNK.min(store.chunk),
         });
-        // Every row to the usage; the rows of the run's operations on to the walk.
-        let mut tap = |source: &mut Next<'_, SnapshotRow>| -> rusqlite::Result<Option<(u64, SnapshotRow)>> {
-            while let Some((op, row)) = source()? {
-                usage.add(op, row.device_id, row.buffer_type, (row.address, row.size_per_bank));
-                if ids.contains(&op) {
-                    return Ok(Some((op, row)));
-                }
-            }
-            Ok(None)
-        };
         let mut each = |_: usize, record: &OperationRecord<'_>| {
             visit(record);
             ControlFlow::Continue(())
@@ -86,17 +93,44 @@ impl MemoryReport {
                 let mut graph_chunks = graph_pass
                     .as_ref()
                     .map(|pass| OrderedChunks::start(scope, &connect, threads, pass, &graph_nodes_row));
-                let mut row_chunks = Some(OrderedChunks::start(scope, &connect, threads, &buffer_pass, &snapshot_row));
+                let fold: SharedFold<'_, RowsAndUsage> = Arc::new(rows_and_usage);
+                let mut row_chunks = FoldedChunks::start_folding(scope, &connect, threads, &buffer_pass, fold);
                 let (mut graph_buffer, mut row_buffer) = (Vec::new().into_iter(), Vec::new().into_iter());
                 let mut next_graph = || flat_next(&mut graph_chunks, &mut graph_buffer);
-                let mut rows = || flat_next(&mut row_chunks, &mut row_buffer);
-                let mut next_row = || tap(&mut rows);
+                // Each chunk's sums, made on its worker, added as the chunk is taken; its rows of
+                // the run's operations on to the walk.
+                let mut next_row = || -> rusqlite::Result<Option<(u64, SnapshotRow)>> {
+                    loop {
+                        match row_buffer.next() {
+                            Some((op, row)) if ids.contains(&op) => return Ok(Some((op, row))),
+                            Some(_) => {}
+                            None => match row_chunks.next() {
+                                Some(chunk) => {
+                                    let (rows, part) = chunk?.1;
+                                    usage.add_part(part);
+                                    row_buffer = rows.into_iter();
+                                }
+                                None => return Ok(None),
+                            },
+                        }
+                    }
+                };
                 self.walk(range, &mut next_graph, Some(&mut next_row), None, &mut each)?;
                 // Rows after the last operation's still count in the usage.
                 while next_row().map_err(&read)?.is_some() {}
                 Ok::<(), ReportError>(())
             })?;
         } else {
+            // Every row to the usage; the rows of the run's operations on to the walk.
+            let mut tap = |source: &mut Next<'_, SnapshotRow>| -> rusqlite::Result<Option<(u64, SnapshotRow)>> {
+                while let Some((op, row)) = source()? {
+                    usage.add(op, row.device_id, row.buffer_type, (row.address, row.size_per_bank));
+                    if ids.contains(&op) {
+                        return Ok(Some((op, row)));
+                    }
+                }
+                Ok(None)
+            };
             let conn = &store.conn;
             let mut graph_stmt = match &graph_pass {
                 Some(pass) => Some(conn.prepare(pass.sql).map_err(&read)?),
