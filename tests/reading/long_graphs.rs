@@ -12,12 +12,12 @@ use ttnn_tui::report::{MemoryReport, ReportError, resolve_report};
 
 const OOM: &str = "Out of Memory: Not enough space to allocate 24576000 B DRAM buffer across 12 banks, where each bank needs to store 2048000 B, but bank size is 1073741824 B (allocated: 0 B, free: 1073741824 B, largest free block: 1073741824 B)";
 
-/// A graph of 16 000 nodes (about 4 MB of JSON, several pieces), named `é` to cut a character
+/// A graph of 16 006 nodes (3.4 MB of JSON, several pieces), named `é` to cut a character
 /// between pieces somewhere.
 fn long_graph(name: &str) -> String {
     let mut g = Graph::new().capture_start().start(name).start("BinaryNgDeviceOperation é");
     for i in 0..8000u64 {
-        g = g.buffer_allocate(2048 * 12, 1 << 20 | i * 2048, BufferType::Dram, Layout::Interleaved);
+        g = g.buffer_allocate(2048 * 12, (1 << 20) + i * 2048, BufferType::Dram, Layout::Interleaved);
     }
     let g = g.aborted_end("BinaryNgDeviceOperation é", Some("Out of Memory")).aborted_end(name, Some("Out of Memory"));
     g.capture_end().to_json()
@@ -54,5 +54,5 @@ fn a_long_text_the_piece_reader_refuses_decides_as_a_whole() {
     let report = open(&dir);
     let error = ReportError::from(parse_graph(&invalid).unwrap_err());
     assert_eq!(report.graphs().graph(0).unwrap_err().to_string(), error.to_string());
-    assert_eq!(error.to_string(), "invalid captured graph JSON: trailing characters at line 1 column 4026103");
+    assert_eq!(error.to_string(), "invalid captured graph JSON: trailing characters at line 1 column 3432746");
 }

@@ -95,9 +95,8 @@ impl GraphStream {
                     *state = State::Closed;
                     at += 1;
                 }
-                (State::First | State::Node, _) => match read_node(&text[at..], end) {
-                    Read::Node(length, node) => {
-                        nodes.push(normalise(nodes.len(), &node));
+                (State::First | State::Node, _) => match read_node(&text[at..], end, nodes) {
+                    Read::Node(length) => {
                         at += length;
                         *state = State::Separator;
                     }
@@ -115,22 +114,26 @@ impl GraphStream {
 }
 
 /// What reading one node gave.
-enum Read<'a> {
-    /// The node and the bytes it took.
-    Node(usize, RawNode<'a>),
+enum Read {
+    /// The node, normalised, and the bytes it took.
+    Node(usize),
     /// The text ends inside it: more is needed.
     Cut,
     /// Not a node the fast reader accepts.
     Refused,
 }
 
-/// Reads the node at the start of `text`. A node that ends exactly where `text` ends is taken
-/// as cut off unless nothing follows (`complete`): a number could go on in the next piece.
-fn read_node(text: &str, complete: bool) -> Read<'_> {
-    let mut nodes = serde_json::Deserializer::from_str(text).into_iter::<RawNode<'_>>();
-    match nodes.next() {
-        Some(Ok(_)) if nodes.byte_offset() == text.len() && !complete => Read::Cut,
-        Some(Ok(node)) => Read::Node(nodes.byte_offset(), node),
+/// Reads the node at the start of `text` into `nodes`, normalised. A node that ends exactly
+/// where `text` ends is taken as cut off unless nothing follows (`complete`): a number could go
+/// on in the next piece.
+fn read_node(text: &str, complete: bool, nodes: &mut Vec<GraphNode>) -> Read {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<RawNode<'_>>();
+    match stream.next() {
+        Some(Ok(_)) if stream.byte_offset() == text.len() && !complete => Read::Cut,
+        Some(Ok(node)) => {
+            nodes.push(normalise(nodes.len(), &node));
+            Read::Node(stream.byte_offset())
+        }
         Some(Err(e)) if e.is_eof() => Read::Cut,
         None => Read::Cut,
         Some(Err(_)) => Read::Refused,

@@ -66,7 +66,7 @@ impl Tensors<'_> {
                 seen.placed.insert(p.tensor_id, p);
             }
             walked += hi + 1 - lo;
-            if lo == 0 || self.tenants_produced((places, &place_set), &seen.placed, &device_places, &seen.uses) {
+            if lo == 0 || self.tenants_produced(places, &place_set, &seen.placed, &device_places, &seen.uses) {
                 break;
             }
             if walked >= MAX_OPERATIONS {
@@ -139,7 +139,8 @@ impl Tensors<'_> {
     /// the most recent one's production was seen.
     fn tenants_produced(
         &self,
-        (places, place_set): (&[(u64, u64)], &HashSet<(u64, u64)>),
+        places: &[(u64, u64)],
+        place_set: &HashSet<(u64, u64)>,
         placed: &HashMap<u64, Placement>,
         device_places: &HashMap<u64, Vec<(u64, u64)>>,
         uses: &HashMap<u64, Vec<(u64, bool)>>,
