@@ -118,7 +118,7 @@ fn main() {
         let mut inputs = FailureInputs {
             operation_id: 7,
             failure: parse_allocation_failure(&message),
-            graph,
+            graph: graph.into(),
             earlier_snapshot: Some(EarlierSnapshot { operation_id: 6, rows: s0.clone() }),
             ..FailureInputs::default()
         };

@@ -12,6 +12,7 @@ mod support;
 mod demo_fixture;
 mod demo_perf_fixture;
 mod late_single_pass;
+mod long_graphs;
 mod memory_reading;
 mod memory_sim;
 mod memory_sim_0_81;

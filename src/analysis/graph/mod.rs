@@ -5,6 +5,7 @@ pub mod core_ranges;
 mod json;
 pub mod nodes;
 pub mod scopes;
+pub(crate) mod stream;
 pub mod tree;
 
 #[cfg(test)]

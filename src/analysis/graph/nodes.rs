@@ -55,6 +55,10 @@ impl NodeType {
     }
 }
 
+/// A captured graph shared by whoever reads it (a failure's graph may hold a million nodes: it
+/// is read once, at open, and never copied for a question).
+pub type SharedGraph = std::sync::Arc<Vec<GraphNode>>;
+
 /// One normalised node of a captured graph.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GraphNode {
@@ -277,7 +281,7 @@ fn loose(value: &Value) -> Loose<'_> {
 
 /// A node as the project reads it, from either reader's fields: loose values typed, texts
 /// sanitised, the id falling back to the counter and then to the position.
-fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
+pub(super) fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
     let empty = RawParams::default();
     let params = node.params.as_ref().unwrap_or(&empty);
     let type_name = node.node_type.as_ref().and_then(Loose::as_str).unwrap_or("");

@@ -6,7 +6,7 @@ use super::cb;
 use super::fit;
 use super::holders::Holders;
 use super::inputs::FailureInputs;
-use super::live::{live_at_failure, unwinds};
+use super::live::{LiveSet, live_at_failure, unwinds};
 use super::map::{build_map, check};
 use super::mesh;
 use super::mesh::{chip_alias, other_ids, tensors_on_the_chip};
@@ -115,7 +115,7 @@ fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNo
         placed.tensors = tensors;
     }
     if let Some(graph) = retyped {
-        placed.graph = graph;
+        placed.graph = std::sync::Arc::new(graph);
     }
     let Some(chosen) = chosen else { return (Cow::Owned(placed), None) };
     let rename = |id: &mut Option<u64>| {
@@ -123,7 +123,7 @@ fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNo
             *id = Some(chosen);
         }
     };
-    placed.graph.iter_mut().for_each(|n| rename(&mut n.device_id));
+    std::sync::Arc::make_mut(&mut placed.graph).iter_mut().for_each(|n| rename(&mut n.device_id));
     placed.replayed_before.iter_mut().flatten().for_each(|b| rename(&mut b.device_id));
     for tensor in &mut placed.tensors {
         rename(&mut tensor.device_id);
@@ -145,11 +145,41 @@ pub(crate) fn needs_earlier_snapshot(inputs: &FailureInputs, device: u64) -> boo
 /// The addresses of the buffers live at the failure, so that the report can read the tensors
 /// that may hold them; empty when there is no basis.
 pub fn live_addresses(inputs: &FailureInputs) -> Vec<u64> {
-    let (inputs, _) = as_placed(inputs);
-    let Some((device, buffer_type)) = failure_place(&inputs) else { return Vec::new() };
-    let banks = banks_of(&inputs, device, buffer_type);
-    live_at_failure(&inputs, device, buffer_type, banks)
-        .map_or_else(Vec::new, |l| l.buffers.iter().map(|b| b.address).collect())
+    found_live(inputs).map_or_else(Vec::new, |f| f.addresses())
+}
+
+/// The buffers live at the failure, found for the live addresses and kept for the picture
+/// ([`memory_at_failure_with`]), with what they were found for: the device found and the one
+/// chosen by the mesh-id rule (the tensors read in between may change them), the place and the
+/// banks. A failure's graph may allocate 300 000 buffers: they are walked once.
+#[derive(Debug, Clone)]
+pub struct FoundLive {
+    key: LiveKey,
+    live: LiveSet,
+}
+
+/// What a live set was found for: (device found, device chosen, place, banks).
+type LiveKey = (u64, Option<u64>, (u64, BufferType), u64);
+
+impl FoundLive {
+    /// The addresses of its buffers.
+    pub fn addresses(&self) -> Vec<u64> {
+        self.live.buffers.iter().map(|b| b.address).collect()
+    }
+}
+
+/// The buffers live at the failure and what they were found for; none without a basis.
+pub fn found_live(inputs: &FailureInputs) -> Option<FoundLive> {
+    let (placed, _) = as_placed(inputs);
+    let (device, buffer_type) = failure_place(&placed)?;
+    let key = live_key(inputs, &placed, (device, buffer_type))?;
+    Some(FoundLive { key, live: live_at_failure(&placed, device, buffer_type, key.3)? })
+}
+
+/// What the live set of `inputs` (placed as `placed`, at `place`) is found for.
+fn live_key(inputs: &FailureInputs, placed: &FailureInputs, place: (u64, BufferType)) -> Option<LiveKey> {
+    let (found, _) = found_place(inputs)?;
+    Some((found, mesh_device(inputs, found), place, banks_of(placed, place.0, place.1)))
 }
 
 fn banks_of(inputs: &FailureInputs, device: u64, buffer_type: BufferType) -> u64 {
@@ -160,12 +190,23 @@ fn banks_of(inputs: &FailureInputs, device: u64, buffer_type: BufferType) -> u64
 /// The memory at N's failure (docs/rules/memory.md §2–§7); none when N has no allocation failure of L1,
 /// DRAM or L1_SMALL, or when no basis applies (§3.4). Never panics, whatever the inputs.
 pub fn memory_at_failure(inputs: &FailureInputs) -> Option<MemoryAtFailure> {
+    memory_at_failure_with(inputs, None)
+}
+
+/// [`memory_at_failure`], with the live buffers found before the tensors were read: taken when
+/// they were found for the same devices, place and banks, else found again.
+pub fn memory_at_failure_with(inputs: &FailureInputs, found: Option<FoundLive>) -> Option<MemoryAtFailure> {
+    let original = inputs;
     let (inputs, mesh_note) = as_placed(inputs);
     let inputs = inputs.as_ref();
     let failure = inputs.failure.as_ref()?;
     let (device, buffer_type) = failure_place(inputs)?;
     let device_row = inputs.devices.iter().find(|d| d.device_id == device);
-    let live = live_at_failure(inputs, device, buffer_type, banks_of(inputs, device, buffer_type))?;
+    let key = live_key(original, inputs, (device, buffer_type))?;
+    let live = match found.filter(|f| f.key == key) {
+        Some(found) => found.live,
+        None => live_at_failure(inputs, device, buffer_type, key.3)?,
+    };
     let holders = Holders::new(
         inputs.operation_id,
         (device, buffer_type),

@@ -11,7 +11,7 @@ use std::collections::BinaryHeap;
 /// N's graph with its lookups, each built on first use.
 pub(crate) struct GraphIndex<'a> {
     nodes: &'a [GraphNode],
-    by_id: OnceCell<IntMap<u64, usize>>,
+    by_id: OnceCell<ById>,
     innermost: OnceCell<Vec<Option<usize>>>,
 }
 
@@ -33,8 +33,8 @@ impl<'a> GraphIndex<'a> {
     /// The tensor a `buffer_allocate` node connects to: a `tensor` node among its connections
     /// or those of the `buffer` node it connects to.
     pub(crate) fn allocated_tensor(&self, position: usize) -> Option<u64> {
-        let by_id = self.by_id.get_or_init(|| self.nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect());
-        let node_of = |id: &u64| by_id.get(id).map(|&i| &self.nodes[i]);
+        let by_id = self.by_id.get_or_init(|| ById::of(self.nodes));
+        let node_of = |id: &u64| by_id.position(*id).map(|i| &self.nodes[i]);
         let tensor_of = |id: &u64| node_of(id).filter(|n| n.is(NodeType::Tensor)).and_then(|n| n.tensor_id);
         let node = self.nodes.get(position)?;
         node.connections.iter().find_map(tensor_of).or_else(|| {
@@ -44,6 +44,30 @@ impl<'a> GraphIndex<'a> {
                 .filter(|n| n.is(NodeType::Buffer))
                 .find_map(|b| b.connections.iter().find_map(tensor_of))
         })
+    }
+}
+
+/// Where the node with an id is: at the position its id names when every node's id is its
+/// position (as the writer numbers them: no map of a million nodes to build), else by a map
+/// (a later node wins an id given twice).
+enum ById {
+    Positions(usize),
+    Map(IntMap<u64, usize>),
+}
+
+impl ById {
+    fn of(nodes: &[GraphNode]) -> Self {
+        match nodes.iter().enumerate().all(|(i, n)| n.id == i as u64) {
+            true => Self::Positions(nodes.len()),
+            false => Self::Map(nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect()),
+        }
+    }
+
+    fn position(&self, id: u64) -> Option<usize> {
+        match self {
+            Self::Positions(len) => usize::try_from(id).ok().filter(|i| i < len),
+            Self::Map(map) => map.get(&id).copied(),
+        }
     }
 }
 
@@ -67,4 +91,33 @@ fn innermost_scopes(nodes: &[GraphNode]) -> Vec<Option<usize>> {
         out.push(open.peek().map(|&(start, _)| start));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(id: u64, node_type: NodeType, tensor_id: Option<u64>, connections: Vec<u64>) -> GraphNode {
+        GraphNode { id, node_type: Some(node_type), tensor_id, connections, ..GraphNode::default() }
+    }
+
+    #[test]
+    fn the_tensor_of_an_allocation_by_positions_or_by_ids() {
+        // Ids are positions: found where the id says.
+        let by_position = [
+            node(0, NodeType::Tensor, Some(7), vec![]),
+            node(1, NodeType::Buffer, None, vec![0]),
+            node(2, NodeType::BufferAllocate, None, vec![1]),
+        ];
+        assert_eq!(GraphIndex::new(&by_position).allocated_tensor(2), Some(7));
+        // Ids that are not positions, one given twice: the later node with the id wins.
+        let by_id = [
+            node(10, NodeType::Tensor, Some(7), vec![]),
+            node(10, NodeType::Tensor, Some(8), vec![]),
+            node(0, NodeType::BufferAllocate, None, vec![10]),
+        ];
+        assert_eq!(GraphIndex::new(&by_id).allocated_tensor(2), Some(8));
+        let beyond = [node(0, NodeType::BufferAllocate, None, vec![5])];
+        assert_eq!(GraphIndex::new(&beyond).allocated_tensor(0), None);
+    }
 }

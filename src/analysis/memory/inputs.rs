@@ -2,7 +2,7 @@
 //! operation, with bad values kept as written so that the rules can set them aside with a note.
 //! Everything here can be built from arbitrary data; the rules never panic on it.
 
-use crate::analysis::graph::nodes::GraphNode;
+use crate::analysis::graph::nodes::{GraphNode, SharedGraph};
 use crate::analysis::messages::failure::{AllocationFailure, BufferType};
 
 /// One `buffers` row as stored; NULL and negative values are kept, to be set aside with a note.
@@ -137,8 +137,8 @@ pub struct FailureInputs {
     pub operation_id: u64,
     /// The allocation failure of N's attached error.
     pub failure: Option<AllocationFailure>,
-    /// N's captured graph; empty when it has none.
-    pub graph: Vec<GraphNode>,
+    /// N's captured graph, shared with the report; empty when it has none.
+    pub graph: SharedGraph,
     /// N's own `buffers` rows (every device).
     pub own_snapshot: Vec<SnapshotRow>,
     /// S0 for the failure's device, when there is one.

@@ -48,10 +48,10 @@ pub use text::{
     fullness_sentence, holders_sentence, operation_lines, reason_sentence,
 };
 
+pub use at_failure::{FoundLive, found_live, live_addresses, memory_at_failure, memory_at_failure_with};
 pub(crate) use at_failure::{
     failure_mark_place, failure_place, found_device, found_place, needs_earlier_snapshot, place_devices,
 };
-pub use at_failure::{live_addresses, memory_at_failure};
 
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::messages::failure::BufferType;

@@ -32,7 +32,7 @@ impl MemoryReport {
             let mut read = graphs.read(unread)?;
             for &(producer, index) in batch {
                 let graph = match read.remove(&index) {
-                    Some(Ok(graph)) => std::borrow::Cow::Owned(graph),
+                    Some(Ok(graph)) => std::borrow::Cow::Owned(std::sync::Arc::unwrap_or_clone(graph)),
                     Some(Err(_)) => continue,
                     None => match graphs.graph_shared(index) {
                         Ok(graph) => graph,

@@ -3,18 +3,20 @@
 //! failed device operations of an operation with an error (§3.5).
 
 use super::devices::Device;
-use crate::analysis::graph::nodes::{GraphError, GraphNode, parse_graph};
+use crate::analysis::graph::nodes::{GraphError, GraphNode, SharedGraph, parse_graph};
 use crate::analysis::graph::scopes::failed_device_operations;
+use crate::analysis::graph::stream::GraphStream;
 use crate::analysis::model::{ErrorRecord, Operation};
 use crate::report::database::{int, text, uint};
 use crate::report::error::ReportError;
 use crate::report::store::Store;
+use rusqlite::MAIN_DB;
 use rusqlite::types::ValueRef;
 use std::collections::HashMap;
 
 /// The captured graphs of the operations with an error, by operation index: read at open (the
 /// first screen names their failed device operations) and kept with the report.
-pub(crate) type ErrorGraphs = HashMap<usize, Result<Vec<GraphNode>, ReportError>>;
+pub(crate) type ErrorGraphs = HashMap<usize, Result<SharedGraph, ReportError>>;
 
 /// An operation's captured graph, or why it cannot be read.
 pub(crate) type GraphResult = Result<Vec<GraphNode>, GraphError>;
@@ -42,14 +44,17 @@ impl<'a> Graphs<'a> {
             return Ok(HashMap::new());
         }
         let ids: Vec<u64> = wanted.iter().map(|&i| self.operations[i].id).collect();
-        let texts = self.graph_texts(&ids)?;
-        Ok(wanted
-            .into_iter()
-            .map(|i| {
-                let op = &self.operations[i];
-                (i, pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| Ok(parse_graph(t)?)))
-            })
-            .collect())
+        let rows = self.graph_rows(&ids)?;
+        let mut out = HashMap::new();
+        for i in wanted {
+            let op = &self.operations[i];
+            let graph = match pick_graph(rows.get(&op.id), op.rank) {
+                Some(row) => self.parse_row(row)?.map_err(ReportError::from),
+                None => Ok(Vec::new()),
+            };
+            out.insert(i, graph.map(SharedGraph::new));
+        }
+        Ok(out)
     }
 
     /// The captured-graph texts of some operations (by index), in that order, read in one query
@@ -62,7 +67,7 @@ impl<'a> Graphs<'a> {
             .iter()
             .map(|&i| {
                 let op = &self.operations[i];
-                pick_graph(texts.get(&op.id), op.rank).map(str::to_string)
+                pick_graph(texts.get(&op.id), op.rank).cloned()
             })
             .collect())
     }
@@ -72,14 +77,86 @@ impl<'a> Graphs<'a> {
         self.store.texts_by_operation("captured_graph", "captured_graph", ids)
     }
 
+    /// The `captured_graph` rows of some operation ids, with their ranks, in table order: each
+    /// text, or for a text longer than [`LONG_GRAPH`] its rowid, so that it is parsed as it is
+    /// read ([`Self::parse_row`]) and never held whole.
+    fn graph_rows(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<(u32, GraphRow)>>> {
+        let mut out: HashMap<u64, Vec<(u32, GraphRow)>> = HashMap::new();
+        if !self.store.schema.has_column("captured_graph", "captured_graph") {
+            for (id, rows) in self.graph_texts(ids)? {
+                out.insert(id, rows.into_iter().map(|(rank, text)| (rank, GraphRow::Text(text))).collect());
+            }
+            return Ok(out);
+        }
+        let columns = self.store.schema.select_list("captured_graph", &[("operation_id", "0"), ("rank", "0")]);
+        // `typeof` and `octet_length` do not read a text's pages; a long text is not read here.
+        let long = format!("typeof(captured_graph) = 'text' AND octet_length(captured_graph) > {LONG_GRAPH}");
+        for condition in self.store.operation_rows("captured_graph", ids)? {
+            let sql = format!(
+                "SELECT {columns}, rowid, {long}, CASE WHEN {long} THEN NULL ELSE captured_graph END \
+                 FROM captured_graph WHERE {condition} ORDER BY rowid"
+            );
+            let mut stmt = self.store.conn.prepare(&sql)?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let row = match int(r.get_ref(3)?) != 0 {
+                    true => GraphRow::Long(int(r.get_ref(2)?)),
+                    false => GraphRow::Text(text(r.get_ref(4)?)),
+                };
+                out.entry(uint(r.get_ref(0)?)).or_default().push((int(r.get_ref(1)?) as u32, row));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The nodes of a `captured_graph` row, or why its graph cannot be read; a long text is
+    /// read from the table in pieces and parsed as they come (`GraphStream`), else, when that
+    /// reader does not accept it, read whole and parsed as any other.
+    fn parse_row(&self, row: &GraphRow) -> rusqlite::Result<GraphResult> {
+        let rowid = match row {
+            GraphRow::Text(text) => return Ok(parse_graph(text)),
+            GraphRow::Long(rowid) => *rowid,
+        };
+        let blob = self.store.conn.blob_open(MAIN_DB, "captured_graph", "captured_graph", rowid, true)?;
+        let mut stream = GraphStream::new();
+        let mut piece = vec![0; PIECE.min(blob.len())];
+        let mut at = 0;
+        while at < blob.len() {
+            let length = piece.len().min(blob.len() - at);
+            blob.read_at_exact(&mut piece[..length], at)?;
+            if !stream.feed(&piece[..length]) {
+                break;
+            }
+            at += length;
+        }
+        if let Some(nodes) = stream.finish() {
+            return Ok(Ok(nodes));
+        }
+        let sql = "SELECT captured_graph FROM captured_graph WHERE rowid = ?1";
+        let whole = self.store.conn.query_row(sql, [rowid], |r| Ok(text(r.get_ref(0)?)))?;
+        Ok(parse_graph(&whole))
+    }
+
     /// The captured graph of an operation (by index): nodes, or why they are unavailable.
     pub fn graph(&self, index: usize) -> Result<Vec<GraphNode>, ReportError> {
         if let Some(graph) = self.error_graphs.get(&index) {
-            return graph.clone();
+            return graph.as_ref().map(|g| g.to_vec()).map_err(Clone::clone);
         }
         let op = &self.operations[index];
-        let texts = self.graph_texts(&[op.id]).map_err(ReportError::read("the captured graph"))?;
-        pick_graph(texts.get(&op.id), op.rank).map_or(Ok(Vec::new()), |t| Ok(parse_graph(t)?))
+        let read = ReportError::read("the captured graph");
+        let rows = self.graph_rows(&[op.id]).map_err(&read)?;
+        match pick_graph(rows.get(&op.id), op.rank) {
+            Some(row) => Ok(self.parse_row(row).map_err(&read)??),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// [`Self::graph`], shared with the report when it was read at open (not copied).
+    pub fn graph_arc(&self, index: usize) -> Result<SharedGraph, ReportError> {
+        match self.error_graphs.get(&index) {
+            Some(graph) => graph.clone(),
+            None => self.graph(index).map(SharedGraph::new),
+        }
     }
 
     /// Whether the graph of an operation (by index) was read at open (a failed operation's).
@@ -169,8 +246,21 @@ impl<'a> Graphs<'a> {
     }
 }
 
+/// A `captured_graph` text longer than this (in bytes) is parsed as it is read from the table.
+const LONG_GRAPH: usize = 1 << 20;
+/// How much of a long text is read at a time.
+const PIECE: usize = 1 << 20;
+
+/// A `captured_graph` row as first read: its text, or the rowid of a long text.
+enum GraphRow {
+    /// The text (lossily decoded, as every text of the report).
+    Text(String),
+    /// The rowid of a text longer than [`LONG_GRAPH`].
+    Long(i64),
+}
+
 /// The graph of an operation: the first row of its rank, otherwise the first row for the id.
-fn pick_graph(rows: Option<&Vec<(u32, String)>>, rank: u32) -> Option<&str> {
+fn pick_graph<T>(rows: Option<&Vec<(u32, T)>>, rank: u32) -> Option<&T> {
     let rows = rows?;
-    rows.iter().find(|(r, _)| *r == rank).or_else(|| rows.first()).map(|(_, t)| t.as_str())
+    rows.iter().find(|(r, _)| *r == rank).or_else(|| rows.first()).map(|(_, t)| t)
 }

@@ -15,7 +15,7 @@ use super::tensor_index::Placement;
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::model::operation_index;
 use crate::report::database::{RowSpan, id_list, operation_row_span, uint};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 /// The first window, in operations.
@@ -53,6 +53,7 @@ impl Tensors<'_> {
             return Ok(None);
         }
         let device_places = self.device_tensors_at(places)?;
+        let place_set: HashSet<(u64, u64)> = places.iter().copied().collect();
         let mut seen = Seen::default();
         let (mut hi, mut width, mut walked) = (n, FIRST_WINDOW, 0);
         loop {
@@ -65,7 +66,7 @@ impl Tensors<'_> {
                 seen.placed.insert(p.tensor_id, p);
             }
             walked += hi + 1 - lo;
-            if lo == 0 || self.tenants_produced(places, &seen.placed, &device_places, &seen.uses) {
+            if lo == 0 || self.tenants_produced(places, &place_set, &seen.placed, &device_places, &seen.uses) {
                 break;
             }
             if walked >= MAX_OPERATIONS {
@@ -80,7 +81,7 @@ impl Tensors<'_> {
             return Ok(None);
         }
         let mut wanted: BTreeSet<u64> = ids.iter().copied().collect();
-        let held = seen.placed.values().filter(|p| at(p, &device_places, places).is_some());
+        let held = seen.placed.values().filter(|p| at(p, &device_places, &place_set).is_some());
         wanted.extend(held.map(|p| p.tensor_id));
         Ok(Some(wanted.into_iter().map(|id| self.seen_facts(id, &seen, &device_places)).collect()))
     }
@@ -134,18 +135,19 @@ impl Tensors<'_> {
         }
     }
 
-    /// True when every place has a tenant among the tensors seen, and the most recent one's
-    /// production was seen.
+    /// True when every place (in order, and as a set) has a tenant among the tensors seen, and
+    /// the most recent one's production was seen.
     fn tenants_produced(
         &self,
         places: &[(u64, u64)],
+        place_set: &HashSet<(u64, u64)>,
         placed: &HashMap<u64, Placement>,
         device_places: &HashMap<u64, Vec<(u64, u64)>>,
         uses: &HashMap<u64, Vec<(u64, bool)>>,
     ) -> bool {
         let mut best: HashMap<(u64, u64), (u64, u64)> = HashMap::new();
         for p in placed.values() {
-            for place in at(p, device_places, places).into_iter().flatten() {
+            for place in at(p, device_places, place_set).into_iter().flatten() {
                 let first = uses.get(&p.tensor_id).and_then(|u| u.iter().map(|u| u.0).min()).unwrap_or(0);
                 let entry = best.entry(place).or_insert((first, p.tensor_id));
                 *entry = (*entry).max((first, p.tensor_id));
@@ -203,8 +205,13 @@ impl Tensors<'_> {
     }
 }
 
-/// The places of `places` a tensor was recorded at, when any.
-fn at(p: &Placement, device_places: &HashMap<u64, Vec<(u64, u64)>>, places: &[(u64, u64)]) -> Option<Vec<(u64, u64)>> {
+/// The places of `places` a tensor was recorded at, when any; one set lookup each (a failure may
+/// have 150 000 live places).
+fn at(
+    p: &Placement,
+    device_places: &HashMap<u64, Vec<(u64, u64)>>,
+    places: &HashSet<(u64, u64)>,
+) -> Option<Vec<(u64, u64)>> {
     let mut found: Vec<(u64, u64)> = Vec::new();
     if let (Some(d), Some(a)) = (p.device_id, p.address)
         && places.contains(&(d, a))

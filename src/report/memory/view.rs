@@ -7,12 +7,12 @@ use super::graph_only::GraphOnlyPass;
 use super::memory_report::MemoryReport;
 use super::rows::Earlier;
 use super::usage::MarkedFailure;
-use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{NodeType, SharedGraph};
 use crate::analysis::memory::usage_series::FailureMark;
 use crate::analysis::memory::{
-    DeviceFacts, EarlierSnapshot, FailureInputs, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
+    DeviceFacts, EarlierSnapshot, FailureInputs, FoundLive, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
     OperationMemory, SnapshotRow, TensorFacts, drop_freed_since, failure_mark_place, failure_place, found_device,
-    found_place, live_addresses, memory_at_failure, mesh_shape, needs_earlier_snapshot, operation_memory,
+    found_live, found_place, memory_at_failure_with, mesh_shape, needs_earlier_snapshot, operation_memory,
     other_devices_with_buffers, place_devices,
 };
 use crate::analysis::messages::failure::BufferType;
@@ -71,7 +71,8 @@ impl MemoryReport {
             // The tensors at its live addresses, and those its graph and inputs name.
             // Under the mesh-id rule, a tensor may be recorded on the device found (docs/rules/memory.md §2).
             let devices = place_devices(&p.inputs);
-            let addresses = live_addresses(&p.inputs);
+            let found = found_live(&p.inputs);
+            let addresses = found.as_ref().map_or_else(Vec::new, FoundLive::addresses);
             let places: Vec<(u64, u64)> =
                 devices.iter().flat_map(|&d| addresses.iter().map(move |&a| (d, a))).collect();
             let mut ids = graph_tensors(&p.inputs.graph);
@@ -79,7 +80,7 @@ impl MemoryReport {
             p.inputs.tensors = self.tensors().facts(p.index, &places, &ids).map_err(&read)?;
             let tied = self.tie_to_graphs(&mut p.inputs.tensors, p.index).map_err(&read)?;
             p.notes.extend(tied);
-            let memory = match memory_at_failure(&p.inputs) {
+            let memory = match memory_at_failure_with(&p.inputs, found) {
                 Some(mut m) => {
                     self.name_the_mesh(&mut m, &p.inputs, p.index);
                     self.describe(&mut m.live_buffers).map_err(&read)?;
@@ -149,13 +150,13 @@ impl MemoryReport {
     /// An operation's own records (by index), the snapshot-and-graph setup of every memory
     /// view: its `buffers` rows and its captured graph, with notes for rows cut off and a graph
     /// that is invalid (then read as empty).
-    fn own_records(&self, index: usize) -> rusqlite::Result<(Vec<SnapshotRow>, Vec<GraphNode>, Vec<MemoryNote>)> {
+    fn own_records(&self, index: usize) -> rusqlite::Result<(Vec<SnapshotRow>, SharedGraph, Vec<MemoryNote>)> {
         let op = &self.operations[index];
         let (snapshot, cut) = self.snapshots().rows(op.id, op.rank)?;
         let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
-        let graph = self.graphs().graph(index).unwrap_or_else(|e| {
+        let graph = self.graphs().graph_arc(index).unwrap_or_else(|e| {
             notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
-            Vec::new()
+            SharedGraph::default()
         });
         Ok((snapshot, graph, notes))
     }
@@ -253,7 +254,7 @@ impl MemoryReport {
         }
         let graphs = self.graphs().read((first..n).collect())?;
         let mut ordered: Vec<(usize, Vec<crate::analysis::graph::nodes::GraphNode>)> =
-            graphs.into_iter().filter_map(|(i, g)| Some((i, g.ok()?))).collect();
+            graphs.into_iter().filter_map(|(i, g)| Some((i, SharedGraph::unwrap_or_clone(g.ok()?)))).collect();
         ordered.sort_by_key(|(i, _)| *i);
         let graphs: Vec<_> = ordered.into_iter().map(|(_, g)| g).collect();
         Ok(drop_freed_since(rows, device, &graphs))
@@ -324,7 +325,7 @@ impl MemoryReport {
         let mut inputs = OperationInputs {
             operation_id: op.id,
             input_tensor_ids: self.input_tensor_ids(&[index]).map_err(&read)?.remove(&index).unwrap_or_default(),
-            graph,
+            graph: SharedGraph::unwrap_or_clone(graph),
             snapshot,
             devices: self.devices.iter().map(|d| d.facts()).collect(),
             tensors: Vec::new(),

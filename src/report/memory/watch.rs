@@ -240,7 +240,7 @@ impl MemoryReport {
     fn refresh_error_graphs(&mut self) {
         let wanted: Vec<usize> = (0..self.operations.len())
             .filter(|&i| self.operations[i].error.is_some())
-            .filter(|i| self.error_graphs.get(i).is_none_or(|g| g.as_ref().is_ok_and(Vec::is_empty)))
+            .filter(|i| self.error_graphs.get(i).is_none_or(|g| g.as_ref().is_ok_and(|g| g.is_empty())))
             .collect();
         if wanted.is_empty() {
             return;

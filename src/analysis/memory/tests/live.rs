@@ -67,7 +67,7 @@ fn the_earlier_snapshot_is_read_only_when_needed() {
     i.own_snapshot = vec![row(0, BufferType::L1, 9500, 400)];
     // N's own rows, but an unwinding to size.
     assert!(needs_earlier_snapshot(&i, 0));
-    i.graph = G::default().start("ttnn.add").alloc(0, BufferType::L1, 8000, 500).aborted("ttnn.add").0;
+    i.graph = G::default().start("ttnn.add").alloc(0, BufferType::L1, 8000, 500).aborted("ttnn.add").0.into();
     assert!(!needs_earlier_snapshot(&i, 0));
     assert!(needs_earlier_snapshot(&i, 1));
 }
@@ -181,7 +181,8 @@ fn no_snapshot_and_no_graph_is_no_memory_section() {
     assert_eq!(memory_at_failure(&i), None);
     assert!(live_addresses(&i).is_empty());
     // Graphs without a single allocation tell nothing either.
-    i.graph = G::default().start("ttnn.add").start("BinaryNgDeviceOperation").aborted("BinaryNgDeviceOperation").0;
+    i.graph =
+        G::default().start("ttnn.add").start("BinaryNgDeviceOperation").aborted("BinaryNgDeviceOperation").0.into();
     assert_eq!(memory_at_failure(&i), None);
 }
 

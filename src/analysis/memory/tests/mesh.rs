@@ -145,7 +145,7 @@ fn the_over_time_mark_is_the_failure_s_place_after_the_mesh_id_rule() {
     let mut other = i;
     other.failure = None;
     assert_eq!(failure_mark_place(&other), (Some(0), None));
-    other.graph.clear();
+    other.graph = Default::default();
     other.devices = vec![device(0), device(1)];
     assert_eq!(failure_mark_place(&other), (None, None), "nothing names a device");
 }

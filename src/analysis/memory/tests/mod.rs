@@ -140,7 +140,7 @@ fn inputs(failure: AllocationFailure, graph: G) -> FailureInputs {
     FailureInputs {
         operation_id: 10,
         failure: Some(failure),
-        graph: graph.0,
+        graph: graph.0.into(),
         devices: vec![device(0)],
         ..FailureInputs::default()
     }

@@ -154,7 +154,7 @@ fn the_dram_region_starts_at_the_lowest_dram_address_recorded() {
     assert_eq!(memory_at_failure(&i).unwrap().map.region.bounds(), Some((1_048_640, 1_073_741_824)));
     // A graph allocation counts too; nothing recorded: from 0.
     i.lowest_dram_address = None;
-    i.graph = G::default().start("ttnn.empty").alloc(0, BufferType::Dram, 2_000_000, 64).0;
+    i.graph = G::default().start("ttnn.empty").alloc(0, BufferType::Dram, 2_000_000, 64).0.into();
     assert_eq!(memory_at_failure(&i).unwrap().map.region.start, Some(2_000_000));
     let none = memory_at_failure(&dram_inputs(&[])).unwrap();
     assert_eq!(none.map.region.bounds(), Some((0, 1_072_693_184)));
