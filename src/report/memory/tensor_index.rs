@@ -116,3 +116,49 @@ impl TensorIndex {
 fn operation_of(key: u128) -> u64 {
     (key as u64) >> 1
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tensor's facts as the test reads them: id, address, links (operation, name, output),
+    /// `device_tensors` places.
+    type Summary = (u64, Option<u64>, Vec<(u64, String, bool)>, Vec<(u64, u64)>);
+
+    #[test]
+    fn a_link_key_sorts_as_its_triple_and_gives_its_operation_back() {
+        let big = u64::MAX >> 1;
+        let triples = [(2, 0, true), (1, big, false), (1, 5, true), (1, 5, false), (big, 1, false), (1, big, true)];
+        let mut by_key: Vec<(u64, u64, bool)> = triples.to_vec();
+        by_key.sort_by_key(|&(t, o, out)| link_key(t, o, out));
+        let mut by_triple = triples.to_vec();
+        by_triple.sort();
+        assert_eq!(by_key, by_triple);
+        assert!(triples.iter().all(|&(t, o, out)| operation_of(link_key(t, o, out)) == o));
+    }
+
+    #[test]
+    fn facts_give_each_tensor_its_row_and_its_links_in_operation_order() {
+        let row = |tensor_id, address| Placement { tensor_id, device_id: Some(0), address, buffer_type: None };
+        let rows = vec![row(3, Some(64)), row(7, Some(64)), row(9, None)];
+        let uses = vec![link_key(7, 12, false), link_key(7, 4, true), link_key(3, 2, true), link_key(7, 12, false)];
+        let names = |id: u64| -> Arc<str> { format!("op{id}").into() };
+        let index = TensorIndex::new(rows, vec![(9, 1, 128)], uses, names);
+        let facts = index.facts(&[(0, 64)], &[9]);
+        let summary: Vec<Summary> = facts
+            .iter()
+            .map(|f| {
+                let uses = f.uses.iter().map(|u| (u.operation_id, u.operation_name.to_string(), u.output)).collect();
+                (f.tensor_id, f.address, uses, f.device_addresses.clone())
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (3, Some(64), vec![(2, "op2".to_string(), true)], vec![]),
+                (7, Some(64), vec![(4, "op4".to_string(), true), (12, "op12".to_string(), false)], vec![]),
+                (9, None, vec![], vec![(1, 128)]),
+            ]
+        );
+    }
+}
