@@ -5,7 +5,7 @@
 
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::messages::failure::BufferType;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// A `tensors` row as the index keeps it: where the tensor was first recorded.
@@ -20,23 +20,19 @@ pub(crate) struct Placement {
 /// Every tensor's placement and links; built once per report.
 #[derive(Debug, Default)]
 pub(crate) struct TensorIndex {
-    /// `tensors` rows of the rank (else rank 0), one per tensor, by ascending id.
-    rows: Vec<Placement>,
+    /// `tensors` rows of the rank (else rank 0), by tensor id.
+    rows: HashMap<u64, Placement>,
     /// (device, address, tensor id) of every recorded placement, `device_tensors` included,
     /// sorted.
     places: Vec<(u64, u64, u64)>,
     /// (tensor id, device, address) of the `device_tensors` rows, sorted.
     device_places: Vec<(u64, u64, u64)>,
-    /// The link rows as [`link_key`]s, sorted: a tensor's links are one run, found by halves.
-    uses: Vec<u128>,
-    /// The names of the operations in `uses`, by operation id, sorted.
-    operations: Vec<(u64, Arc<str>)>,
-}
-
-/// A link row (tensor id, operation id, output) as one integer ordered as the triple is: ids
-/// read by `uint` are below 2⁶³, so the operation and the flag share the low 64 bits.
-pub(crate) fn link_key(tensor_id: u64, operation_id: u64, output: bool) -> u128 {
-    (u128::from(tensor_id) << 64) | (u128::from(operation_id) << 1) | u128::from(output)
+    /// (tensor id, operation id, output) of the link rows, sorted.
+    uses: Vec<(u64, u64, bool)>,
+    /// Where each tensor's links start and end in `uses`.
+    use_ranges: HashMap<u64, (usize, usize)>,
+    /// The names of the operations in `uses`.
+    operations: HashMap<u64, Arc<str>>,
 }
 
 /// The items of a slice sorted by `key` whose key is `wanted`.
@@ -47,19 +43,19 @@ fn range<'a, T, K: Ord>(items: &'a [T], wanted: &K, key: impl Fn(&T) -> K) -> &'
 }
 
 impl TensorIndex {
-    /// The index of `tensors` rows (one per tensor, by ascending id, as `Tensors::placements`
-    /// gives them), `device_tensors` rows (tensor, device, address) and link rows
-    /// ([`link_key`]s), naming operations by `name_of`.
+    /// The index of `tensors` rows (one per tensor), `device_tensors` rows (tensor, device,
+    /// address) and link rows (tensor, operation, output), naming operations by `name_of`.
     pub(crate) fn new(
         rows: Vec<Placement>,
         mut device_places: Vec<(u64, u64, u64)>,
-        mut uses: Vec<u128>,
+        mut uses: Vec<(u64, u64, bool)>,
         name_of: impl Fn(u64) -> Arc<str>,
     ) -> Self {
+        let rows: HashMap<u64, Placement> = rows.into_iter().map(|p| (p.tensor_id, p)).collect();
         device_places.sort_unstable();
         device_places.dedup();
         let mut places: Vec<(u64, u64, u64)> = rows
-            .iter()
+            .values()
             .filter_map(|r| Some((r.device_id?, r.address?, r.tensor_id)))
             .chain(device_places.iter().map(|&(t, d, a)| (d, a, t)))
             .collect();
@@ -67,12 +63,17 @@ impl TensorIndex {
         places.dedup();
         uses.sort_unstable();
         uses.dedup();
-        // The link tables are written in operation order: these ids come nearly sorted.
-        let mut operation_ids: Vec<u64> = uses.iter().map(|&u| operation_of(u)).collect();
-        operation_ids.sort_unstable();
-        operation_ids.dedup();
-        let operations = operation_ids.into_iter().map(|id| (id, name_of(id))).collect();
-        Self { rows, places, device_places, uses, operations }
+        let mut use_ranges = HashMap::new();
+        let mut start = 0;
+        for chunk in uses.chunk_by(|a, b| a.0 == b.0) {
+            use_ranges.insert(chunk[0].0, (start, start + chunk.len()));
+            start += chunk.len();
+        }
+        let mut operations = HashMap::new();
+        for &(_, operation, _) in &uses {
+            operations.entry(operation).or_insert_with(|| name_of(operation));
+        }
+        Self { rows, places, device_places, uses, use_ranges, operations }
     }
 
     /// The tensors recorded at any (device, address) of `places`, and the tensors `ids`, with
@@ -87,17 +88,14 @@ impl TensorIndex {
 
     /// What the index knows of one tensor.
     fn facts_of(&self, id: u64) -> TensorFacts {
-        let row = range(&self.rows, &id, |r| r.tensor_id).first();
-        let name = |operation_id: u64| match self.operations.binary_search_by_key(&operation_id, |o| o.0) {
-            Ok(i) => self.operations[i].1.clone(),
-            Err(_) => "".into(),
-        };
-        let uses = range(&self.uses, &id, |&u| (u >> 64) as u64)
+        let row = self.rows.get(&id);
+        let (start, end) = self.use_ranges.get(&id).copied().unwrap_or_default();
+        let uses = self.uses[start..end]
             .iter()
-            .map(|&u| TensorUse {
-                operation_id: operation_of(u),
-                operation_name: name(operation_of(u)),
-                output: u & 1 == 1,
+            .map(|&(_, operation_id, output)| TensorUse {
+                operation_id,
+                operation_name: self.operations.get(&operation_id).cloned().unwrap_or_else(|| "".into()),
+                output,
             })
             .collect();
         TensorFacts {
@@ -110,9 +108,4 @@ impl TensorIndex {
             ..TensorFacts::default()
         }
     }
-}
-
-/// The operation id of a [`link_key`].
-fn operation_of(key: u128) -> u64 {
-    (key as u64) >> 1
 }

@@ -14,7 +14,7 @@
 //!
 //! Shapes and dtypes are read by `tensor_id` only for the tensors that hold a buffer.
 
-use super::tensor_index::{Placement, TensorIndex, link_key};
+use super::tensor_index::{Placement, TensorIndex};
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::model::{Operation, operation_index};
 use crate::analysis::sanitize::sanitize_line;
@@ -94,7 +94,7 @@ impl Tensors<'_> {
             let mut stmt = self.store.conn.prepare(&format!("SELECT {columns} FROM {table} WHERE {ranked}"))?;
             let mut rows = stmt.query(params![self.store.rank])?;
             while let Some(r) = rows.next()? {
-                uses.push(link_key(uint(r.get_ref(0)?), uint(r.get_ref(1)?), output));
+                uses.push((uint(r.get_ref(0)?), uint(r.get_ref(1)?), output));
             }
         }
         let name_of = |operation| {
@@ -103,24 +103,10 @@ impl Tensors<'_> {
         Ok(TensorIndex::new(self.placements("1")?, device_places, uses, name_of))
     }
 
-    /// The `tensors` rows matching `condition` as placements, the report's rank before rank 0;
-    /// one per tensor, by ascending id.
+    /// The `tensors` rows matching `condition` as placements, the report's rank before rank 0.
     pub(super) fn placements(&self, condition: &str) -> rusqlite::Result<Vec<Placement>> {
-        let mut ranked: Vec<(u64, bool, usize, Placement)> = Vec::new();
-        self.each_placement(condition, |own_rank, placement| {
-            // Rows of the report's rank come before rank 0's; then table order.
-            ranked.push((placement.tensor_id, !own_rank, ranked.len(), placement));
-        })?;
-        ranked.sort_unstable_by_key(|r| (r.0, r.1, r.2));
-        ranked.dedup_by_key(|r| r.0);
-        Ok(ranked.into_iter().map(|r| r.3).collect())
-    }
-
-    /// Each `tensors` row matching `condition` (of the report's rank or rank 0), in table order,
-    /// as a placement with whether it is of the report's rank.
-    fn each_placement(&self, condition: &str, mut each: impl FnMut(bool, Placement)) -> rusqlite::Result<()> {
         if !self.store.schema.has_table("tensors") {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let columns = self.store.schema.select_list(
             "tensors",
@@ -131,6 +117,7 @@ impl Tensors<'_> {
         let sql = format!("SELECT {columns} FROM tensors WHERE ({condition}) AND {ranks} ORDER BY rowid");
         let mut stmt = self.store.conn.prepare(&sql)?;
         let mut rows = stmt.query(params![self.store.rank])?;
+        let mut ranked: Vec<(u64, bool, usize, Placement)> = Vec::new();
         while let Some(r) = rows.next()? {
             let optional = |v: ValueRef<'_>| (!matches!(v, ValueRef::Null)).then(|| uint(v));
             let address = optional(r.get_ref(2)?);
@@ -140,9 +127,13 @@ impl Tensors<'_> {
                 address,
                 buffer_type: address.and_then(|_| buffer_type(r.get_ref(3).ok()?).ok()),
             };
-            each(int(r.get_ref(4)?) as u32 == self.store.rank, placement);
+            // Rows of the report's rank come before rank 0's; then table order.
+            let own_rank = int(r.get_ref(4)?) as u32 == self.store.rank;
+            ranked.push((placement.tensor_id, !own_rank, ranked.len(), placement));
         }
-        Ok(())
+        ranked.sort_unstable_by_key(|r| (r.0, r.1, r.2));
+        ranked.dedup_by_key(|r| r.0);
+        Ok(ranked.into_iter().map(|r| r.3).collect())
     }
 
     /// The `tensors` rows of some ids, by the UNIQUE index on `tensor_id`.
