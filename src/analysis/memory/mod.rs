@@ -3,30 +3,31 @@
 //! against the allocator's own figures, what would make the request fit, and the circular
 //! buffers in the way. Pure: the report layer gathers [`FailureInputs`] / [`OperationInputs`].
 
-mod at_failure;
-mod cb;
-mod fit;
+pub(crate) mod failure;
 mod graph_index;
 mod graph_ties;
 mod graph_walk;
 mod graph_walker;
-pub(crate) mod holders;
 mod inputs;
 pub mod late;
-mod live;
 mod live_index;
-mod map;
 mod mesh;
-mod model;
 mod notes;
 pub mod peak;
 mod place;
 mod snapshot_diff;
-mod text;
 pub mod usage;
 pub mod usage_series;
 pub mod whatif;
 
+pub use failure::picture::{
+    Basis, Block, Check, CheckStatus, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, MemoryMap,
+    NoFit, OperationMemory, Origin, Region, RegionSource,
+};
+pub use failure::sentences::{
+    advice_sentence, basis_sentence, check_sentence, clash_facts, failure_lines, failure_lines_with_fixes,
+    fullness_sentence, holders_sentence, operation_lines, reason_sentence,
+};
 pub(crate) use graph_ties::{output_places, producers_to_tie, tie_outputs};
 pub(crate) use graph_walk::drop_freed_since;
 pub(crate) use graph_walk::failure_point;
@@ -38,27 +39,19 @@ pub use inputs::{
 pub(crate) use mesh::other_devices_with_buffers;
 pub use mesh::{MeshShape, mesh_shape};
 pub(crate) use mesh::{chip_alias, figures_on_one_chip, named_device, other_ids, tensors_on_the_chip};
-pub use model::{
-    Basis, Block, Check, CheckStatus, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, MemoryMap,
-    NoFit, OperationMemory, Origin, Region, RegionSource,
-};
 pub use notes::MemoryNote;
-pub use text::{
-    advice_sentence, basis_sentence, check_sentence, clash_facts, failure_lines, failure_lines_with_fixes,
-    fullness_sentence, holders_sentence, operation_lines, reason_sentence,
-};
 
-pub(crate) use at_failure::{
+pub(crate) use failure::at_failure::{
     failure_mark_place, failure_place, found_device, found_place, needs_earlier_snapshot, place_devices,
 };
-pub use at_failure::{live_addresses, memory_at_failure};
+pub use failure::at_failure::{live_addresses, memory_at_failure};
 
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::messages::failure::BufferType;
+use failure::holders::Holders;
+use failure::live::{self, snapshot_buffers};
+use failure::map::build_map;
 use graph_walk::GraphWalk;
-use holders::Holders;
-use live::snapshot_buffers;
-use map::build_map;
 use notes::Tally;
 use place::region;
 use std::borrow::Cow;
@@ -133,6 +126,3 @@ fn graph_on_the_mesh<'a>(
     }
     (Cow::Owned(renamed), Some(MemoryNote::MeshDevice { found, chosen: device }))
 }
-
-#[cfg(test)]
-mod tests;

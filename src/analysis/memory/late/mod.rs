@@ -5,22 +5,22 @@
 //! Pure: the report layer feeds the `buffers` rows to [`crate::analysis::memory::usage::MemoryUsage`]
 //! built [`with_runs`](crate::analysis::memory::usage::MemoryUsage::with_runs), reads the tensors at the
 //! runs' addresses, and fills each finding's source line from its last-use operation's stack
-//! trace. Attribution and last use are docs/rules/memory.md §4's (`memory::holders`).
+//! trace. Attribution and last use are docs/rules/memory.md §4's (`memory::failure::holders`).
 
 pub(crate) mod findings;
 mod fit;
 mod lifetime;
 mod peak;
 pub(crate) mod runs;
-mod text;
+mod suggestions;
 
 pub use findings::{Disagreement, LateFindings, LateSummary, LateTensor, LifetimeCheck};
 pub use fit::{LateAtFailure, late_at_failure, late_at_failure_sentence};
 pub use lifetime::{TensorLifetime, check_lifetimes, lifetime_lines};
 pub use runs::{BufferRun, BufferRuns};
-pub use text::{late_heading, late_row, suggestion};
+pub use suggestions::{late_heading, late_row, suggestion};
 
-use crate::analysis::memory::holders::{Holders, last_use, producer};
+use crate::analysis::memory::failure::holders::{Holders, last_use, producer};
 use crate::analysis::memory::inputs::TensorFacts;
 use crate::analysis::memory::usage::{MemoryUsage, UsageKey};
 use peak::SeriesPeaks;
