@@ -7,8 +7,9 @@ pub(super) mod at_failure;
 mod cb;
 pub(super) mod fit;
 pub(crate) mod holders;
-pub(super) mod live;
+mod live;
 pub(super) mod map;
+pub(super) mod operation;
 pub(super) mod picture;
 pub(super) mod sentences;
 
