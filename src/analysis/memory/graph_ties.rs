@@ -6,8 +6,8 @@
 //! the tie is by order: the buffers the producer allocated and still held at its end, one per
 //! `output_tensors` row by `output_index`. Two tensors never own one buffer.
 
+use super::failure::holders::producer;
 use super::graph_walk::GraphWalk;
-use super::holders::producer;
 use super::inputs::TensorFacts;
 use super::notes::MemoryNote;
 use crate::analysis::graph::nodes::GraphNode;

@@ -1,10 +1,10 @@
 //! The failure's place (docs/rules/memory.md §2): its buffer type, its device and the region the
 //! allocator places that type in.
 
+use super::failure::picture::{Region, RegionSource};
 use super::graph_walk::failure_point;
 pub(crate) use super::inputs::default_banks;
 use super::inputs::{DeviceFacts, FailureInputs, GraphBuffer, TensorFacts};
-use super::model::{Region, RegionSource};
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::messages::failure::{AllocationFailure, BufferType, FailureKind};
 use std::borrow::Cow;

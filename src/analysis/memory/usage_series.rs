@@ -2,8 +2,8 @@
 //! one device and buffer type, its peak, the failures on it, and the region size as a ceiling
 //! (docs/rules/memory.md §1–§2).
 
+use super::failure::picture::RegionSource;
 use super::inputs::DeviceFacts;
-use super::model::RegionSource;
 use super::place::region;
 use super::usage::{MemoryUsage, UsageKey};
 use crate::analysis::messages::failure::BufferType;

@@ -3,7 +3,7 @@
 //! producers the tables leave in doubt (two outputs at one place, an output with no place).
 
 use super::memory_report::MemoryReport;
-use crate::analysis::memory::holders::producer;
+use crate::analysis::memory::failure::holders::producer;
 use crate::analysis::memory::{MemoryNote, TensorFacts, output_places, producers_to_tie, tie_outputs};
 use crate::analysis::model::operation_index;
 use std::collections::BTreeSet;

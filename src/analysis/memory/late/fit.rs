@@ -2,7 +2,7 @@
 //! last use been freed right after that use — said only as the replay of that fix says it
 //! (docs/rules/memory.md §9.2: freeing them earlier re-places every later allocation).
 
-use crate::analysis::memory::model::MemoryAtFailure;
+use crate::analysis::memory::failure::picture::MemoryAtFailure;
 use crate::analysis::memory::whatif::{Answer, Outcome, answer_sentence};
 use crate::analysis::messages::failure::BufferType;
 

@@ -1,7 +1,8 @@
 //! The late-tensor rules on small hand-built passes (the simulation checks them end to end).
 
 use super::*;
-use crate::analysis::memory::TensorUse;
+use crate::analysis::memory::usage::MemoryUsage;
+use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::messages::failure::BufferType;
 use BufferType::L1;
 

@@ -9,8 +9,8 @@ use super::advice_kind::{Advice, AdviceKind};
 use super::answer::Answer;
 use super::fix::Fix;
 use super::phrase::{Sources, advice_what};
-use super::text::answer_sentence;
-use crate::analysis::memory::model::{LiveBuffer, MemoryAtFailure};
+use super::sentences::answer_sentence;
+use crate::analysis::memory::failure::picture::{LiveBuffer, MemoryAtFailure};
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 
 /// How many single-change candidates of each kind are replayed (the largest first): a failure
@@ -91,7 +91,7 @@ pub fn advice(m: &MemoryAtFailure, op: AdviceFor<'_>) -> Vec<Advice> {
         (FailureKind::CircularBuffersClash, Some(c)) if !c.clashing.is_empty() || op.own_unrecorded.is_some() => {
             let own = op.own_unrecorded.filter(|&a| a < c.region_end).map(|address| LiveBuffer {
                 address,
-                origin: Some(crate::analysis::memory::model::Origin::ThisOperation),
+                origin: Some(crate::analysis::memory::failure::picture::Origin::ThisOperation),
                 ..LiveBuffer::default()
             });
             let mut clashing: Vec<&LiveBuffer> =

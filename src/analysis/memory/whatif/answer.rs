@@ -3,7 +3,7 @@
 
 use super::fix::Fix;
 use super::sequence::Place;
-use crate::analysis::memory::model::{LiveBuffer, MemoryMap};
+use crate::analysis::memory::failure::picture::{LiveBuffer, MemoryMap};
 use crate::analysis::messages::failure::BufferType;
 
 /// What tt-metal would do with the request.

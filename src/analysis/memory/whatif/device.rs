@@ -5,9 +5,9 @@
 
 use super::sequence::{DeviceView, Recorded};
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::memory::failure::picture::MemoryAtFailure;
 use crate::analysis::memory::inputs::{DeviceFacts, SnapshotRow, TensorFacts};
 use crate::analysis::memory::mesh::chip_alias;
-use crate::analysis::memory::model::MemoryAtFailure;
 use crate::analysis::messages::failure::BufferType;
 
 /// The most live tensors whose records [`addresses_differ`] reads.

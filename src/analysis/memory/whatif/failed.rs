@@ -9,8 +9,8 @@ use super::plan::request_page;
 use super::run::{FailedOperation, WhatIfReplay};
 use super::sequence::{OperationRecord, Place};
 use crate::analysis::graph::nodes::GraphNode;
+use crate::analysis::memory::failure::picture::{LiveBuffer, MemoryAtFailure};
 use crate::analysis::memory::inputs::SnapshotRow;
-use crate::analysis::memory::model::{LiveBuffer, MemoryAtFailure};
 use crate::analysis::messages::failure::{AllocationFailure, BufferType, FailureKind};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -267,6 +267,6 @@ mod tests {
     }
 
     fn note_text_of(answer: &Answer) -> Vec<String> {
-        answer.notes.iter().map(super::super::text::note_text).collect()
+        answer.notes.iter().map(super::super::sentences::note_text).collect()
     }
 }

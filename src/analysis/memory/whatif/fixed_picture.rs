@@ -4,9 +4,9 @@
 use super::answer::{AfterFix, Answer, InTheWay};
 use super::run::WhatIfReplay;
 use super::sequence::{BufferId, Place};
-use crate::analysis::memory::fit::fit;
-use crate::analysis::memory::map::build_map;
-use crate::analysis::memory::model::{LiveBuffer, NoFit, Origin, Region, RegionSource};
+use crate::analysis::memory::failure::fit::fit;
+use crate::analysis::memory::failure::map::build_map;
+use crate::analysis::memory::failure::picture::{LiveBuffer, NoFit, Origin, Region, RegionSource};
 use crate::analysis::messages::failure::BufferType;
 
 impl WhatIfReplay {

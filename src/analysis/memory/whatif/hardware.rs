@@ -3,9 +3,9 @@
 //! its release and architecture. Pure: `report/` fills [`HardwareFacts`].
 
 use super::plan::Regions;
+use crate::analysis::memory::failure::picture::MemoryAtFailure;
 use crate::analysis::memory::inputs::DeviceFacts;
 use crate::analysis::memory::mesh::chip_row;
-use crate::analysis::memory::model::MemoryAtFailure;
 use crate::analysis::memory::place::region;
 use crate::analysis::messages::failure::BufferType;
 

@@ -22,10 +22,10 @@ mod resolve;
 #[cfg(test)]
 mod resolve_tests;
 mod run;
+mod sentences;
 mod sequence;
 #[cfg(test)]
 mod tests;
-mod text;
 
 pub use advice::{
     AdviceFor, ReplayedAdvice, advice, advice_fix_text, advice_sentence, l1_small_need, output_may_go_to_dram,
@@ -52,5 +52,5 @@ pub use rank::{TEXT_LINES, rank, text_lines};
 pub(crate) use rank::{freed_after, replayed_advice};
 pub(crate) use resolve::{FixFacts, Resolved, buffers_to_check, resolve, tensors_named};
 pub use run::{FailedOperation, WhatIfReplay};
+pub use sentences::{answer_sentence, fix_phrase, fixes_phrase, not_applied, note_text};
 pub use sequence::{BufferId, DeviceView, OperationRecord, Place, Recorded, Sequence, Step};
-pub use text::{answer_sentence, fix_phrase, fixes_phrase, not_applied, note_text};

@@ -4,7 +4,7 @@
 
 use super::advice_kind::{Advice, AdviceKind};
 use super::fix::Fix;
-use super::text::{fix_phrase, join_and};
+use super::sentences::{fix_phrase, join_and};
 use crate::analysis::format::grouped;
 
 /// How many items a sentence names before `and N more`.

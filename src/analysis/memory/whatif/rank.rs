@@ -7,7 +7,7 @@ use super::advice_kind::{Advice, AdviceKind};
 use super::answer::{Answer, Outcome, WhatIfNote};
 use super::fix::Fix;
 use super::phrase::Sources;
-use super::text::not_applied;
+use super::sentences::not_applied;
 use std::cmp::Reverse;
 
 /// How many advice lines a text says.

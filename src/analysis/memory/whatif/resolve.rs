@@ -7,10 +7,10 @@ use super::answer::WhatIfNote;
 use super::fix::Fix;
 use super::plan::{DramMove, Plan};
 use super::sequence::{DeviceView, Place};
-use crate::analysis::memory::holders::{deallocated_at, last_use, producer};
+use crate::analysis::memory::failure::holders::{deallocated_at, last_use, producer};
+use crate::analysis::memory::failure::picture::MemoryAtFailure;
 use crate::analysis::memory::inputs::TensorFacts;
 use crate::analysis::memory::late::LateFindings;
-use crate::analysis::memory::model::MemoryAtFailure;
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 use crate::analysis::model::{Operation, operation_index};
 

@@ -1,16 +1,16 @@
 //! Unit tests of every rule of docs/rules/memory.md, on inputs built by hand whose answer is known.
 
-mod failure;
+mod at_failure;
 mod holders;
 mod live;
 mod mesh;
 mod place;
-mod text;
+mod sentences;
 
-use super::place::{default_banks, l1_small_by_address, region};
-use super::*;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
-use crate::analysis::messages::failure::{AllocationFailure, parse_allocation_failure};
+use crate::analysis::memory::place::{default_banks, l1_small_by_address, region};
+use crate::analysis::memory::*;
+use crate::analysis::messages::failure::{AllocationFailure, BufferType, parse_allocation_failure};
 
 /// Device 0: L1 `[1000, 10000)`, L1_SMALL `[10000, 12000)`, 10 L1 banks.
 fn device(id: u64) -> DeviceFacts {

@@ -135,8 +135,8 @@ fn circular_buffers_and_the_l1_buffers_in_their_way() {
 /// buffers of different sizes give their sum, said as one.
 #[test]
 fn circular_buffers_alike_give_their_size_and_unlike_their_sum() {
-    use crate::analysis::memory::model::CircularBuffer;
-    use crate::analysis::memory::text::circular_buffer_sizes;
+    use crate::analysis::memory::failure::picture::CircularBuffer;
+    use crate::analysis::memory::failure::sentences::circular_buffer_sizes;
     let cb = |address, size| CircularBuffer { address, size, core_range: None, device_operation: None };
     let alike = [cb(0, 4096), cb(4096, 4096), cb(8192, 4096)];
     assert_eq!(circular_buffer_sizes(&alike).as_deref(), Some("3 circular buffers of 4 KiB per core"));

@@ -1,7 +1,7 @@
 //! What would make the request fit (docs/rules/memory.md §6): the window of the request's size, inside the
 //! region and clear of every pinned buffer, that overlaps the fewest movable bytes.
 
-use super::model::{Block, Fit, LiveBuffer, NoFit};
+use super::picture::{Block, Fit, LiveBuffer, NoFit};
 
 /// One buffer as the window search sees it.
 #[derive(Debug, Clone, Copy)]
@@ -111,7 +111,7 @@ fn freed_window(spans: &[Span], (start, end): (u64, u64), s: u64, window_end: u6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::memory::model::Origin;
+    use crate::analysis::memory::failure::picture::Origin;
 
     fn buffer(address: u64, size: u64) -> LiveBuffer {
         LiveBuffer { address, size_per_bank: size, origin: Some(Origin::Earlier), ..LiveBuffer::default() }

@@ -227,7 +227,7 @@ fn the_failure_point_skips_whole_tensor_deallocate_scopes() {
     let g = deallocate_scope_graph();
     // F is the start of create_device_tensor; the scope's free is part of the unwinding.
     assert_eq!(graph_walk::failure_point(&g.0), Some(5));
-    assert!(crate::analysis::memory::live::unwinds(&g.0));
+    assert!(crate::analysis::memory::failure::live::unwinds(&g.0));
     let mut i = inputs(l1_failure(2000, 0, 0, 0), g);
     i.earlier_snapshot = earlier(9, &[(BufferType::L1, 9500, 400)]);
     let m = memory_at_failure(&i).unwrap();

@@ -1,7 +1,7 @@
 //! The map of a region and its check against the allocator's own figures (docs/rules/memory.md §5).
 
-use super::model::{Block, Check, CheckStatus, MemoryMap, Region};
-use super::notes::{MemoryNote, Tally};
+use super::picture::{Block, Check, CheckStatus, MemoryMap, Region};
+use crate::analysis::memory::notes::{MemoryNote, Tally};
 use crate::analysis::messages::failure::Figures;
 
 /// The map of buffers `(address, size)` in a region: merged occupied ranges (clipped to the
@@ -100,7 +100,7 @@ pub fn check(map: &MemoryMap, figures: &Figures, live: usize) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::memory::model::RegionSource;
+    use crate::analysis::memory::failure::picture::RegionSource;
 
     fn region(start: u64, end: u64) -> Region {
         Region { start: Some(start), end: Some(end), source: Some(RegionSource::Devices) }

@@ -2,11 +2,11 @@
 //! the basis and the check, the largest holders, the fit advice (or why there is none), the
 //! circular buffers in the way, and the notes. `hex` selects hexadecimal addresses.
 
-use super::model::{
+use super::picture::{
     Basis, CheckStatus, CircularBuffer, Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, OperationMemory,
 };
-use super::notes::MemoryNote;
 use crate::analysis::format::{counted, format_address, format_percent, size};
+use crate::analysis::memory::notes::MemoryNote;
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 
 fn address(a: u64, hex: bool) -> String {

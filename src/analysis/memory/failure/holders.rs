@@ -2,11 +2,11 @@
 //! buffer the operation allocated, the tensor its graph connects it to; the tensor's producer,
 //! last use, and whether it is an input of the operation or stale.
 
-use super::graph_index::GraphIndex;
-use super::inputs::{TensorFacts, TensorUse};
 use super::live::Placed;
-use super::model::{LiveBuffer, Origin};
+use super::picture::{LiveBuffer, Origin};
 use crate::analysis::graph::nodes::GraphNode;
+use crate::analysis::memory::graph_index::GraphIndex;
+use crate::analysis::memory::inputs::{TensorFacts, TensorUse};
 use crate::analysis::messages::failure::BufferType;
 use std::collections::HashMap;
 

@@ -3,7 +3,7 @@
 //! buffers in the way. One [`LiveBuffer`] and one [`MemoryMap`] type serve both the failure's
 //! picture and any operation's post-operation picture.
 
-use super::notes::MemoryNote;
+use crate::analysis::memory::notes::MemoryNote;
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 use crate::analysis::messages::reason::Explanation;
 
@@ -131,14 +131,14 @@ impl MemoryAtFailure {
 
     /// The id text names its device by: 0 for a single chip (issue 30 §4.5).
     pub fn named_device(&self) -> u64 {
-        super::mesh::named_device(self.device_id, self.single_chip)
+        crate::analysis::memory::mesh::named_device(self.device_id, self.single_chip)
     }
 }
 
 impl OperationMemory {
     /// The id text names its device by: 0 for a single chip (issue 30 §4.5).
     pub fn named_device(&self) -> u64 {
-        super::mesh::named_device(self.device_id, self.single_chip)
+        crate::analysis::memory::mesh::named_device(self.device_id, self.single_chip)
     }
 }
 
@@ -291,7 +291,7 @@ pub struct MemoryAtFailure {
     pub buffer_type: BufferType,
     /// The mesh the device is, when the failed operation's arguments name its shape (docs/rules/memory.md
     /// §2: the figures hold on each of its chips); filled by the report layer.
-    pub mesh: Option<super::mesh::MeshShape>,
+    pub mesh: Option<crate::analysis::memory::mesh::MeshShape>,
     /// Which records the picture rests on.
     pub basis: Basis,
     /// S0's operation, when one was used.

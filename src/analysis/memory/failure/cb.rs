@@ -1,10 +1,10 @@
 //! Circular-buffer failures (docs/rules/memory.md §7): the failing program's circular buffers, the region
 //! end, and the live L1 buffers in their way.
 
-use super::graph_index::GraphIndex;
-use super::graph_walk::failure_point;
-use super::model::{CircularBuffer, CircularBufferClash, LiveBuffer};
+use super::picture::{CircularBuffer, CircularBufferClash, LiveBuffer};
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::memory::graph_index::GraphIndex;
+use crate::analysis::memory::graph_walk::failure_point;
 use crate::analysis::messages::failure::Figures;
 
 /// The clash of kinds 3 and 4: the circular buffers allocated after the last deallocation of

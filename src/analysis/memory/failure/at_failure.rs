@@ -5,14 +5,16 @@
 use super::cb;
 use super::fit;
 use super::holders::Holders;
-use super::inputs::FailureInputs;
 use super::live::{LiveSet, live_at_failure, unwinds};
 use super::map::{build_map, check};
-use super::mesh;
-use super::mesh::{chip_alias, other_ids, tensors_on_the_chip};
-use super::model::{Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, Region};
-use super::notes::MemoryNote;
-use super::place::{default_banks, dram_base, failure_buffer_type, failure_device, l1_small_by_address, region};
+use super::picture::{Fit, LiveBuffer, MemoryAtFailure, MemoryMap, NoFit, Region};
+use crate::analysis::memory::inputs::FailureInputs;
+use crate::analysis::memory::mesh;
+use crate::analysis::memory::mesh::{chip_alias, other_ids, tensors_on_the_chip};
+use crate::analysis::memory::notes::MemoryNote;
+use crate::analysis::memory::place::{
+    default_banks, dram_base, failure_buffer_type, failure_device, l1_small_by_address, region,
+};
 use crate::analysis::messages::failure::{AllocationFailure, BufferType, FailureKind, Figures};
 use crate::analysis::messages::reason::{Explanation, explain};
 use std::borrow::Cow;

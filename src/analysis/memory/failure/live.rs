@@ -1,12 +1,12 @@
 //! The live buffers at the failure (docs/rules/memory.md §3.4–§3.5): the basis that applies, the buffers of
 //! the failure's (device, buffer type) it gives, and which of them the failed operation allocated.
 
-use super::graph_walk::{GraphWalk, failure_point, free_addresses};
-use super::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
-use super::live_index::{Entry, IntMap, IntSet};
-use super::model::Basis;
-use super::notes::{MemoryNote, Tally};
+use super::picture::Basis;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::memory::graph_walk::{GraphWalk, failure_point, free_addresses};
+use crate::analysis::memory::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
+use crate::analysis::memory::live_index::{Entry, IntMap, IntSet};
+use crate::analysis::memory::notes::{MemoryNote, Tally};
 use crate::analysis::messages::failure::BufferType;
 
 /// A live buffer before its holder is known.
@@ -49,7 +49,7 @@ pub(crate) fn layout_name(code: i64) -> String {
 }
 
 /// The valid rows of (device, buffer type) as buffers; rows of it that break the valid-row rule
-/// ([`super::inputs::valid_buffer`]) are counted in `bad`.
+/// ([`crate::analysis::memory::inputs::valid_buffer`]) are counted in `bad`.
 pub(crate) fn snapshot_buffers(
     rows: &[SnapshotRow],
     device: u64,
