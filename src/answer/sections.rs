@@ -50,7 +50,7 @@ impl<'a> MemorySections<'a> {
             FailureMemory::NeedsReplay if self.replay.is_some() => self.after_replay(index),
             FailureMemory::NeedsReplay => {
                 let report = self.report;
-                self.replay = Some(report.graphs().replay(&mut |_, _| {}, &AtomicBool::new(false)));
+                self.replay = Some(report.graphs().graph_only_pass(&mut |_, _| {}, &AtomicBool::new(false)));
                 self.after_replay(index)
             }
         }

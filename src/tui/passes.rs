@@ -45,7 +45,7 @@ impl RunOverTime {
 
     /// From every graph replayed (a report without `buffers` rows).
     pub fn of_replay(report: &MemoryReport, replay: &GraphOnlyPass) -> Self {
-        let late = report.replay_late(replay).map_err(|e| e.to_string());
+        let late = report.late_list_from_graphs(replay).map_err(|e| e.to_string());
         let (true_peaks, core_grids) = true_peaks_of(report);
         let series = report.usage().replay_series(replay);
         Self { single_chip: single_chip(report, &series), series, late, true_peaks, core_grids }
@@ -167,7 +167,7 @@ impl Pass for ReplayPass {
     type Output = ReplayOutput;
 
     fn run(self, report: &MemoryReport, cancel: &AtomicBool, progress: &mut dyn FnMut(u64, u64)) -> ReplayOutput {
-        let replay = report.graphs().replay(progress, cancel);
+        let replay = report.graphs().graph_only_pass(progress, cancel);
         // A replay cancelled as it ended gives nothing more.
         let run = match &replay {
             Ok(Some(r)) if self.run_over_time && !cancel.load(Ordering::Relaxed) => {

@@ -79,7 +79,7 @@ fn failures_that_need_the_graph_only_pass_each_get_their_section() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let document: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
     let report = MemoryReport::open(&resolve_report(Some(dir.path())).unwrap(), 0).unwrap();
-    let replay = report.graphs().replay(&mut |_, _| {}, &std::sync::atomic::AtomicBool::new(false)).unwrap();
+    let replay = report.graphs().graph_only_pass(&mut |_, _| {}, &std::sync::atomic::AtomicBool::new(false)).unwrap();
     let entries = document["operations"].as_array().unwrap();
     let ids: Vec<u64> = entries.iter().map(|e| e["operation_id"].as_u64().unwrap()).collect();
     assert_eq!(ids, [2, 4]);

@@ -17,7 +17,7 @@ const DRAM: BufferType = BufferType::Dram;
 fn assert_single_pass_agrees(folder: &Path) -> usize {
     let source = resolve_report(Some(folder)).expect("a report");
     let report = MemoryReport::open(&source, 0).expect("opens");
-    let (findings, replay) = report.late_list_and_replay().expect("the late list reads");
+    let (findings, replay) = report.late_list().expect("the late list reads");
     let single = report.late_failures(&findings, replay.as_ref()).expect("one pass");
     let one_by_one = report.late_failures_one_by_one(&findings, replay.as_ref()).expect("one by one");
     assert_eq!(single, one_by_one, "{}", folder.display());

@@ -192,7 +192,8 @@ fn the_search_for_an_earlier_snapshot_is_bounded() {
     let index = report.operation_index(3).unwrap();
     // Device 1 has rows only at operation 1, beyond 200 000 rows of device 0: not found, and said.
     assert_eq!(report.memory_at_failure(index, None).unwrap(), FailureMemory::NeedsReplay);
-    let replay = report.graphs().replay(&mut |_, _| {}, &std::sync::atomic::AtomicBool::new(false)).unwrap().unwrap();
+    let replay =
+        report.graphs().graph_only_pass(&mut |_, _| {}, &std::sync::atomic::AtomicBool::new(false)).unwrap().unwrap();
     let FailureMemory::Found(m) = report.memory_at_failure(index, Some(&replay)).unwrap() else { panic!() };
     assert_eq!((m.device_id, m.basis.as_str()), (1, "graph_only"));
     assert!(m.notes.contains(&MemoryNote::EarlierSearchStopped { rows: 200_000 }));

@@ -144,10 +144,11 @@ fn graph_only_replays_every_graph_once() {
     let report = open(&sim);
     assert_eq!(memory(&report, &truth), FailureMemory::NeedsReplay);
     let cancel = std::sync::atomic::AtomicBool::new(true);
-    assert_eq!(report.graphs().replay(&mut |_, _| {}, &cancel).unwrap(), None);
+    assert_eq!(report.graphs().graph_only_pass(&mut |_, _| {}, &cancel).unwrap(), None);
     let mut calls = Vec::new();
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let replay = report.graphs().replay(&mut |done, total| calls.push((done, total)), &cancel).unwrap().unwrap();
+    let replay =
+        report.graphs().graph_only_pass(&mut |done, total| calls.push((done, total)), &cancel).unwrap().unwrap();
     assert_eq!(calls.last(), Some(&(6, 6)));
     assert_eq!(replay.graphs, 6);
     let index = report.operation_index(truth.operation_id).unwrap();

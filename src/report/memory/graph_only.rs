@@ -65,11 +65,11 @@ impl GraphOnlyPass {
 }
 
 impl Graphs<'_> {
-    /// Replays every captured graph from nothing (the `graph_only` basis). `progress` is called
+    /// Walks every captured graph from nothing, alone (the `graph_only` basis). `progress` is called
     /// with (rows done, rows in all) every few hundred rows and at the end; the pass stops and
     /// gives `None` as soon as `cancel` is set. For each operation the first row of its rank is
     /// replayed (a table without ranks: the first row); rows of another rank are skipped.
-    pub fn replay(
+    pub fn graph_only_pass(
         &self,
         progress: &mut dyn FnMut(u64, u64),
         cancel: &AtomicBool,

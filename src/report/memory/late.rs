@@ -12,7 +12,9 @@ use crate::analysis::memory::late::{
 };
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::whatif::Fix;
-use crate::analysis::memory::{DeviceFacts, LiveBuffer, MemoryAtFailure, chip_alias, other_ids, tensors_on_the_chip};
+use crate::analysis::memory::{
+    DeviceFacts, LiveBuffer, MemoryAtFailure, chip_alias, chip_row, other_ids, tensors_on_the_chip,
+};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
 use crate::analysis::stack::model_source_label;
@@ -35,31 +37,31 @@ impl MemoryReport {
         Ok((usage, findings))
     }
 
-    /// The tensors held past their last use, from the `buffers` rows (one pass), else, on a
-    /// report without them, from its replayed graphs (as tab 5 charts it); with the graph
-    /// replay when it ran.
-    pub fn late_list_and_replay(&self) -> Result<(LateFindings, Option<GraphOnlyPass>), ReportError> {
+    /// The late list (`explain --late`): the tensors held past their last use and, at each
+    /// failure, what freeing them would have done — from the `buffers` rows (one pass), else, on
+    /// a report without them, from its graphs walked alone (as tab 5 charts it), with that pass.
+    pub fn late_list(&self) -> Result<(LateFindings, Option<GraphOnlyPass>), ReportError> {
         let cancel = AtomicBool::new(false);
         let (usage, findings) = self.read_late(&cancel, &mut |_| {})?;
         if usage.rows > 0 {
             return Ok((findings, None));
         }
-        match self.graphs().replay(&mut |_, _| {}, &cancel)? {
-            Some(replay) => Ok((self.replay_late(&replay)?, Some(replay))),
+        match self.graphs().graph_only_pass(&mut |_, _| {}, &cancel)? {
+            Some(graph_pass) => Ok((self.late_list_from_graphs(&graph_pass)?, Some(graph_pass))),
             None => Ok((findings, None)),
         }
     }
 
-    /// At each allocation failure (by the graph replay `replay` when its basis needs one), what
+    /// At each allocation failure (by the graphs walked alone, `graph_pass`, when its basis needs one), what
     /// freeing every tensor held past its last use at it would have done: the fix `free-late`
     /// replayed (docs/rules/memory.md §9.2), when any such tensor of its device and buffer type was freed
     /// before it — every failure in one replay per device (`free_late_at_failures`).
     pub fn late_failures(
         &self,
         findings: &LateFindings,
-        replay: Option<&GraphOnlyPass>,
+        graph_pass: Option<&GraphOnlyPass>,
     ) -> Result<Vec<LateAtFailure>, ReportError> {
-        let found = self.late_at_failures(findings, replay)?;
+        let found = self.late_at_failures(findings, graph_pass)?;
         let replayed: Vec<(usize, &MemoryAtFailure)> =
             found.iter().filter(|(_, _, f)| f.freed > 0).map(|(i, m, _)| (*i, m.as_ref())).collect();
         let mut answers = self.free_late_at_failures(&replayed, findings)?.into_iter();
@@ -79,10 +81,10 @@ impl MemoryReport {
     pub fn late_failures_one_by_one(
         &self,
         findings: &LateFindings,
-        replay: Option<&GraphOnlyPass>,
+        graph_pass: Option<&GraphOnlyPass>,
     ) -> Result<Vec<LateAtFailure>, ReportError> {
         let mut out = Vec::new();
-        for (index, m, mut f) in self.late_at_failures(findings, replay)? {
+        for (index, m, mut f) in self.late_at_failures(findings, graph_pass)? {
             if f.freed > 0 {
                 let options = WhatIfOptions { late: Some(findings), from_start: false };
                 f.answer = Some(self.what_if_at(index, &[Fix::FreeLate], &options, Some(&m))?.answer);
@@ -97,12 +99,12 @@ impl MemoryReport {
     fn late_at_failures(
         &self,
         findings: &LateFindings,
-        replay: Option<&GraphOnlyPass>,
+        graph_pass: Option<&GraphOnlyPass>,
     ) -> Result<Vec<(usize, Box<MemoryAtFailure>, LateAtFailure)>, ReportError> {
         let failed: Vec<usize> =
             (0..self.operations.len()).filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
         let mut out = Vec::new();
-        for (index, memory) in self.memory_at_failures(&failed, replay)? {
+        for (index, memory) in self.memory_at_failures(&failed, graph_pass)? {
             let FailureMemory::Found(m) = memory else { continue };
             let Some(mut f) = late_at_failure(&m) else { continue };
             let n = self.operations[index].id;
@@ -119,28 +121,17 @@ impl MemoryReport {
         Ok(out)
     }
 
-    /// The tensors held past their last use (see [`Self::late_list_and_replay`]).
-    pub fn late_list(&self) -> Result<LateFindings, ReportError> {
-        Ok(self.late_list_and_replay()?.0)
-    }
-
-    /// The tensors held past their last use, without what freeing them does at each failure:
-    /// what the fix `free-late` frees.
-    pub fn late_tensor_list(&self) -> Result<LateFindings, ReportError> {
-        self.late_tensor_list_with(None)
-    }
-
-    /// [`Self::late_tensor_list`], stopped once `cancel` is set (`Err(ReportError::Cancelled)`).
-    pub fn late_tensor_list_with(&self, cancel: Option<&AtomicBool>) -> Result<LateFindings, ReportError> {
-        let never = AtomicBool::new(false);
-        let cancel = cancel.unwrap_or(&never);
+    /// The tensors held past their last use over the whole run, without what freeing them does
+    /// at each failure: what the fix `free-late` frees. Stopped once `cancel` is set
+    /// (`Err(ReportError::Cancelled)`).
+    pub fn late_tensors_of_run(&self, cancel: &AtomicBool) -> Result<LateFindings, ReportError> {
         let mut usage = MemoryUsage::with_runs();
         self.usage().read(&mut usage, cancel, &mut |_| {})?;
         if usage.rows > 0 {
             return self.late_tensors(&usage);
         }
-        match self.graphs().replay(&mut |_, _| {}, cancel)? {
-            Some(replay) => self.late_tensors(&self.replay_usage(&replay)),
+        match self.graphs().graph_only_pass(&mut |_, _| {}, cancel)? {
+            Some(graph_pass) => self.late_tensors(&self.graph_pass_usage(&graph_pass)),
             None => self.late_tensors(&usage),
         }
     }
@@ -196,20 +187,20 @@ impl MemoryReport {
     /// operation as the usage (docs/rules/memory.md §3.4, the basis tab 5 charts for such a report).
     /// Graph device ids are read as the tables': a single chip opened as a mesh (ttnn 0.81) has
     /// graph buffer nodes on the mesh id 1 while `devices` has the one row 0 (docs/rules/memory.md §1–§2).
-    pub fn replay_late(&self, replay: &GraphOnlyPass) -> Result<LateFindings, ReportError> {
-        let mut findings = self.late_tensors(&self.replay_usage(replay))?;
-        findings.failures = self.late_failures(&findings, Some(replay))?;
+    pub fn late_list_from_graphs(&self, graph_pass: &GraphOnlyPass) -> Result<LateFindings, ReportError> {
+        let mut findings = self.late_tensors(&self.graph_pass_usage(graph_pass))?;
+        findings.failures = self.late_failures(&findings, Some(graph_pass))?;
         Ok(findings)
     }
 
-    /// A graph replay read as the usage pass's sums and runs (see [`Self::replay_late`]).
-    fn replay_usage(&self, replay: &GraphOnlyPass) -> MemoryUsage {
-        let chip = |device: u64| match self.devices.as_slice() {
-            [only] => only.device_id,
-            _ => device,
-        };
+    /// The graphs walked alone read as the usage pass's sums and runs (see
+    /// [`Self::late_list_from_graphs`]); a device is read by its `devices` row (`chip_row`: one
+    /// chip named by two ids is one device).
+    fn graph_pass_usage(&self, graph_pass: &GraphOnlyPass) -> MemoryUsage {
+        let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
+        let chip = |device: u64| chip_row(&devices, device).map_or(device, |row| row.device_id);
         let mut usage = MemoryUsage::default();
-        for u in &replay.usage {
+        for u in &graph_pass.usage {
             let key = (chip(u.device_id), u.buffer_type);
             usage.sums.entry(key).or_default().push((u.operation_id, u.used_per_bank));
         }
@@ -224,7 +215,7 @@ impl MemoryReport {
                 same
             });
         }
-        let runs = replay.runs.iter().map(|r| BufferRun { device_id: chip(r.device_id), ..*r }).collect();
+        let runs = graph_pass.runs.iter().map(|r| BufferRun { device_id: chip(r.device_id), ..*r }).collect();
         usage.runs = Some(BufferRuns::from_runs(runs));
         usage
     }

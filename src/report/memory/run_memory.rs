@@ -41,9 +41,9 @@ impl MemoryReport {
             let series = usage.keys().map(|(device, kind)| questions.series(&usage, device, kind)).collect();
             return Ok(RunMemory { usage, series, late });
         }
-        match self.graphs().replay(&mut |_, _| {}, cancel)? {
+        match self.graphs().graph_only_pass(&mut |_, _| {}, cancel)? {
             Some(replay) => {
-                let late = self.replay_late(&replay)?;
+                let late = self.late_list_from_graphs(&replay)?;
                 Ok(RunMemory { series: questions.replay_series(&replay), usage, late })
             }
             // A replay gives nothing only when cancelled.

@@ -47,7 +47,7 @@ impl MemoryReport {
             FailureMemory::Found(m) => Ok(Some(m)),
             FailureMemory::Absent => Ok(None),
             FailureMemory::NeedsReplay => {
-                let replay = self.graphs().replay(&mut |_, _| {}, &AtomicBool::new(false))?;
+                let replay = self.graphs().graph_only_pass(&mut |_, _| {}, &AtomicBool::new(false))?;
                 match self.memory_at_failure(index, replay.as_ref())? {
                     FailureMemory::Found(m) => Ok(Some(m)),
                     _ => Ok(None),

@@ -81,7 +81,8 @@ impl MemoryReport {
     ) -> Result<Vec<Result<WhatIf, usize>>, ReportError> {
         let read = ReportError::read("the run's records");
         let needs_late = sets.iter().any(|s| s.contains(&Fix::FreeLate)) && options.late.is_none();
-        let read_now = if needs_late { Some(self.late_tensor_list_with(cancel)?) } else { None };
+        let read_now =
+            if needs_late { Some(self.late_tensors_of_run(cancel.unwrap_or(&AtomicBool::new(false)))?) } else { None };
         let late = read_now.as_ref().or(options.late);
         let view = self.device_view(m.device_id, index)?;
         // Banks that do not move in lockstep: no set's outcome can be known (docs/rules/memory.md §9.3).
