@@ -23,10 +23,10 @@ pub mod usage;
 pub mod usage_series;
 pub mod whatif;
 
+pub use failure::at_failure::{FoundLive, found_live, live_addresses, memory_at_failure, memory_at_failure_with};
 pub(crate) use failure::at_failure::{
     failure_mark_place, failure_place, found_device, found_place, needs_earlier_snapshot, place_devices,
 };
-pub use failure::at_failure::{FoundLive, found_live, live_addresses, memory_at_failure, memory_at_failure_with};
 pub use failure::operation::operation_memory;
 pub use failure::picture::{
     Basis, Block, Check, CheckStatus, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, MemoryMap,
