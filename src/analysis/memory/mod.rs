@@ -48,3 +48,4 @@ pub(crate) use mesh::other_devices_with_buffers;
 pub use mesh::{MeshShape, mesh_shape};
 pub(crate) use mesh::{chip_alias, chip_row, figures_on_one_chip, named_device, other_ids, tensors_on_the_chip};
 pub use notes::MemoryNote;
+pub(crate) use place::region;

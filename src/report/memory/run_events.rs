@@ -5,20 +5,17 @@
 
 use super::memory_report::MemoryReport;
 use crate::analysis::memory::DeviceFacts;
-use crate::analysis::memory::chip_alias;
 use crate::analysis::memory::peak::{DeviceLayout, FirstFailure, Records, RunEvents};
 use crate::analysis::memory::usage::MemoryUsage;
+use crate::analysis::memory::whatif::default_dram_base;
 use crate::analysis::memory::whatif::{OperationRecord, Place};
+use crate::analysis::memory::{chip_alias, region};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::messages::reason::explain;
 use crate::report::database::uint;
 use crate::report::error::ReportError;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
-
-/// The DRAM allocator's base in ttnn 0.75–0.81 on Wormhole (docs/rules/memory.md §9), when the report
-/// records no DRAM buffer.
-const DRAM_BASE: u64 = 1_048_640;
 
 /// What the true peak and the headroom are computed from.
 #[derive(Debug, Clone, Default)]
@@ -161,20 +158,22 @@ impl MemoryReport {
         rows.into_iter()
             .map(|d| {
                 let id = single.unwrap_or(d.device_id);
-                let (a, b, w) = (d.address_at_first_l1_cb_buffer, d.l1_bank_size, d.worker_l1_size);
                 let dram_base = events
                     .buffers
                     .iter()
                     .filter(|x| x.place == (id, BufferType::Dram))
                     .map(|x| x.address)
                     .min()
-                    .unwrap_or(DRAM_BASE);
+                    .unwrap_or_else(|| default_dram_base(self.schema_version.as_deref()));
+                // The one region formula (docs/rules/memory.md §2); an empty region is none here.
+                let facts = d.facts();
+                let span = |t| region(t, Some(&facts), bank, Some(dram_base)).bounds().filter(|(s, e)| e > s);
                 let (gx, gy) = d.compute_grid;
                 DeviceLayout {
                     device_id: id,
-                    l1: a.map(|a| (a, a + b)),
-                    l1_small: a.filter(|&a| w > a + b).map(|a| (a + b, w)),
-                    dram: bank.map(|bank| (dram_base, dram_base + bank)),
+                    l1: span(BufferType::L1),
+                    l1_small: span(BufferType::L1Small),
+                    dram: span(BufferType::Dram),
                     grid: (gx > 0 && gy > 0).then_some((gx as u32, gy as u32)),
                 }
             })

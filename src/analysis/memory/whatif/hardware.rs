@@ -18,6 +18,16 @@ const DRAM_BASE_SCHEMA_2: u64 = 32;
 const WORMHOLE_DRAM_BANK: u64 = 1 << 30;
 const BLACKHOLE_DRAM_BANK: u64 = 1 << 32;
 
+/// The DRAM allocator's base a release starts at, for a report that records no DRAM buffer
+/// (docs/rules/memory.md §9.1): the one default the what-if and the true peak read.
+pub(crate) fn default_dram_base(schema_version: Option<&str>) -> u64 {
+    match schema_version {
+        None => DRAM_BASE_SCHEMA_2,
+        Some(v) if v.starts_with('2') => DRAM_BASE_SCHEMA_2,
+        Some(_) => DRAM_BASE,
+    }
+}
+
 /// What the report records of the hardware, as the what-if rules read it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct HardwareFacts {
@@ -62,12 +72,7 @@ impl HardwareFacts {
     /// the lowest DRAM address recorded (else the release's), one bank of the largest size a
     /// DRAM failure's message gives; without one, up to the end of the architecture's bank.
     pub(crate) fn dram_region(&self, lowest_dram_address: Option<u64>) -> (u64, u64) {
-        let default_base = match self.schema_version.as_deref() {
-            None => DRAM_BASE_SCHEMA_2,
-            Some(v) if v.starts_with('2') => DRAM_BASE_SCHEMA_2,
-            Some(_) => DRAM_BASE,
-        };
-        let base = lowest_dram_address.unwrap_or(default_base);
+        let base = lowest_dram_address.unwrap_or_else(|| default_dram_base(self.schema_version.as_deref()));
         let bank = match self.dram_failures.iter().filter_map(|(size, _)| *size).max() {
             Some(bank) => bank,
             None if self.blackhole() => BLACKHOLE_DRAM_BANK.saturating_sub(base),

@@ -45,7 +45,7 @@ pub(crate) use failed::{
     unknown_answer,
 };
 pub use fix::{Fix, FixError};
-pub(crate) use hardware::{HardwareFacts, failure_dram};
+pub(crate) use hardware::{HardwareFacts, default_dram_base, failure_dram};
 pub use phrase::{Sources, fixes_with_places};
 pub use plan::{DramMove, Plan, Regions, request_page};
 pub use rank::{TEXT_LINES, rank, text_lines};
