@@ -107,15 +107,8 @@ impl MemoryReport {
         for (index, memory) in self.memory_at_failures(&failed, graph_pass)? {
             let FailureMemory::Found(m) = memory else { continue };
             let Some(mut f) = late_at_failure(&m) else { continue };
-            let n = self.operations[index].id;
             let view = self.device_view(m.device_id, index)?;
-            f.freed = findings
-                .late
-                .iter()
-                .filter(|t| {
-                    t.last_use_operation_id < n && view.names_device(t.device_id) && t.buffer_type == m.buffer_type
-                })
-                .count();
+            f.freed = findings.freed_before(&f, |d| view.names_device(d));
             out.push((index, m, f));
         }
         Ok(out)

@@ -115,3 +115,16 @@ pub struct LifetimeCheck {
     /// What the table says otherwise, in the list's order.
     pub disagreements: Vec<Disagreement>,
 }
+
+impl LateFindings {
+    /// How many of the late tensors the fix `free-late` frees before a failure: those of its
+    /// buffer type on a device the failure's device is named by (`names_device`: one chip named
+    /// by two ids is one device), last used before the failed operation.
+    pub fn freed_before(&self, f: &LateAtFailure, names_device: impl Fn(u64) -> bool) -> usize {
+        self.late
+            .iter()
+            .filter(|t| t.last_use_operation_id < f.operation_id && t.buffer_type == f.buffer_type)
+            .filter(|t| names_device(t.device_id))
+            .count()
+    }
+}

@@ -110,3 +110,43 @@ fn usage_without_runs_finds_nothing() {
     usage.flush();
     assert_eq!(find_late(&usage, &[], &[], 1), LateFindings::default());
 }
+
+/// `free-late` frees before a failure the late tensors of its buffer type on a device it is named
+/// by, last used before it: not a later one, not another type, not another chip.
+#[test]
+fn the_tensors_free_late_frees_before_a_failure() {
+    let tensor = |device_id, buffer_type, last_use| LateTensor {
+        device_id,
+        buffer_type,
+        address: 1024,
+        size_per_bank: 2048,
+        tensor_id: last_use,
+        shape: None,
+        producer_operation_id: None,
+        last_use_operation_id: last_use,
+        last_use_operation_name: "ttnn.add".into(),
+        held_until_operation_id: 9,
+        source: None,
+        peak_saving_per_bank: 0,
+    };
+    let late = [
+        tensor(0, BufferType::L1, 3),
+        tensor(1, BufferType::L1, 4),
+        tensor(0, BufferType::L1, 9),
+        tensor(0, BufferType::Dram, 2),
+        tensor(2, BufferType::L1, 1),
+    ];
+    let f = LateAtFailure {
+        operation_id: 9,
+        device_id: 0,
+        buffer_type: BufferType::L1,
+        needed_per_bank: 4096,
+        held: 2,
+        freed: 0,
+        answer: None,
+    };
+    // Device 0 named by 0 and 1 (one chip opened as a mesh): the tensors of 3 and 4.
+    let findings = LateFindings { late: late.to_vec(), ..LateFindings::default() };
+    assert_eq!(findings.freed_before(&f, |d| d <= 1), 2);
+    assert_eq!(findings.freed_before(&f, |d| d == 0), 1);
+}
