@@ -272,6 +272,31 @@ fn runs_no_program(operation_name: &str) -> bool {
 }
 
 impl Answer {
+    /// The answer at `operation_id` before the replay has said anything: unknown, nothing
+    /// placed, no notes; the replay's answer and an answer refused both start from it.
+    pub(crate) fn unknown(operation_id: u64, fixes: Vec<Fix>) -> Self {
+        Answer {
+            operation_id,
+            fixes,
+            circular_buffers: false,
+            outcome: Outcome::Unknown,
+            fails_on: None,
+            request_fits: None,
+            buffer_type: BufferType::L1,
+            address: None,
+            size_per_bank: None,
+            largest_free_block: None,
+            cb_room: None,
+            cb_hint: None,
+            cb_region: None,
+            output: None,
+            in_the_way: Vec::new(),
+            replay_check: ReplayCheck::Exact,
+            notes: Vec::new(),
+            after: None,
+        }
+    }
+
     /// An L1 request that fits with less than [`UNRECORDED_CB_ROOM`] left below it, for an
     /// operation that runs a program while no earlier operation records circular buffers: the
     /// outcome is `unknown`, the request's own fit kept (stale_loop's five frees: the request

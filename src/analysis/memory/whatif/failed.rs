@@ -3,7 +3,7 @@
 //! once a replay has every operation before it — with the holders the failure's picture names.
 //! Pure: `report/` fills [`AtFailure`] once per failure, however many fix sets are answered.
 
-use super::answer::{Answer, CircularBufferUse, Outcome, ReplayCheck, Request, WhatIfNote};
+use super::answer::{Answer, CircularBufferUse, Request, WhatIfNote};
 use super::fix::Fix;
 use super::plan::request_page;
 use super::run::{FailedOperation, WhatIfReplay};
@@ -170,26 +170,9 @@ fn name_holders(answer: &mut Answer, live: &[LiveBuffer]) {
 
 /// An answer that cannot be given at operation `operation_id`, with why.
 pub(crate) fn unknown_answer(operation_id: u64, fixes: &[Fix], why: &str) -> Answer {
-    Answer {
-        operation_id,
-        fixes: fixes.to_vec(),
-        circular_buffers: false,
-        outcome: Outcome::Unknown,
-        fails_on: None,
-        request_fits: None,
-        buffer_type: BufferType::L1,
-        address: None,
-        size_per_bank: None,
-        largest_free_block: None,
-        cb_room: None,
-        cb_hint: None,
-        cb_region: None,
-        output: None,
-        in_the_way: Vec::new(),
-        replay_check: ReplayCheck::Exact,
-        notes: vec![WhatIfNote::NotFound { fix: "the replay".into(), what: why.into() }],
-        after: None,
-    }
+    let mut answer = Answer::unknown(operation_id, fixes.to_vec());
+    answer.notes.push(WhatIfNote::NotFound { fix: "the replay".into(), what: why.into() });
+    answer
 }
 
 #[cfg(test)]

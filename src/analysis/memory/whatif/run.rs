@@ -135,24 +135,11 @@ impl WhatIfReplay {
             (None, None) => ReplayCheck::Exact,
         };
         let mut answer = Answer {
-            operation_id,
-            fixes,
             circular_buffers: matches!(request, Request::CircularBuffers { .. }),
-            outcome: Outcome::Unknown,
-            fails_on: None,
-            request_fits: None,
-            buffer_type: BufferType::L1,
-            address: None,
-            size_per_bank: None,
-            largest_free_block: None,
-            cb_room: None,
             cb_hint: cb_hint.as_ref().filter(|h| h.same_name).map(|h| h.used),
-            cb_region: None,
-            output: None,
-            in_the_way: Vec::new(),
             replay_check,
             notes,
-            after: None,
+            ..Answer::unknown(operation_id, fixes)
         };
         if let Some(dead) = self.fixed.dead.take() {
             answer.outcome = Outcome::DoesNotFit;
