@@ -3,6 +3,7 @@
 //! report's core for every later question about memory (docs/rules/memory.md §4). Reading the rows is
 //! `tensors.rs`'s; this is what is kept and how it answers.
 
+use crate::analysis::memory::failure::holders::{is_deallocate, may_matter_at};
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::messages::failure::BufferType;
 use std::collections::{BTreeSet, HashMap};
@@ -27,10 +28,14 @@ pub(crate) struct TensorIndex {
     places: Vec<(u64, u64, u64)>,
     /// (tensor id, device, address) of the `device_tensors` rows, sorted.
     device_places: Vec<(u64, u64, u64)>,
-    /// (tensor id, operation id, output) of the link rows, sorted.
+    /// (tensor id, operation id, output) of the link rows, sorted: a tensor's first is its first
+    /// sighting.
     uses: Vec<(u64, u64, bool)>,
     /// Where each tensor's links start and end in `uses`.
     use_ranges: HashMap<u64, (usize, usize)>,
+    /// Each tensor's first deallocation and whether its producer has other outputs, for
+    /// [`may_matter_at`].
+    lifetimes: HashMap<u64, (Option<u64>, bool)>,
     /// The names of the operations in `uses`.
     operations: HashMap<u64, Arc<str>>,
 }
@@ -70,18 +75,43 @@ impl TensorIndex {
             start += chunk.len();
         }
         let mut operations = HashMap::new();
-        for &(_, operation, _) in &uses {
+        let mut outputs: HashMap<u64, usize> = HashMap::new();
+        for &(_, operation, output) in &uses {
             operations.entry(operation).or_insert_with(|| name_of(operation));
+            *outputs.entry(operation).or_default() += usize::from(output);
         }
-        Self { rows, places, device_places, uses, use_ranges, operations }
+        let lifetimes = uses
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|links| {
+                let freed = links
+                    .iter()
+                    .filter(|l| !l.2 && operations.get(&l.1).is_some_and(|name| is_deallocate(name)))
+                    .map(|l| l.1)
+                    .min();
+                let producer = links.iter().filter(|l| l.2).map(|l| l.1).min();
+                let shares = producer.is_some_and(|p| outputs.get(&p).is_some_and(|&count| count > 1));
+                (links[0].0, (freed, shares))
+            })
+            .collect();
+        Self { rows, places, device_places, uses, use_ranges, lifetimes, operations }
     }
 
     /// The tensors recorded at any (device, address) of `places`, and the tensors `ids`, with
-    /// their link rows; without shape and dtype.
-    pub(crate) fn facts(&self, places: &[(u64, u64)], ids: &[u64]) -> Vec<TensorFacts> {
+    /// their link rows; without shape and dtype. With `at` (an operation id), a tensor found at
+    /// a place is kept only when it may matter to the memory at that operation
+    /// ([`may_matter_at`]): at a much-reused address the others are thousands.
+    pub(crate) fn facts(&self, places: &[(u64, u64)], ids: &[u64], at: Option<u64>) -> Vec<TensorFacts> {
         let mut wanted: BTreeSet<u64> = ids.iter().copied().collect();
+        let matters = |id: u64| {
+            at.is_none_or(|n| {
+                let first_seen = self.use_ranges.get(&id).map(|&(start, _)| self.uses[start].1);
+                let (freed, shares) = self.lifetimes.get(&id).copied().unwrap_or_default();
+                may_matter_at(n, first_seen, freed, shares)
+            })
+        };
         for &(device, address) in places {
-            wanted.extend(range(&self.places, &(device, address), |p| (p.0, p.1)).iter().map(|p| p.2));
+            let found = range(&self.places, &(device, address), |p| (p.0, p.1)).iter().map(|p| p.2);
+            wanted.extend(found.filter(|&id| matters(id)));
         }
         wanted.into_iter().map(|id| self.facts_of(id)).collect()
     }

@@ -57,7 +57,8 @@ impl Tensors<'_> {
         {
             return Ok(facts);
         }
-        Ok(self.index()?.facts(places, ids))
+        let at = self.operations.get(n).map(|o| o.id);
+        Ok(self.index()?.facts(places, ids, at))
     }
 
     /// The index of every tensor's placement and links: built on the first call, then kept.
@@ -193,7 +194,7 @@ impl Tensors<'_> {
     /// report's index of every tensor (built once).
     pub(crate) fn every_tenant_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<Vec<TensorFacts>> {
         if places.len() > MAX_PLACES || self.cache.get().is_some() {
-            return Ok(self.index()?.facts(places, &[]));
+            return Ok(self.index()?.facts(places, &[], None));
         }
         let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
         let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();

@@ -34,6 +34,15 @@ pub(crate) fn deallocated_at(uses: &[TensorUse]) -> Option<u64> {
     uses.iter().filter(|u| !u.output && is_deallocate(&u.operation_name)).map(|u| u.operation_id).min()
 }
 
+/// Whether a tensor found at a place can matter to the memory at operation `n` (an id): hold a
+/// buffer there, or tie its producer's outputs by the producer's graph (docs/rules/memory.md §4).
+/// Not when no operation ≤ `n` saw it (`first_seen`: its first link row; none without links),
+/// nor when a deallocation before `n` freed it and it is not one of several outputs of its
+/// producer (`shares_producer`), whose places the graph might move.
+pub(crate) fn may_matter_at(n: u64, first_seen: Option<u64>, freed: Option<u64>, shares_producer: bool) -> bool {
+    first_seen.is_some_and(|f| f <= n) && (freed.is_none_or(|f| f >= n) || shares_producer)
+}
+
 /// A tenant candidate of a place: its first sighting (the smallest operation id among its
 /// rows), the first deallocation that took it as input, its id. Both figures do not depend on
 /// N: "seen by an operation ≤ N" is `first_seen ≤ N`, "freed before N" is `freed < N`.
