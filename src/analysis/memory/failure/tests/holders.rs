@@ -109,3 +109,17 @@ fn live_buffers_are_listed_biggest_first_then_by_address() {
     let order: Vec<u64> = m.live_buffers.iter().map(|b| b.address).collect();
     assert_eq!(order, [9000, 8000, 7000, 6000]);
 }
+
+#[test]
+fn a_tensor_found_at_a_place_matters_only_if_seen_by_the_operation_and_not_freed_before_it() {
+    use crate::analysis::memory::failure::holders::may_matter_at;
+    // Seen by operation 10 or before, never freed: a possible tenant.
+    assert!(may_matter_at(10, Some(10), None, false));
+    assert!(may_matter_at(10, Some(3), Some(10), false));
+    // First seen after it, or never linked: it cannot hold memory at 10.
+    assert!(!may_matter_at(10, Some(11), None, false));
+    assert!(!may_matter_at(10, None, None, true));
+    // Freed before 10: kept only as one of several outputs of its producer, which its graph may tie.
+    assert!(!may_matter_at(10, Some(3), Some(9), false));
+    assert!(may_matter_at(10, Some(3), Some(9), true));
+}
