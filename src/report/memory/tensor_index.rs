@@ -18,6 +18,17 @@ pub(crate) struct Placement {
     pub(crate) buffer_type: Option<BufferType>,
 }
 
+/// Where a tensor's links are in the index's `uses`, and what [`may_matter_at`] asks of them.
+#[derive(Debug, Clone, Copy)]
+struct Links {
+    start: usize,
+    end: usize,
+    /// The first deallocation that took it as input.
+    freed: Option<u64>,
+    /// Whether its producer has other outputs.
+    shares_producer: bool,
+}
+
 /// Every tensor's placement and links; built once per report.
 #[derive(Debug, Default)]
 pub(crate) struct TensorIndex {
@@ -31,11 +42,8 @@ pub(crate) struct TensorIndex {
     /// (tensor id, operation id, output) of the link rows, sorted: a tensor's first is its first
     /// sighting.
     uses: Vec<(u64, u64, bool)>,
-    /// Where each tensor's links start and end in `uses`.
-    use_ranges: HashMap<u64, (usize, usize)>,
-    /// Each tensor's first deallocation and whether its producer has other outputs, for
-    /// [`may_matter_at`].
-    lifetimes: HashMap<u64, (Option<u64>, bool)>,
+    /// Each tensor's links in `uses`.
+    links: HashMap<u64, Links>,
     /// The names of the operations in `uses`.
     operations: HashMap<u64, Arc<str>>,
 }
@@ -68,32 +76,23 @@ impl TensorIndex {
         places.dedup();
         uses.sort_unstable();
         uses.dedup();
-        let mut use_ranges = HashMap::new();
-        let mut start = 0;
-        for chunk in uses.chunk_by(|a, b| a.0 == b.0) {
-            use_ranges.insert(chunk[0].0, (start, start + chunk.len()));
-            start += chunk.len();
-        }
         let mut operations = HashMap::new();
         let mut outputs: HashMap<u64, usize> = HashMap::new();
         for &(_, operation, output) in &uses {
             operations.entry(operation).or_insert_with(|| name_of(operation));
             *outputs.entry(operation).or_default() += usize::from(output);
         }
-        let lifetimes = uses
-            .chunk_by(|a, b| a.0 == b.0)
-            .map(|links| {
-                let freed = links
-                    .iter()
-                    .filter(|l| !l.2 && operations.get(&l.1).is_some_and(|name| is_deallocate(name)))
-                    .map(|l| l.1)
-                    .min();
-                let producer = links.iter().filter(|l| l.2).map(|l| l.1).min();
-                let shares = producer.is_some_and(|p| outputs.get(&p).is_some_and(|&count| count > 1));
-                (links[0].0, (freed, shares))
-            })
-            .collect();
-        Self { rows, places, device_places, uses, use_ranges, lifetimes, operations }
+        let mut links = HashMap::new();
+        let mut start = 0;
+        for chunk in uses.chunk_by(|a, b| a.0 == b.0) {
+            let deallocation = |l: &&(u64, u64, bool)| !l.2 && operations.get(&l.1).is_some_and(|n| is_deallocate(n));
+            let freed = chunk.iter().filter(deallocation).map(|l| l.1).min();
+            let producer = chunk.iter().filter(|l| l.2).map(|l| l.1).min();
+            let shares_producer = producer.is_some_and(|p| outputs.get(&p).is_some_and(|&count| count > 1));
+            links.insert(chunk[0].0, Links { start, end: start + chunk.len(), freed, shares_producer });
+            start += chunk.len();
+        }
+        Self { rows, places, device_places, uses, links, operations }
     }
 
     /// The tensors recorded at any (device, address) of `places`, and the tensors `ids`, with
@@ -103,10 +102,9 @@ impl TensorIndex {
     pub(crate) fn facts(&self, places: &[(u64, u64)], ids: &[u64], at: Option<u64>) -> Vec<TensorFacts> {
         let mut wanted: BTreeSet<u64> = ids.iter().copied().collect();
         let matters = |id: u64| {
-            at.is_none_or(|n| {
-                let first_seen = self.use_ranges.get(&id).map(|&(start, _)| self.uses[start].1);
-                let (freed, shares) = self.lifetimes.get(&id).copied().unwrap_or_default();
-                may_matter_at(n, first_seen, freed, shares)
+            at.is_none_or(|n| match self.links.get(&id) {
+                Some(l) => may_matter_at(n, Some(self.uses[l.start].1), l.freed, l.shares_producer),
+                None => may_matter_at(n, None, None, false),
             })
         };
         for &(device, address) in places {
@@ -119,7 +117,7 @@ impl TensorIndex {
     /// What the index knows of one tensor.
     fn facts_of(&self, id: u64) -> TensorFacts {
         let row = self.rows.get(&id);
-        let (start, end) = self.use_ranges.get(&id).copied().unwrap_or_default();
+        let (start, end) = self.links.get(&id).map_or((0, 0), |l| (l.start, l.end));
         let uses = self.uses[start..end]
             .iter()
             .map(|&(_, operation_id, output)| TensorUse {
