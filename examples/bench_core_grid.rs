@@ -24,7 +24,7 @@ fn main() {
     let [folder] = args.as_slice() else { panic!("usage: bench_core_grid REPORT_FOLDER") };
     let report = MemoryReport::open(&resolve_report(Some(Path::new(folder))).expect("a report"), 0).expect("opens");
     let start = Instant::now();
-    let f = report.run_facts().expect("the events read");
+    let f = report.passes().run_facts().expect("the events read");
     let read = start.elapsed();
     let (peaks, grids) = true_peaks_per_core(&f.events, &f.layouts, &f.last_use);
     let differ = grids.iter().filter(|g| !g.alike()).count();

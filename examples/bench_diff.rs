@@ -127,7 +127,7 @@ fn reports(before: &Path, after: &Path) {
     for path in [before, after] {
         let report = open(path);
         let start = Instant::now();
-        let memory = report.run_memory(&AtomicBool::new(false), &mut |_| {}).expect("reads");
+        let memory = report.passes().run_memory(&AtomicBool::new(false), &mut |_| {}).expect("reads");
         let (late, lines) = (memory.late.late.len(), memory.series.len());
         let took = start.elapsed().as_secs_f64();
         println!("run_memory {}: {lines} lines, {late} tensors held past their last use, {took:.2} s", path.display());

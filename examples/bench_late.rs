@@ -40,7 +40,7 @@ fn main() {
         report.usage().read(&mut usage, &cancel, &mut |_| {}).expect("the pass reads");
         usage
     };
-    let late_pass = || report.read_late(&cancel, &mut |_| {}).expect("the pass reads");
+    let late_pass = || report.late().read(&cancel, &mut |_| {}).expect("the pass reads");
     let runs_pass = || {
         let mut usage = MemoryUsage::with_runs();
         report.usage().read(&mut usage, &cancel, &mut |_| {}).expect("the pass reads");
@@ -56,7 +56,7 @@ fn main() {
     let usage = runs_pass();
     let runs = usage.runs.as_ref().map_or(0, |r| r.runs().count());
     let start = Instant::now();
-    let findings = report.late_findings(&usage).expect("the findings read");
+    let findings = report.late().findings(&usage).expect("the findings read");
     println!("{runs} runs of more than one snapshot; the findings alone took {} ms", start.elapsed().as_millis());
     let saving: u64 = findings.late.iter().map(|t| t.peak_saving_per_bank).max().unwrap_or(0);
     println!(
@@ -65,7 +65,7 @@ fn main() {
         timing::peak_rss()
     );
     let start = Instant::now();
-    let failures = report.late_failures(&findings, None).expect("the failures replay");
+    let failures = report.late().at_failures(&findings, None).expect("the failures replay");
     println!(
         "of which at the {} failures (their memory, free-late replayed): {} ms",
         failures.len(),

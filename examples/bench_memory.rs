@@ -64,7 +64,7 @@ fn main() {
                     .map(|_| {
                         let fresh = open(&folder);
                         let start = Instant::now();
-                        std::hint::black_box(fresh.memory_at_failure(i, None).unwrap());
+                        std::hint::black_box(fresh.pictures().at_failure(i, None).unwrap());
                         start.elapsed()
                     })
                     .collect(),
@@ -74,18 +74,18 @@ fn main() {
         let one = failed
             .iter()
             .map(|&i| {
-                let memory = report.memory_at_failure(i, None).unwrap();
+                let memory = report.pictures().at_failure(i, None).unwrap();
                 kinds.push(match &memory {
                     FailureMemory::Found(m) => format!("{} {}", m.basis.as_str(), m.check.status.as_str()),
                     other => format!("{other:?}"),
                 });
-                time(|| report.memory_at_failure(i, None).unwrap())
+                time(|| report.pictures().at_failure(i, None).unwrap())
             })
             .max()
             .unwrap_or_default();
-        let all = time(|| report.memory_at_failures(&failed, None).unwrap());
+        let all = time(|| report.pictures().at_failures(&failed, None).unwrap());
         let completed = failed.first().map_or(0, |&i| i.saturating_sub(1));
-        let picture = time(|| report.operation_memory(completed, None).unwrap());
+        let picture = time(|| report.pictures().after_operation(completed, None).unwrap());
         let pass = (0..3)
             .map(|_| {
                 let start = Instant::now();

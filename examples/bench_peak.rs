@@ -127,7 +127,7 @@ fn each_pass(folder: &str) {
             e.buffer_type, e.device_id, e.per_bank, e.replay_check
         );
     }
-    let one_read = report.usage_and_run_facts().expect("the run reads").one_read;
+    let one_read = report.passes().usage_and_run_facts().expect("the run reads").one_read;
     println!("peak RSS after headroom: {}; --peak reads buffers once: {one_read}", timing::peak_rss());
     drop(peak_answer());
     let mut samples: [Vec<(Duration, Duration)>; 4] = Default::default();

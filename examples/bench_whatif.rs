@@ -56,7 +56,7 @@ fn main() {
     );
 
     let (near, near_time) = timed(|| {
-        let m = report.failure_memory(index).expect("reads").expect("a memory picture");
+        let m = report.replays().failure_memory(index).expect("reads").expect("a memory picture");
         let previous = index.checked_sub(1).map(|i| report.operations[i].id);
         let op = AdviceFor { operation_name: &report.operations[index].name, previous, own_unrecorded: None };
         let candidates = advice(&m, op);
@@ -71,7 +71,7 @@ fn main() {
                     after: previous.unwrap_or(0),
                 }]
             });
-        let w = report.what_if_at(index, &fixes, &WhatIfOptions::default(), Some(&m)).expect("replays");
+        let w = report.replays().what_if_at(index, &fixes, &WhatIfOptions::default(), Some(&m)).expect("replays");
         (fixes, w)
     });
     let (fixes, w) = near;
@@ -98,7 +98,7 @@ fn main() {
     );
 
     let (free_late, free_late_time) =
-        timed(|| report.what_if(index, &[Fix::FreeLate], &WhatIfOptions::default()).expect("replays"));
+        timed(|| report.replays().what_if(index, &[Fix::FreeLate], &WhatIfOptions::default()).expect("replays"));
     println!(
         "| whatif --free-late at operation {n} | {} | peak RSS {} | {} |",
         secs(free_late_time),

@@ -31,8 +31,8 @@ pub fn failure_advice(
     replay: Option<&GraphOnlyPass>,
     cancel: Option<&AtomicBool>,
 ) -> Result<Vec<ReplayedAdvice>, ReportError> {
-    match report.memory_at_failure(index, replay)? {
-        FailureMemory::Found(m) => report.failure_fixes_with(index, &m, cancel),
+    match report.pictures().at_failure(index, replay)? {
+        FailureMemory::Found(m) => report.replays().failure_fixes_with(index, &m, cancel),
         FailureMemory::Absent | FailureMemory::NeedsReplay => Ok(Vec::new()),
     }
 }
@@ -47,12 +47,12 @@ pub fn your_fixes(
     replay: Option<&GraphOnlyPass>,
     cancel: Option<&AtomicBool>,
 ) -> Result<Result<ReplayedAdvice, String>, ReportError> {
-    let memory = match report.memory_at_failure(index, replay)? {
+    let memory = match report.pictures().at_failure(index, replay)? {
         FailureMemory::Found(m) => Some(m),
         FailureMemory::Absent | FailureMemory::NeedsReplay => None,
     };
     let options = WhatIfOptions::default();
-    let mut answers = report.what_ifs_at(index, &[fixes], &options, memory.as_deref(), cancel)?;
+    let mut answers = report.replays().what_ifs_at(index, &[fixes], &options, memory.as_deref(), cancel)?;
     let answer = answers.remove(0).answer;
     if let Some(why) = not_applied(&answer.notes) {
         return Ok(Err(why));

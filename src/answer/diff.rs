@@ -65,7 +65,7 @@ pub fn compare_runs<'a>(
     after: &'a MemoryReport,
 ) -> Result<Compared<'a>, (Side, ReportError)> {
     let read = |report: &'a MemoryReport, side: Side| {
-        let memory = report.run_memory(&AtomicBool::new(false), &mut |_| {}).map_err(|e| (side, e))?;
+        let memory = report.passes().run_memory(&AtomicBool::new(false), &mut |_| {}).map_err(|e| (side, e))?;
         let peaks = peaks_of(report, &memory.usage);
         let single_chip = on_a_single_chip(report, memory.series.iter().map(|s| s.device_id));
         Ok::<_, (Side, ReportError)>(Run { report, memory, peaks, single_chip })

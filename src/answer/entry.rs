@@ -175,7 +175,7 @@ impl<'r> Entries<'r> {
             Err(cause) => entry.unavailable.push(Unavailable::new("memory", cause)),
         }
         if let Some(index) = e.index.filter(|_| !e.recorded && e.failure.is_none()) {
-            match self.report.memory_at_start(index) {
+            match self.report.pictures().at_start(index) {
                 Ok(start) => {
                     section.lines.extend(start.iter().flat_map(|m| operation_lines(m, self.hex)));
                     section.memory_at_start = Some(start.iter().map(SnapshotAnswer::new).collect());

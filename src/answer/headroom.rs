@@ -65,7 +65,7 @@ pub struct FirstFailureAnswer {
 
 /// Reads the run's events once and searches every headroom in memory.
 pub fn read_headroom(report: &MemoryReport) -> Result<HeadroomAnswer, ReportError> {
-    Ok(headroom_of(report, &report.run_facts()?))
+    Ok(headroom_of(report, &report.passes().run_facts()?))
 }
 
 /// The headroom of events already read: each device and buffer type searched on its own

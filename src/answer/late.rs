@@ -89,9 +89,9 @@ pub struct LateFailureAnswer {
 /// last use; then, at each allocation failure, whether freeing them would have let it fit.
 /// A report without `buffers` rows is read from its replayed graphs instead, as tab 5 charts it.
 pub fn read_late(report: &MemoryReport) -> Result<LateAnswer, ReportError> {
-    let (mut findings, _) = report.late_list()?;
+    let (mut findings, _) = report.late().list()?;
     let ids: Vec<u64> = findings.late.iter().map(|t| t.tensor_id).collect();
-    findings.lifetime = check_lifetimes(&findings.late, &report.tensor_lifetimes(&ids)?);
+    findings.lifetime = check_lifetimes(&findings.late, &report.late().lifetimes(&ids)?);
     Ok(LateAnswer::new(report, &findings))
 }
 

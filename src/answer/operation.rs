@@ -216,7 +216,7 @@ pub fn memory_after(
 ) -> Result<MemoryAfterAnswer, Refusal> {
     let fail = |e: ReportError| Refusal::about(report, &e.to_string());
     let op = &report.operations[index];
-    let first = report.operation_memory(index, None).map_err(fail)?;
+    let first = report.pictures().after_operation(index, None).map_err(fail)?;
     let memory = match (&first, device_id, buffer_type) {
         (Some(m), None, None) => Some(m.clone()),
         (Some(m), device, kind) => {
@@ -233,7 +233,7 @@ pub fn memory_after(
                 );
                 return Err(Refusal::about(report, &what));
             }
-            report.operation_memory(index, Some(place)).map_err(fail)?
+            report.pictures().after_operation(index, Some(place)).map_err(fail)?
         }
         (None, _, _) => None,
     };

@@ -50,7 +50,7 @@ pub struct PeakAnswer {
 /// Reads every `buffers` row of the report and finds the peaks, and the run's events (graphs and
 /// snapshots) for the true peaks: one read of `buffers` for both when the tables allow it.
 pub fn read_peaks(report: &MemoryReport) -> Result<PeaksAnswer, ReportError> {
-    let run = report.usage_and_run_facts()?;
+    let run = report.passes().usage_and_run_facts()?;
     let mut peaks = peaks_of(report, &run.usage);
     peaks.true_peaks = Some(true_peaks_of(report, &run.facts));
     Ok(peaks)

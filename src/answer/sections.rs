@@ -37,14 +37,14 @@ impl<'a> MemorySections<'a> {
     pub(crate) fn section(&mut self, e: &ExplainedError<'_>) -> Section {
         let Some(index) = e.index.filter(|_| e.failure.is_some()) else { return Ok(None) };
         let Some(memory) = self.memory(index)? else { return Ok(None) };
-        let fixes = self.report.failure_fixes(index, &memory)?;
+        let fixes = self.report.replays().failure_fixes(index, &memory)?;
         Ok(Some(FailureSection { memory, fixes }))
     }
 
     /// The memory at an operation's failure (by index), replaying the graphs once when needed.
     fn memory(&mut self, index: usize) -> Result<Option<Box<MemoryAtFailure>>, ReportError> {
         let replayed = self.replay.as_ref().and_then(|r| r.as_ref().ok()).and_then(Option::as_ref);
-        match self.report.memory_at_failure(index, replayed)? {
+        match self.report.pictures().at_failure(index, replayed)? {
             FailureMemory::Found(m) => Ok(Some(m)),
             FailureMemory::Absent => Ok(None),
             FailureMemory::NeedsReplay if self.replay.is_some() => self.after_replay(index),
@@ -63,7 +63,7 @@ impl<'a> MemorySections<'a> {
             Some(Err(e)) => return Err(e.clone()),
             None => None,
         };
-        match self.report.memory_at_failure(index, replay)? {
+        match self.report.pictures().at_failure(index, replay)? {
             FailureMemory::Found(m) => Ok(Some(m)),
             FailureMemory::Absent | FailureMemory::NeedsReplay => Ok(None),
         }

@@ -55,7 +55,7 @@ pub struct TruePeaks {
 
 /// Reads the run's events once and finds its true peaks.
 pub fn read_true_peaks(report: &MemoryReport) -> Result<TruePeaks, ReportError> {
-    Ok(true_peaks_of(report, &report.run_facts()?))
+    Ok(true_peaks_of(report, &report.passes().run_facts()?))
 }
 
 /// The true peaks of events already read.

@@ -99,7 +99,8 @@ pub fn what_if(
         ));
     }
     let options = WhatIfOptions { late: None, from_start };
-    let answer = report.what_if(index, fixes, &options).map_err(|e| Refusal::about(report, &e.to_string()))?;
+    let answer =
+        report.replays().what_if(index, fixes, &options).map_err(|e| Refusal::about(report, &e.to_string()))?;
     // A fix that cannot act on this run has no answer: said, not replayed as if it did nothing.
     if let Some(why) = not_applied(&answer.answer.notes) {
         return Err(Refusal::about(report, &why));
@@ -109,7 +110,7 @@ pub fn what_if(
         Fix::Free { after: Some(k), .. } | Fix::FreeBuffer { after: k, .. } => Some(*k),
         _ => None,
     });
-    let mut sources: Vec<(u64, String)> = report.model_sources(after).into_iter().collect();
+    let mut sources: Vec<(u64, String)> = report.details().model_sources(after).into_iter().collect();
     sources.sort_unstable();
     Ok(WhatIfAnswer::with_sources(&answer, &Sources(sources), hex))
 }

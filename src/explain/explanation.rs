@@ -55,7 +55,7 @@ impl Explanation<'_> {
         if options.operation.is_some() || !report.records_errors() || !quiet {
             return Ok(());
         }
-        let facts = report.run_facts()?;
+        let facts = report.passes().run_facts()?;
         self.passing = Some((headroom_of(report, &facts), true_peaks_of(report, &facts)));
         Ok(())
     }

@@ -26,7 +26,7 @@ impl Pass for BeforePass {
     const PER_GENERATION: bool = false;
 
     fn run(self, report: &MemoryReport, cancel: &AtomicBool, progress: &mut dyn FnMut(u64, u64)) -> Self::Output {
-        Ok(report.run_memory(cancel, &mut |p| progress(p.done, p.total))?.series)
+        Ok(report.passes().run_memory(cancel, &mut |p| progress(p.done, p.total))?.series)
     }
 
     fn failed(self, error: ReportError) -> Self::Output {

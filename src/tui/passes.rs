@@ -39,13 +39,13 @@ impl RunOverTime {
         let questions = report.usage();
         let series: Vec<UsageSeries> = usage.keys().map(|(d, t)| questions.series(usage, d, t)).collect();
         let (true_peaks, core_grids) = true_peaks_of(report);
-        let late = report.late_findings(usage).map_err(|e| e.to_string());
+        let late = report.late().findings(usage).map_err(|e| e.to_string());
         Self { single_chip: single_chip(report, &series), series, late, true_peaks, core_grids }
     }
 
     /// From every graph replayed (a report without `buffers` rows).
     pub fn of_replay(report: &MemoryReport, replay: &GraphOnlyPass) -> Self {
-        let late = report.late_list_from_graphs(replay).map_err(|e| e.to_string());
+        let late = report.late().from_graphs(replay).map_err(|e| e.to_string());
         let (true_peaks, core_grids) = true_peaks_of(report);
         let series = report.usage().replay_series(replay);
         Self { single_chip: single_chip(report, &series), series, late, true_peaks, core_grids }
@@ -60,7 +60,7 @@ fn single_chip(report: &MemoryReport, series: &[UsageSeries]) -> bool {
 /// Every operation's true peak and its L1 per core, from the run's events read once (none when
 /// they cannot be read).
 fn true_peaks_of(report: &MemoryReport) -> (Vec<OperationPeak>, Vec<CoreGrid>) {
-    report.run_facts().map(|f| true_peaks_per_core(&f.events, &f.layouts, &f.last_use)).unwrap_or_default()
+    report.passes().run_facts().map(|f| true_peaks_per_core(&f.events, &f.layouts, &f.last_use)).unwrap_or_default()
 }
 
 /// The run over time: the pass over `buffers`, going on from the sums read so far; on a report

@@ -57,13 +57,13 @@ pub(crate) fn memory_picture(
     failure: bool,
 ) -> Result<MemoryPicture, ReportError> {
     if failure {
-        match report.memory_at_failure(index, replay)? {
+        match report.pictures().at_failure(index, replay)? {
             FailureMemory::Found(m) => return Ok(MemoryPicture::Failure(m)),
             FailureMemory::NeedsReplay => return Ok(MemoryPicture::NeedsReplay),
             FailureMemory::Absent => {}
         }
     }
-    Ok(match report.operation_memory(index, place)? {
+    Ok(match report.pictures().after_operation(index, place)? {
         Some(m) => MemoryPicture::Operation(Box::new(m)),
         None => MemoryPicture::Nothing(nothing_reason(report, index)),
     })

@@ -43,10 +43,10 @@ fn replay_checks() -> Vec<(u64, ReplayCheck)> {
         if report.error_of(index).and_then(|e| e.failure.as_ref()).is_none() {
             continue;
         }
-        if report.failure_memory(index).expect("the memory at the failure").is_none() {
+        if report.replays().failure_memory(index).expect("the memory at the failure").is_none() {
             continue;
         }
-        let w = report.what_if(index, &[], &options).expect("the replay answers");
+        let w = report.replays().what_if(index, &[], &options).expect("the replay answers");
         out.push((op.id, w.answer.replay_check));
     }
     out

@@ -85,7 +85,7 @@ fn failures_that_need_the_graph_only_pass_each_get_their_section() {
     assert_eq!(ids, [2, 4]);
     for (entry, id) in entries.iter().zip(ids) {
         let index = report.operation_index(id).unwrap();
-        let FailureMemory::Found(m) = report.memory_at_failure(index, replay.as_ref()).unwrap() else {
+        let FailureMemory::Found(m) = report.pictures().at_failure(index, replay.as_ref()).unwrap() else {
             panic!("operation {id} has a memory section")
         };
         assert_eq!(entry["memory"]["basis"], "graph_only");

@@ -138,7 +138,7 @@ fn a_row_at_address_0_is_set_aside_by_every_view() {
         ]))
         .write_to(dir.path());
     let report = MemoryReport::open(&resolve_report(Some(dir.path())).unwrap(), 0).unwrap();
-    let picture = report.operation_memory(1, None).unwrap().unwrap();
+    let picture = report.pictures().after_operation(1, None).unwrap().unwrap();
     assert_eq!((picture.operation_id, picture.live_buffers.len()), (2, 2));
     assert_eq!(picture.map.used_per_bank, 12_288);
     let mut usage = MemoryUsage::default();

@@ -181,7 +181,7 @@ fn open(sim: &Sim) -> ReadOnly<MemoryReport> {
 fn what_if(report: &MemoryReport, operation_id: u64, fixes: &[Fix]) -> WhatIf {
     let index = report.operation_index(operation_id).expect("the failed operation");
     let options = WhatIfOptions { late: None, from_start: true };
-    report.what_if(index, fixes, &options).expect("the replay answers")
+    report.replays().what_if(index, fixes, &options).expect("the replay answers")
 }
 
 fn eras() -> impl Strategy<Value = (Era, Options)> {

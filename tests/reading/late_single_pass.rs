@@ -1,5 +1,5 @@
-//! `free-late` at every failure in one replay per device (`MemoryReport::late_failures`)
-//! gives each failure the answer its own replay gives (`late_failures_one_by_one`, what
+//! `free-late` at every failure in one replay per device (`Late::at_failures`)
+//! gives each failure the answer its own replay gives (`Late::at_failures_one_by_one`, what
 //! `ttnn-tui whatif --free-late` runs): on simulated runs with several failures on two devices,
 //! in L1 and DRAM, with and without snapshots, and on every committed report.
 
@@ -17,9 +17,9 @@ const DRAM: BufferType = BufferType::Dram;
 fn assert_single_pass_agrees(folder: &Path) -> usize {
     let source = resolve_report(Some(folder)).expect("a report");
     let report = MemoryReport::open(&source, 0).expect("opens");
-    let (findings, replay) = report.late_list().expect("the late list reads");
-    let single = report.late_failures(&findings, replay.as_ref()).expect("one pass");
-    let one_by_one = report.late_failures_one_by_one(&findings, replay.as_ref()).expect("one by one");
+    let (findings, replay) = report.late().list().expect("the late list reads");
+    let single = report.late().at_failures(&findings, replay.as_ref()).expect("one pass");
+    let one_by_one = report.late().at_failures_one_by_one(&findings, replay.as_ref()).expect("one by one");
     assert_eq!(single, one_by_one, "{}", folder.display());
     assert_eq!(findings.failures, single, "the findings carry the single pass: {}", folder.display());
     single.iter().filter(|f| f.answer.is_some()).count()
@@ -149,7 +149,7 @@ fn every_thread_count_gives_the_one_thread_answers() {
         let late = serde_json::to_string(&ttnn_tui::answer::read_late(&report).expect("late")).unwrap();
         let last = (0..report.operations.len()).rev().find(|&i| report.error_of(i).is_some()).expect("a failure");
         let options = ttnn_tui::report::WhatIfOptions::default();
-        let free_late = report.what_if(last, &[ttnn_tui::analysis::memory::whatif::Fix::FreeLate], &options);
+        let free_late = report.replays().what_if(last, &[ttnn_tui::analysis::memory::whatif::Fix::FreeLate], &options);
         let headroom = ttnn_tui::answer::read_headroom(&report).expect("headroom");
         (usage, peaks, late, format!("{:?}", free_late.expect("replays").answer), headroom)
     };
@@ -167,7 +167,7 @@ fn every_thread_count_gives_the_one_thread_answers() {
     }
 }
 
-/// `--peak` reads `buffers` once for its two questions (`MemoryReport::usage_and_run_facts`):
+/// `--peak` reads `buffers` once for its two questions (`Passes::usage_and_run_facts`):
 /// the usage pass's sums and the run's events from one read are those of the two read apart
 /// (`Usage::read`, then `run_facts`), at 1, 2 and 3 threads in chunks of 64 rowids, on runs
 /// with and without snapshots, one device and two.
@@ -188,11 +188,11 @@ fn peak_s_one_read_gives_the_usage_and_the_events_read_apart() {
             let mut report = MemoryReport::open(&source, 0).expect("opens");
             report.set_threads(threads);
             report.set_pass_chunk(64);
-            let run = report.usage_and_run_facts().expect("the run reads");
+            let run = report.passes().usage_and_run_facts().expect("the run reads");
             let mut apart = ttnn_tui::analysis::memory::usage::MemoryUsage::default();
             let never = std::sync::atomic::AtomicBool::new(false);
             report.usage().read(&mut apart, &never, &mut |_| {}).expect("the pass reads");
-            let facts = report.run_facts().expect("the events read");
+            let facts = report.passes().run_facts().expect("the events read");
             let snapshots = apart.rows > 0;
             assert_eq!(run.one_read, snapshots, "{name}: one read exactly when there are buffers rows");
             assert!(run.usage == apart, "{name}, {threads} threads: the usage");

@@ -19,7 +19,7 @@ fn open(dir: &TempDir) -> MemoryReport {
 }
 
 fn found(report: &MemoryReport, id: u64) -> MemoryAtFailure {
-    match report.memory_at_failure(report.operation_index(id).unwrap(), None).unwrap() {
+    match report.pictures().at_failure(report.operation_index(id).unwrap(), None).unwrap() {
         FailureMemory::Found(m) => *m,
         other => panic!("{other:?}"),
     }
@@ -191,10 +191,10 @@ fn the_search_for_an_earlier_snapshot_is_bounded() {
     let report = open(&dir);
     let index = report.operation_index(3).unwrap();
     // Device 1 has rows only at operation 1, beyond 200 000 rows of device 0: not found, and said.
-    assert_eq!(report.memory_at_failure(index, None).unwrap(), FailureMemory::NeedsReplay);
+    assert_eq!(report.pictures().at_failure(index, None).unwrap(), FailureMemory::NeedsReplay);
     let replay =
         report.graphs().graph_only_pass(&mut |_, _| {}, &std::sync::atomic::AtomicBool::new(false)).unwrap().unwrap();
-    let FailureMemory::Found(m) = report.memory_at_failure(index, Some(&replay)).unwrap() else { panic!() };
+    let FailureMemory::Found(m) = report.pictures().at_failure(index, Some(&replay)).unwrap() else { panic!() };
     assert_eq!((m.device_id, m.basis.as_str()), (1, "graph_only"));
     assert!(m.notes.contains(&MemoryNote::EarlierSearchStopped { rows: 200_000 }));
 }
@@ -208,7 +208,7 @@ fn any_operation_s_post_operation_picture() {
     let dir = TempDir::new("any-operation");
     sim.report().write_to(dir.path());
     let report = open(&dir);
-    let m = report.operation_memory(1, None).unwrap().unwrap();
+    let m = report.pictures().after_operation(1, None).unwrap().unwrap();
     assert_eq!(m.operation_id, 2);
     let places: Vec<(u64, &str)> = m.places.iter().map(|(d, t)| (*d, t.token())).collect();
     assert_eq!(places, [(0, "DRAM"), (0, "L1")]);
@@ -218,7 +218,8 @@ fn any_operation_s_post_operation_picture() {
     // x (its input, 256 KiB) then the weight (128 KiB, last used at 1: stale).
     assert_eq!(holders, [(Some(sim.tensor_id("x")), true, false), (Some(sim.tensor_id("w")), false, true)]);
     let dram = report
-        .operation_memory(1, Some((0, ttnn_tui::analysis::messages::failure::BufferType::Dram)))
+        .pictures()
+        .after_operation(1, Some((0, ttnn_tui::analysis::messages::failure::BufferType::Dram)))
         .unwrap()
         .unwrap();
     let own = &dram.live_buffers[0];
@@ -226,7 +227,7 @@ fn any_operation_s_post_operation_picture() {
         (own.tensor_id, own.is_this_operation(), own.producer_operation_id),
         (Some(sim.tensor_id("y")), true, Some(2))
     );
-    assert_eq!(report.operation_memory(0, None).unwrap().map(|m| m.live_buffers.len()), Some(2));
+    assert_eq!(report.pictures().after_operation(0, None).unwrap().map(|m| m.live_buffers.len()), Some(2));
 }
 
 #[test]

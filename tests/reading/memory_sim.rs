@@ -44,7 +44,7 @@ fn open(sim: &Sim) -> ReadOnly<MemoryReport> {
 
 fn memory(report: &MemoryReport, truth: &Truth) -> FailureMemory {
     let index = report.operation_index(truth.operation_id).unwrap();
-    report.memory_at_failure(index, None).unwrap()
+    report.pictures().at_failure(index, None).unwrap()
 }
 
 fn found(m: FailureMemory) -> MemoryAtFailure {
@@ -152,7 +152,7 @@ fn graph_only_replays_every_graph_once() {
     assert_eq!(calls.last(), Some(&(6, 6)));
     assert_eq!(replay.graphs, 6);
     let index = report.operation_index(truth.operation_id).unwrap();
-    let m = found(report.memory_at_failure(index, Some(&replay)).unwrap());
+    let m = found(report.pictures().at_failure(index, Some(&replay)).unwrap());
     assert_eq!(m.basis.as_str(), "graph_only");
     // The weight was placed before any recorded operation: no graph shows it.
     let weight = sim.tensor("w");

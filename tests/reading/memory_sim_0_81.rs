@@ -42,7 +42,7 @@ fn memory(sim: &Sim) -> (MemoryAtFailure, Truth) {
     let truth = sim.truth.clone().unwrap();
     let report = open(sim);
     let index = report.operation_index(truth.operation_id).unwrap();
-    match report.memory_at_failure(index, None).unwrap() {
+    match report.pictures().at_failure(index, None).unwrap() {
         FailureMemory::Found(m) => (*m, truth),
         other => panic!("no memory section: {other:?}"),
     }
@@ -140,7 +140,7 @@ fn without_snapshots_the_dram_base_comes_from_the_replayed_graphs() {
     let index = report.operation_index(truth.operation_id).unwrap();
     let cancel = std::sync::atomic::AtomicBool::new(false);
     let replay = report.graphs().graph_only_pass(&mut |_, _| {}, &cancel).unwrap().unwrap();
-    let FailureMemory::Found(m) = report.memory_at_failure(index, Some(&replay)).unwrap() else { panic!() };
+    let FailureMemory::Found(m) = report.pictures().at_failure(index, Some(&replay)).unwrap() else { panic!() };
     assert_eq!(m.basis.as_str(), "graph_only");
     // The first buffer, at the base, was freed before the failure: only the graphs show it.
     assert!(truth.live.iter().all(|b| b.address > DRAM_BASE));

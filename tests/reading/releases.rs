@@ -65,14 +65,14 @@ fn the_unrecorded_operation_follows_the_last_recorded_one() {
     );
     assert_eq!(report.unattached_errors().count(), 0);
     // The memory when it started: the snapshot after operation 2, inputs from nothing recorded.
-    let start = report.memory_at_start(2).unwrap();
+    let start = report.pictures().at_start(2).unwrap();
     assert_eq!(start.len(), 1);
     assert_eq!((start[0].snapshot_operation_id, start[0].buffer_type.token()), (Some(2), "L1"));
     let truth = sim.truth.clone().unwrap();
     let mut live: Vec<(u64, u64)> = start[0].live_buffers.iter().map(|b| (b.address, b.size_per_bank)).collect();
     live.sort_unstable();
     assert_eq!(live, truth.live.iter().map(|b| (b.address, b.size)).collect::<Vec<_>>());
-    assert!(report.memory_at_start(1).unwrap().is_empty());
+    assert!(report.pictures().at_start(1).unwrap().is_empty());
 }
 
 #[test]
@@ -101,7 +101,7 @@ Operation 3 ttnn.add (not recorded): incomplete_operation
 }
 
 fn found(report: &MemoryReport, index: usize) -> Box<ttnn_tui::analysis::memory::MemoryAtFailure> {
-    match report.memory_at_failure(index, None).unwrap() {
+    match report.pictures().at_failure(index, None).unwrap() {
         FailureMemory::Found(m) => m,
         other => panic!("no memory section: {other:?}"),
     }

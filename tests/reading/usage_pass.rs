@@ -284,7 +284,7 @@ fn the_worker_finds_the_tensors_held_past_their_last_use_from_the_same_pass() {
     let run = run.expect("the run over time, found on the worker");
     assert_eq!(run, RunOverTime::of_usage(&report, &usage), "what the pass finds in place");
     let late = run.late.expect("the late tensors read");
-    assert_eq!(late, report.late_findings(&usage).unwrap());
+    assert_eq!(late, report.late().findings(&usage).unwrap());
     let ids: Vec<u64> = late.late.iter().filter(|t| t.buffer_type == Type::L1).map(|t| t.tensor_id).collect();
     assert_eq!(ids, vec![2004, 2007, 2008, 2022, 2021, 2020, 2016], "biggest peak saving first, as tab 5 lists them");
 }

@@ -114,7 +114,7 @@ fn the_busiest_core_of_every_grid_is_the_true_peak_on_every_measured_run() {
             continue;
         }
         let report = MemoryReport::open(&resolve_report(Some(&dir)).unwrap(), 0).unwrap();
-        let facts = report.run_facts().unwrap();
+        let facts = report.passes().run_facts().unwrap();
         let (peaks, grids) = true_peaks_per_core(&facts.events, &facts.layouts, &facts.last_use);
         let l1: Vec<_> = peaks.iter().filter(|p| p.buffer_type == BufferType::L1).collect();
         assert!(!l1.is_empty(), "{}", dir.display());

@@ -152,7 +152,7 @@ fn tab_4_tab_5_and_peak_agree_on_every_operation_of_every_fixture() {
             // Tab 4's picture of each operation with rows of this device and type.
             for &(id, used) in sums {
                 let index = report.operation_index(id).expect("an operation of the report");
-                let picture = report.operation_memory(index, Some((device, buffer_type))).unwrap().unwrap();
+                let picture = report.pictures().after_operation(index, Some((device, buffer_type))).unwrap().unwrap();
                 assert_eq!(
                     (picture.buffer_type, picture.map.used_per_bank),
                     (buffer_type, used),
@@ -180,7 +180,7 @@ fn tab_4_tab_5_and_peak_agree_on_every_operation_of_every_fixture() {
         }
         // Each failure with a memory section is marked on tab 5's line of its place, and only there.
         for (index, op) in report.operations.iter().enumerate() {
-            let Ok(FailureMemory::Found(m)) = report.memory_at_failure(index, None) else { continue };
+            let Ok(FailureMemory::Found(m)) = report.pictures().at_failure(index, None) else { continue };
             for &(device, buffer_type) in usage.sums.keys() {
                 let marked = report.usage().series(&usage, device, buffer_type).failures.contains(&index);
                 let place = (device, buffer_type) == (m.device_id, m.buffer_type);
@@ -200,10 +200,11 @@ fn a_failure_and_the_picture_after_the_operation_before_it_name_the_same_holders
     for folder in every_report() {
         let report = open(&folder);
         for index in 0..report.operations.len() {
-            let Ok(FailureMemory::Found(m)) = report.memory_at_failure(index, None) else { continue };
+            let Ok(FailureMemory::Found(m)) = report.pictures().at_failure(index, None) else { continue };
             let Some(k) = m.snapshot_operation_id else { continue };
             let Some(before) = report.operations.iter().position(|o| o.id == k) else { continue };
-            let Some(picture) = report.operation_memory(before, Some((m.device_id, m.buffer_type))).unwrap() else {
+            let Some(picture) = report.pictures().after_operation(before, Some((m.device_id, m.buffer_type))).unwrap()
+            else {
                 continue;
             };
             if picture.buffer_type != m.buffer_type {
@@ -231,7 +232,7 @@ fn a_failure_and_the_picture_after_the_operation_before_it_name_the_same_holders
     assert!(compared >= 20, "only {compared} buffers compared");
     let report = open(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real/a_l1_add_oom"));
     let ten = report.operations.iter().position(|o| o.id == 10).unwrap();
-    let picture = report.operation_memory(ten, None).unwrap().unwrap();
+    let picture = report.pictures().after_operation(ten, None).unwrap().unwrap();
     let output = picture.live_buffers.iter().find(|b| b.address == 188416).unwrap();
     assert_eq!(output.tensor_id, Some(29));
 }

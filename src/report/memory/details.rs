@@ -2,6 +2,7 @@
 
 use crate::analysis::model::Operation;
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
+use crate::analysis::stack::model_source_label;
 use crate::report::database::text;
 use crate::report::error::ReportError;
 use crate::report::store::Store;
@@ -87,5 +88,17 @@ impl Details<'_> {
             Some(folder) if !op.recorded => super::python_io::last_call(folder, &op.name),
             _ => Ok(None),
         }
+    }
+
+    /// The model's line (`analysis::stack::model_source_label`) of some operations, by id, read
+    /// in one query; an operation without a stack trace, or without a line of the model in it, has
+    /// none — and so have all when the stack traces cannot be read.
+    pub(crate) fn model_sources(&self, ids: impl Iterator<Item = u64>) -> HashMap<u64, String> {
+        let mut indexes: Vec<usize> =
+            ids.filter_map(|id| crate::analysis::model::operation_index(self.operations, id)).collect();
+        indexes.sort_unstable();
+        indexes.dedup();
+        let traces = self.stack_traces(&indexes).unwrap_or_default();
+        traces.iter().filter_map(|(&i, trace)| Some((self.operations[i].id, model_source_label(trace)?))).collect()
     }
 }

@@ -3,7 +3,7 @@
 //! source lines of what was found.
 
 use super::graph_only::GraphOnlyPass;
-use super::memory_report::MemoryReport;
+use super::questions::Late;
 use super::usage::UsageProgress;
 use super::view::FailureMemory;
 use super::whatif::WhatIfOptions;
@@ -12,42 +12,39 @@ use crate::analysis::memory::late::{
 };
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::whatif::Fix;
-use crate::analysis::memory::{
-    DeviceFacts, LiveBuffer, MemoryAtFailure, chip_alias, chip_row, other_ids, tensors_on_the_chip,
-};
+use crate::analysis::memory::{DeviceFacts, MemoryAtFailure, chip_alias, chip_row, other_ids, tensors_on_the_chip};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
-use crate::analysis::stack::model_source_label;
 use crate::report::database::{IN_LIST_CHUNK, id_list, opt_uint, text, uint};
 use crate::report::error::ReportError;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;
 
-impl MemoryReport {
+impl<'r> Late<'r> {
     /// Reads every `buffers` row once (the usage pass, following each buffer's run) and finds
     /// the tensors held past their last use; also returns the usage, for the chart or the peaks.
-    pub fn read_late(
+    pub fn read(
         &self,
         cancel: &AtomicBool,
         progress: &mut dyn FnMut(UsageProgress),
     ) -> Result<(MemoryUsage, LateFindings), ReportError> {
         let mut usage = MemoryUsage::with_runs();
-        self.usage().read(&mut usage, cancel, progress)?;
-        let findings = self.late_findings(&usage)?;
+        self.report.usage().read(&mut usage, cancel, progress)?;
+        let findings = self.findings(&usage)?;
         Ok((usage, findings))
     }
 
     /// The late list (`explain --late`): the tensors held past their last use and, at each
     /// failure, what freeing them would have done — from the `buffers` rows (one pass), else, on
     /// a report without them, from its graphs walked alone (as tab 5 charts it), with that pass.
-    pub fn late_list(&self) -> Result<(LateFindings, Option<GraphOnlyPass>), ReportError> {
+    pub fn list(&self) -> Result<(LateFindings, Option<GraphOnlyPass>), ReportError> {
         let cancel = AtomicBool::new(false);
-        let (usage, findings) = self.read_late(&cancel, &mut |_| {})?;
+        let (usage, findings) = self.read(&cancel, &mut |_| {})?;
         if usage.rows > 0 {
             return Ok((findings, None));
         }
-        match self.graphs().graph_only_pass(&mut |_, _| {}, &cancel)? {
-            Some(graph_pass) => Ok((self.late_list_from_graphs(&graph_pass)?, Some(graph_pass))),
+        match self.report.graphs().graph_only_pass(&mut |_, _| {}, &cancel)? {
+            Some(graph_pass) => Ok((self.from_graphs(&graph_pass)?, Some(graph_pass))),
             None => Ok((findings, None)),
         }
     }
@@ -56,15 +53,15 @@ impl MemoryReport {
     /// freeing every tensor held past its last use at it would have done: the fix `free-late`
     /// replayed (docs/rules/memory.md §9.2), when any such tensor of its device and buffer type was freed
     /// before it — every failure in one replay per device (`free_late_at_failures`).
-    pub fn late_failures(
+    pub fn at_failures(
         &self,
         findings: &LateFindings,
         graph_pass: Option<&GraphOnlyPass>,
     ) -> Result<Vec<LateAtFailure>, ReportError> {
-        let found = self.late_at_failures(findings, graph_pass)?;
+        let found = self.found_at_failures(findings, graph_pass)?;
         let replayed: Vec<(usize, &MemoryAtFailure)> =
             found.iter().filter(|(_, _, f)| f.freed > 0).map(|(i, m, _)| (*i, m.as_ref())).collect();
-        let mut answers = self.free_late_at_failures(&replayed, findings)?.into_iter();
+        let mut answers = self.report.replays().free_late_at_failures(&replayed, findings)?.into_iter();
         Ok(found
             .into_iter()
             .map(|(_, _, mut f)| {
@@ -76,18 +73,18 @@ impl MemoryReport {
             .collect())
     }
 
-    /// [`Self::late_failures`] with one replay per failure, as `ttnn-tui whatif --free-late`
+    /// [`Self::at_failures`] with one replay per failure, as `ttnn-tui whatif --free-late`
     /// runs it: what the single pass must agree with.
-    pub fn late_failures_one_by_one(
+    pub fn at_failures_one_by_one(
         &self,
         findings: &LateFindings,
         graph_pass: Option<&GraphOnlyPass>,
     ) -> Result<Vec<LateAtFailure>, ReportError> {
         let mut out = Vec::new();
-        for (index, m, mut f) in self.late_at_failures(findings, graph_pass)? {
+        for (index, m, mut f) in self.found_at_failures(findings, graph_pass)? {
             if f.freed > 0 {
                 let options = WhatIfOptions { late: Some(findings), from_start: false };
-                f.answer = Some(self.what_if_at(index, &[Fix::FreeLate], &options, Some(&m))?.answer);
+                f.answer = Some(self.report.replays().what_if_at(index, &[Fix::FreeLate], &options, Some(&m))?.answer);
             }
             out.push(f);
         }
@@ -96,18 +93,19 @@ impl MemoryReport {
 
     /// Each allocation failure with a memory picture: its index, the picture, and the late
     /// tensors of its device and buffer type freed before it (not yet replayed).
-    fn late_at_failures(
+    fn found_at_failures(
         &self,
         findings: &LateFindings,
         graph_pass: Option<&GraphOnlyPass>,
     ) -> Result<Vec<(usize, Box<MemoryAtFailure>, LateAtFailure)>, ReportError> {
-        let failed: Vec<usize> =
-            (0..self.operations.len()).filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
+        let failed: Vec<usize> = (0..self.report.operations.len())
+            .filter(|&i| self.report.error_of(i).is_some_and(|e| e.failure.is_some()))
+            .collect();
         let mut out = Vec::new();
-        for (index, memory) in self.memory_at_failures(&failed, graph_pass)? {
+        for (index, memory) in self.report.pictures().at_failures(&failed, graph_pass)? {
             let FailureMemory::Found(m) = memory else { continue };
             let Some(mut f) = late_at_failure(&m) else { continue };
-            let view = self.device_view(m.device_id, index)?;
+            let view = self.report.replays().device_view(m.device_id, index)?;
             f.freed = findings.freed_before(&f, |d| view.names_device(d));
             out.push((index, m, f));
         }
@@ -117,32 +115,32 @@ impl MemoryReport {
     /// The tensors held past their last use over the whole run, without what freeing them does
     /// at each failure: what the fix `free-late` frees. Stopped once `cancel` is set
     /// (`Err(ReportError::Cancelled)`).
-    pub fn late_tensors_of_run(&self, cancel: &AtomicBool) -> Result<LateFindings, ReportError> {
+    pub fn of_run(&self, cancel: &AtomicBool) -> Result<LateFindings, ReportError> {
         let mut usage = MemoryUsage::with_runs();
-        self.usage().read(&mut usage, cancel, &mut |_| {})?;
+        self.report.usage().read(&mut usage, cancel, &mut |_| {})?;
         if usage.rows > 0 {
-            return self.late_tensors(&usage);
+            return self.tensors(&usage);
         }
-        match self.graphs().graph_only_pass(&mut |_, _| {}, cancel)? {
-            Some(graph_pass) => self.late_tensors(&self.graph_pass_usage(&graph_pass)),
-            None => self.late_tensors(&usage),
+        match self.report.graphs().graph_only_pass(&mut |_, _| {}, cancel)? {
+            Some(graph_pass) => self.tensors(&self.graph_pass_usage(&graph_pass)),
+            None => self.tensors(&usage),
         }
     }
 
     /// The tensors held past their last use in a pass's runs (`usage` built
     /// [`MemoryUsage::with_runs`]), with their shapes and the source lines of their last uses,
     /// and at each failure what freeing them at it would have done (replayed).
-    pub fn late_findings(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {
-        let mut findings = self.late_tensors(usage)?;
-        findings.failures = self.late_failures(&findings, None)?;
+    pub fn findings(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {
+        let mut findings = self.tensors(usage)?;
+        findings.failures = self.at_failures(&findings, None)?;
         Ok(findings)
     }
 
     /// The tensors held past their last use in a pass's runs, without the failures.
-    pub(crate) fn late_tensors(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {
+    pub(crate) fn tensors(&self, usage: &MemoryUsage) -> Result<LateFindings, ReportError> {
         let Some(runs) = usage.runs.as_ref() else { return Ok(LateFindings::default()) };
         let places: BTreeSet<(u64, u64)> = runs.runs().map(|r| (r.device_id, r.address)).collect();
-        if places.is_empty() || self.operations.is_empty() {
+        if places.is_empty() || self.report.operations.is_empty() {
             return Ok(LateFindings::default());
         }
         let read = ReportError::read("tensors");
@@ -151,23 +149,23 @@ impl MemoryReport {
         // its other id (embedding outputs, whose `tensors.address` is NULL): those rows are read
         // and taken as the runs' device's.
         let run_places: Vec<(u64, BufferType)> = runs.runs().map(|r| (r.device_id, r.buffer_type)).collect();
-        let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
+        let devices: Vec<DeviceFacts> = self.report.devices.iter().map(|d| d.facts()).collect();
         let device = run_places.first().map(|p| p.0);
         let alias = device.and_then(|d| Some((d, chip_alias(&devices, d, &other_ids(&run_places, d))?)));
         if let Some((_, other)) = alias {
             let more: Vec<(u64, u64)> = places.iter().map(|&(_, a)| (other, a)).collect();
             places.extend(more);
         }
-        let mut facts = self.tensors().every_tenant_at(&places).map_err(&read)?;
+        let mut facts = self.report.tensors().every_tenant_at(&places).map_err(&read)?;
         if let Some((d, _)) = alias {
             facts = tensors_on_the_chip(&facts, &run_places, &devices, d).into_owned();
         }
-        let errors: Vec<u64> = self.usage().failure_marks().iter().map(|m| m.operation_id).collect();
-        let last = self.operations.iter().map(|o| o.id).max().unwrap_or(0);
+        let errors: Vec<u64> = self.report.usage().failure_marks().iter().map(|m| m.operation_id).collect();
+        let last = self.report.operations.iter().map(|o| o.id).max().unwrap_or(0);
         let mut findings = find_late(usage, &facts, &errors, last);
         let ids: Vec<u64> = findings.late.iter().map(|t| t.tensor_id).collect();
-        let texts = self.tensors().describe(&ids).map_err(&read)?;
-        let sources = self.model_sources(findings.late.iter().map(|t| t.last_use_operation_id));
+        let texts = self.report.tensors().describe(&ids).map_err(&read)?;
+        let sources = self.report.details().model_sources(findings.late.iter().map(|t| t.last_use_operation_id));
         for t in &mut findings.late {
             t.shape = texts.get(&t.tensor_id).and_then(|(shape, _)| shape.clone());
             t.source = sources.get(&t.last_use_operation_id).cloned();
@@ -180,17 +178,17 @@ impl MemoryReport {
     /// operation as the usage (docs/rules/memory.md §3.4, the basis tab 5 charts for such a report).
     /// Graph device ids are read as the tables': a single chip opened as a mesh (ttnn 0.81) has
     /// graph buffer nodes on the mesh id 1 while `devices` has the one row 0 (docs/rules/memory.md §1–§2).
-    pub fn late_list_from_graphs(&self, graph_pass: &GraphOnlyPass) -> Result<LateFindings, ReportError> {
-        let mut findings = self.late_tensors(&self.graph_pass_usage(graph_pass))?;
-        findings.failures = self.late_failures(&findings, Some(graph_pass))?;
+    pub fn from_graphs(&self, graph_pass: &GraphOnlyPass) -> Result<LateFindings, ReportError> {
+        let mut findings = self.tensors(&self.graph_pass_usage(graph_pass))?;
+        findings.failures = self.at_failures(&findings, Some(graph_pass))?;
         Ok(findings)
     }
 
     /// The graphs walked alone read as the usage pass's sums and runs (see
-    /// [`Self::late_list_from_graphs`]); a device is read by its `devices` row (`chip_row`: one
+    /// [`Self::from_graphs`]); a device is read by its `devices` row (`chip_row`: one
     /// chip named by two ids is one device).
     fn graph_pass_usage(&self, graph_pass: &GraphOnlyPass) -> MemoryUsage {
-        let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
+        let devices: Vec<DeviceFacts> = self.report.devices.iter().map(|d| d.facts()).collect();
         let chip = |device: u64| chip_row(&devices, device).map_or(device, |row| row.device_id);
         let mut usage = MemoryUsage::default();
         for u in &graph_pass.usage {
@@ -216,8 +214,8 @@ impl MemoryReport {
     /// The `tensor_lifetime` rows of some tensors (the importer's own account of each tensor's
     /// producer, last use and deallocation, issue 21 §4), their lines as `file.py:line`,
     /// sanitised; empty without the table.
-    pub fn tensor_lifetimes(&self, ids: &[u64]) -> Result<Vec<TensorLifetime>, ReportError> {
-        let schema = &self.store.schema;
+    pub fn lifetimes(&self, ids: &[u64]) -> Result<Vec<TensorLifetime>, ReportError> {
+        let schema = &self.report.store.schema;
         if !schema.has_column("tensor_lifetime", "tensor_id") || ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -240,9 +238,9 @@ impl MemoryReport {
                 "SELECT {columns} FROM tensor_lifetime WHERE {filter} AND tensor_id IN ({})",
                 id_list(chunk.iter().copied())
             );
-            let mut stmt = self.store.conn.prepare(&sql).map_err(&read)?;
+            let mut stmt = self.report.store.conn.prepare(&sql).map_err(&read)?;
             let rows = stmt
-                .query_map([self.store.rank], |r| {
+                .query_map([self.report.store.rank], |r| {
                     let file = text(r.get_ref(4)?);
                     let line = opt_uint(r.get_ref(5)?);
                     let name = file.rsplit('/').next().unwrap_or_default();
@@ -260,25 +258,5 @@ impl MemoryReport {
             out.extend(rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&read)?);
         }
         Ok(out)
-    }
-
-    /// Names the source line of each live buffer's last use (`LiveBuffer::last_use_source`), the
-    /// same line `explain --late` gives; without stack traces the buffers stay as they are.
-    pub(crate) fn name_last_uses(&self, buffers: &mut [LiveBuffer]) {
-        let sources = self.model_sources(buffers.iter().filter_map(|b| b.last_use_operation_id));
-        for b in buffers {
-            b.last_use_source = b.last_use_operation_id.and_then(|id| sources.get(&id).cloned());
-        }
-    }
-
-    /// The model's line (`analysis::stack::model_source_label`) of some operations, by id, read
-    /// in one query; an operation without a stack trace, or without a line of the model in it, has
-    /// none — and so have all when the stack traces cannot be read.
-    pub(crate) fn model_sources(&self, ids: impl Iterator<Item = u64>) -> HashMap<u64, String> {
-        let mut indexes: Vec<usize> = ids.filter_map(|id| self.operation_index(id)).collect();
-        indexes.sort_unstable();
-        indexes.dedup();
-        let traces = self.details().stack_traces(&indexes).unwrap_or_default();
-        traces.iter().filter_map(|(&i, trace)| Some((self.operations[i].id, model_source_label(trace)?))).collect()
     }
 }

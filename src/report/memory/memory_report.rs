@@ -293,6 +293,6 @@ impl MemoryReport {
     /// The memory over the run: the pass over `buffers`, its series and peaks, region ceilings.
     pub fn usage(&self) -> Usage<'_> {
         let (store, operations, devices) = (&self.store, self.operations.as_slice(), self.devices.as_slice());
-        Usage { store, operations, devices, marks: Box::new(move || self.marked_failures()) }
+        Usage { store, operations, devices, marks: Box::new(move || self.pictures().marked_failures()) }
     }
 }

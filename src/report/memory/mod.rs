@@ -1,10 +1,12 @@
 //! The TT-NN memory report (`db.sqlite`): its core (`memory_report.rs`, what is read at open),
-//! the questions asked of it (details, snapshots, graphs, tensors, usage), what combines them
-//! (the memory at a failure, where to free memory, what if), a report still being written, and
-//! a log or Python calls beside it.
+//! the readers asked of it (details, snapshots, graphs, tensors, usage), the questions that
+//! combine them (`Pictures`: the memory at a failure; `Late`: where to free memory; `Replays`:
+//! what if; `Passes`: the whole run), a report still being written, and a log or Python calls
+//! beside it (docs/architecture.md, "The report's core and its questions").
 
 pub mod details;
 pub mod devices;
+mod failure_marks;
 pub mod graph_only;
 mod graph_ties;
 pub mod graphs;
@@ -14,6 +16,7 @@ mod log_join;
 pub mod memory_report;
 pub mod operation_tensors;
 pub(crate) mod python_io;
+pub mod questions;
 pub mod recent;
 pub mod rows;
 pub mod run_events;

@@ -3,7 +3,7 @@
 //! each device's layout, each tensor's last use, and where the run itself failed. The true peak
 //! and the headroom search both work from this, in memory.
 
-use super::memory_report::MemoryReport;
+use super::questions::Passes;
 use crate::analysis::memory::DeviceFacts;
 use crate::analysis::memory::peak::{DeviceLayout, FirstFailure, Records, RunEvents};
 use crate::analysis::memory::usage::MemoryUsage;
@@ -47,7 +47,7 @@ pub struct WholeRun {
     pub one_read: bool,
 }
 
-impl MemoryReport {
+impl<'r> Passes<'r> {
     /// Reads every graph and snapshot once into the run's events.
     pub fn run_facts(&self) -> Result<RunFacts, ReportError> {
         Ok(self.run_facts_and_usage(false)?.0)
@@ -63,7 +63,7 @@ impl MemoryReport {
             Some(usage) => usage,
             None => {
                 let mut usage = MemoryUsage::default();
-                self.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
+                self.report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
                 usage
             }
         };
@@ -73,23 +73,23 @@ impl MemoryReport {
     /// The run's facts, and with `with_usage` the usage when it came from the same read.
     fn run_facts_and_usage(&self, with_usage: bool) -> Result<(RunFacts, Option<MemoryUsage>), ReportError> {
         let read = ReportError::read("the run's records");
-        let snapshots = self.records_snapshots().map_err(&read)?;
-        let facts: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
+        let snapshots = self.report.replays().records_snapshots().map_err(&read)?;
+        let facts: Vec<DeviceFacts> = self.report.devices.iter().map(|d| d.facts()).collect();
         let banks = facts.iter().map(|f| f.l1_num_banks).max().unwrap_or(64);
         // One chip named by two ids (docs/rules/memory.md §2, `chip_alias`): 0 and 1 are one
         // device unless a snapshot holds both.
-        let single = chip_alias(&facts, self.devices.first().map_or(0, |d| d.device_id), &[]).is_some();
+        let single = chip_alias(&facts, self.report.devices.first().map_or(0, |d| d.device_id), &[]).is_some();
         let mut usage = (with_usage && snapshots).then(MemoryUsage::default);
         let (mut events, mut both) = self.read_events(single, banks, snapshots, &mut usage)?;
         if single && both.0 {
             // Two ids hold buffers in one snapshot: two devices after all.
             (events, both) = self.read_events(false, banks, snapshots, &mut None)?;
         }
-        let device = both.1.or(self.devices.first().map(|d| d.device_id)).unwrap_or(0);
+        let device = both.1.or(self.report.devices.first().map(|d| d.device_id)).unwrap_or(0);
         if single && !both.0 {
             events.relabel(device);
         }
-        let blackhole = self.devices.iter().any(|d| d.l1_num_banks > 64);
+        let blackhole = self.report.devices.iter().any(|d| d.l1_num_banks > 64);
         let failures = self.failures(single.then_some(device));
         let layouts = self.layouts(&events, single.then_some(device));
         let facts = RunFacts {
@@ -136,7 +136,7 @@ impl MemoryReport {
         };
         if !fused {
             *usage = None;
-            self.visit_operations(0..self.operations.len(), snapshots, &mut visit)?;
+            self.visit_operations(0..self.report.operations.len(), snapshots, &mut visit)?;
         }
         Ok((events, (two, first)))
     }
@@ -145,6 +145,7 @@ impl MemoryReport {
     /// bank size (from the lowest DRAM address recorded, else the release's base).
     fn layouts(&self, events: &RunEvents, single: Option<u64>) -> Vec<DeviceLayout> {
         let bank = self
+            .report
             .errors
             .iter()
             .filter_map(|e| e.failure.as_ref())
@@ -152,8 +153,8 @@ impl MemoryReport {
             .filter_map(|f| f.figures.bank_size)
             .max();
         let rows: Vec<_> = match single {
-            Some(_) => self.devices.iter().take(1).collect(),
-            None => self.devices.iter().collect(),
+            Some(_) => self.report.devices.iter().take(1).collect(),
+            None => self.report.devices.iter().collect(),
         };
         rows.into_iter()
             .map(|d| {
@@ -164,7 +165,7 @@ impl MemoryReport {
                     .filter(|x| x.place == (id, BufferType::Dram))
                     .map(|x| x.address)
                     .min()
-                    .unwrap_or_else(|| default_dram_base(self.schema_version.as_deref()));
+                    .unwrap_or_else(|| default_dram_base(self.report.schema_version.as_deref()));
                 // The one region formula (docs/rules/memory.md §2); an empty region is none here.
                 let facts = d.facts();
                 let span = |t| region(t, Some(&facts), bank, Some(dram_base)).bounds().filter(|(s, e)| e > s);
@@ -182,11 +183,12 @@ impl MemoryReport {
 
     /// The run's own allocation failures, the first per place.
     fn failures(&self, single: Option<u64>) -> Vec<(Place, FirstFailure)> {
-        let marks = self.usage().failure_marks();
+        let marks = self.report.usage().failure_marks();
         let mut out: Vec<(Place, FirstFailure)> = Vec::new();
         for mark in marks {
-            let Some(i) = self.operation_index(mark.operation_id) else { continue };
-            let Some(failure) = self.operations[i].error.and_then(|e| self.errors[e].failure.as_ref()) else {
+            let Some(i) = self.report.operation_index(mark.operation_id) else { continue };
+            let Some(failure) = self.report.operations[i].error.and_then(|e| self.report.errors[e].failure.as_ref())
+            else {
                 continue;
             };
             let Some(t) = mark.buffer_type else { continue };
@@ -202,17 +204,18 @@ impl MemoryReport {
     /// Each tensor's last operation id as an input, `ttnn.deallocate` left out.
     fn last_uses(&self) -> rusqlite::Result<HashMap<u64, u64>> {
         let mut out = HashMap::new();
-        if !self.store.schema.has_table("input_tensors") {
+        if !self.report.store.schema.has_table("input_tensors") {
             return Ok(out);
         }
-        let columns = self.store.schema.select_list("input_tensors", &[("tensor_id", "0"), ("operation_id", "0")]);
-        let mut stmt = self.store.conn.prepare(&format!("SELECT {columns} FROM input_tensors"))?;
+        let columns =
+            self.report.store.schema.select_list("input_tensors", &[("tensor_id", "0"), ("operation_id", "0")]);
+        let mut stmt = self.report.store.conn.prepare(&format!("SELECT {columns} FROM input_tensors"))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let (tensor, op) = (uint(r.get_ref(0)?), uint(r.get_ref(1)?));
-            let deallocate = self
-                .operation_index(op)
-                .is_some_and(|i| matches!(self.operations[i].name.as_str(), "ttnn.deallocate" | "ttnn::deallocate"));
+            let deallocate = self.report.operation_index(op).is_some_and(|i| {
+                matches!(self.report.operations[i].name.as_str(), "ttnn.deallocate" | "ttnn::deallocate")
+            });
             if !deallocate {
                 let last = out.entry(tensor).or_insert(op);
                 *last = (*last).max(op);

@@ -3,7 +3,7 @@
 //! runs the tensors held past their last use `explain --late` lists — or, on a report without
 //! `buffers` rows, the graph replay tab 5 charts instead.
 
-use super::memory_report::MemoryReport;
+use super::questions::Passes;
 use super::usage::UsageProgress;
 use crate::analysis::memory::late::LateFindings;
 use crate::analysis::memory::usage::MemoryUsage;
@@ -23,7 +23,7 @@ pub struct RunMemory {
     pub late: LateFindings,
 }
 
-impl MemoryReport {
+impl<'r> Passes<'r> {
     /// Reads a run's memory: the one pass over `buffers` (with progress; stopped by `cancel`),
     /// else every captured graph replayed. The late list is `explain --late`'s without what
     /// freeing it would do at each failure (a replay per failure, which a comparison does not
@@ -34,16 +34,16 @@ impl MemoryReport {
         progress: &mut dyn FnMut(UsageProgress),
     ) -> Result<RunMemory, ReportError> {
         let mut usage = MemoryUsage::with_runs();
-        let questions = self.usage();
+        let questions = self.report.usage();
         questions.read(&mut usage, cancel, progress)?;
         if usage.rows > 0 {
-            let late = self.late_tensors(&usage)?;
+            let late = self.report.late().tensors(&usage)?;
             let series = usage.keys().map(|(device, kind)| questions.series(&usage, device, kind)).collect();
             return Ok(RunMemory { usage, series, late });
         }
-        match self.graphs().graph_only_pass(&mut |_, _| {}, cancel)? {
+        match self.report.graphs().graph_only_pass(&mut |_, _| {}, cancel)? {
             Some(replay) => {
-                let late = self.late_list_from_graphs(&replay)?;
+                let late = self.report.late().from_graphs(&replay)?;
                 Ok(RunMemory { series: questions.replay_series(&replay), usage, late })
             }
             // A replay gives nothing only when cancelled.

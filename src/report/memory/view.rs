@@ -4,16 +4,14 @@
 //! (from the report's tensor index, read once) — in a few queries per operation.
 
 use super::graph_only::GraphOnlyPass;
-use super::memory_report::MemoryReport;
+use super::questions::Pictures;
 use super::rows::Earlier;
-use super::usage::MarkedFailure;
 use crate::analysis::graph::nodes::{NodeType, SharedGraph};
-use crate::analysis::memory::usage_series::FailureMark;
 use crate::analysis::memory::{
     DeviceFacts, EarlierSnapshot, FailureInputs, FoundLive, LiveBuffer, MemoryAtFailure, MemoryNote, OperationInputs,
-    OperationMemory, SnapshotRow, TensorFacts, drop_freed_since, failure_mark_place, failure_place, found_device,
-    found_live, found_place, memory_at_failure_with, mesh_shape, needs_earlier_snapshot, operation_memory,
-    other_devices_with_buffers, place_devices,
+    OperationMemory, SnapshotRow, TensorFacts, drop_freed_since, failure_place, found_device, found_live, found_place,
+    memory_at_failure_with, mesh_shape, needs_earlier_snapshot, operation_memory, other_devices_with_buffers,
+    place_devices,
 };
 use crate::analysis::messages::failure::BufferType;
 use crate::report::error::ReportError;
@@ -33,32 +31,31 @@ pub enum FailureMemory {
 }
 
 /// One failure on its way to its memory section.
-struct Pending {
-    index: usize,
-    inputs: FailureInputs,
+pub(super) struct Pending {
+    /// The failed operation's index.
+    pub(super) index: usize,
+    /// What the rules read.
+    pub(super) inputs: FailureInputs,
+    /// The notes read so far.
     notes: Vec<MemoryNote>,
 }
 
-impl MemoryReport {
+impl<'r> Pictures<'r> {
     /// The memory at the failure of an operation (by index); `replay` is the graph-only pass's
     /// result when it has run.
-    pub fn memory_at_failure(
-        &self,
-        index: usize,
-        replay: Option<&GraphOnlyPass>,
-    ) -> Result<FailureMemory, ReportError> {
-        Ok(self.memory_at_failures(&[index], replay)?.pop().map_or(FailureMemory::Absent, |(_, m)| m))
+    pub fn at_failure(&self, index: usize, replay: Option<&GraphOnlyPass>) -> Result<FailureMemory, ReportError> {
+        Ok(self.at_failures(&[index], replay)?.pop().map_or(FailureMemory::Absent, |(_, m)| m))
     }
 
     /// The memory at the failures of some operations (by index), in the order given.
-    pub fn memory_at_failures(
+    pub fn at_failures(
         &self,
         indexes: &[usize],
         replay: Option<&GraphOnlyPass>,
     ) -> Result<Vec<(usize, FailureMemory)>, ReportError> {
         let read = ReportError::read("the memory at the failure");
         let with_failure: Vec<usize> =
-            indexes.iter().copied().filter(|&i| self.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
+            indexes.iter().copied().filter(|&i| self.report.error_of(i).is_some_and(|e| e.failure.is_some())).collect();
         let mut out: Vec<(usize, FailureMemory)> = Vec::new();
         let mut ready: Vec<Pending> = Vec::new();
         for mut p in self.failure_inputs(&with_failure).map_err(&read)? {
@@ -77,7 +74,7 @@ impl MemoryReport {
                 devices.iter().flat_map(|&d| addresses.iter().map(move |&a| (d, a))).collect();
             let mut ids = graph_tensors(&p.inputs.graph);
             ids.extend(p.inputs.input_tensor_ids.iter().copied());
-            p.inputs.tensors = self.tensors().facts(p.index, &places, &ids).map_err(&read)?;
+            p.inputs.tensors = self.report.tensors().facts(p.index, &places, &ids).map_err(&read)?;
             let tied = self.tie_to_graphs(&mut p.inputs.tensors, p.index).map_err(&read)?;
             p.notes.extend(tied);
             let memory = match memory_at_failure_with(&p.inputs, found) {
@@ -101,7 +98,7 @@ impl MemoryReport {
     /// The mesh a failure happened on (docs/rules/memory.md §2): its shape from the failed operation's
     /// arguments (unreadable, unnamed), and the other mesh devices with live buffers.
     fn name_the_mesh(&self, m: &mut MemoryAtFailure, inputs: &FailureInputs, index: usize) {
-        let arguments = self.details().arguments(index).unwrap_or_default();
+        let arguments = self.report.details().arguments(index).unwrap_or_default();
         m.mesh = mesh_shape(arguments.iter().map(|(_, value)| value.as_str()));
         let others = other_devices_with_buffers(inputs, m.device_id);
         if m.mesh.is_some() && !others.is_empty() {
@@ -113,13 +110,13 @@ impl MemoryReport {
     /// the rules as far as N's own records go — its error's allocation failure, graph (an
     /// invalid one as a note), `buffers` rows, the devices, its input tensors and the device of
     /// its first one.
-    fn failure_inputs(&self, indexes: &[usize]) -> rusqlite::Result<Vec<Pending>> {
-        let devices: Vec<DeviceFacts> = self.devices.iter().map(|d| d.facts()).collect();
+    pub(super) fn failure_inputs(&self, indexes: &[usize]) -> rusqlite::Result<Vec<Pending>> {
+        let devices: Vec<DeviceFacts> = self.report.devices.iter().map(|d| d.facts()).collect();
         let inputs_of = self.input_tensor_ids(indexes)?;
         let mut pending: Vec<Pending> = Vec::new();
         for &index in indexes {
-            let op = &self.operations[index];
-            let Some(error) = self.error_of(index) else { continue };
+            let op = &self.report.operations[index];
+            let Some(error) = self.report.error_of(index) else { continue };
             let (own_snapshot, graph, notes) = self.own_records(index)?;
             let inputs = FailureInputs {
                 operation_id: op.id,
@@ -136,6 +133,7 @@ impl MemoryReport {
         let first_inputs: Vec<u64> =
             pending.iter().filter_map(|p| p.inputs.input_tensor_ids.first().copied()).collect();
         let first_facts: Vec<TensorFacts> = self
+            .report
             .tensors()
             .placements_by_id(&first_inputs)?
             .into_iter()
@@ -151,44 +149,14 @@ impl MemoryReport {
     /// view: its `buffers` rows and its captured graph, with notes for rows cut off and a graph
     /// that is invalid (then read as empty).
     fn own_records(&self, index: usize) -> rusqlite::Result<(Vec<SnapshotRow>, SharedGraph, Vec<MemoryNote>)> {
-        let op = &self.operations[index];
-        let (snapshot, cut) = self.snapshots().rows(op.id, op.rank)?;
+        let op = &self.report.operations[index];
+        let (snapshot, cut) = self.report.snapshots().rows(op.id, op.rank)?;
         let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
-        let graph = self.graphs().graph_arc(index).unwrap_or_else(|e| {
+        let graph = self.report.graphs().graph_arc(index).unwrap_or_else(|e| {
             notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
             SharedGraph::default()
         });
         Ok((snapshot, graph, notes))
-    }
-
-    /// Every operation with an attached error, with the device and buffer type it failed on and
-    /// its message's bank size (see [`Self::failure_mark_places`]): found once and kept; when
-    /// the reads fail, every error is marked on every line.
-    pub(super) fn marked_failures(&self) -> &[MarkedFailure] {
-        self.marks.get_or_init(|| {
-            self.failure_mark_places().unwrap_or_else(|_| {
-                let with_error = self.operations.iter().filter(|o| o.error.is_some());
-                with_error
-                    .map(|o| (FailureMark { operation_id: o.id, device_id: None, buffer_type: None }, None))
-                    .collect()
-            })
-        })
-    }
-
-    /// Where the error of each operation with one is marked on the memory over the run
-    /// (`analysis::memory::failure_mark_place`: the failure's place of docs/rules/memory.md §2, the mesh-id
-    /// rule included), with its allocation failure's bank size; in `operations` order.
-    pub(super) fn failure_mark_places(&self) -> rusqlite::Result<Vec<MarkedFailure>> {
-        let indexes: Vec<usize> = (0..self.operations.len()).filter(|&i| self.operations[i].error.is_some()).collect();
-        let mut out = Vec::new();
-        for mut p in self.failure_inputs(&indexes)? {
-            let op = &self.operations[p.index];
-            self.devices_with_rows(&mut p.inputs, op.id, op.rank)?;
-            let (device_id, buffer_type) = failure_mark_place(&p.inputs);
-            let bank_size = p.inputs.failure.as_ref().and_then(|f| f.figures.bank_size);
-            out.push((FailureMark { operation_id: op.id, device_id, buffer_type }, bank_size));
-        }
-        Ok(out)
     }
 
     /// Reads what the rules need of a failure beyond its own records: which devices have rows
@@ -196,7 +164,7 @@ impl MemoryReport {
     /// result. The outcome already, when there is no section to compute (no place, or the
     /// graphs must be replayed first).
     fn gather(&self, p: &mut Pending, replay: Option<&GraphOnlyPass>) -> rusqlite::Result<Option<FailureMemory>> {
-        let op = &self.operations[p.index];
+        let op = &self.report.operations[p.index];
         let Some(mut lookups) = self.devices_with_rows(&mut p.inputs, op.id, op.rank)? else {
             return Ok(Some(FailureMemory::Absent));
         };
@@ -204,13 +172,13 @@ impl MemoryReport {
         let earlier = match needs_earlier_snapshot(&p.inputs, device) {
             true => match lookups.remove(&device) {
                 Some(earlier) => earlier,
-                None => self.snapshots().earlier(op.id, device, op.rank)?,
+                None => self.report.snapshots().earlier(op.id, device, op.rank)?,
             },
             false => Earlier::None,
         };
         match earlier {
             Earlier::Found(id) => {
-                let (mut rows, cut) = self.snapshots().rows(id, op.rank)?;
+                let (mut rows, cut) = self.report.snapshots().rows(id, op.rank)?;
                 p.notes.extend(cut);
                 let dropped = self.drop_freed_since(&mut rows, id, p.index, device)?;
                 p.notes.extend((dropped > 0).then_some(MemoryNote::FreedSince { snapshot: id, count: dropped }));
@@ -221,7 +189,7 @@ impl MemoryReport {
         }
         let dram = buffer_type == BufferType::Dram;
         if dram {
-            p.inputs.lowest_dram_address = self.snapshots().lowest_dram_address(op.id, device, op.rank)?;
+            p.inputs.lowest_dram_address = self.report.snapshots().lowest_dram_address(op.id, device, op.rank)?;
         }
         let own_rows = p.inputs.own_snapshot.iter().any(|r| r.device_id == device);
         if own_rows || p.inputs.earlier_snapshot.is_some() {
@@ -248,11 +216,11 @@ impl MemoryReport {
         device: u64,
     ) -> rusqlite::Result<usize> {
         const AT_MOST: usize = 64;
-        let first = self.operations.partition_point(|o| o.id <= snapshot).min(n);
+        let first = self.report.operations.partition_point(|o| o.id <= snapshot).min(n);
         if first == n || n - first > AT_MOST {
             return Ok(0);
         }
-        let graphs = self.graphs().read((first..n).collect())?;
+        let graphs = self.report.graphs().read((first..n).collect())?;
         let mut ordered: Vec<(usize, Vec<crate::analysis::graph::nodes::GraphNode>)> =
             graphs.into_iter().filter_map(|(i, g)| Some((i, SharedGraph::unwrap_or_clone(g.ok()?)))).collect();
         ordered.sort_by_key(|(i, _)| *i);
@@ -264,7 +232,7 @@ impl MemoryReport {
     /// has a `buffers` row before N, and only when it has none (and none of N's own), which of
     /// the other `devices` do. Gives the earlier snapshots found on the way, by device; none when
     /// nothing names the error's device.
-    fn devices_with_rows(
+    pub(super) fn devices_with_rows(
         &self,
         inputs: &mut FailureInputs,
         n: u64,
@@ -277,7 +245,7 @@ impl MemoryReport {
         if own(found) {
             return Ok(Some(lookups));
         }
-        let earlier = self.snapshots().earlier(n, found, rank)?;
+        let earlier = self.report.snapshots().earlier(n, found, rank)?;
         let mut with_rows = Vec::new();
         let found_has_rows = match earlier {
             Earlier::Found(_) => true,
@@ -285,14 +253,15 @@ impl MemoryReport {
             // The bounded search stopped: a mesh id (no `devices` row) has none; a device of the
             // report is looked up for certain.
             Earlier::Stopped(_) => {
-                self.devices.iter().any(|d| d.device_id == found) && self.snapshots().has_rows(n, found, rank)?
+                self.report.devices.iter().any(|d| d.device_id == found)
+                    && self.report.snapshots().has_rows(n, found, rank)?
             }
         };
         if found_has_rows {
             with_rows.push(found);
         } else {
-            for device in self.devices.iter().map(|d| d.device_id).filter(|&d| d != found && !own(d)) {
-                let other = self.snapshots().earlier(n, device, rank)?;
+            for device in self.report.devices.iter().map(|d| d.device_id).filter(|&d| d != found && !own(d)) {
+                let other = self.report.snapshots().earlier(n, device, rank)?;
                 if matches!(other, Earlier::Found(_)) {
                     with_rows.push(device);
                 }
@@ -308,17 +277,17 @@ impl MemoryReport {
     /// type), else its L1 of the lowest device, else the first in its snapshot; none when it has
     /// no `buffers` row. For an operation the report did not record, the memory when it started:
     /// the snapshot of the last recorded operation (docs/rules/reference.md §13.5).
-    pub fn operation_memory(
+    pub fn after_operation(
         &self,
         index: usize,
         place: Option<(u64, BufferType)>,
     ) -> Result<Option<OperationMemory>, ReportError> {
         let read = ReportError::read("the memory after the operation");
-        let op = &self.operations[index];
+        let op = &self.report.operations[index];
         let started_from = index.checked_sub(1).filter(|_| !op.recorded);
         let (mut snapshot, graph, mut notes) = self.own_records(index).map_err(&read)?;
         if let Some(p) = started_from {
-            let (rows, cut) = self.snapshots().rows(self.operations[p].id, op.rank).map_err(&read)?;
+            let (rows, cut) = self.report.snapshots().rows(self.report.operations[p].id, op.rank).map_err(&read)?;
             snapshot = rows;
             notes.extend(cut);
         }
@@ -327,7 +296,7 @@ impl MemoryReport {
             input_tensor_ids: self.input_tensor_ids(&[index]).map_err(&read)?.remove(&index).unwrap_or_default(),
             graph: SharedGraph::unwrap_or_clone(graph),
             snapshot,
-            devices: self.devices.iter().map(|d| d.facts()).collect(),
+            devices: self.report.devices.iter().map(|d| d.facts()).collect(),
             tensors: Vec::new(),
         };
         let Some(first) = operation_memory(&inputs, place) else { return Ok(None) };
@@ -338,11 +307,11 @@ impl MemoryReport {
         // only in `device_tensors`) is still the tenant of its buffer (docs/rules/memory.md §4).
         let outputs = self.linked_tensor_ids("output_tensors", "output_index", &[index]).map_err(&read)?;
         ids.extend(outputs.into_values().flatten());
-        inputs.tensors = self.tensors().facts(index, &places, &ids).map_err(&read)?;
+        inputs.tensors = self.report.tensors().facts(index, &places, &ids).map_err(&read)?;
         notes.extend(self.tie_to_graphs(&mut inputs.tensors, index).map_err(&read)?);
         let mut memory = operation_memory(&inputs, Some((first.device_id, first.buffer_type)));
         if let Some(m) = &mut memory {
-            m.snapshot_operation_id = started_from.map(|p| self.operations[p].id);
+            m.snapshot_operation_id = started_from.map(|p| self.report.operations[p].id);
             self.describe(&mut m.live_buffers).map_err(&read)?;
             notes.append(&mut m.notes);
             m.notes = notes;
@@ -353,17 +322,17 @@ impl MemoryReport {
     /// The memory when an unrecorded operation (by index) started, for each device and buffer
     /// type of the last recorded operation's snapshot (docs/rules/reference.md §13.5); empty for a recorded
     /// operation, or when that snapshot holds nothing.
-    pub fn memory_at_start(&self, index: usize) -> Result<Vec<OperationMemory>, ReportError> {
-        if self.operations[index].recorded {
+    pub fn at_start(&self, index: usize) -> Result<Vec<OperationMemory>, ReportError> {
+        if self.report.operations[index].recorded {
             return Ok(Vec::new());
         }
-        let Some(first) = self.operation_memory(index, None)? else { return Ok(Vec::new()) };
+        let Some(first) = self.after_operation(index, None)? else { return Ok(Vec::new()) };
         let mut out = Vec::new();
         for &place in &first.places {
             let same = (first.device_id, first.buffer_type) == place;
             match same {
                 true => out.push(first.clone()),
-                false => out.extend(self.operation_memory(index, Some(place))?),
+                false => out.extend(self.after_operation(index, Some(place))?),
             }
         }
         Ok(out)
@@ -372,13 +341,22 @@ impl MemoryReport {
     /// Fills in the shape and dtype of the tensors that hold buffers.
     fn describe(&self, buffers: &mut [LiveBuffer]) -> rusqlite::Result<()> {
         let ids: Vec<u64> = buffers.iter().filter_map(|b| b.tensor_id).collect::<BTreeSet<_>>().into_iter().collect();
-        let texts = self.tensors().describe(&ids)?;
+        let texts = self.report.tensors().describe(&ids)?;
         for b in buffers {
             if let Some((shape, dtype)) = b.tensor_id.and_then(|id| texts.get(&id)) {
                 (b.shape, b.dtype) = (shape.clone(), dtype.clone());
             }
         }
         Ok(())
+    }
+
+    /// Names the source line of each live buffer's last use (`LiveBuffer::last_use_source`), the
+    /// same line `explain --late` gives; without stack traces the buffers stay as they are.
+    pub(crate) fn name_last_uses(&self, buffers: &mut [LiveBuffer]) {
+        let sources = self.report.details().model_sources(buffers.iter().filter_map(|b| b.last_use_operation_id));
+        for b in buffers {
+            b.last_use_source = b.last_use_operation_id.and_then(|id| sources.get(&id).cloned());
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! (the snapshot after the earliest operation a fix touches), every operation from there to the
 //! failure (graph and snapshot), and the failed request.
 
-use super::memory_report::MemoryReport;
+use super::questions::Replays;
 use super::rows::Earlier;
 use super::view::FailureMemory;
 use super::whatif_fixes::Resolved;
@@ -39,16 +39,16 @@ pub struct WhatIfOptions<'a> {
     pub from_start: bool,
 }
 
-impl MemoryReport {
+impl<'r> Replays<'r> {
     /// The memory at an operation's failure (by index), replaying every captured graph first
     /// when its basis needs them; none when it has no memory section.
     pub fn failure_memory(&self, index: usize) -> Result<Option<Box<MemoryAtFailure>>, ReportError> {
-        match self.memory_at_failure(index, None)? {
+        match self.report.pictures().at_failure(index, None)? {
             FailureMemory::Found(m) => Ok(Some(m)),
             FailureMemory::Absent => Ok(None),
             FailureMemory::NeedsReplay => {
-                let replay = self.graphs().graph_only_pass(&mut |_, _| {}, &AtomicBool::new(false))?;
-                match self.memory_at_failure(index, replay.as_ref())? {
+                let replay = self.report.graphs().graph_only_pass(&mut |_, _| {}, &AtomicBool::new(false))?;
+                match self.report.pictures().at_failure(index, replay.as_ref())? {
                     FailureMemory::Found(m) => Ok(Some(m)),
                     _ => Ok(None),
                 }
@@ -87,7 +87,7 @@ impl MemoryReport {
         memory: Option<&MemoryAtFailure>,
         cancel: Option<&AtomicBool>,
     ) -> Result<Vec<WhatIf>, ReportError> {
-        let failure = self.error_of(index).and_then(|e| e.failure.clone());
+        let failure = self.report.error_of(index).and_then(|e| e.failure.clone());
         let (Some(_), Some(m)) = (failure, memory) else {
             return Ok(sets.iter().map(|fixes| self.unknown(index, &distinct(fixes), NO_PICTURE)).collect());
         };
@@ -111,15 +111,15 @@ impl MemoryReport {
         }
         let Some(c) = resolved.checkpoint(self.previous(index)) else { return Ok(None) };
         let read = ReportError::read("the run's records");
-        let rank = self.rank();
+        let rank = self.report.rank();
         let devices: Vec<u64> = std::iter::once(view.device_id).chain(view.aliases.iter().copied()).collect();
-        let (rows, _) = self.snapshots().rows(c, rank).map_err(&read)?;
+        let (rows, _) = self.report.snapshots().rows(c, rank).map_err(&read)?;
         if rows.iter().any(|r| devices.contains(&r.device_id)) {
             return Ok(Some(c));
         }
         let mut latest = None;
         for d in devices {
-            if let Earlier::Found(e) = self.snapshots().earlier(c, d, rank).map_err(&read)? {
+            if let Earlier::Found(e) = self.report.snapshots().earlier(c, d, rank).map_err(&read)? {
                 latest = latest.max(Some(e));
             }
         }
@@ -137,9 +137,10 @@ impl MemoryReport {
     ) -> Result<(WhatIfReplay, usize), ReportError> {
         let mut run = WhatIfReplay::new(view.clone(), regions, plan);
         let Some(c) = start else { return Ok((run, 0)) };
-        let (rows, _) = self.snapshots().rows(c, self.rank()).map_err(ReportError::read("the run's records"))?;
+        let (rows, _) =
+            self.report.snapshots().rows(c, self.report.rank()).map_err(ReportError::read("the run's records"))?;
         run.start(checkpoint_buffers(&rows, &view), Some(c));
-        Ok((run, self.operation_index(c).map_or(0, |i| i + 1)))
+        Ok((run, self.report.operation_index(c).map_or(0, |i| i + 1)))
     }
 
     /// Gives `run` (which has every operation before the failed one, by index) the failed
@@ -176,28 +177,28 @@ impl MemoryReport {
 
     /// An answer that cannot be given, with why.
     pub(super) fn unknown(&self, index: usize, fixes: &[Fix], why: &str) -> WhatIf {
-        let op = &self.operations[index];
+        let op = &self.report.operations[index];
         WhatIf { answer: unknown_answer(op.id, fixes, why), operation_name: op.name.clone(), replayed_after: None }
     }
 
     /// The id of the operation before the one at `index` (none for the first).
     pub(super) fn previous(&self, index: usize) -> Option<u64> {
-        index.checked_sub(1).map(|i| self.operations[i].id)
+        index.checked_sub(1).map(|i| self.report.operations[i].id)
     }
 
     /// Whether the report keeps `buffers` snapshots (any row at all).
     pub(super) fn records_snapshots(&self) -> rusqlite::Result<bool> {
-        if !self.store.schema.has_table("buffers") {
+        if !self.report.store.schema.has_table("buffers") {
             return Ok(false);
         }
-        self.store.conn.query_row("SELECT EXISTS(SELECT 1 FROM buffers)", [], |r| r.get(0))
+        self.report.store.conn.query_row("SELECT EXISTS(SELECT 1 FROM buffers)", [], |r| r.get(0))
     }
 
     /// The circular-buffer hint at the failure of the operation at `index` (`whatif::cb_hint`),
     /// the candidates' graphs read in one read per list.
     pub(super) fn cb_hint(&self, index: usize, l1_start: Option<u64>) -> Option<CircularBufferUse> {
-        let graphs = self.graphs();
-        cb_hint(&self.operations, index, l1_start, &mut |wanted| graphs.texts_of(wanted).unwrap_or_default())
+        let graphs = self.report.graphs();
+        cb_hint(&self.report.operations, index, l1_start, &mut |wanted| graphs.texts_of(wanted).unwrap_or_default())
     }
 }
 
@@ -205,7 +206,7 @@ impl MemoryReport {
 /// `ttnn-tui whatif` rather than run for every failure `explain` prints.
 pub const FIX_REPLAY_WINDOW: usize = 5_000;
 
-impl MemoryReport {
+impl<'r> Replays<'r> {
     /// Every advice line of a failure (docs/rules/memory.md §9.2), each replayed and ranked: the operation
     /// (by index) and its memory at the failure. Every line is replayed in one pass (`what_ifs_at`).
     pub fn failure_fixes(&self, index: usize, m: &MemoryAtFailure) -> Result<Vec<ReplayedAdvice>, ReportError> {
@@ -219,15 +220,15 @@ impl MemoryReport {
         m: &MemoryAtFailure,
         cancel: Option<&AtomicBool>,
     ) -> Result<Vec<ReplayedAdvice>, ReportError> {
-        let failure = self.error_of(index).and_then(|e| e.failure.clone());
+        let failure = self.report.error_of(index).and_then(|e| e.failure.clone());
         let op = AdviceFor {
-            operation_name: &self.operations[index].name,
+            operation_name: &self.report.operations[index].name,
             previous: self.previous(index),
             own_unrecorded: failure.as_ref().and_then(|f| own_unrecorded(f, m)),
         };
         let candidates = advice(m, op);
         let mut known: Vec<(u64, String)> =
-            self.model_sources(freed_after(&candidates).into_iter()).into_iter().collect();
+            self.report.details().model_sources(freed_after(&candidates).into_iter()).into_iter().collect();
         known.sort_unstable();
         let sets: Vec<&[Fix]> = candidates.iter().filter(|a| !a.fixes.is_empty()).map(|a| a.fixes.as_slice()).collect();
         let window = Some(FIX_REPLAY_WINDOW);

@@ -3,7 +3,7 @@
 //! failed operation's graph and its tensors' places, the DRAM failures' figures — read for the
 //! rules of `analysis/memory/whatif/device.rs` and `hardware.rs`.
 
-use super::memory_report::MemoryReport;
+use super::questions::Replays;
 use crate::analysis::memory::whatif::{
     DeviceView, HardwareFacts, Regions, addresses_differ, both_ids_held, device_view, failure_dram, graph_id,
     graph_tensors, ids_holding_buffers, lockstep_tensors,
@@ -12,7 +12,7 @@ use crate::analysis::memory::{MemoryAtFailure, chip_alias};
 use crate::analysis::messages::failure::BufferType;
 use crate::report::error::ReportError;
 
-impl MemoryReport {
+impl<'r> Replays<'r> {
     /// The device a replay follows and the other ids its records give it: a single chip opened
     /// as a mesh names itself by both 0 and 1 (docs/rules/memory.md §1–§2) — unless a snapshot
     /// around the failed operation (by index) holds both ids: then they are two mesh devices
@@ -32,6 +32,7 @@ impl MemoryReport {
     /// every DRAM failure's figures.
     pub(super) fn hardware(&self) -> HardwareFacts {
         let dram_failures = self
+            .report
             .errors
             .iter()
             .filter_map(|e| e.failure.as_ref())
@@ -39,8 +40,8 @@ impl MemoryReport {
             .map(|f| (f.figures.bank_size, f.figures.banks))
             .collect();
         HardwareFacts {
-            devices: self.devices.iter().map(|d| d.facts()).collect(),
-            schema_version: self.schema_version.clone(),
+            devices: self.report.devices.iter().map(|d| d.facts()).collect(),
+            schema_version: self.report.schema_version.clone(),
             dram_failures,
         }
     }
@@ -51,7 +52,9 @@ impl MemoryReport {
         let failure = failure_dram(m);
         let lowest = match failure {
             Some(_) => None,
-            None => self.snapshots().lowest_dram_address(m.operation_id, device, self.rank()).ok().flatten(),
+            None => {
+                self.report.snapshots().lowest_dram_address(m.operation_id, device, self.report.rank()).ok().flatten()
+            }
         };
         self.hardware().regions(device, failure, lowest)
     }
@@ -59,13 +62,13 @@ impl MemoryReport {
     /// The id the captured graphs name `device` by, when it is another (`whatif::graph_id`):
     /// the failed operation's (by index) graph and its tensors' `tensors` rows.
     fn graph_id_of(&self, device: u64, index: usize) -> Result<Option<u64>, ReportError> {
-        let Ok(graph) = self.graphs().graph_shared(index) else { return Ok(None) };
+        let Ok(graph) = self.report.graphs().graph_shared(index) else { return Ok(None) };
         let named = graph_tensors(&graph);
         if named.is_empty() {
             return Ok(None);
         }
         let ids: Vec<u64> = named.iter().map(|(t, _)| *t).collect();
-        let facts = self.tensors().facts(index, &[], &ids).map_err(ReportError::read("the run's records"))?;
+        let facts = self.report.tensors().facts(index, &[], &ids).map_err(ReportError::read("the run's records"))?;
         Ok(graph_id(device, &named, &facts))
     }
 
@@ -75,7 +78,8 @@ impl MemoryReport {
         let read = ReportError::read("the run's records");
         let mut out = Vec::with_capacity(2);
         for i in [index.checked_sub(1), Some(index)].into_iter().flatten() {
-            let (rows, _) = self.snapshots().rows(self.operations[i].id, self.rank()).map_err(&read)?;
+            let (rows, _) =
+                self.report.snapshots().rows(self.report.operations[i].id, self.report.rank()).map_err(&read)?;
             out.push(ids_holding_buffers(&rows));
             if out.last().is_some_and(|ids| ids.contains(&0) && ids.contains(&1)) {
                 break;
@@ -93,7 +97,7 @@ impl MemoryReport {
         if ids.is_empty() {
             return Ok(None);
         }
-        let places = self.tensors().device_tensors_of(&ids)?.into_iter().collect();
+        let places = self.report.tensors().device_tensors_of(&ids)?.into_iter().collect();
         Ok(addresses_differ(view, places))
     }
 }

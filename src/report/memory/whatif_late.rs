@@ -11,7 +11,7 @@
 //! failure's own replay gives it. `tests/explain/late_sim.rs` checks the answers equal the one-by-one
 //! replays.
 
-use super::memory_report::MemoryReport;
+use super::questions::Replays;
 use super::whatif::WhatIf;
 use super::whatif_fixes::Resolved;
 use crate::analysis::memory::MemoryAtFailure;
@@ -30,7 +30,7 @@ struct Group<'m> {
     failures: Vec<(usize, &'m MemoryAtFailure)>,
 }
 
-impl MemoryReport {
+impl<'r> Replays<'r> {
     /// `free-late` replayed at each failure of `failures` (by index, ascending, each with its
     /// memory at the failure), in their order: what the fix `free-late` says at each.
     pub(super) fn free_late_at_failures(
@@ -77,9 +77,9 @@ impl MemoryReport {
         let (mut run, mut next) = self.begin(g.view, g.regions, g.resolved.plan, g.start)?;
         let mut out = Vec::with_capacity(g.failures.len());
         for (index, m) in g.failures {
-            self.replay_operations(&mut run, next..index, snapshots)?;
+            self.report.passes().replay_operations(&mut run, next..index, snapshots)?;
             out.push(self.answer_at(run.clone(), index, fixes, m, Vec::new(), g.start)?);
-            self.replay_operations(&mut run, index..index + 1, snapshots)?;
+            self.report.passes().replay_operations(&mut run, index..index + 1, snapshots)?;
             next = index + 1;
         }
         Ok(out)

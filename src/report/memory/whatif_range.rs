@@ -5,7 +5,7 @@
 //! span in chunks on the report's worker pool (`report::rowid_ranges`), graphs parsed there,
 //! handed over in order.
 
-use super::memory_report::MemoryReport;
+use super::questions::Passes;
 use super::whatif_shared::cancelled;
 use crate::analysis::graph::nodes::{GraphNode, parse_graph};
 use crate::analysis::memory::SnapshotRow;
@@ -40,7 +40,7 @@ const PARALLEL_FROM: usize = 256;
 /// `captured_graph` rowids per chunk of a parallel read (graphs are large; a few hundred at once).
 pub(super) const GRAPH_CHUNK: i64 = 256;
 
-impl MemoryReport {
+impl<'r> Passes<'r> {
     /// Gives `run` every operation of `range` (indexes, ascending), each with its graph (the
     /// row of its rank, else the first) and, when the report keeps snapshots, its `buffers` rows.
     pub(super) fn replay_operations(
@@ -85,18 +85,20 @@ impl MemoryReport {
         if let Some(spans) = self.parallel_spans(&range, snapshots).map_err(&read)? {
             return self.stream_in_parallel(range, spans, cancel, each);
         }
-        let ids = self.operations[range.start].id..=self.operations[range.end - 1].id;
-        let conn = &self.store.conn;
-        let schema = &self.store.schema;
-        let rank = self.rank();
+        let ids = self.report.operations[range.start].id..=self.report.operations[range.end - 1].id;
+        let conn = &self.report.store.conn;
+        let schema = &self.report.store.schema;
+        let rank = self.report.rank();
         let condition = |table: &str| match schema.has_table(table) {
-            true => self.store.range_condition(table, ids.clone()).map_err(&read),
+            true => self.report.store.range_condition(table, ids.clone()).map_err(&read),
             false => Ok(None),
         };
         let mut graph_stmt = match condition("captured_graph")? {
             Some((condition, order)) => {
-                let sql =
-                    format!("SELECT {} FROM captured_graph WHERE {condition} ORDER BY {order}", graph_columns(self));
+                let sql = format!(
+                    "SELECT {} FROM captured_graph WHERE {condition} ORDER BY {order}",
+                    graph_columns(self.report)
+                );
                 Some(conn.prepare(&sql).map_err(&read)?)
             }
             _ => None,
@@ -104,7 +106,7 @@ impl MemoryReport {
         let mut buffer_stmt = match condition("buffers")? {
             Some((condition, order)) if snapshots => {
                 let filter = schema.rank_filter("buffers");
-                let columns = buffer_columns(self);
+                let columns = buffer_columns(self.report);
                 let sql = format!("SELECT {columns} FROM buffers WHERE {condition} AND {filter} ORDER BY {order}");
                 Some(conn.prepare(&sql).map_err(&read)?)
             }
@@ -129,11 +131,11 @@ impl MemoryReport {
     /// operations of `range`, when they are to be read on the worker pool: a long range, more
     /// than one thread, tables in operation order.
     fn parallel_spans(&self, range: &Range<usize>, snapshots: bool) -> rusqlite::Result<Option<Spans>> {
-        let store = &self.store;
+        let store = &self.report.store;
         if range.len() < PARALLEL_FROM || store.threads < 2 || store.database.is_none() {
             return Ok(None);
         }
-        let ids = self.operations[range.start].id..=self.operations[range.end - 1].id;
+        let ids = self.report.operations[range.start].id..=self.report.operations[range.end - 1].id;
         let Some(graphs) = store.rowid_span("captured_graph", ids.clone())? else { return Ok(None) };
         let rows = match snapshots {
             true => match store.rowid_span("buffers", ids.clone())? {
@@ -157,28 +159,28 @@ impl MemoryReport {
         let between = format!("operation_id >= {first} AND operation_id <= {last}");
         let graph_sql = format!(
             "SELECT {} FROM captured_graph WHERE rowid >= ?1 AND rowid < ?2 AND {between}",
-            graph_columns(self)
+            graph_columns(self.report)
         );
-        let filter = self.store.schema.rank_filter("buffers");
+        let filter = self.report.store.schema.rank_filter("buffers");
         let buffer_sql = format!(
             "SELECT {} FROM buffers WHERE {filter} AND rowid >= ?2 AND rowid < ?3 AND {between}",
-            buffer_columns(self)
+            buffer_columns(self.report)
         );
-        let rank = [i64::from(self.rank())];
+        let rank = [i64::from(self.report.rank())];
         let graph_pass = spans.graphs.map(|(a, b)| RowidPass {
             sql: &graph_sql,
             binds: &[],
             range: (a, b - 1),
-            chunk: GRAPH_CHUNK.min(self.store.chunk),
+            chunk: GRAPH_CHUNK.min(self.report.store.chunk),
         });
         let buffer_pass = spans.rows.map(|(a, b)| RowidPass {
             sql: &buffer_sql,
             binds: &rank,
             range: (a, b - 1),
-            chunk: self.store.chunk,
+            chunk: self.report.store.chunk,
         });
-        let connect = self.store.connector();
-        let threads = self.store.threads;
+        let connect = self.report.store.connector();
+        let threads = self.report.store.threads;
         std::thread::scope(|scope| {
             let mut graph_chunks =
                 graph_pass.as_ref().map(|pass| OrderedChunks::start(scope, &connect, threads, pass, &graph_nodes_row));
@@ -209,7 +211,7 @@ impl MemoryReport {
             if cancelled(cancel) {
                 return Err(ReportError::Cancelled);
             }
-            let op = &self.operations[i];
+            let op = &self.report.operations[i];
             let mut texts = take_while_id(next_graph, &mut graph_ahead, op.id).map_err(&read)?;
             let at = texts.iter().position(|(r, _)| *r == op.rank).or(if texts.is_empty() { None } else { Some(0) });
             let graph = match at.map(|k| texts.swap_remove(k).1) {
@@ -246,11 +248,11 @@ struct Spans {
     rows: Option<(i64, i64)>,
 }
 
-pub(super) fn graph_columns(report: &MemoryReport) -> String {
+pub(super) fn graph_columns(report: &super::memory_report::MemoryReport) -> String {
     report.store.schema.select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")])
 }
 
-pub(super) fn buffer_columns(report: &MemoryReport) -> String {
+pub(super) fn buffer_columns(report: &super::memory_report::MemoryReport) -> String {
     report.store.schema.select_list(
         "buffers",
         &[

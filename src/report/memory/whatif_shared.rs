@@ -6,7 +6,7 @@
 //! just read — and each replay answered at the failure. A fix set's answer is the one its own
 //! replay would give: the same checkpoint, the same operations, the same failed request.
 
-use super::memory_report::MemoryReport;
+use super::questions::Replays;
 use super::rows::SNAPSHOT_ROWS;
 use super::whatif::{WhatIf, WhatIfOptions};
 use super::whatif_fixes::Resolved;
@@ -40,15 +40,15 @@ pub(super) enum Planned {
     Answered(Box<WhatIf>),
 }
 
-impl MemoryReport {
+impl<'r> Replays<'r> {
     /// What every answer at the failure of the operation at `index` shares (see [`AtFailure`]).
     pub(super) fn at_failure(&self, index: usize, m: &MemoryAtFailure, l1_start: Option<u64>) -> AtFailure<'_> {
-        let op = &self.operations[index];
-        let graph = self.graphs().graph_shared(index).unwrap_or_default();
+        let op = &self.report.operations[index];
+        let graph = self.report.graphs().graph_shared(index).unwrap_or_default();
         let through = crate::analysis::memory::failure_point(&graph);
         let own = (m.basis == Basis::AfterFailureSnapshot)
-            .then(|| self.snapshots().rows(op.id, op.rank).map(|(rows, _)| rows).unwrap_or_default());
-        let failure = self.error_of(index).and_then(|e| e.failure.as_ref());
+            .then(|| self.report.snapshots().rows(op.id, op.rank).map(|(rows, _)| rows).unwrap_or_default());
+        let failure = self.report.error_of(index).and_then(|e| e.failure.as_ref());
         let request = failure.and_then(|f| request_of(f, m.device_id, m));
         let hint = request.as_ref().and_then(|_| self.cb_hint(index, l1_start));
         AtFailure {
@@ -82,7 +82,7 @@ impl MemoryReport {
         let read = ReportError::read("the run's records");
         let needs_late = sets.iter().any(|s| s.contains(&Fix::FreeLate)) && options.late.is_none();
         let read_now =
-            if needs_late { Some(self.late_tensors_of_run(cancel.unwrap_or(&AtomicBool::new(false)))?) } else { None };
+            if needs_late { Some(self.report.late().of_run(cancel.unwrap_or(&AtomicBool::new(false)))?) } else { None };
         let late = read_now.as_ref().or(options.late);
         let view = self.device_view(m.device_id, index)?;
         // Banks that do not move in lockstep: no set's outcome can be known (docs/rules/memory.md §9.3).
@@ -107,7 +107,7 @@ impl MemoryReport {
                 continue;
             }
             let start = self.replay_start(index, &resolved, snapshots && !options.from_start, &view)?;
-            let first = start.and_then(|c| self.operation_index(c)).map_or(0, |i| i + 1);
+            let first = start.and_then(|c| self.report.operation_index(c)).map_or(0, |i| i + 1);
             let Resolved { plan, notes, .. } = resolved;
             pending.push(Pending { fixes, plan: Some(plan), notes, start, first, run: None });
             planned.push(Planned::Replay);
@@ -143,7 +143,7 @@ impl MemoryReport {
             let plan = p.plan.take().expect("not begun");
             p.run = Some(self.begin(view.clone(), regions, plan, p.start)?.0);
         }
-        self.stream_operations(from..index, snapshots, cancel, &mut |i, record| {
+        self.report.passes().stream_operations(from..index, snapshots, cancel, &mut |i, record| {
             for run in pending.iter_mut().filter_map(|p| p.run.as_mut()) {
                 run.operation(record);
             }
@@ -188,7 +188,7 @@ impl MemoryReport {
             false => resolved,
         };
         let start = resolved.checkpoint(self.previous(index));
-        Ok(match start.and_then(|c| self.operation_index(c)) {
+        Ok(match start.and_then(|c| self.report.operation_index(c)) {
             Some(c) => index - c - 1,
             None => index,
         })

@@ -5,7 +5,7 @@
 //! operation order, no rank column, no index on `operation_id`); otherwise the caller reads the
 //! two apart.
 
-use super::memory_report::MemoryReport;
+use super::questions::Passes;
 use super::whatif_range::{
     GRAPH_CHUNK, GraphRow, Next, buffer_columns, flat_next, graph_columns, graph_nodes_row, graph_text_row, next_of,
     snapshot_row,
@@ -39,7 +39,7 @@ fn rows_and_usage(rows: &mut Rows<'_>) -> rusqlite::Result<RowsAndUsage> {
 /// (each fills a missing column its own way).
 const BUFFER_COLUMNS: [&str; 5] = ["operation_id", "device_id", "address", "max_size_per_bank", "buffer_type"];
 
-impl MemoryReport {
+impl<'r> Passes<'r> {
     /// Gives `visit` every operation with its graph and snapshot, as `visit_operations` over the
     /// whole run does, while adding every `buffers` row to `usage` (a fresh one) in rowid order,
     /// as `Usage::read` does: one read of each table. False, with nothing read, when the tables
@@ -50,9 +50,11 @@ impl MemoryReport {
         visit: &mut dyn FnMut(&OperationRecord<'_>),
     ) -> Result<bool, ReportError> {
         let read = ReportError::read("the run's records");
-        let store = &self.store;
+        let store = &self.report.store;
         let schema = &store.schema;
-        let (Some(first), Some(last)) = (self.operations.first(), self.operations.last()) else { return Ok(false) };
+        let (Some(first), Some(last)) = (self.report.operations.first(), self.report.operations.last()) else {
+            return Ok(false);
+        };
         let ids = first.id..=last.id;
         if usage.next_rowid != 0 || !BUFFER_COLUMNS.iter().all(|c| schema.has_column("buffers", c)) {
             return Ok(false);
@@ -67,12 +69,14 @@ impl MemoryReport {
         let between = format!("operation_id >= {} AND operation_id <= {}", ids.start(), ids.end());
         let graph_sql = format!(
             "SELECT {} FROM captured_graph WHERE rowid >= ?1 AND rowid < ?2 AND {between}",
-            graph_columns(self)
+            graph_columns(self.report)
         );
         let filter = schema.rank_filter("buffers");
-        let buffer_sql =
-            format!("SELECT {} FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND {filter}", buffer_columns(self));
-        let rank = [i64::from(self.rank())];
+        let buffer_sql = format!(
+            "SELECT {} FROM buffers WHERE rowid >= ?2 AND rowid < ?3 AND {filter}",
+            buffer_columns(self.report)
+        );
+        let rank = [i64::from(self.report.rank())];
         let buffer_pass =
             RowidPass { sql: &buffer_sql, binds: &rank, range: (first_row, last_row), chunk: store.chunk };
         let graph_pass = graphs.map(|(a, b)| RowidPass {
@@ -85,7 +89,7 @@ impl MemoryReport {
             visit(record);
             ControlFlow::Continue(())
         };
-        let range = 0..self.operations.len();
+        let range = 0..self.report.operations.len();
         if store.threads > 1 && store.database.is_some() {
             let connect = store.connector();
             let threads = store.threads;

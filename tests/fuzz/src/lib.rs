@@ -209,7 +209,7 @@ pub fn report(data: &[u8]) {
             let _ = report.details().arguments(i);
             let _ = report.snapshots().buffers(&report.operations[i]);
             let _ = report.graphs().failed_device_operations(i);
-            let _ = report.operation_memory(i, None);
+            let _ = report.pictures().after_operation(i, None);
         }
     }
 }
