@@ -5,7 +5,7 @@
 
 use crate::analysis::memory::whatif::{Advice, AdviceKind, Fix, ReplayedAdvice, Sources, not_applied};
 use crate::report::memory::graph_only::GraphOnlyPass;
-use crate::report::memory::view::FailureMemory;
+use crate::report::memory::pictures::FailureMemory;
 use crate::report::{MemoryReport, ReportError, WhatIfOptions};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;

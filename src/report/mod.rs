@@ -16,6 +16,6 @@ pub use locate::{Located, ReportSource, locate_report, resolve_report};
 pub use memory::graph_only::{GraphOnlyPass, OperationUsage};
 pub use memory::log_beside::LogBeside;
 pub use memory::memory_report::{ErrorRecord, MemoryReport, Operation};
+pub use memory::pictures::FailureMemory;
 pub use memory::run_memory::RunMemory;
-pub use memory::view::FailureMemory;
 pub use memory::whatif::{WhatIf, WhatIfOptions};

@@ -6,7 +6,7 @@ use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::model::first_line;
 use crate::app::{App, Loaded, MemoryPicture, Model, NoPicture, Place, Read, ReadResult};
 use crate::report::memory::graph_only::GraphOnlyPass;
-use crate::report::memory::view::FailureMemory;
+use crate::report::memory::pictures::FailureMemory;
 use crate::report::{MemoryReport, ReportError};
 use std::collections::HashMap;
 use std::sync::Arc;

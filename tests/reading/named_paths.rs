@@ -54,6 +54,6 @@ fn every_path_the_code_and_the_docs_name_is_there() {
 
 #[test]
 fn the_paths_it_checks() {
-    let text = "see src/report/memory/view.rs and docs/rules/memory.md §4, not docs/src/x.md, nor tests/t.py";
-    assert_eq!(named(text), ["src/report/memory/view.rs", "docs/rules/memory.md"]);
+    let text = "see src/report/memory/pictures.rs and docs/rules/memory.md §4, not docs/src/x.md, nor tests/t.py";
+    assert_eq!(named(text), ["src/report/memory/pictures.rs", "docs/rules/memory.md"]);
 }

@@ -22,7 +22,7 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module path of a file: `src/report/memory/view.rs` → `["report", "memory", "view"]`.
+/// The module path of a file: `src/report/memory/pictures.rs` → `["report", "memory", "pictures"]`.
 fn module_of(src: &Path, file: &Path) -> Vec<String> {
     let relative = file.strip_prefix(src).unwrap().with_extension("");
     let mut parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();

@@ -3,9 +3,9 @@
 //! source lines of what was found.
 
 use super::graph_only::GraphOnlyPass;
+use super::pictures::FailureMemory;
 use super::questions::Late;
 use super::usage::UsageProgress;
-use super::view::FailureMemory;
 use super::whatif::WhatIfOptions;
 use crate::analysis::memory::late::{
     BufferRun, BufferRuns, LateAtFailure, LateFindings, TensorLifetime, find_late, late_at_failure,

@@ -1,7 +1,7 @@
 //! The questions that combine the report's readers: each borrows the core and asks it for the
 //! readers it needs (docs/architecture.md, "The report's core and its questions"). Their methods
-//! are in their files: `Pictures` in `view.rs` and beside it, `Replays` in `whatif*.rs`, `Passes` in
-//! `run_events.rs`, `run_memory.rs`, `whole_run.rs` and `whatif_range.rs`, `Late` in `late.rs`.
+//! are in their files: `Pictures` in `pictures.rs` and beside it, `Replays` in `whatif*.rs`, `Passes` in
+//! `run_events.rs`, `run_memory.rs`, `whole_run.rs` and `operation_stream.rs`, `Late` in `late.rs`.
 
 use super::memory_report::MemoryReport;
 

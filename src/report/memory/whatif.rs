@@ -3,9 +3,9 @@
 //! (the snapshot after the earliest operation a fix touches), every operation from there to the
 //! failure (graph and snapshot), and the failed request.
 
+use super::pictures::FailureMemory;
 use super::questions::Replays;
 use super::rows::Earlier;
-use super::view::FailureMemory;
 use super::whatif_fixes::Resolved;
 use crate::analysis::memory::MemoryAtFailure;
 use crate::analysis::memory::late::LateFindings;

@@ -5,11 +5,11 @@
 //! operation order, no rank column, no index on `operation_id`); otherwise the caller reads the
 //! two apart.
 
-use super::questions::Passes;
-use super::whatif_range::{
+use super::operation_stream::{
     GRAPH_CHUNK, GraphRow, Next, buffer_columns, flat_next, graph_columns, graph_nodes_row, graph_text_row, next_of,
     snapshot_row,
 };
+use super::questions::Passes;
 use crate::analysis::memory::SnapshotRow;
 use crate::analysis::memory::usage::MemoryUsage;
 use crate::analysis::memory::usage::UsagePart;

@@ -1,6 +1,7 @@
-//! The operations a what-if replays, read in one pass each over `captured_graph` and `buffers`:
+//! The operations of a range read in order (what a what-if replays, what `--peak`'s events and
+//! the run over time walk), in one pass each over `captured_graph` and `buffers`:
 //! both tables are written in operation order, so the two are read side by side, one
-//! operation's graph and snapshot at a time, and nothing but the replay's own state is held.
+//! operation's graph and snapshot at a time, and nothing but the reader's own state is held.
 //! A long range (a `free-late` from early in the run) is read on every core: each table's rowid
 //! span in chunks on the report's worker pool (`report::rowid_ranges`), graphs parsed there,
 //! handed over in order.
