@@ -1,6 +1,6 @@
 //! Per-operation details read only when an operation is shown: stack traces and arguments.
 
-use crate::analysis::model::Operation;
+use crate::analysis::model::{Operation, operation_index};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use crate::analysis::stack::model_source_label;
 use crate::report::database::text;
@@ -94,8 +94,7 @@ impl Details<'_> {
     /// in one query; an operation without a stack trace, or without a line of the model in it, has
     /// none — and so have all when the stack traces cannot be read.
     pub(crate) fn model_sources(&self, ids: impl Iterator<Item = u64>) -> HashMap<u64, String> {
-        let mut indexes: Vec<usize> =
-            ids.filter_map(|id| crate::analysis::model::operation_index(self.operations, id)).collect();
+        let mut indexes: Vec<usize> = ids.filter_map(|id| operation_index(self.operations, id)).collect();
         indexes.sort_unstable();
         indexes.dedup();
         let traces = self.stack_traces(&indexes).unwrap_or_default();

@@ -6,6 +6,7 @@
 //! span in chunks on the report's worker pool (`report::rowid_ranges`), graphs parsed there,
 //! handed over in order.
 
+use super::memory_report::MemoryReport;
 use super::questions::Passes;
 use super::whatif_shared::cancelled;
 use crate::analysis::graph::nodes::{GraphNode, parse_graph};
@@ -249,11 +250,11 @@ struct Spans {
     rows: Option<(i64, i64)>,
 }
 
-pub(super) fn graph_columns(report: &super::memory_report::MemoryReport) -> String {
+pub(super) fn graph_columns(report: &MemoryReport) -> String {
     report.store.schema.select_list("captured_graph", &[("operation_id", "0"), ("captured_graph", "''"), ("rank", "0")])
 }
 
-pub(super) fn buffer_columns(report: &super::memory_report::MemoryReport) -> String {
+pub(super) fn buffer_columns(report: &MemoryReport) -> String {
     report.store.schema.select_list(
         "buffers",
         &[
