@@ -76,6 +76,29 @@ fn an_l1_failure_on_a_chip_opened_as_a_mesh_reads_the_tables_device() {
     assert_eq!((m.notes.as_slice(), m.named_device()), (&[][..], 0));
 }
 
+/// On a chip opened as a mesh the tables may name it by two ids, and an address is held under
+/// one of them only: the recent tenants' walk back answers from the id that holds it
+/// (docs/rules/memory.md §2, §4), the failed operation's own buffers at addresses no tensor ever
+/// held included, without reading every tensor.
+#[test]
+fn the_recent_tenants_answer_for_a_chip_named_by_two_ids() {
+    for tables in [0, 1] {
+        let mut sim = Sim::new(Era::Importer, mesh(tables), 1);
+        sim.run(SimOp::new("ttnn.from_torch", "CopyDeviceOperation").output("x", L1, 262_144));
+        sim.run(SimOp::new("ttnn.relu", "UnaryDeviceOperation").input("x").output("y", L1, 327_680));
+        sim.run(SimOp::new("ttnn.add", "BinaryNgDeviceOperation").input("y").output("r", L1, 98_304));
+        let failing = SimOp::new("ttnn.conv2d", "Conv2dDeviceOperation").input("r").temp(L1, 32_768);
+        sim.fail(failing.output("h", L1, 65_536).output("c", L1, 720_896));
+        let truth = sim.truth.clone().unwrap();
+        assert!(truth.live.iter().any(|b| b.own) && truth.live.iter().any(|b| b.stale), "{tables}");
+        let report = open(&sim);
+        let index = report.operation_index(truth.operation_id).unwrap();
+        let FailureMemory::Found(m) = report.pictures().at_failure(index, None).unwrap() else { panic!("{tables}") };
+        assert_exact(&m, &truth);
+        assert!(!report.reads_every_tensor(), "{tables}");
+    }
+}
+
 #[test]
 fn the_after_failure_snapshot_adds_the_outputs_freed_in_tensor_deallocate_scopes() {
     let sim = run(mesh(0));

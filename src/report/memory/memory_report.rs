@@ -273,6 +273,12 @@ impl MemoryReport {
         Tensors { store: &self.store, operations: &self.operations, cache: &self.tensor_cache }
     }
 
+    /// Whether a question has read every tensor's rows (the tensor index of docs/rules/memory.md
+    /// §4's holders), which the recent tenants' walk spares when it can answer.
+    pub fn reads_every_tensor(&self) -> bool {
+        self.tensor_cache.index_built()
+    }
+
     /// Reads whole-table passes (the usage pass, `--peak`, `--late`, `free-late`) on `threads`
     /// workers (at least one); the machine's cores by default.
     pub fn set_threads(&mut self, threads: usize) {

@@ -69,12 +69,14 @@ impl<'r> Pictures<'r> {
             // Under the mesh-id rule, a tensor may be recorded on the device found (docs/rules/memory.md §2).
             let devices = place_devices(&p.inputs);
             let found = found_live(&p.inputs);
-            let addresses = found.as_ref().map_or_else(Vec::new, FoundLive::addresses);
-            let places: Vec<(u64, u64)> =
-                devices.iter().flat_map(|&d| addresses.iter().map(move |&a| (d, a))).collect();
+            let (earlier, own) = found.as_ref().map_or_else(Default::default, FoundLive::addresses_by_origin);
+            let on_devices = |addresses: &[u64]| -> Vec<(u64, u64)> {
+                devices.iter().flat_map(|&d| addresses.iter().map(move |&a| (d, a))).collect()
+            };
+            let (places, own) = (on_devices(&earlier), on_devices(&own));
             let mut ids = graph_tensors(&p.inputs.graph);
             ids.extend(p.inputs.input_tensor_ids.iter().copied());
-            p.inputs.tensors = self.report.tensors().facts(p.index, &places, &ids).map_err(&read)?;
+            p.inputs.tensors = self.report.tensors().facts_at_failure(p.index, (&places, &own), &ids).map_err(&read)?;
             let tied = self.tie_to_graphs(&mut p.inputs.tensors, p.index).map_err(&read)?;
             p.notes.extend(tied);
             let memory = match memory_at_failure_with(&p.inputs, found) {

@@ -9,12 +9,13 @@
 //! recorded no earlier than the operation that produced it, so nothing older could be a more
 //! recent tenant — or at the first operation. Past [`MAX_OPERATIONS`] operations (a weight
 //! produced before the report, a buffer no tensor holds), it gives up and the report's tensor
-//! index answers instead.
+//! index answers instead. A tensor asked for by id whose production the walk did not see is read
+//! whole by id instead (`Tensors::complete_facts`).
 
 use super::tensor_index::Placement;
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::model::operation_index;
-use crate::report::database::{RowSpan, id_list, operation_row_span, uint};
+use crate::report::database::{IN_LIST_CHUNK, RowSpan, id_list, operation_row_span, uint};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -36,13 +37,16 @@ struct Seen {
 use super::tensors::Tensors;
 
 impl Tensors<'_> {
-    /// The tensors at `places` and the tensors `ids`, from the link rows of the operations just
-    /// before operation `n` (by index); none when the walk cannot answer (tables out of order or
-    /// ranked, or no tenant found within [`MAX_OPERATIONS`]).
+    /// The tensors at `places` and `own` and the tensors `ids`, from the link rows of the
+    /// operations just before operation `n` (by index); none when the walk cannot answer (tables
+    /// out of order or ranked, or no tenant found within [`MAX_OPERATIONS`]). The walk waits for
+    /// a tenant of each of `places` only: `own` are the places of buffers the failed operation
+    /// allocated, whose tensor its graph names (docs/rules/memory.md §4), looked at but not
+    /// waited for.
     pub(super) fn recent_tensor_facts(
         &self,
         n: usize,
-        places: &[(u64, u64)],
+        (places, own): (&[(u64, u64)], &[(u64, u64)]),
         ids: &[u64],
     ) -> rusqlite::Result<Option<Vec<TensorFacts>>> {
         // Tables with a `rank` column are left to the index, even on a single rank: on real 0.75 and
@@ -52,8 +56,9 @@ impl Tensors<'_> {
         if !self.store.rows_in_operation_order || ranked || n >= self.operations.len() {
             return Ok(None);
         }
-        let device_places = self.device_tensors_at(places)?;
-        let place_set: HashSet<(u64, u64)> = places.iter().copied().collect();
+        let all: Vec<(u64, u64)> = places.iter().chain(own).copied().collect();
+        let device_places = self.device_tensors_at(&all)?;
+        let place_set: HashSet<(u64, u64)> = all.into_iter().collect();
         let mut seen = Seen::default();
         let (mut hi, mut width, mut walked) = (n, FIRST_WINDOW, 0);
         loop {
@@ -74,16 +79,25 @@ impl Tensors<'_> {
             }
             (hi, width) = (lo - 1, width * 2);
         }
-        // A tensor asked for by id (a fix's) whose production the walk did not reach: its
-        // producer and uses are the index's to give.
+        // A tensor asked for by id whose production the walk did not reach (made before the
+        // window, or never by an operation: a weight, the failed operation's own output): every
+        // fact of it over the run, as the index would give them, read by id.
         let produced = |id: &u64| seen.uses.get(id).is_some_and(|uses| uses.iter().any(|&(_, output)| output));
-        if !ids.iter().all(produced) {
+        let (seen_made, unseen): (Vec<u64>, Vec<u64>) = ids.iter().copied().partition(produced);
+        // Past one list of ids, each read is a pass over the link tables: the index is cheaper.
+        if unseen.len() > IN_LIST_CHUNK {
             return Ok(None);
         }
-        let mut wanted: BTreeSet<u64> = ids.iter().copied().collect();
+        let mut wanted: BTreeSet<u64> = seen_made.into_iter().collect();
         let held = seen.placed.values().filter(|p| at(p, &device_places, &place_set).is_some());
         wanted.extend(held.map(|p| p.tensor_id));
-        Ok(Some(wanted.into_iter().map(|id| self.seen_facts(id, &seen, &device_places)).collect()))
+        let complete = self.complete_facts(&unseen)?;
+        wanted.retain(|id| !unseen.contains(id));
+        let mut facts: Vec<TensorFacts> =
+            wanted.into_iter().map(|id| self.seen_facts(id, &seen, &device_places)).collect();
+        facts.extend(complete);
+        facts.sort_by_key(|t| t.tensor_id);
+        Ok(Some(facts))
     }
 
     /// Reads the link rows of the operations `lo..=hi` (by index) into `seen.uses`; gives the
@@ -135,8 +149,11 @@ impl Tensors<'_> {
         }
     }
 
-    /// True when every place (in order, and as a set) has a tenant among the tensors seen, and
-    /// the most recent one's production was seen.
+    /// True when every address of `places` has a tenant among the tensors seen, on one of its
+    /// devices at least, and at each of its places the most recent one's production was seen.
+    /// A place of the other id of a chip named by two (docs/rules/memory.md §2) often never
+    /// had a tenant: its address is answered by the other place, whose tenant is at least as
+    /// recent as any the walk has not reached.
     fn tenants_produced(
         &self,
         places: &[(u64, u64)],
@@ -153,8 +170,11 @@ impl Tensors<'_> {
                 *entry = (*entry).max((first, p.tensor_id));
             }
         }
-        places.iter().all(|place| {
-            best.get(place).is_some_and(|(_, tensor)| uses.get(tensor).is_some_and(|u| u.iter().any(|u| u.1)))
+        let produced = |tensor: &u64| uses.get(tensor).is_some_and(|u| u.iter().any(|u| u.1));
+        let held: HashSet<u64> = best.keys().map(|place| place.1).collect();
+        places.iter().all(|place| match best.get(place) {
+            Some((_, tensor)) => produced(tensor),
+            None => held.contains(&place.1),
         })
     }
 

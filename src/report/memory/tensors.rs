@@ -22,7 +22,7 @@ use crate::report::database::{IN_LIST_CHUNK, buffer_type, id_list, int, text, ui
 use crate::report::store::Store;
 use rusqlite::params;
 use rusqlite::types::ValueRef;
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -33,9 +33,22 @@ const MAX_PLACES: usize = 2000;
 /// A tensor's shape and dtype, as printed.
 pub(crate) type TensorTexts = (Option<String>, Option<String>);
 
-/// The index of every tensor's placement and links, built by [`Tensors`] on the first question
-/// that needs it and kept with the report (a watched report drops it when tensors are added).
-pub(crate) type TensorCache = OnceCell<TensorIndex>;
+/// What [`Tensors`] keeps with the report between questions (a watched report drops it when
+/// tensors are added): the index of every tensor's placement and links, built on the first
+/// question that needs it, and the complete facts of tensors named by id that the recent
+/// tenants' walk did not see produced (`recent.rs`), each read once.
+#[derive(Debug, Default)]
+pub(crate) struct TensorCache {
+    index: OnceCell<TensorIndex>,
+    named: RefCell<HashMap<u64, TensorFacts>>,
+}
+
+impl TensorCache {
+    /// Whether the index of every tensor was built.
+    pub(super) fn index_built(&self) -> bool {
+        self.index.get().is_some()
+    }
+}
 
 /// Tensors and their links (docs/rules/memory.md §4): the tensors at the live addresses and those named,
 /// each with its link rows; their shapes and dtypes; the tensors of shown operations and the
@@ -52,22 +65,65 @@ impl Tensors<'_> {
     /// their rows in the link tables; without shape and dtype (see [`Self::describe`]).
     /// The recent tenants of operation `n` (by index) are tried first.
     pub(crate) fn facts(&self, n: usize, places: &[(u64, u64)], ids: &[u64]) -> rusqlite::Result<Vec<TensorFacts>> {
-        if self.cache.get().is_none()
-            && let Some(facts) = self.recent_tensor_facts(n, places, ids)?
+        self.facts_at_failure(n, (places, &[]), ids)
+    }
+
+    /// [`Self::facts`] at a failure: `places` whose tenants hold earlier buffers, and `own`, the
+    /// places of buffers the failed operation allocated, whose tensor its graph names
+    /// (docs/rules/memory.md §4): their tensors are looked at too, but the recent tenants' walk
+    /// does not go back for them (an intermediate's address may never have held a tensor).
+    pub(crate) fn facts_at_failure(
+        &self,
+        n: usize,
+        (places, own): (&[(u64, u64)], &[(u64, u64)]),
+        ids: &[u64],
+    ) -> rusqlite::Result<Vec<TensorFacts>> {
+        if self.cache.index.get().is_none()
+            && let Some(facts) = self.recent_tensor_facts(n, (places, own), ids)?
         {
             return Ok(facts);
         }
         let at = self.operations.get(n).map(|o| o.id);
-        Ok(self.index()?.facts(places, ids, at))
+        let all: Vec<(u64, u64)> = places.iter().chain(own).copied().collect();
+        Ok(self.index()?.facts(&all, ids, at))
     }
 
     /// The index of every tensor's placement and links: built on the first call, then kept.
     fn index(&self) -> rusqlite::Result<&TensorIndex> {
-        if let Some(index) = self.cache.get() {
+        if let Some(index) = self.cache.index.get() {
             return Ok(index);
         }
         let built = self.build_tensor_index()?;
-        Ok(self.cache.get_or_init(|| built))
+        Ok(self.cache.index.get_or_init(|| built))
+    }
+
+    /// Every fact of the tensors `ids` over the whole run — their `tensors` and `device_tensors`
+    /// rows and every link row, as the index gives them — read by id (the link tables filtered
+    /// by SQLite, one pass each, for the ids not read before) and kept.
+    pub(super) fn complete_facts(&self, ids: &[u64]) -> rusqlite::Result<Vec<TensorFacts>> {
+        if let Some(index) = self.cache.index.get() {
+            return Ok(index.facts(&[], ids, None));
+        }
+        let unread: Vec<u64> = {
+            let named = self.cache.named.borrow();
+            ids.iter().copied().filter(|id| !named.contains_key(id)).collect::<BTreeSet<u64>>().into_iter().collect()
+        };
+        if !unread.is_empty() {
+            let rows: HashMap<u64, Placement> =
+                self.placements_by_id(&unread)?.into_iter().map(|p| (p.tensor_id, p)).collect();
+            let mut device_places = self.device_tensors_of(&unread)?;
+            for places in device_places.values_mut() {
+                places.sort_unstable();
+                places.dedup();
+            }
+            let mut uses = self.links_of(&unread)?;
+            let mut named = self.cache.named.borrow_mut();
+            for id in unread {
+                named.insert(id, whole_run_facts(id, rows.get(&id), &mut device_places, &mut uses));
+            }
+        }
+        let named = self.cache.named.borrow();
+        Ok(ids.iter().filter_map(|id| named.get(id).cloned()).collect())
     }
 
     /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
@@ -193,7 +249,7 @@ impl Tensors<'_> {
     /// ones), with its links: read by address and by id when the places are few, else from the
     /// report's index of every tensor (built once).
     pub(crate) fn every_tenant_at(&self, places: &[(u64, u64)]) -> rusqlite::Result<Vec<TensorFacts>> {
-        if places.len() > MAX_PLACES || self.cache.get().is_some() {
+        if places.len() > MAX_PLACES || self.cache.index.get().is_some() {
             return Ok(self.index()?.facts(places, &[], None));
         }
         let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
@@ -210,24 +266,7 @@ impl Tensors<'_> {
         let ids: Vec<u64> =
             rows.keys().chain(device_places.keys()).copied().collect::<BTreeSet<u64>>().into_iter().collect();
         let mut uses = self.links_of(&ids)?;
-        Ok(ids
-            .into_iter()
-            .map(|id| {
-                let row = rows.get(&id);
-                let mut uses = uses.remove(&id).unwrap_or_default();
-                uses.sort_by_key(|u| (u.operation_id, u.output));
-                uses.dedup();
-                TensorFacts {
-                    tensor_id: id,
-                    device_id: row.and_then(|r| r.device_id),
-                    address: row.and_then(|r| r.address),
-                    buffer_type: row.and_then(|r| r.buffer_type),
-                    device_addresses: device_places.remove(&id).unwrap_or_default(),
-                    uses,
-                    ..TensorFacts::default()
-                }
-            })
-            .collect())
+        Ok(ids.into_iter().map(|id| whole_run_facts(id, rows.get(&id), &mut device_places, &mut uses)).collect())
     }
 
     /// The `input_tensors` and `output_tensors` rows of some tensors, by tensor.
@@ -256,5 +295,28 @@ impl Tensors<'_> {
             }
         }
         Ok(uses)
+    }
+}
+
+/// A tensor's facts over the whole run from its `tensors` row, and its `device_tensors` and link
+/// rows (taken out of the maps): uses in (operation, output) order, each once, as the index keeps
+/// them.
+fn whole_run_facts(
+    id: u64,
+    row: Option<&Placement>,
+    device_places: &mut HashMap<u64, Vec<(u64, u64)>>,
+    uses: &mut HashMap<u64, Vec<TensorUse>>,
+) -> TensorFacts {
+    let mut uses = uses.remove(&id).unwrap_or_default();
+    uses.sort_by_key(|u| (u.operation_id, u.output));
+    uses.dedup();
+    TensorFacts {
+        tensor_id: id,
+        device_id: row.and_then(|r| r.device_id),
+        address: row.and_then(|r| r.address),
+        buffer_type: row.and_then(|r| r.buffer_type),
+        device_addresses: device_places.remove(&id).unwrap_or_default(),
+        uses,
+        ..TensorFacts::default()
     }
 }

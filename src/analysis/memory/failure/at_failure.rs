@@ -168,6 +168,13 @@ impl FoundLive {
     pub fn addresses(&self) -> Vec<u64> {
         self.live.buffers.iter().map(|b| b.address).collect()
     }
+
+    /// The addresses of its buffers, those live before the failed operation (whose holder is the
+    /// most recent tenant of the address) apart from those its graph allocated (docs/rules/memory.md §4).
+    pub fn addresses_by_origin(&self) -> (Vec<u64>, Vec<u64>) {
+        let (own, earlier): (Vec<_>, Vec<_>) = self.live.buffers.iter().partition(|b| b.allocated_at.is_some());
+        (earlier.iter().map(|b| b.address).collect(), own.iter().map(|b| b.address).collect())
+    }
 }
 
 /// The buffers live at the failure and what they were found for; none without a basis.
