@@ -4,7 +4,7 @@
 use super::details::Details;
 use super::devices::Device;
 use super::graphs::{ErrorGraphs, Graphs};
-use super::rows::{DramBaseCache, Snapshots};
+use super::rows::{SnapshotCache, Snapshots};
 use super::tensors::{TensorCache, Tensors};
 use super::usage::{MarkCache, Usage};
 use crate::analysis::attach::{ErrorKey, OperationKey, attach_errors, rows_of_rank, unrecorded_failure, unrecorded_id};
@@ -52,7 +52,7 @@ pub struct MemoryReport {
     /// Where each error is marked on the memory over the run, found on the first question.
     pub(super) marks: MarkCache,
     /// The DRAM base rows, read once (`Snapshots::lowest_dram_address`).
-    pub(super) dram_base: DramBaseCache,
+    pub(super) snapshot_cache: SnapshotCache,
     /// The log given beside the report (`--log`), joined to its operations.
     pub(super) log: Option<std::sync::Arc<super::log_beside::LogBeside>>,
     /// The failures of that log no operation took (indexes into its failures).
@@ -137,7 +137,7 @@ impl MemoryReport {
             watch: None,
             tensor_cache: TensorCache::default(),
             marks: MarkCache::default(),
-            dram_base: DramBaseCache::default(),
+            snapshot_cache: SnapshotCache::default(),
             log: None,
             unjoined_log: Vec::new(),
         };
@@ -259,7 +259,7 @@ impl MemoryReport {
 
     /// The `buffers` snapshots.
     pub fn snapshots(&self) -> Snapshots<'_> {
-        Snapshots { store: &self.store, dram_base: &self.dram_base }
+        Snapshots { store: &self.store, cache: &self.snapshot_cache }
     }
 
     /// Captured graphs: read, mapped in one pass, replayed from nothing.

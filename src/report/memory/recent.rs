@@ -26,12 +26,64 @@ pub(crate) const MAX_OPERATIONS: usize = 2048;
 /// The link tables, and whether their rows are outputs.
 const LINK_TABLES: [(&str, bool); 2] = [("input_tensors", false), ("output_tensors", true)];
 
-/// What the walk back has seen: each tensor's link rows (operation, output), and the placement
-/// of each tensor they named.
+/// The walk's windows of operations (by index), newest first, each twice the one before.
+struct Windows {
+    /// The last operation of the next window; none once the first operation was read.
+    next: Option<usize>,
+    width: usize,
+    /// Operations read so far.
+    walked: usize,
+}
+
+impl Windows {
+    /// The next window, `(lo, hi)`.
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let hi = self.next?;
+        let lo = (hi + 1).saturating_sub(self.width);
+        self.next = lo.checked_sub(1);
+        self.width *= 2;
+        self.walked += hi + 1 - lo;
+        Some((lo, hi))
+    }
+}
+
+/// What the walk back has seen: each tensor's link rows (operation, output), the placement of
+/// each tensor they named, and the tensors named while only tensors asked for by id were waited
+/// for, not placed yet.
 #[derive(Default)]
 struct Seen {
     uses: HashMap<u64, Vec<(u64, bool)>>,
     placed: HashMap<u64, Placement>,
+    unplaced: BTreeSet<u64>,
+}
+
+/// A walk back from one operation, kept with the report between questions about it: the memory
+/// at a failure, its device, each fix's tensors ask at the same operation, and each question
+/// goes on from where the last one stopped instead of reading the same windows again.
+pub(crate) struct Walk {
+    /// The operation (index) walked back from.
+    n: usize,
+    seen: Seen,
+    windows: Windows,
+}
+
+impl Walk {
+    fn new(n: usize) -> Self {
+        Self { n, seen: Seen::default(), windows: Windows { next: Some(n), width: FIRST_WINDOW, walked: 0 } }
+    }
+}
+
+impl std::fmt::Debug for Walk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Walk").field("n", &self.n).field("walked", &self.windows.walked).finish_non_exhaustive()
+    }
+}
+
+impl Seen {
+    /// Whether the walk saw the tensor's production (an `output_tensors` row).
+    fn produced(&self, id: u64) -> bool {
+        self.uses.get(&id).is_some_and(|uses| uses.iter().any(|&(_, output)| output))
+    }
 }
 
 use super::tensors::Tensors;
@@ -59,45 +111,74 @@ impl Tensors<'_> {
         let all: Vec<(u64, u64)> = places.iter().chain(own).copied().collect();
         let device_places = self.device_tensors_at(&all)?;
         let place_set: HashSet<(u64, u64)> = all.into_iter().collect();
-        let mut seen = Seen::default();
-        let (mut hi, mut width, mut walked) = (n, FIRST_WINDOW, 0);
-        loop {
-            let lo = (hi + 1).saturating_sub(width);
-            let Some(new_ids) = self.window_links(lo, hi, &mut seen)? else { return Ok(None) };
-            for id in &new_ids {
-                seen.placed.insert(*id, Placement { tensor_id: *id, ..Placement::default() });
-            }
-            for p in self.placements_by_id(&new_ids)? {
-                seen.placed.insert(p.tensor_id, p);
-            }
-            walked += hi + 1 - lo;
-            if lo == 0 || self.tenants_produced(places, &place_set, &seen.placed, &device_places, &seen.uses) {
-                break;
-            }
-            if walked >= MAX_OPERATIONS {
+        let mut walk = match self.cache.walk.take() {
+            Some(walk) if walk.n == n => walk,
+            _ => Walk::new(n),
+        };
+        let facts = self.walk_facts(&mut walk, (places, &place_set, &device_places), ids);
+        self.cache.walk.replace(Some(walk));
+        facts
+    }
+
+    /// [`Self::recent_tensor_facts`] from `walk`, walked on as far as the question needs.
+    fn walk_facts(
+        &self,
+        walk: &mut Walk,
+        (places, place_set, device_places): (&[(u64, u64)], &HashSet<(u64, u64)>, &HashMap<u64, Vec<(u64, u64)>>),
+        ids: &[u64],
+    ) -> rusqlite::Result<Option<Vec<TensorFacts>>> {
+        let Walk { seen, windows, .. } = walk;
+        // Back until every place has its tenant.
+        let unplaced: Vec<u64> = std::mem::take(&mut seen.unplaced).into_iter().collect();
+        self.place(seen, &unplaced)?;
+        while !self.tenants_produced(places, place_set, &seen.placed, device_places, &seen.uses) {
+            if windows.walked >= MAX_OPERATIONS && windows.next.is_some() {
                 return Ok(None);
             }
-            (hi, width) = (lo - 1, width * 2);
+            let Some((lo, hi)) = windows.next() else { break };
+            let Some(new_ids) = self.window_links(lo, hi, seen)? else { return Ok(None) };
+            self.place(seen, &new_ids)?;
         }
-        // A tensor asked for by id whose production the walk did not reach (made before the
-        // window, or never by an operation: a weight, the failed operation's own output): every
-        // fact of it over the run, as the index would give them, read by id.
-        let produced = |id: &u64| seen.uses.get(id).is_some_and(|uses| uses.iter().any(|&(_, output)| output));
-        let (seen_made, unseen): (Vec<u64>, Vec<u64>) = ids.iter().copied().partition(produced);
+        // Then, link rows alone, until each tensor asked for by id was seen made (or was read
+        // whole by id before).
+        let kept = self.kept_facts();
+        let waiting = |seen: &Seen| ids.iter().any(|&id| !seen.produced(id) && !kept(id));
+        while waiting(seen) && windows.walked < MAX_OPERATIONS {
+            let Some((lo, hi)) = windows.next() else { break };
+            let Some(new_ids) = self.window_links(lo, hi, seen)? else { return Ok(None) };
+            seen.unplaced.extend(new_ids);
+        }
+        let found: Vec<u64> = ids.iter().copied().filter(|id| seen.unplaced.remove(id)).collect();
+        self.place(seen, &found)?;
+        // A tensor asked for by id whose production the walk did not reach (made long before,
+        // or never by an operation: a weight, the failed operation's own output): every fact of
+        // it over the run, as the index would give them, read by id.
+        let (seen_made, unseen): (Vec<u64>, Vec<u64>) = ids.iter().copied().partition(|&id| seen.produced(id));
         // Past one list of ids, each read is a pass over the link tables: the index is cheaper.
         if unseen.len() > IN_LIST_CHUNK {
             return Ok(None);
         }
         let mut wanted: BTreeSet<u64> = seen_made.into_iter().collect();
-        let held = seen.placed.values().filter(|p| at(p, &device_places, &place_set).is_some());
+        let held = seen.placed.values().filter(|p| at(p, device_places, place_set).is_some());
         wanted.extend(held.map(|p| p.tensor_id));
-        let complete = self.complete_facts(&unseen)?;
+        let Some(complete) = self.complete_facts(&unseen)? else { return Ok(None) };
         wanted.retain(|id| !unseen.contains(id));
         let mut facts: Vec<TensorFacts> =
-            wanted.into_iter().map(|id| self.seen_facts(id, &seen, &device_places)).collect();
+            wanted.into_iter().map(|id| self.seen_facts(id, seen, device_places)).collect();
         facts.extend(complete);
         facts.sort_by_key(|t| t.tensor_id);
         Ok(Some(facts))
+    }
+
+    /// Places the tensors `ids` (their `tensors` rows; a tensor without one is placed nowhere).
+    fn place(&self, seen: &mut Seen, ids: &[u64]) -> rusqlite::Result<()> {
+        for id in ids {
+            seen.placed.insert(*id, Placement { tensor_id: *id, ..Placement::default() });
+        }
+        for p in self.placements_by_id(ids)? {
+            seen.placed.insert(p.tensor_id, p);
+        }
+        Ok(())
     }
 
     /// Reads the link rows of the operations `lo..=hi` (by index) into `seen.uses`; gives the
@@ -120,7 +201,7 @@ impl Tensors<'_> {
             while let Some(r) = rows.next()? {
                 let (operation, tensor) = (uint(r.get_ref(0)?), uint(r.get_ref(1)?));
                 seen.uses.entry(tensor).or_default().push((operation, output));
-                if !seen.placed.contains_key(&tensor) {
+                if !seen.placed.contains_key(&tensor) && !seen.unplaced.contains(&tensor) {
                     new_ids.insert(tensor);
                 }
             }

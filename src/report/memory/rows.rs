@@ -13,8 +13,9 @@ use crate::report::error::ReportError;
 use crate::report::store::Store;
 use rusqlite::params;
 use rusqlite::types::ValueRef;
-use std::cell::OnceCell;
-use std::collections::HashMap;
+use std::cell::{OnceCell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 /// At most this many `buffers` rows of one operation are read for a picture of memory.
 pub(crate) const SNAPSHOT_ROWS: usize = 250_000;
@@ -26,9 +27,22 @@ pub(crate) const EARLIER_SEARCH_ROWS: usize = 200_000;
 /// base of a device.
 pub(crate) const DRAM_BASE_ROWS: i64 = 200_000;
 
-/// The DRAM rows among the first [`DRAM_BASE_ROWS`] of `buffers` by device (operation id, lowest
-/// address up to it), read once for the report's rank: every failure's DRAM base asks it.
-pub(crate) type DramBaseCache = OnceCell<HashMap<u64, Vec<(u64, u64)>>>;
+/// What the snapshots keep with the report between questions (a watched report drops it when
+/// rows are added): the DRAM rows among the first [`DRAM_BASE_ROWS`] of `buffers` by device
+/// (operation id, lowest address up to it), read once for the report's rank — every failure's
+/// DRAM base asks it —, and the last operations' snapshots read: the questions about one
+/// failure (its picture, its device, each fix's checkpoint) read the same few again and again.
+#[derive(Debug, Default)]
+pub(crate) struct SnapshotCache {
+    dram_base: OnceCell<HashMap<u64, Vec<(u64, u64)>>>,
+    recent: RefCell<VecDeque<Kept>>,
+}
+
+/// A snapshot kept: its operation and rank, its rows and the note of rows cut.
+type Kept = ((u64, u32), Arc<(Vec<SnapshotRow>, Option<MemoryNote>)>);
+
+/// How many snapshots are kept.
+const KEPT_SNAPSHOTS: usize = 8;
 
 /// The earlier snapshot of a device, as found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +75,7 @@ pub struct BufferRecord {
 /// a question asked of the report's store.
 pub struct Snapshots<'a> {
     pub(super) store: &'a Store,
-    pub(super) dram_base: &'a DramBaseCache,
+    pub(super) cache: &'a SnapshotCache,
 }
 
 impl Snapshots<'_> {
@@ -72,6 +86,25 @@ impl Snapshots<'_> {
         operation_id: u64,
         rank: u32,
     ) -> rusqlite::Result<(Vec<SnapshotRow>, Option<MemoryNote>)> {
+        let key = (operation_id, rank);
+        let kept = self.cache.recent.borrow().iter().find(|(k, _)| *k == key).map(|(_, rows)| Arc::clone(rows));
+        let rows = match kept {
+            Some(rows) => rows,
+            None => {
+                let rows = Arc::new(self.read_rows(operation_id, rank)?);
+                let mut recent = self.cache.recent.borrow_mut();
+                if recent.len() == KEPT_SNAPSHOTS {
+                    recent.pop_front();
+                }
+                recent.push_back((key, Arc::clone(&rows)));
+                rows
+            }
+        };
+        Ok((rows.0.clone(), rows.1.clone()))
+    }
+
+    /// [`Self::rows`], read.
+    fn read_rows(&self, operation_id: u64, rank: u32) -> rusqlite::Result<(Vec<SnapshotRow>, Option<MemoryNote>)> {
         let mut rows = self.buffer_rows(operation_id, rank, Some(SNAPSHOT_ROWS + 1), |r| {
             Ok(SnapshotRow {
                 device_id: uint(r.get_ref(0)?),
@@ -122,11 +155,11 @@ impl Snapshots<'_> {
     /// read, however large the table, made once for the report's rank ([`DramBaseCache`]).
     pub(crate) fn lowest_dram_address(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<Option<u64>> {
         let read;
-        let base = match (rank == self.store.rank, self.dram_base.get()) {
+        let base = match (rank == self.store.rank, self.cache.dram_base.get()) {
             (true, Some(base)) => base,
             (true, None) => {
-                let _ = self.dram_base.set(self.dram_base_rows(rank)?);
-                self.dram_base.get().expect("just set")
+                let _ = self.cache.dram_base.set(self.dram_base_rows(rank)?);
+                self.cache.dram_base.get().expect("just set")
             }
             (false, _) => {
                 read = self.dram_base_rows(rank)?;

@@ -14,15 +14,16 @@
 //!
 //! Shapes and dtypes are read by `tensor_id` only for the tensors that hold a buffer.
 
+use super::recent::Walk;
 use super::tensor_index::{Placement, TensorIndex};
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::model::{Operation, operation_index};
 use crate::analysis::sanitize::sanitize_line;
-use crate::report::database::{IN_LIST_CHUNK, buffer_type, id_list, int, text, uint};
+use crate::report::database::{IN_LIST_CHUNK, buffer_type, id_list, int, tables_indexed_by, text, uint};
 use crate::report::store::Store;
 use rusqlite::params;
 use rusqlite::types::ValueRef;
-use std::cell::{OnceCell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -41,7 +42,20 @@ pub(crate) type TensorTexts = (Option<String>, Option<String>);
 pub(crate) struct TensorCache {
     index: OnceCell<TensorIndex>,
     named: RefCell<HashMap<u64, TensorFacts>>,
+    /// The passes over the link tables made for `named`.
+    passes: Cell<usize>,
+    /// The `tensors` rows read by id so far (none: the tensor has no row): the walks back of
+    /// neighbouring questions read mostly the same tensors.
+    placed: RefCell<HashMap<u64, Option<Placement>>>,
+    /// The last walk back of the recent tenants (`recent.rs`).
+    pub(super) walk: RefCell<Option<Walk>>,
+    /// Whether a `tensors` row is found by its id alone: an index on `tensor_id`, no `rank`.
+    by_id: OnceCell<bool>,
 }
+
+/// Reads of named tensors by id (each a pass over the link tables, which have no index on
+/// `tensor_id`) before the index of every tensor, built once, is the cheaper way.
+const NAMED_PASSES: usize = 2;
 
 impl TensorCache {
     /// Whether the index of every tensor was built.
@@ -97,18 +111,28 @@ impl Tensors<'_> {
         Ok(self.cache.index.get_or_init(|| built))
     }
 
+    /// Whether every fact of a tensor was read by id before ([`Self::complete_facts`]).
+    pub(super) fn kept_facts(&self) -> impl Fn(u64) -> bool + '_ {
+        |id| self.cache.named.borrow().contains_key(&id)
+    }
+
     /// Every fact of the tensors `ids` over the whole run — their `tensors` and `device_tensors`
     /// rows and every link row, as the index gives them — read by id (the link tables filtered
-    /// by SQLite, one pass each, for the ids not read before) and kept.
-    pub(super) fn complete_facts(&self, ids: &[u64]) -> rusqlite::Result<Vec<TensorFacts>> {
+    /// by SQLite, one pass each, for the ids not read before) and kept; none once reading them so
+    /// would have cost more passes than [`NAMED_PASSES`] (the index is then the cheaper way).
+    pub(super) fn complete_facts(&self, ids: &[u64]) -> rusqlite::Result<Option<Vec<TensorFacts>>> {
         if let Some(index) = self.cache.index.get() {
-            return Ok(index.facts(&[], ids, None));
+            return Ok(Some(index.facts(&[], ids, None)));
         }
         let unread: Vec<u64> = {
             let named = self.cache.named.borrow();
             ids.iter().copied().filter(|id| !named.contains_key(id)).collect::<BTreeSet<u64>>().into_iter().collect()
         };
         if !unread.is_empty() {
+            if self.cache.passes.get() >= NAMED_PASSES {
+                return Ok(None);
+            }
+            self.cache.passes.set(self.cache.passes.get() + 1);
             let rows: HashMap<u64, Placement> =
                 self.placements_by_id(&unread)?.into_iter().map(|p| (p.tensor_id, p)).collect();
             let mut device_places = self.device_tensors_of(&unread)?;
@@ -123,7 +147,7 @@ impl Tensors<'_> {
             }
         }
         let named = self.cache.named.borrow();
-        Ok(ids.iter().filter_map(|id| named.get(id).cloned()).collect())
+        Ok(Some(ids.iter().filter_map(|id| named.get(id).cloned()).collect()))
     }
 
     /// One pass over `tensors`, `device_tensors`, `input_tensors` and `output_tensors`.
@@ -160,6 +184,18 @@ impl Tensors<'_> {
         Ok(TensorIndex::new(self.placements("1")?, device_places, uses, name_of))
     }
 
+    /// Whether a `tensors` row is found by its id alone (asked of the schema once).
+    fn rows_by_id(&self) -> rusqlite::Result<bool> {
+        if let Some(&by_id) = self.cache.by_id.get() {
+            return Ok(by_id);
+        }
+        let schema = &self.store.schema;
+        let by_id = schema.has_table("tensors")
+            && !schema.has_column("tensors", "rank")
+            && tables_indexed_by(&self.store.conn, "tensor_id")?.iter().any(|t| t == "tensors");
+        Ok(*self.cache.by_id.get_or_init(|| by_id))
+    }
+
     /// The `tensors` rows matching `condition` as placements, the report's rank before rank 0.
     pub(super) fn placements(&self, condition: &str) -> rusqlite::Result<Vec<Placement>> {
         if !self.store.schema.has_table("tensors") {
@@ -176,14 +212,7 @@ impl Tensors<'_> {
         let mut rows = stmt.query(params![self.store.rank])?;
         let mut ranked: Vec<(u64, bool, usize, Placement)> = Vec::new();
         while let Some(r) = rows.next()? {
-            let optional = |v: ValueRef<'_>| (!matches!(v, ValueRef::Null)).then(|| uint(v));
-            let address = optional(r.get_ref(2)?);
-            let placement = Placement {
-                tensor_id: uint(r.get_ref(0)?),
-                device_id: optional(r.get_ref(1)?),
-                address,
-                buffer_type: address.and_then(|_| buffer_type(r.get_ref(3).ok()?).ok()),
-            };
+            let placement = placement(r)?;
             // Rows of the report's rank come before rank 0's; then table order.
             let own_rank = int(r.get_ref(4)?) as u32 == self.store.rank;
             ranked.push((placement.tensor_id, !own_rank, ranked.len(), placement));
@@ -193,13 +222,38 @@ impl Tensors<'_> {
         Ok(ranked.into_iter().map(|r| r.3).collect())
     }
 
-    /// The `tensors` rows of some ids, by the UNIQUE index on `tensor_id`.
+    /// The `tensors` rows of some ids, by the UNIQUE index on `tensor_id`, each read once for
+    /// the report; one per tensor, by id.
     pub(super) fn placements_by_id(&self, ids: &[u64]) -> rusqlite::Result<Vec<Placement>> {
-        let mut out = Vec::new();
-        for chunk in ids.chunks(IN_LIST_CHUNK) {
-            out.extend(self.placements(&format!("tensor_id IN ({})", id_list(chunk.iter().copied())))?);
+        let unread: Vec<u64> = {
+            let placed = self.cache.placed.borrow();
+            ids.iter().copied().filter(|id| !placed.contains_key(id)).collect()
+        };
+        let mut read = Vec::new();
+        if self.rows_by_id()? {
+            // One indexed look-up each: an `IN` list costs a statement prepared and a sort.
+            let columns = self.store.schema.select_list(
+                "tensors",
+                &[("tensor_id", "0"), ("device_id", "NULL"), ("address", "NULL"), ("buffer_type", "NULL")],
+            );
+            let sql = format!("SELECT {columns} FROM tensors WHERE tensor_id = ?1 ORDER BY rowid LIMIT 1");
+            let mut stmt = self.store.conn.prepare_cached(&sql)?;
+            for &id in &unread {
+                let mut rows = stmt.query([id as i64])?;
+                if let Some(r) = rows.next()? {
+                    read.push(placement(r)?);
+                }
+            }
+        } else {
+            for chunk in unread.chunks(IN_LIST_CHUNK) {
+                read.extend(self.placements(&format!("tensor_id IN ({})", id_list(chunk.iter().copied())))?);
+            }
         }
-        Ok(out)
+        let mut placed = self.cache.placed.borrow_mut();
+        placed.extend(unread.iter().map(|&id| (id, None)));
+        placed.extend(read.into_iter().map(|p| (p.tensor_id, Some(p))));
+        let ids: BTreeSet<u64> = ids.iter().copied().collect();
+        Ok(ids.iter().filter_map(|id| placed.get(id).copied().flatten()).collect())
     }
 
     /// The shape and dtype of some tensors, by id (their `tensors` rows, by the UNIQUE index).
@@ -319,4 +373,16 @@ fn whole_run_facts(
         uses,
         ..TensorFacts::default()
     }
+}
+
+/// A `tensors` row's first four columns (id, device, address, buffer type) as a placement.
+fn placement(r: &rusqlite::Row<'_>) -> rusqlite::Result<Placement> {
+    let optional = |v: ValueRef<'_>| (!matches!(v, ValueRef::Null)).then(|| uint(v));
+    let address = optional(r.get_ref(2)?);
+    Ok(Placement {
+        tensor_id: uint(r.get_ref(0)?),
+        device_id: optional(r.get_ref(1)?),
+        address,
+        buffer_type: address.and_then(|_| buffer_type(r.get_ref(3).ok()?).ok()),
+    })
 }

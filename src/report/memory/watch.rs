@@ -4,7 +4,7 @@
 //! operations that gained an error — and the report is updated in place.
 
 use super::memory_report::{MemoryReport, Operation};
-use super::rows::DramBaseCache;
+use super::rows::SnapshotCache;
 use super::tensors::TensorCache;
 use super::usage::MarkCache;
 use super::watch_state::{WatchState, file_identity};
@@ -172,8 +172,9 @@ impl MemoryReport {
         self.tensor_cache = TensorCache::default();
         // So may the errors and the `buffers` rows that place them.
         self.marks = MarkCache::default();
-        // And the first rows, which give the DRAM base, while the table is short.
-        self.dram_base = DramBaseCache::default();
+        // And the first rows, which give the DRAM base, while the table is short, and the
+        // snapshots kept (the last operation's may have been read while it was written).
+        self.snapshot_cache = SnapshotCache::default();
         let operations_rowid = rowid_range(&self.store.conn, "operations")?.map_or(operations_after, |(_, last)| last);
         let new_operations = if operations_rowid > operations_after {
             let (operations, _, other_ranks) = self.read_operations(operations_after)?;

@@ -68,8 +68,10 @@ impl<'r> Replays<'r> {
     }
 
     /// Every fix set of `sets` replayed at the failure of the operation at `index` (with its
-    /// memory `m`) in one pass, in the order given; a set whose replay would cover more than
-    /// `window` operations before the failure is left out (`Err(span)`).
+    /// memory `m`) in one pass, in the order given. With a `window` (advice: `failure_fixes`), a
+    /// set whose replay would cover more operations before the failure is left out
+    /// (`Err(span)`), and a replay stops once what its advice line says is settled
+    /// (`WhatIfReplay::advice_settled`).
     pub(super) fn replay_fix_sets(
         &self,
         index: usize,
@@ -112,7 +114,7 @@ impl<'r> Replays<'r> {
             pending.push(Pending { fixes, plan: Some(plan), notes, start, first, run: None });
             planned.push(Planned::Replay);
         }
-        let answers = self.replay_pending(index, pending, m, view, snapshots, cancel)?;
+        let answers = self.replay_pending(index, pending, m, view, snapshots, (window.is_some(), cancel))?;
         let mut answers = answers.into_iter();
         Ok(planned
             .into_iter()
@@ -132,31 +134,39 @@ impl<'r> Replays<'r> {
         m: &MemoryAtFailure,
         view: DeviceView,
         snapshots: bool,
-        cancel: Option<&AtomicBool>,
+        (advice, cancel): (bool, Option<&AtomicBool>),
     ) -> Result<Vec<WhatIf>, ReportError> {
         if pending.is_empty() {
             return Ok(Vec::new());
         }
         let regions = self.regions(m.device_id, m);
-        let from = pending.iter().map(|p| p.first).min().unwrap_or(index).min(index);
-        for p in pending.iter_mut().filter(|p| p.first == from) {
-            let plan = p.plan.take().expect("not begun");
-            p.run = Some(self.begin(view.clone(), regions, plan, p.start)?.0);
-        }
-        self.report.passes().stream_operations(from..index, snapshots, cancel, &mut |i, record| {
-            for run in pending.iter_mut().filter_map(|p| p.run.as_mut()) {
-                run.operation(record);
-            }
-            for p in pending.iter_mut().filter(|p| p.run.is_none() && p.first == i + 1) {
+        // A stretch at a time: the replays not begun whose checkpoint comes first begin there,
+        // and the operations from there on are given to every replay under way (replays begin
+        // when the stretch reaches their checkpoint). For advice, a stretch ends once every
+        // replay under way has its advice settled; the next begins at the next checkpoint.
+        while let Some(from) = pending.iter().filter(|p| p.run.is_none()).map(|p| p.first).min() {
+            let from = from.min(index);
+            for p in pending.iter_mut().filter(|p| p.run.is_none() && p.first == from) {
                 let plan = p.plan.take().expect("not begun");
-                let mut run = WhatIfReplay::new(view.clone(), regions, plan);
-                // The checkpoint is the snapshot just read, as `Snapshots::rows` gives it.
-                let rows = record.snapshot.unwrap_or_default();
-                run.start(checkpoint_buffers(&rows[..rows.len().min(SNAPSHOT_ROWS)], &view), p.start);
-                p.run = Some(run);
+                p.run = Some(self.begin(view.clone(), regions, plan, p.start)?.0);
             }
-            ControlFlow::Continue(())
-        })?;
+            self.report.passes().stream_operations(from..index, snapshots, cancel, &mut |i, record| {
+                let under_way = pending.iter_mut().filter_map(|p| p.run.as_mut());
+                for run in under_way.filter(|r| !(advice && r.advice_settled())) {
+                    run.operation(record);
+                }
+                for p in pending.iter_mut().filter(|p| p.run.is_none() && p.first == i + 1) {
+                    let plan = p.plan.take().expect("not begun");
+                    let mut run = WhatIfReplay::new(view.clone(), regions, plan);
+                    // The checkpoint is the snapshot just read, as `Snapshots::rows` gives it.
+                    let rows = record.snapshot.unwrap_or_default();
+                    run.start(checkpoint_buffers(&rows[..rows.len().min(SNAPSHOT_ROWS)], &view), p.start);
+                    p.run = Some(run);
+                }
+                let settled = |p: &Pending| p.run.as_ref().is_none_or(WhatIfReplay::advice_settled);
+                if advice && pending.iter().all(settled) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+            })?;
+        }
         let l1_start = pending.iter().find_map(|p| p.run.as_ref()).and_then(|r| r.regions().l1.map(|(a, _)| a));
         let at = self.at_failure(index, m, l1_start);
         pending

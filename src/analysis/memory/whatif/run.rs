@@ -83,6 +83,15 @@ impl WhatIfReplay {
         self.apply(&steps);
     }
 
+    /// Whether what an advice line says of this replay is settled before the failed operation
+    /// (docs/rules/memory.md §9.2): the run with the fixes already failed earlier (the outcome and
+    /// the sentence are that failure's) and the run as recorded already differed from the model
+    /// (the self-check's first difference is known). What would follow changes only the count of
+    /// differences and notes that no advice line says.
+    pub fn advice_settled(&self) -> bool {
+        self.fixed.dead.is_some() && self.recording.first_mismatch.is_some()
+    }
+
     /// One operation's records, in run order; the failed operation last.
     pub fn operation(&mut self, record: &OperationRecord<'_>) {
         let steps = self.seq.operation(record);
