@@ -25,6 +25,8 @@ mod run;
 mod sentences;
 mod sequence;
 #[cfg(test)]
+mod settled_tests;
+#[cfg(test)]
 mod tests;
 
 pub use advice::{
