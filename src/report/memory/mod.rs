@@ -29,6 +29,7 @@ pub(crate) mod tensor_index;
 mod tensor_links;
 pub mod tensors;
 pub mod usage;
+mod walk;
 pub mod watch;
 mod watch_state;
 pub mod whatif;

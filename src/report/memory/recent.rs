@@ -13,78 +13,17 @@
 //! whole by id instead (`Tensors::complete_facts`).
 
 use super::tensor_index::Placement;
+use super::walk::{Seen, Walk};
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::model::operation_index;
 use crate::report::database::{IN_LIST_CHUNK, RowSpan, id_list, operation_row_span, uint};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-/// The first window, in operations.
-const FIRST_WINDOW: usize = 64;
 /// How many operations back the walk may go.
 pub(crate) const MAX_OPERATIONS: usize = 2048;
 /// The link tables, and whether their rows are outputs.
 const LINK_TABLES: [(&str, bool); 2] = [("input_tensors", false), ("output_tensors", true)];
-
-/// The walk's windows of operations (by index), newest first, each twice the one before.
-struct Windows {
-    /// The last operation of the next window; none once the first operation was read.
-    next: Option<usize>,
-    width: usize,
-    /// Operations read so far.
-    walked: usize,
-}
-
-impl Windows {
-    /// The next window, `(lo, hi)`.
-    fn next(&mut self) -> Option<(usize, usize)> {
-        let hi = self.next?;
-        let lo = (hi + 1).saturating_sub(self.width);
-        self.next = lo.checked_sub(1);
-        self.width *= 2;
-        self.walked += hi + 1 - lo;
-        Some((lo, hi))
-    }
-}
-
-/// What the walk back has seen: each tensor's link rows (operation, output), the placement of
-/// each tensor they named, and the tensors named while only tensors asked for by id were waited
-/// for, not placed yet.
-#[derive(Default)]
-struct Seen {
-    uses: HashMap<u64, Vec<(u64, bool)>>,
-    placed: HashMap<u64, Placement>,
-    unplaced: BTreeSet<u64>,
-}
-
-/// A walk back from one operation, kept with the report between questions about it: the memory
-/// at a failure, its device, each fix's tensors ask at the same operation, and each question
-/// goes on from where the last one stopped instead of reading the same windows again.
-pub(crate) struct Walk {
-    /// The operation (index) walked back from.
-    n: usize,
-    seen: Seen,
-    windows: Windows,
-}
-
-impl Walk {
-    fn new(n: usize) -> Self {
-        Self { n, seen: Seen::default(), windows: Windows { next: Some(n), width: FIRST_WINDOW, walked: 0 } }
-    }
-}
-
-impl std::fmt::Debug for Walk {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Walk").field("n", &self.n).field("walked", &self.windows.walked).finish_non_exhaustive()
-    }
-}
-
-impl Seen {
-    /// Whether the walk saw the tensor's production (an `output_tensors` row).
-    fn produced(&self, id: u64) -> bool {
-        self.uses.get(&id).is_some_and(|uses| uses.iter().any(|&(_, output)| output))
-    }
-}
 
 use super::tensors::Tensors;
 

@@ -14,8 +14,8 @@
 //!
 //! Shapes and dtypes are read by `tensor_id` only for the tensors that hold a buffer.
 
-use super::recent::Walk;
 use super::tensor_index::{Placement, TensorIndex};
+use super::walk::Walk;
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::model::{Operation, operation_index};
 use crate::analysis::sanitize::sanitize_line;
