@@ -8,6 +8,8 @@ use crate::analysis::model::{ErrorRecord, Operation};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use crate::report::database::{float, int, opt_uint, text, uint};
 use rusqlite::params;
+use rusqlite::types::ValueRef;
+use std::collections::HashMap;
 
 impl MemoryReport {
     /// `report_metadata.schema_version`, when recorded.
@@ -33,10 +35,19 @@ impl MemoryReport {
         // Table order, then a stable sort by id: cheap when the table is already in id order.
         let sql = format!("SELECT {columns} FROM operations WHERE rowid > ?1");
         let mut stmt = self.store.conn.prepare(&sql)?;
+        // A run names its operations with a few dozen names: each is sanitised once.
+        let mut names: HashMap<Vec<u8>, String> = HashMap::new();
+        let mut name = |value: ValueRef<'_>| match value {
+            ValueRef::Text(raw) => match names.get(raw) {
+                Some(name) => name.clone(),
+                None => names.entry(raw.to_vec()).or_insert_with(|| sanitize_line(&text(value))).clone(),
+            },
+            other => sanitize_line(&text(other)),
+        };
         let rows = stmt.query_map(params![after_rowid], |r| {
             Ok(Operation {
                 id: uint(r.get_ref(0)?),
-                name: sanitize_line(&text(r.get_ref(1)?)),
+                name: name(r.get_ref(1)?),
                 duration: float(r.get_ref(2)?),
                 rank: int(r.get_ref(3)?) as u32,
                 error: None,
