@@ -8,9 +8,8 @@ use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::memory::graph_index::GraphIndex;
 use crate::analysis::memory::graph_walk::free_addresses;
 use crate::analysis::memory::inputs::{DeviceFacts, GraphBuffer, SnapshotRow, default_banks};
-use crate::analysis::memory::live_index::IntMap;
 use crate::analysis::memory::place::{graph_buffer_type, l1_small_region};
-use crate::analysis::memory::snapshot_diff::SeenMarks;
+use crate::analysis::memory::snapshot_diff::LiveSet;
 use crate::analysis::messages::failure::BufferType;
 
 /// Where a buffer lives: a device and a buffer type (L1, L1_SMALL or DRAM).
@@ -119,10 +118,8 @@ pub struct Sequence {
     pub view: DeviceView,
     /// Every buffer, by id.
     pub buffers: Vec<Recorded>,
-    /// The live buffers by (place, recorded address).
-    live: IntMap<(Place, u64), BufferId>,
-    /// Which live buffers the snapshot being read shows.
-    marks: SeenMarks,
+    /// The live buffers by (place, recorded address), with their sizes.
+    live: LiveSet<BufferId>,
     /// Graph frees of addresses that were not live.
     pub unknown_frees: usize,
     /// Whether a checkpoint or an operation showing any buffer has been given: until then,
@@ -145,17 +142,17 @@ impl Sequence {
 
     /// The id of the buffer live at `address` in `place` now.
     pub fn live_at(&self, place: Place, address: u64) -> Option<BufferId> {
-        self.live.get(&(place, address)).copied()
+        self.live.get(&(place, address))
     }
 
     /// Every live buffer's id, in no particular order.
     pub fn live_ids(&self) -> impl Iterator<Item = BufferId> + '_ {
-        self.live.values().copied()
+        self.live.ids()
     }
 
     fn add(&mut self, b: Recorded) -> BufferId {
         let id = self.buffers.len();
-        self.live.insert((b.place, b.address), id);
+        self.live.insert((b.place, b.address), id, b.size_per_bank);
         self.buffers.push(b);
         id
     }
@@ -182,8 +179,7 @@ impl Sequence {
             let (address, size) = r.valid()?;
             Some((((device, placed_type(r.buffer_type)?), address), size))
         });
-        let buffers = &self.buffers;
-        let changes = self.marks.changes(&self.live, &|id| buffers[id].size_per_bank, shown);
+        let changes = self.live.changes(shown);
         // Whether the snapshot shows any buffer of the followed device.
         self.started |= changes.shown > 0;
         let allocated_here: Vec<(Place, u64, u64)> = steps
