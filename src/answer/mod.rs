@@ -35,7 +35,7 @@ pub use operation::{
     MemoryAfterAnswer, OperationDetailAnswer, OperationListing, PerfRowsAnswer, find_operations, memory_after,
     operation_detail,
 };
-pub use peak::{PeakAnswer, PeaksAnswer, read_peaks};
+pub use peak::{PeakAnswer, PeaksAnswer, read_peaks, read_peaks_beside};
 pub use refusal::{Refusal, operation_index};
 pub use report::ReportAnswer;
 pub use select::{ExplainedError, Selection};

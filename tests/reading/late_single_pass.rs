@@ -208,3 +208,39 @@ fn peak_s_one_read_gives_the_usage_and_the_events_read_apart() {
         }
     }
 }
+
+/// `explain --peak --json` as the front end builds it (the operations' entries built while the
+/// run is read on the worker pool, `read_peaks_beside`) is the document built one part after
+/// the other at one thread: at 1, 2 and 3 threads, in chunks of 64 rowids.
+#[test]
+fn the_entries_built_beside_the_pass_give_the_same_document() {
+    use ttnn_tui::explain::{ExplainOptions, collect, read_peaks, read_peaks_beside, render_json};
+    let dir = TempDir::new("beside");
+    long_run(120).report().write_to(dir.path());
+    let source = resolve_report(Some(dir.path())).expect("a report");
+    let options = ExplainOptions::default();
+    let document = |threads: usize, beside: bool| {
+        let mut report = MemoryReport::open(&source, 0).expect("opens");
+        report.set_threads(threads);
+        report.set_pass_chunk(64);
+        let mut explanation = collect(&report, None, &options).expect("collects");
+        let mut ahead = None;
+        let peaks = match beside {
+            true => read_peaks_beside(&report, &mut || ahead = Some(explanation.entries_ahead(&report, &options))),
+            false => read_peaks(&report),
+        };
+        explanation.peaks = Some(peaks.expect("the run reads"));
+        let built = ahead.as_ref().map(Vec::len);
+        if let Some(entries) = ahead {
+            explanation.keep_entries(entries);
+        }
+        (render_json(&report, &explanation, &options), built)
+    };
+    let (one, _) = document(1, false);
+    assert!(one.contains("\"true_peak\"") && one.contains("\"memory\""), "{one}");
+    for threads in [1, 2, 3] {
+        let (beside, built) = document(threads, true);
+        assert!(built.is_some_and(|n| n >= 3), "the entries were built beside the pass: {built:?}");
+        assert_eq!(beside, one, "--peak at {threads} threads, entries built beside the pass");
+    }
+}
