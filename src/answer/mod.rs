@@ -28,7 +28,7 @@ pub use diff::{Compared, DiffAnswer, PeakPair, Run, Side, compare_opened, compar
 pub use entry::{Entries, ErrorAnswer, LogPlaceAnswer, MemorySectionAnswer, OperationAnswer, Unavailable};
 pub use failure::{FailureAnswer, FiguresAnswer};
 pub use headroom::{FirstFailureAnswer, HeadroomAnswer, HeadroomEntry, headroom_of, read_headroom};
-pub use late::{LateAnswer, LateFailureAnswer, LateSummaryAnswer, LateTensorAnswer, read_late};
+pub use late::{LateAnswer, LateFailureAnswer, LateSummaryAnswer, LateTensorAnswer, read_late, read_late_beside};
 pub use log::{LogAnswer, LogFailureAnswer, LogSummaryAnswer, MAX_LINE_BYTES, OtherErrorAnswer, scan_log};
 pub use memory::{BlockAnswer, LiveBufferAnswer, MemoryAnswer, SnapshotAnswer};
 pub use operation::{

@@ -53,8 +53,8 @@ pub fn read_peaks(report: &MemoryReport) -> Result<PeaksAnswer, ReportError> {
     read_peaks_beside(report, &mut || {})
 }
 
-/// [`read_peaks`], with `beside` run once on this thread meanwhile when the run is read on the
-/// worker pool (else after the read; not when it fails).
+/// [`read_peaks`], with `beside` run on this thread meanwhile when the run is read on the worker
+/// pool (else `beside` is not run).
 pub fn read_peaks_beside(report: &MemoryReport, beside: &mut dyn FnMut()) -> Result<PeaksAnswer, ReportError> {
     let run = report.passes().usage_and_run_facts_beside(beside)?;
     let mut peaks = peaks_of(report, &run.usage);

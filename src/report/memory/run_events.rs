@@ -60,14 +60,10 @@ impl<'r> Passes<'r> {
         self.usage_and_run_facts_beside(&mut || {})
     }
 
-    /// [`Self::usage_and_run_facts`], with `beside` run once on this thread: while the read runs
-    /// on another when it is on the worker pool, else after the read (not when it fails).
+    /// [`Self::usage_and_run_facts`], with `beside` run on this thread while the read runs on
+    /// another, when it is on the worker pool (else `beside` is not run).
     pub fn usage_and_run_facts_beside(&self, beside: &mut dyn FnMut()) -> Result<WholeRun, ReportError> {
-        let mut pending = Some(beside);
-        let (facts, usage) = self.run_facts_and_usage(true, &mut pending)?;
-        if let Some(work) = pending {
-            work();
-        }
+        let (facts, usage) = self.run_facts_and_usage(true, &mut Some(beside))?;
         let one_read = usage.is_some();
         let usage = match usage {
             Some(usage) => usage,
