@@ -127,6 +127,30 @@ impl<Id: BufferIndex> LiveSet<Id> {
         );
         SnapshotChanges { gone, new, shown: rows }
     }
+
+    /// [`Self::changes`] by a snapshot already read as a map (`shown`, of `rows` rows), when the
+    /// live buffers are known to agree with it outside `keys`: only those are compared.
+    pub(crate) fn changes_among(
+        &self,
+        keys: &mut Vec<LiveKey>,
+        shown: &IntMap<LiveKey, u64>,
+        rows: usize,
+    ) -> SnapshotChanges<Id> {
+        keys.sort_unstable_by_key(|key| (key.0.0, key.0.1 as u8, key.1));
+        keys.dedup();
+        let (mut gone, mut new) = (Vec::new(), Vec::new());
+        for key in keys.iter() {
+            let live = self.map.get(key);
+            let size = shown.get(key).copied();
+            if live.map(|s| s.size) == size {
+                continue;
+            }
+            gone.extend(live.map(|s| (*key, s.id)));
+            new.extend(size.map(|size| (*key, size)));
+        }
+        gone.sort_unstable_by_key(|&(_, id)| id);
+        SnapshotChanges { gone, new, shown: rows }
+    }
 }
 
 #[cfg(test)]

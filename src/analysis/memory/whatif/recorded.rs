@@ -58,6 +58,12 @@ pub struct RecordedCursor {
     gone: usize,
     new: usize,
     last: IntMap<LiveKey, u64>,
+    /// The replay's live buffers are that map but at `touched` (the keys the graphs' events met
+    /// since): true once the replay was given a snapshot showing the device's buffers, and
+    /// while it is given no other snapshot. A snapshot then changes at most `touched` and the
+    /// keys it changed in the map, the only ones compared.
+    synced: bool,
+    touched: Vec<LiveKey>,
 }
 
 impl RecordedRun {
@@ -115,20 +121,36 @@ impl RecordedRun {
     pub fn replay(&self, run: &mut WhatIfReplay, range: Range<usize>, cursor: &mut RecordedCursor) {
         while cursor.next < range.start {
             self.step(cursor);
+            // Not given to the replay: its live buffers are not known here.
+            cursor.synced = false;
         }
         while cursor.next < range.end {
             let i = cursor.next;
             let op = self.operations[i];
+            let changed = (cursor.gone..op.gone, cursor.new..op.new);
             self.step(cursor);
-            let first = if i == 0 { 0 } else { self.operations[i - 1].events };
-            // One iterator type for the three: none, no rows, the map.
-            let shown = match op.shown {
-                Shown::Nothing => None,
-                Shown::Empty => Some(cursor.last.iter().take(0)),
-                Shown::Buffers => Some(cursor.last.iter().take(usize::MAX)),
-            };
-            let shown = shown.map(|rows| rows.map(|(key, size)| (*key, *size)));
-            run.recorded_operation(op.operation_id, &self.events[first..op.events], shown);
+            let events = &self.events[if i == 0 { 0 } else { self.operations[i - 1].events }..op.events];
+            cursor.touched.extend(events.iter().filter_map(|e| match e {
+                GraphEvent::Alloc(b) => Some((b.place, b.address)),
+                GraphEvent::Free(place, address) => address.map(|a| (*place, a)),
+            }));
+            let RecordedCursor { last, synced, touched, .. } = cursor;
+            let fast = *synced && op.shown == Shown::Buffers;
+            let diff = (op.shown != Shown::Nothing).then_some(|live: &mut LiveSet<usize>| match op.shown {
+                Shown::Empty => live.changes(std::iter::empty()),
+                _ if fast => {
+                    touched.extend(self.gone[changed.0].iter().copied());
+                    touched.extend(self.new[changed.1].iter().map(|(key, _)| *key));
+                    live.changes_among(touched, last, last.len())
+                }
+                _ => live.changes(last.iter().map(|(key, size)| (*key, *size))),
+            });
+            run.recorded_operation(op.operation_id, events, diff);
+            if op.shown != Shown::Nothing {
+                // Given a snapshot: the live buffers are its map now (none for an empty one).
+                cursor.synced = op.shown == Shown::Buffers;
+                cursor.touched.clear();
+            }
         }
     }
 
@@ -184,6 +206,10 @@ mod tests {
             if k % 3 == 0 {
                 graph.push(node(2, NodeType::BufferDeallocate, 9000, 64));
             }
+            if k % 4 == 2 {
+                // Allocated with no free recorded, and shown by no snapshot.
+                graph.push(node(3, NodeType::BufferAllocate, 7000, 16));
+            }
             live.retain(|r| r.address != Some(address as i64));
             live.push(row(k % 2, address, 32, L1));
             if k % 4 == 1 {
@@ -224,6 +250,8 @@ mod tests {
         format!("{:?} {live:?} {} {:?}", run.sequence().buffers, run.sequence().unknown_frees, run.fixed)
     }
 
+    /// From every checkpoint, given every operation after it, or all but a few (a replay given
+    /// operations again after a gap).
     #[test]
     fn a_replay_from_memory_gives_what_the_records_give_from_every_checkpoint() {
         let ops = operations();
@@ -240,12 +268,17 @@ mod tests {
                 run.start(checkpoint_buffers(rows, &view()), Some(10 + start as u64));
                 run
             };
-            let (mut read, mut remembered) = (begin(), begin());
-            let mut cursor = RecordedCursor::default();
-            for (i, op) in ops.iter().enumerate().skip(start + 1) {
-                read.operation(&record_of(i, op));
-                recorded.replay(&mut remembered, i..i + 1, &mut cursor);
-                assert_eq!(state(&remembered), state(&read), "from {start}, after {i}");
+            for gap in [None, Some(start + 3)] {
+                let (mut read, mut remembered) = (begin(), begin());
+                let mut cursor = RecordedCursor::default();
+                for (i, op) in ops.iter().enumerate().skip(start + 1) {
+                    if gap.is_some_and(|g| (g..g + 2).contains(&i)) {
+                        continue;
+                    }
+                    read.operation(&record_of(i, op));
+                    recorded.replay(&mut remembered, i..i + 1, &mut cursor);
+                    assert_eq!(state(&remembered), state(&read), "from {start}, after {i}, gap {gap:?}");
+                }
             }
         }
     }

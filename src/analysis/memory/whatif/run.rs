@@ -7,8 +7,8 @@ use super::answer::{
 use super::fix::Fix;
 use super::machine::{Fixed, Recording};
 use super::plan::{Plan, Regions};
-use super::sequence::{self, GraphEvent, OperationRecord, Place, Recorded, Sequence, Step};
-use crate::analysis::memory::snapshot_diff::LiveKey;
+use super::sequence::{self, BufferId, GraphEvent, OperationRecord, Place, Recorded, Sequence, Step};
+use crate::analysis::memory::snapshot_diff::{LiveSet, SnapshotChanges};
 use crate::analysis::messages::failure::BufferType;
 
 /// The failed operation as the answer needs it: its id and name, its input buffers (place,
@@ -91,14 +91,15 @@ impl WhatIfReplay {
     }
 
     /// One operation as a recorded run keeps it (`recorded.rs`): its graph's events and, when
-    /// it has a snapshot, the snapshot's rows of the device; the same steps as [`Self::operation`].
+    /// it has a snapshot, what the snapshot changes in the live buffers
+    /// ([`Sequence::operation_from`]); the same steps as [`Self::operation`].
     pub(crate) fn recorded_operation(
         &mut self,
         operation_id: u64,
         events: &[GraphEvent],
-        shown: Option<impl Iterator<Item = (LiveKey, u64)>>,
+        diff: Option<impl FnOnce(&mut LiveSet<BufferId>) -> SnapshotChanges<BufferId>>,
     ) {
-        let steps = self.seq.operation_from(operation_id, events, shown, false);
+        let steps = self.seq.operation_from(operation_id, events, diff, false);
         self.apply(&steps);
     }
 

@@ -9,7 +9,7 @@ use crate::analysis::memory::graph_index::GraphIndex;
 use crate::analysis::memory::graph_walk::free_addresses;
 use crate::analysis::memory::inputs::{DeviceFacts, GraphBuffer, SnapshotRow, default_banks};
 use crate::analysis::memory::place::{graph_buffer_type, l1_small_region};
-use crate::analysis::memory::snapshot_diff::{LiveKey, LiveSet};
+use crate::analysis::memory::snapshot_diff::{LiveKey, LiveSet, SnapshotChanges};
 use crate::analysis::messages::failure::BufferType;
 
 /// Where a buffer lives: a device and a buffer type (L1, L1_SMALL or DRAM).
@@ -163,17 +163,19 @@ impl Sequence {
     pub fn operation(&mut self, record: &OperationRecord<'_>) -> Vec<Step> {
         let events = self.view.graph_events(record);
         let view = self.view.clone();
-        let shown = record.snapshot.map(|rows| view.shown(rows));
-        self.operation_from(record.operation_id, &events, shown, record.failed)
+        let diff = record.snapshot.map(|rows| move |live: &mut LiveSet<BufferId>| live.changes(view.shown(rows)));
+        self.operation_from(record.operation_id, &events, diff, record.failed)
     }
 
     /// [`Self::operation`] from what a recorded run keeps of it: its graph's events and, when it
-    /// has a snapshot, the snapshot's rows of the followed device ([`DeviceView::shown`]).
+    /// has a snapshot, what the snapshot changes in the live buffers once the graph's steps are
+    /// taken (`diff`: [`LiveSet::changes`] by its rows of the followed device,
+    /// [`DeviceView::shown`], or the same found another way).
     pub(crate) fn operation_from(
         &mut self,
         operation_id: u64,
         events: &[GraphEvent],
-        shown: Option<impl Iterator<Item = (LiveKey, u64)>>,
+        diff: Option<impl FnOnce(&mut LiveSet<BufferId>) -> SnapshotChanges<BufferId>>,
         failed: bool,
     ) -> Vec<Step> {
         // Until the first operation that shows any buffer, what appears was there before.
@@ -182,13 +184,13 @@ impl Sequence {
         let before = self.buffers.len();
         let mut steps = self.graph_steps(operation_id, events);
         self.started |= !steps.is_empty();
-        let Some(shown) = shown else {
+        let Some(diff) = diff else {
             if !failed {
                 steps.push(Step::End(operation_id));
             }
             return steps;
         };
-        let changes = self.live.changes(shown);
+        let changes = diff(&mut self.live);
         // Whether the snapshot shows any buffer of the followed device.
         self.started |= changes.shown > 0;
         let allocated_here: Vec<(Place, u64, u64)> = steps
