@@ -90,7 +90,16 @@ impl<'r> Passes<'r> {
         // device unless a snapshot holds both.
         let single = chip_alias(&facts, self.report.devices.first().map_or(0, |d| d.device_id), &[]).is_some();
         let mut usage = (with_usage && snapshots).then(MemoryUsage::default);
-        let (mut events, mut both) = self.read_events(single, banks, snapshots, &mut usage, beside)?;
+        // Each tensor's last use is read beside the pass too, when something is.
+        let mut last_use = None;
+        let mut work = beside.take().map(|work| {
+            || {
+                work();
+                last_use = Some(self.last_uses());
+            }
+        });
+        let mut beside_pass = work.as_mut().map(|w| w as &mut dyn FnMut());
+        let (mut events, mut both) = self.read_events(single, banks, snapshots, &mut usage, &mut beside_pass)?;
         if single && both.0 {
             // Two ids hold buffers in one snapshot: two devices after all.
             (events, both) = self.read_events(false, banks, snapshots, &mut None, &mut None)?;
@@ -102,8 +111,12 @@ impl<'r> Passes<'r> {
         let blackhole = self.report.devices.iter().any(|d| d.l1_num_banks > 64);
         let failures = self.failures(single.then_some(device));
         let layouts = self.layouts(&events, single.then_some(device));
+        let last_use = match last_use {
+            Some(read) => read,
+            None => self.last_uses(),
+        };
         let facts = RunFacts {
-            last_use: self.last_uses().map_err(&read)?,
+            last_use: last_use.map_err(&read)?,
             events,
             layouts,
             l1_alignment: if blackhole { 64 } else { 32 },
