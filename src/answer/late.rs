@@ -89,7 +89,13 @@ pub struct LateFailureAnswer {
 /// last use; then, at each allocation failure, whether freeing them would have let it fit.
 /// A report without `buffers` rows is read from its replayed graphs instead, as tab 5 charts it.
 pub fn read_late(report: &MemoryReport) -> Result<LateAnswer, ReportError> {
-    let (mut findings, _) = report.late().list()?;
+    read_late_beside(report, &mut || {})
+}
+
+/// [`read_late`], with `beside` run on this thread meanwhile when the run is read on the worker
+/// pool (else `beside` is not run).
+pub fn read_late_beside(report: &MemoryReport, beside: &mut dyn FnMut()) -> Result<LateAnswer, ReportError> {
+    let (mut findings, _) = report.late().list_beside(beside)?;
     let ids: Vec<u64> = findings.late.iter().map(|t| t.tensor_id).collect();
     findings.lifetime = check_lifetimes(&findings.late, &report.late().lifetimes(&ids)?);
     Ok(LateAnswer::new(report, &findings))

@@ -28,14 +28,14 @@ pub use diff::{Compared, DiffAnswer, PeakPair, Run, Side, compare_opened, compar
 pub use entry::{Entries, ErrorAnswer, LogPlaceAnswer, MemorySectionAnswer, OperationAnswer, Unavailable};
 pub use failure::{FailureAnswer, FiguresAnswer};
 pub use headroom::{FirstFailureAnswer, HeadroomAnswer, HeadroomEntry, headroom_of, read_headroom};
-pub use late::{LateAnswer, LateFailureAnswer, LateSummaryAnswer, LateTensorAnswer, read_late};
+pub use late::{LateAnswer, LateFailureAnswer, LateSummaryAnswer, LateTensorAnswer, read_late, read_late_beside};
 pub use log::{LogAnswer, LogFailureAnswer, LogSummaryAnswer, MAX_LINE_BYTES, OtherErrorAnswer, scan_log};
 pub use memory::{BlockAnswer, LiveBufferAnswer, MemoryAnswer, SnapshotAnswer};
 pub use operation::{
     MemoryAfterAnswer, OperationDetailAnswer, OperationListing, PerfRowsAnswer, find_operations, memory_after,
     operation_detail,
 };
-pub use peak::{PeakAnswer, PeaksAnswer, read_peaks};
+pub use peak::{PeakAnswer, PeaksAnswer, read_peaks, read_peaks_beside};
 pub use refusal::{Refusal, operation_index};
 pub use report::ReportAnswer;
 pub use select::{ExplainedError, Selection};

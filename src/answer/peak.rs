@@ -50,7 +50,13 @@ pub struct PeakAnswer {
 /// Reads every `buffers` row of the report and finds the peaks, and the run's events (graphs and
 /// snapshots) for the true peaks: one read of `buffers` for both when the tables allow it.
 pub fn read_peaks(report: &MemoryReport) -> Result<PeaksAnswer, ReportError> {
-    let run = report.passes().usage_and_run_facts()?;
+    read_peaks_beside(report, &mut || {})
+}
+
+/// [`read_peaks`], with `beside` run on this thread meanwhile when the run is read on the worker
+/// pool (else `beside` is not run).
+pub fn read_peaks_beside(report: &MemoryReport, beside: &mut dyn FnMut()) -> Result<PeaksAnswer, ReportError> {
+    let run = report.passes().usage_and_run_facts_beside(beside)?;
     let mut peaks = peaks_of(report, &run.usage);
     peaks.true_peaks = Some(true_peaks_of(report, &run.facts));
     Ok(peaks)

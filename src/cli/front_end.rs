@@ -5,7 +5,9 @@ use super::inputs::{Failure, open_before, open_perf, open_report, perf_source, r
 use super::options::{ColorChoice, OpenArgs};
 use super::prints::{diff, explain_log, headroom, mcp, what_if};
 use super::subcommands::{Command, ExplainArgs};
-use crate::explain::{ExplainOptions, FollowEnd, collect, read_late, read_peaks, render_text, write_json};
+use crate::explain::{
+    ExplainOptions, FollowEnd, collect, read_late_beside, read_peaks_beside, render_text, write_json,
+};
 use crate::report::perf::linked::LinkedReports;
 use crate::report::perf::perf_report::PerfSource;
 use crate::report::{MemoryReport, ReportError, resolve_report};
@@ -96,11 +98,19 @@ fn open_and_show(
         code: 1,
     })?;
     explanation.add_headroom(&report, &options).map_err(fail)?;
+    // The operations' entries are built while the run is read on the worker pool (else as
+    // they are written).
+    let mut ahead = None;
     if flag(|a| a.peak) {
-        explanation.peaks = Some(read_peaks(&report).map_err(fail)?);
+        let mut first = || ahead = Some(explanation.entries_ahead(&report, &options));
+        explanation.peaks = Some(read_peaks_beside(&report, &mut first).map_err(fail)?);
     }
     if flag(|a| a.late) {
-        explanation.late = Some(read_late(&report).map_err(fail)?);
+        let mut first = || ahead = ahead.take().or_else(|| Some(explanation.entries_ahead(&report, &options)));
+        explanation.late = Some(read_late_beside(&report, &mut first).map_err(fail)?);
+    }
+    if let Some(built) = ahead {
+        explanation.keep_entries(built);
     }
     let mut stdout = BufWriter::new(std::io::stdout().lock());
     let written = if flag(|a| a.target.json) {

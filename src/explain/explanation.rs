@@ -2,7 +2,8 @@
 //! and peaks asked for, and what the report could not give, kept for stderr.
 
 use crate::answer::{
-    HeadroomAnswer, LateAnswer, PeaksAnswer, Selection, TruePeaks, Unavailable, headroom_of, true_peaks_of,
+    Entries, ExplainedError, HeadroomAnswer, LateAnswer, OperationAnswer, PeaksAnswer, Selection, TruePeaks,
+    Unavailable, headroom_of, true_peaks_of,
 };
 use crate::report::perf::linked::LinkedReports;
 use crate::report::{MemoryReport, ReportError};
@@ -33,6 +34,9 @@ pub struct Explanation<'a> {
     /// The sections written so far that the report could not give, with their operation's id
     /// and name (said in place; [`Explanation::read_errors`] gives the ones that fail the run).
     unavailable: RefCell<Vec<(Option<u64>, String, Unavailable)>>,
+    /// The operations' entries built ahead of writing, in order ([`Explanation::keep_entries`]);
+    /// the writers take them instead of building each as they write it.
+    ahead: RefCell<std::vec::IntoIter<OperationAnswer>>,
 }
 
 /// Collects what to print; `Err` names an `--operation` id the report does not have. The memory
@@ -43,7 +47,14 @@ pub fn collect<'a>(
     options: &ExplainOptions,
 ) -> Result<Explanation<'a>, u64> {
     let selection = Selection::collect(report, linked, options.operation)?;
-    Ok(Explanation { selection, peaks: None, late: None, passing: None, unavailable: RefCell::new(Vec::new()) })
+    Ok(Explanation {
+        selection,
+        peaks: None,
+        late: None,
+        passing: None,
+        unavailable: RefCell::new(Vec::new()),
+        ahead: RefCell::new(Vec::new().into_iter()),
+    })
 }
 
 impl Explanation<'_> {
@@ -58,6 +69,24 @@ impl Explanation<'_> {
         let facts = report.passes().run_facts()?;
         self.passing = Some((headroom_of(report, &facts), true_peaks_of(report, &facts)));
         Ok(())
+    }
+
+    /// Every operation's entry built now, in print order: what the report's thread does while a
+    /// whole-run pass reads on the worker pool (`read_peaks_beside`).
+    pub fn entries_ahead(&self, report: &MemoryReport, options: &ExplainOptions) -> Vec<OperationAnswer> {
+        let mut entries = Entries::new(report, options.hex);
+        self.selection.operations.iter().map(|e| entries.operation(e)).collect()
+    }
+
+    /// Keeps entries built by [`Explanation::entries_ahead`] for the writers.
+    pub fn keep_entries(&mut self, built: Vec<OperationAnswer>) {
+        self.ahead = RefCell::new(built.into_iter());
+    }
+
+    /// The entry of `e`: the next one built ahead, else built now by `entries`.
+    pub(crate) fn entry(&self, entries: &mut Entries<'_>, e: &ExplainedError<'_>) -> OperationAnswer {
+        let ahead = self.ahead.borrow_mut().next();
+        ahead.unwrap_or_else(|| entries.operation(e))
     }
 
     /// Keeps what an entry could not give, once it is written.

@@ -67,7 +67,7 @@ impl Serialize for OperationEntries<'_, '_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.operations.len()))?;
         for e in self.operations {
-            let entry = self.entries.borrow_mut().operation(e);
+            let entry = self.explanation.entry(&mut self.entries.borrow_mut(), e);
             self.explanation.note_unavailable(&entry);
             seq.serialize_element(&entry)?;
         }

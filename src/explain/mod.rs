@@ -17,7 +17,7 @@ mod whatif;
 
 pub use crate::analysis::model::first_line;
 
-pub use crate::answer::{MemoryAnswer, read_late, read_peaks};
+pub use crate::answer::{MemoryAnswer, read_late, read_late_beside, read_peaks, read_peaks_beside};
 pub use diff::{diff_reports, render_diff_json, render_diff_text};
 pub use explanation::{ExplainOptions, Explanation, collect};
 pub use follow::{FollowEnd, follow};

@@ -106,7 +106,7 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
     }
     let mut entries = Entries::new(report, options.hex);
     for e in &selection.operations {
-        let entry = entries.operation(e);
+        let entry = explanation.entry(&mut entries, e);
         explanation.note_unavailable(&entry);
         out.push_str(&operation_block(&entry, options));
     }

@@ -76,7 +76,7 @@ impl Store {
     }
 
     /// Opens another read-only connection to the report's database, for a pass's worker.
-    pub(crate) fn connector(&self) -> impl Fn() -> rusqlite::Result<Connection> + Sync + use<> {
+    pub(crate) fn connector(&self) -> impl Fn() -> rusqlite::Result<Connection> + Send + Sync + use<> {
         let database = self.database.clone();
         move || {
             let Some(path) = database.as_deref() else { return Err(rusqlite::Error::InvalidPath("memory".into())) };

@@ -8,21 +8,25 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use support::sim::{Era, Options, Sim, SimOp};
 use support::{BufferType, TempDir};
+use ttnn_tui::report::memory::late::take_replays_from_memory;
 use ttnn_tui::report::{MemoryReport, resolve_report};
 
 const L1: BufferType = BufferType::L1;
 const DRAM: BufferType = BufferType::Dram;
 
-/// Both ways on one report; how many failures were replayed.
-fn assert_single_pass_agrees(folder: &Path) -> usize {
+/// Both ways on one report; how many failures were replayed, and how many replays `list` gave
+/// the run it recorded in its read (the others read the tables again, as `at_failures` does).
+fn assert_single_pass_agrees(folder: &Path) -> (usize, usize) {
     let source = resolve_report(Some(folder)).expect("a report");
     let report = MemoryReport::open(&source, 0).expect("opens");
+    take_replays_from_memory();
     let (findings, replay) = report.late().list().expect("the late list reads");
+    let from_memory = take_replays_from_memory();
     let single = report.late().at_failures(&findings, replay.as_ref()).expect("one pass");
     let one_by_one = report.late().at_failures_one_by_one(&findings, replay.as_ref()).expect("one by one");
     assert_eq!(single, one_by_one, "{}", folder.display());
     assert_eq!(findings.failures, single, "the findings carry the single pass: {}", folder.display());
-    single.iter().filter(|f| f.answer.is_some()).count()
+    (single.iter().filter(|f| f.answer.is_some()).count(), from_memory)
 }
 
 /// A block on device `d` that leaves tensors held past their last use, `k` distinguishing
@@ -67,9 +71,12 @@ fn several_failures_on_two_devices_agree_in_every_era() {
     for era in [Era::Importer, Era::DecoratorWithErrors, Era::GraphOnly] {
         let dir = TempDir::new("late-single-pass");
         several_failures(era).report().write_to(dir.path());
-        let replayed = assert_single_pass_agrees(dir.path());
+        let (replayed, from_memory) = assert_single_pass_agrees(dir.path());
         // Failures 2 and 3 of a device fork the replay that answered its first.
         assert!(replayed >= 4, "{era:?}: {replayed} failures replayed");
+        // With snapshots, one read records the run for both devices' replays.
+        let recorded = if era == Era::GraphOnly { 0 } else { 2 };
+        assert_eq!(from_memory, recorded, "{era:?}: replays given the recorded run");
     }
 }
 
@@ -92,8 +99,12 @@ fn every_committed_report_agrees() {
         }
     }
     assert!(folders.len() > 30, "{} reports found", folders.len());
-    let replayed: usize = folders.iter().map(|f| assert_single_pass_agrees(f)).sum();
+    let (replayed, from_memory) = folders
+        .iter()
+        .map(|f| assert_single_pass_agrees(f))
+        .fold((0, 0), |(r, m), (replayed, from_memory)| (r + replayed, m + from_memory));
     assert!(replayed >= 3, "{replayed} failures replayed over every report");
+    assert!(from_memory >= 5, "{from_memory} replays given the recorded run over every report");
 }
 
 /// A run long enough that its whole-run passes cross many chunk boundaries: `blocks` blocks on
@@ -205,6 +216,69 @@ fn peak_s_one_read_gives_the_usage_and_the_events_read_apart() {
             assert_eq!((&one.layouts, &one.failures), (&two.layouts, &two.failures), "{what}: layouts, failures");
             assert_eq!(one.last_use, two.last_use, "{what}: last uses");
             assert!(!run.facts.events.events.is_empty(), "{name}: the events were read");
+        }
+    }
+}
+
+/// `explain --peak --json` and `explain --late --json` as the front end builds them (the
+/// operations' entries built while the run is read on the worker pool, `read_peaks_beside`,
+/// `read_late_beside`; the late list's replays given their operations from the run recorded in
+/// that read) are the documents built one part after the other, the replays reading the tables
+/// again: at 1, 2 and 3 threads, in chunks of 64 rowids.
+#[test]
+fn the_entries_built_beside_the_pass_give_the_same_documents() {
+    use ttnn_tui::explain::{ExplainOptions, collect, read_late_beside, read_peaks_beside, render_json};
+    let dir = TempDir::new("beside");
+    long_run(120).report().write_to(dir.path());
+    let source = resolve_report(Some(dir.path())).expect("a report");
+    let options = ExplainOptions::default();
+    let document = |threads: usize, late: bool| {
+        let mut report = MemoryReport::open(&source, 0).expect("opens");
+        report.set_threads(threads);
+        report.set_pass_chunk(64);
+        let mut explanation = collect(&report, None, &options).expect("collects");
+        let mut ahead = None;
+        let mut first = || ahead = Some(explanation.entries_ahead(&report, &options));
+        match late {
+            false => explanation.peaks = Some(read_peaks_beside(&report, &mut first).expect("the run reads")),
+            true => explanation.late = Some(read_late_beside(&report, &mut first).expect("the run reads")),
+        }
+        let built = ahead.as_ref().map(Vec::len);
+        if let Some(entries) = ahead {
+            explanation.keep_entries(entries);
+        }
+        (render_json(&report, &explanation, &options), built)
+    };
+    // The parts one after the other: the entries as they are written, the replays from the tables.
+    let apart = |late: bool| {
+        let mut report = MemoryReport::open(&source, 0).expect("opens");
+        report.set_threads(1);
+        let mut explanation = collect(&report, None, &options).expect("collects");
+        match late {
+            false => explanation.peaks = Some(ttnn_tui::answer::read_peaks(&report).expect("peaks")),
+            true => {
+                let (mut findings, graph_pass) = report.late().list().expect("the late list");
+                findings.failures = report.late().at_failures(&findings, graph_pass.as_ref()).expect("replays");
+                let ids: Vec<u64> = findings.late.iter().map(|t| t.tensor_id).collect();
+                let lifetimes = report.late().lifetimes(&ids).expect("lifetimes");
+                findings.lifetime = ttnn_tui::analysis::memory::late::check_lifetimes(&findings.late, &lifetimes);
+                explanation.late = Some(ttnn_tui::answer::LateAnswer::new(&report, &findings));
+            }
+        }
+        render_json(&report, &explanation, &options)
+    };
+    for late in [false, true] {
+        let one = apart(late);
+        assert!(one.contains("\"memory\"") && one.contains(if late { "\"late_failures\"" } else { "\"true_peak\"" }));
+        for threads in [1, 2, 3] {
+            take_replays_from_memory();
+            let (beside, built) = document(threads, late);
+            // At one thread nothing runs beside the pass: the entries are built as they are written.
+            assert_eq!(built.is_some_and(|n| n >= 3), threads > 1, "entries built beside the pass: {built:?}");
+            assert_eq!(beside, one, "late {late}, {threads} threads");
+            if late {
+                assert_eq!(take_replays_from_memory(), 1, "the replay was given the recorded run");
+            }
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::analysis::memory::late::{
     BufferRun, BufferRuns, LateAtFailure, LateFindings, TensorLifetime, find_late, late_at_failure,
 };
 use crate::analysis::memory::usage::MemoryUsage;
-use crate::analysis::memory::whatif::Fix;
+use crate::analysis::memory::whatif::{DeviceView, Fix, OperationRecord, RecordedRun};
 use crate::analysis::memory::{DeviceFacts, MemoryAtFailure, chip_alias, chip_row, other_ids, tensors_on_the_chip};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
@@ -38,8 +38,17 @@ impl<'r> Late<'r> {
     /// failure, what freeing them would have done — from the `buffers` rows (one pass), else, on
     /// a report without them, from its graphs walked alone (as tab 5 charts it), with that pass.
     pub fn list(&self) -> Result<(LateFindings, Option<GraphOnlyPass>), ReportError> {
+        self.list_beside(&mut || {})
+    }
+
+    /// [`Self::list`], with `beside` run on this thread while the run is read on the worker pool
+    /// (else `beside` is not run).
+    pub fn list_beside(&self, beside: &mut dyn FnMut()) -> Result<(LateFindings, Option<GraphOnlyPass>), ReportError> {
         let cancel = AtomicBool::new(false);
-        let (usage, findings) = self.read(&cancel, &mut |_| {})?;
+        let (usage, recorded) = self.read_recording(&mut Some(beside))?;
+        let mut findings = self.tensors(&usage)?;
+        findings.failures = self.at_failures_with(&findings, None, &recorded)?;
+        drop(recorded);
         if usage.rows > 0 {
             return Ok((findings, None));
         }
@@ -47,6 +56,50 @@ impl<'r> Late<'r> {
             Some(graph_pass) => Ok((self.from_graphs(&graph_pass)?, Some(graph_pass))),
             None => Ok((findings, None)),
         }
+    }
+
+    /// The usage pass following each buffer's run and, for the `free-late` replays, the run
+    /// recorded as each failing device sees it: one read of both tables (`visit_run_beside`,
+    /// `beside` taken when the read is on the worker pool). Read apart (`Usage::read`, nothing
+    /// recorded) when the tables do not allow it or no failure names a device.
+    fn read_recording(
+        &self,
+        beside: &mut Option<&mut dyn FnMut()>,
+    ) -> Result<(MemoryUsage, Vec<RecordedRun>), ReportError> {
+        let mut usage = MemoryUsage::with_runs();
+        let operations = self.report.operations.len();
+        // A few entries per operation; a run whose snapshots change more is read again instead.
+        let limit = operations.saturating_mul(16).saturating_add(1 << 22);
+        let mut recorded: Vec<RecordedRun> =
+            self.views_to_record().into_iter().map(|view| RecordedRun::new(view, limit)).collect();
+        let wanted = !recorded.is_empty();
+        let mut record = |op: &OperationRecord<'_>| recorded.iter_mut().for_each(|r| r.record(op));
+        let read = wanted && self.report.passes().visit_run_beside(&mut usage, &mut record, beside)?;
+        if !read {
+            recorded.clear();
+            self.report.usage().read(&mut usage, &AtomicBool::new(false), &mut |_| {})?;
+        }
+        Ok((usage, recorded))
+    }
+
+    /// Each device an allocation failure is marked on, as the first failure on it views it
+    /// (`Replays::device_view`): the devices whose runs are recorded for the replays.
+    fn views_to_record(&self) -> Vec<DeviceView> {
+        let mut devices: Vec<u64> = Vec::new();
+        let mut views = Vec::new();
+        for mark in self.report.usage().failure_marks() {
+            let (Some(device), Some(index)) = (mark.device_id, self.report.operation_index(mark.operation_id)) else {
+                continue;
+            };
+            if devices.contains(&device) || self.report.error_of(index).is_none_or(|e| e.failure.is_none()) {
+                continue;
+            }
+            devices.push(device);
+            if let Ok(view) = self.report.replays().device_view(device, index) {
+                views.push(view);
+            }
+        }
+        views
     }
 
     /// At each allocation failure (by the graphs walked alone, `graph_pass`, when its basis needs one), what
@@ -58,10 +111,21 @@ impl<'r> Late<'r> {
         findings: &LateFindings,
         graph_pass: Option<&GraphOnlyPass>,
     ) -> Result<Vec<LateAtFailure>, ReportError> {
+        self.at_failures_with(findings, graph_pass, &[])
+    }
+
+    /// [`Self::at_failures`], each replay given its operations from a run of `recorded` when one
+    /// follows its device.
+    fn at_failures_with(
+        &self,
+        findings: &LateFindings,
+        graph_pass: Option<&GraphOnlyPass>,
+        recorded: &[RecordedRun],
+    ) -> Result<Vec<LateAtFailure>, ReportError> {
         let found = self.found_at_failures(findings, graph_pass)?;
         let replayed: Vec<(usize, &MemoryAtFailure)> =
             found.iter().filter(|(_, _, f)| f.freed > 0).map(|(i, m, _)| (*i, m.as_ref())).collect();
-        let mut answers = self.report.replays().free_late_at_failures(&replayed, findings)?.into_iter();
+        let mut answers = self.report.replays().free_late_at_failures(&replayed, findings, recorded)?.into_iter();
         Ok(found
             .into_iter()
             .map(|(_, _, mut f)| {
@@ -259,4 +323,10 @@ impl<'r> Late<'r> {
         }
         Ok(out)
     }
+}
+
+/// The `free-late` replays [`Late::list`] gave their operations from the run it recorded (not
+/// reading the tables again) on this thread since the last call: for tests and benchmarks.
+pub fn take_replays_from_memory() -> usize {
+    super::whatif_late::take_from_memory()
 }

@@ -6,7 +6,7 @@
 //! span in chunks on the report's worker pool (`report::rowid_ranges`), graphs parsed there,
 //! handed over in order.
 
-use super::memory_report::MemoryReport;
+use super::memory_report::{MemoryReport, Operation};
 use super::questions::Passes;
 use super::whatif_shared::cancelled;
 use crate::analysis::graph::nodes::{GraphNode, parse_graph};
@@ -203,43 +203,56 @@ impl<'r> Passes<'r> {
         &self,
         range: Range<usize>,
         next_graph: &mut Next<'_, GraphRow>,
-        mut next_row: Option<&mut Next<'_, SnapshotRow>>,
+        next_row: Option<&mut Next<'_, SnapshotRow>>,
         cancel: Option<&AtomicBool>,
         each: &mut dyn FnMut(usize, &OperationRecord<'_>) -> ControlFlow<()>,
     ) -> Result<(), ReportError> {
-        let read = ReportError::read("the run's records");
-        let (mut graph_ahead, mut row_ahead): (Ahead<GraphRow>, Ahead<SnapshotRow>) = (None, None);
-        for i in range {
-            if cancelled(cancel) {
-                return Err(ReportError::Cancelled);
-            }
-            let op = &self.report.operations[i];
-            let mut texts = take_while_id(next_graph, &mut graph_ahead, op.id).map_err(&read)?;
-            let at = texts.iter().position(|(r, _)| *r == op.rank).or(if texts.is_empty() { None } else { Some(0) });
-            let graph = match at.map(|k| texts.swap_remove(k).1) {
-                Some(Graph::Text(t)) if !t.trim().is_empty() => parse_graph(&t).unwrap_or_default(),
-                Some(Graph::Nodes(nodes)) => nodes,
-                _ => Vec::new(),
-            };
-            // An operation without rows wrote no snapshot (docs/rules/memory.md §3.1): not an empty one.
-            let snapshot = match next_row.as_deref_mut() {
-                Some(next) => Some(take_while_id(next, &mut row_ahead, op.id).map_err(&read)?),
-                None => None,
-            }
-            .filter(|rows| !rows.is_empty());
-            let record = OperationRecord {
-                operation_id: op.id,
-                graph: &graph,
-                through: None,
-                snapshot: snapshot.as_deref(),
-                failed: false,
-            };
-            if each(i, &record).is_break() {
-                break;
-            }
-        }
-        Ok(())
+        walk_operations(&self.report.operations, range, next_graph, next_row, cancel, each)
     }
+}
+
+/// The walk over `operations[range]` with their graphs and snapshots, however read (on any
+/// thread: it needs nothing of the report but its operations).
+pub(super) fn walk_operations(
+    operations: &[Operation],
+    range: Range<usize>,
+    next_graph: &mut Next<'_, GraphRow>,
+    mut next_row: Option<&mut Next<'_, SnapshotRow>>,
+    cancel: Option<&AtomicBool>,
+    each: &mut dyn FnMut(usize, &OperationRecord<'_>) -> ControlFlow<()>,
+) -> Result<(), ReportError> {
+    let read = ReportError::read("the run's records");
+    let (mut graph_ahead, mut row_ahead): (Ahead<GraphRow>, Ahead<SnapshotRow>) = (None, None);
+    for i in range {
+        if cancelled(cancel) {
+            return Err(ReportError::Cancelled);
+        }
+        let op = &operations[i];
+        let mut texts = take_while_id(next_graph, &mut graph_ahead, op.id).map_err(&read)?;
+        let at = texts.iter().position(|(r, _)| *r == op.rank).or(if texts.is_empty() { None } else { Some(0) });
+        let graph = match at.map(|k| texts.swap_remove(k).1) {
+            Some(Graph::Text(t)) if !t.trim().is_empty() => parse_graph(&t).unwrap_or_default(),
+            Some(Graph::Nodes(nodes)) => nodes,
+            _ => Vec::new(),
+        };
+        // An operation without rows wrote no snapshot (docs/rules/memory.md §3.1): not an empty one.
+        let snapshot = match next_row.as_deref_mut() {
+            Some(next) => Some(take_while_id(next, &mut row_ahead, op.id).map_err(&read)?),
+            None => None,
+        }
+        .filter(|rows| !rows.is_empty());
+        let record = OperationRecord {
+            operation_id: op.id,
+            graph: &graph,
+            through: None,
+            snapshot: snapshot.as_deref(),
+            failed: false,
+        };
+        if each(i, &record).is_break() {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The rowid spans `[start, end)` a parallel read covers: of `captured_graph`, and of `buffers`

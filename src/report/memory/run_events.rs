@@ -50,14 +50,20 @@ pub struct WholeRun {
 impl<'r> Passes<'r> {
     /// Reads every graph and snapshot once into the run's events.
     pub fn run_facts(&self) -> Result<RunFacts, ReportError> {
-        Ok(self.run_facts_and_usage(false)?.0)
+        Ok(self.run_facts_and_usage(false, &mut None)?.0)
     }
 
     /// The run's events and the usage pass's sums (`Usage::read` from a fresh
     /// [`MemoryUsage`]), from one read of `buffers` when the tables allow it (`whole_run.rs`),
     /// else from two: what `--peak` asks.
     pub fn usage_and_run_facts(&self) -> Result<WholeRun, ReportError> {
-        let (facts, usage) = self.run_facts_and_usage(true)?;
+        self.usage_and_run_facts_beside(&mut || {})
+    }
+
+    /// [`Self::usage_and_run_facts`], with `beside` run on this thread while the read runs on
+    /// another, when it is on the worker pool (else `beside` is not run).
+    pub fn usage_and_run_facts_beside(&self, beside: &mut dyn FnMut()) -> Result<WholeRun, ReportError> {
+        let (facts, usage) = self.run_facts_and_usage(true, &mut Some(beside))?;
         let one_read = usage.is_some();
         let usage = match usage {
             Some(usage) => usage,
@@ -71,7 +77,11 @@ impl<'r> Passes<'r> {
     }
 
     /// The run's facts, and with `with_usage` the usage when it came from the same read.
-    fn run_facts_and_usage(&self, with_usage: bool) -> Result<(RunFacts, Option<MemoryUsage>), ReportError> {
+    fn run_facts_and_usage(
+        &self,
+        with_usage: bool,
+        beside: &mut Option<&mut dyn FnMut()>,
+    ) -> Result<(RunFacts, Option<MemoryUsage>), ReportError> {
         let read = ReportError::read("the run's records");
         let snapshots = self.report.replays().records_snapshots().map_err(&read)?;
         let facts: Vec<DeviceFacts> = self.report.devices.iter().map(|d| d.facts()).collect();
@@ -80,10 +90,19 @@ impl<'r> Passes<'r> {
         // device unless a snapshot holds both.
         let single = chip_alias(&facts, self.report.devices.first().map_or(0, |d| d.device_id), &[]).is_some();
         let mut usage = (with_usage && snapshots).then(MemoryUsage::default);
-        let (mut events, mut both) = self.read_events(single, banks, snapshots, &mut usage)?;
+        // Each tensor's last use is read beside the pass too, when something is.
+        let mut last_use = None;
+        let mut work = beside.take().map(|work| {
+            || {
+                work();
+                last_use = Some(self.last_uses());
+            }
+        });
+        let mut beside_pass = work.as_mut().map(|w| w as &mut dyn FnMut());
+        let (mut events, mut both) = self.read_events(single, banks, snapshots, &mut usage, &mut beside_pass)?;
         if single && both.0 {
             // Two ids hold buffers in one snapshot: two devices after all.
-            (events, both) = self.read_events(false, banks, snapshots, &mut None)?;
+            (events, both) = self.read_events(false, banks, snapshots, &mut None, &mut None)?;
         }
         let device = both.1.or(self.report.devices.first().map(|d| d.device_id)).unwrap_or(0);
         if single && !both.0 {
@@ -92,8 +111,12 @@ impl<'r> Passes<'r> {
         let blackhole = self.report.devices.iter().any(|d| d.l1_num_banks > 64);
         let failures = self.failures(single.then_some(device));
         let layouts = self.layouts(&events, single.then_some(device));
+        let last_use = match last_use {
+            Some(read) => read,
+            None => self.last_uses(),
+        };
         let facts = RunFacts {
-            last_use: self.last_uses().map_err(&read)?,
+            last_use: last_use.map_err(&read)?,
             events,
             layouts,
             l1_alignment: if blackhole { 64 } else { 32 },
@@ -106,13 +129,14 @@ impl<'r> Passes<'r> {
     /// One pass over the records; also says whether a snapshot held valid buffers of two device
     /// ids, and the first device id a snapshot row named. With `usage` (a fresh one), every
     /// `buffers` row is also added to it in the same read when the tables allow; else it is
-    /// left none.
+    /// left none. `beside` is taken when the read runs on another thread (`visit_run_beside`).
     fn read_events(
         &self,
         single: bool,
         banks: u64,
         snapshots: bool,
         usage: &mut Option<MemoryUsage>,
+        beside: &mut Option<&mut dyn FnMut()>,
     ) -> Result<(RunEvents, (bool, Option<u64>)), ReportError> {
         let mut events = RunEvents::new(single.then_some(0), banks);
         let (mut two, mut first) = (false, None);
@@ -131,7 +155,7 @@ impl<'r> Passes<'r> {
             });
         };
         let fused = match usage.as_mut() {
-            Some(usage) => self.visit_run_with_usage(usage, &mut visit)?,
+            Some(usage) => self.visit_run_beside(usage, &mut visit, beside)?,
             None => false,
         };
         if !fused {

@@ -10,14 +10,30 @@
 //! its failure and answers, and the replay goes on with the operation as recorded — as a later
 //! failure's own replay gives it. `tests/explain/late_sim.rs` checks the answers equal the one-by-one
 //! replays.
+//!
+//! When the run's one read recorded the run as the group's device sees it (`RecordedRun`: `--late`
+//! reads `buffers` and the graphs once, for its runs and for this), the replay is given its
+//! operations from that record instead of reading both tables again.
 
 use super::questions::Replays;
 use super::whatif::WhatIf;
 use super::whatif_fixes::Resolved;
 use crate::analysis::memory::MemoryAtFailure;
 use crate::analysis::memory::late::LateFindings;
-use crate::analysis::memory::whatif::{DeviceView, Fix, Regions};
+use crate::analysis::memory::whatif::{DeviceView, Fix, RecordedCursor, RecordedRun, Regions, WhatIfReplay};
 use crate::report::error::ReportError;
+use std::cell::Cell;
+use std::ops::Range;
+
+thread_local! {
+    /// Groups replayed from a recorded run on this thread (see `late::take_replays_from_memory`).
+    static FROM_MEMORY: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The groups replayed from a recorded run on this thread since the last call.
+pub(super) fn take_from_memory() -> usize {
+    FROM_MEMORY.with(|n| n.replace(0))
+}
 
 /// The failures one replay serves: their device, regions and start, and the failures (by
 /// index, ascending) with their memory.
@@ -32,11 +48,13 @@ struct Group<'m> {
 
 impl<'r> Replays<'r> {
     /// `free-late` replayed at each failure of `failures` (by index, ascending, each with its
-    /// memory at the failure), in their order: what the fix `free-late` says at each.
+    /// memory at the failure), in their order: what the fix `free-late` says at each. A group
+    /// whose device a run of `recorded` follows is given its operations from it.
     pub(super) fn free_late_at_failures(
         &self,
         failures: &[(usize, &MemoryAtFailure)],
         late: &LateFindings,
+        recorded: &[RecordedRun],
     ) -> Result<Vec<WhatIf>, ReportError> {
         let read = ReportError::read("the run's records");
         let snapshots = self.records_snapshots().map_err(&read)?;
@@ -66,21 +84,41 @@ impl<'r> Replays<'r> {
             place.push((at, groups[at].failures.len() - 1));
         }
         let mut answers: Vec<Vec<WhatIf>> = Vec::with_capacity(groups.len());
+        let operations = self.report.operations.len();
         for g in groups {
-            answers.push(self.replay_group(g, &fixes, snapshots)?);
+            let record = recorded.iter().find(|r| *r.view() == g.view && r.complete(operations));
+            answers.push(self.replay_group(g, &fixes, snapshots, record)?);
         }
         Ok(place.into_iter().map(|(g, i)| answers[g][i].clone()).collect())
     }
 
-    /// One replay for a group: forked before each of its failures to answer there.
-    fn replay_group(&self, g: Group<'_>, fixes: &[Fix], snapshots: bool) -> Result<Vec<WhatIf>, ReportError> {
+    /// One replay for a group: forked before each of its failures to answer there; given its
+    /// operations from `record` when there is one, else read from the tables.
+    fn replay_group(
+        &self,
+        g: Group<'_>,
+        fixes: &[Fix],
+        snapshots: bool,
+        record: Option<&RecordedRun>,
+    ) -> Result<Vec<WhatIf>, ReportError> {
         let (mut run, mut next) = self.begin(g.view, g.regions, g.resolved.plan, g.start)?;
+        let mut cursor = RecordedCursor::default();
+        let mut give = |run: &mut WhatIfReplay, range: Range<usize>| match record {
+            Some(record) => {
+                record.replay(run, range, &mut cursor);
+                Ok(())
+            }
+            None => self.report.passes().replay_operations(run, range, snapshots),
+        };
         let mut out = Vec::with_capacity(g.failures.len());
         for (index, m) in g.failures {
-            self.report.passes().replay_operations(&mut run, next..index, snapshots)?;
+            give(&mut run, next..index)?;
             out.push(self.answer_at(run.clone(), index, fixes, m, Vec::new(), g.start)?);
-            self.report.passes().replay_operations(&mut run, index..index + 1, snapshots)?;
+            give(&mut run, index..index + 1)?;
             next = index + 1;
+        }
+        if record.is_some() {
+            FROM_MEMORY.with(|n| n.set(n.get() + 1));
         }
         Ok(out)
     }

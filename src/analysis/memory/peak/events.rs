@@ -9,8 +9,7 @@ use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::memory::graph_index::GraphIndex;
 use crate::analysis::memory::graph_walk::free_addresses;
 use crate::analysis::memory::inputs::{GraphBuffer, SnapshotRow, default_banks};
-use crate::analysis::memory::live_index::IntMap;
-use crate::analysis::memory::snapshot_diff::SeenMarks;
+use crate::analysis::memory::snapshot_diff::LiveSet;
 use crate::analysis::memory::whatif::Place;
 use crate::analysis::messages::failure::BufferType;
 
@@ -84,10 +83,8 @@ pub struct RunEvents {
     pub events: Vec<Event>,
     /// Graph frees of addresses that were not live.
     pub unknown_frees: usize,
-    /// The live buffers by (place, address).
-    live: IntMap<(Place, u64), u32>,
-    /// Which live buffers the snapshot being read shows.
-    marks: SeenMarks,
+    /// The live buffers by (place, address), with their sizes.
+    live: LiveSet<u32>,
     /// Device ids as the records name them → the device they stand for.
     device_map: Option<u64>,
     /// L1 banks per device, for graph sizes without a per-bank figure.
@@ -123,7 +120,7 @@ impl RunEvents {
                 _ => {}
             }
         }
-        self.live = self.live.drain().map(|(((_, t), a), id)| (((device, t), a), id)).collect();
+        self.live.rekey(|((_, t), a)| ((device, t), a));
     }
 
     fn device(&self, id: Option<u64>) -> u64 {
@@ -141,7 +138,7 @@ impl RunEvents {
 
     fn add(&mut self, b: Buffer) -> u32 {
         let id = self.buffers.len() as u32;
-        self.live.insert((b.place, b.address), id);
+        self.live.insert((b.place, b.address), id, b.size_per_bank);
         self.buffers.push(b);
         id
     }
@@ -163,13 +160,12 @@ impl RunEvents {
             self.events.push(Event::End(op));
             return;
         };
-        let buffers = &self.buffers;
         let shown = rows.iter().filter_map(|r| {
             let (address, size) = r.valid()?;
             let t = placed(r.buffer_type)?;
             Some((((self.device_map.unwrap_or(r.device_id), t), address), size))
         });
-        let changes = self.marks.changes(&self.live, &|id| buffers[id as usize].size_per_bank, shown);
+        let changes = self.live.changes(shown);
         let (mut pre, mut post) = (Vec::new(), Vec::new());
         for (key, id) in changes.gone {
             self.live.remove(&key);

@@ -8,6 +8,7 @@ mod core_grid;
 mod cores;
 mod events;
 mod headroom;
+mod parts;
 mod size;
 #[cfg(test)]
 mod tests;

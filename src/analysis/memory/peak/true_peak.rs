@@ -6,6 +6,7 @@
 use super::composition::Composition;
 use super::core_grid::{CoreGrid, Standing, grid_of};
 use super::events::{Event, RunEvents};
+use super::parts::{Parts, of_part, part};
 use crate::analysis::memory::whatif::Place;
 use crate::analysis::messages::failure::BufferType;
 use serde::Serialize;
@@ -83,6 +84,8 @@ struct Walk<'a> {
     op: (u32, u64),
     /// L1's grid per core at the current operation's peak, per device, when asked for.
     grids: Option<BTreeMap<u64, CoreGrid>>,
+    /// What each place's live buffers are to the current operation, kept as they change.
+    parts: Parts,
 }
 
 /// The true peak of every operation, per device and buffer type the run uses, in run order.
@@ -119,6 +122,7 @@ fn walk(
         current: BTreeMap::new(),
         op: (0, 0),
         grids: per_core.then(BTreeMap::new),
+        parts: Parts::new(),
     };
     let (mut out, mut grids) = (Vec::new(), Vec::new());
     for &event in &run.events {
@@ -174,12 +178,14 @@ impl Walk<'_> {
         } else {
             *self.sharded.entry(b.place).or_default() += 1;
         }
+        self.parts.insert(id, b, self.last_use[id as usize], self.op);
     }
 
     fn remove(&mut self, id: u32) {
         let b = &self.run.buffers[id as usize];
         let at = std::mem::replace(&mut self.slot[id as usize], u32::MAX);
         let Some(set) = self.live.get_mut(&b.place).filter(|_| at != u32::MAX) else { return };
+        self.parts.remove(b, self.last_use[id as usize], self.op);
         set.ids.swap_remove(at as usize);
         if let Some(&moved) = set.ids.get(at as usize) {
             self.slot[moved as usize] = at;
@@ -200,6 +206,9 @@ impl Walk<'_> {
     /// An operation begins: every place in use starts its peak at what is live before it.
     fn start(&mut self, op: u32) {
         self.op = (op, op_id(self.run, op));
+        let (run, last_use, slot) = (self.run, &self.last_use, &self.slot);
+        let buffer = |id: u32| (&run.buffers[id as usize], last_use[id as usize], slot[id as usize] != u32::MAX);
+        self.parts.start(self.op, &buffer);
         self.current.clear();
         let places: Vec<Place> = self.live.iter().filter(|(_, s)| !s.ids.is_empty()).map(|(p, _)| *p).collect();
         for place in places {
@@ -275,14 +284,8 @@ impl Walk<'_> {
 
     /// Counts a buffer live now in what it is to the current operation: its own, stale or live.
     fn add(&self, c: &mut Composition, id: u32) {
-        let (op, operation_id) = self.op;
         let b = &self.run.buffers[id as usize];
-        let mine = b.operation == op && !b.before_run;
-        match (mine, self.last_use[id as usize]) {
-            (true, _) => c.own += b.size_per_bank,
-            (false, Some(last)) if last < operation_id => c.stale += b.size_per_bank,
-            _ => c.live += b.size_per_bank,
-        }
+        *of_part(c, part(b, self.last_use[id as usize], self.op)) += b.size_per_bank;
     }
 
     /// The used bytes per bank on the busiest core of a place, and that core when cores differ.
@@ -340,6 +343,11 @@ impl Walk<'_> {
             let cbs = self.cbs.get(&place.0).map_or(&[][..], Vec::as_slice);
             c.circular_buffers =
                 cbs.iter().filter(|&&(_, set)| on(set)).map(|&(e, _)| e.saturating_sub(base)).max().unwrap_or(0);
+        }
+        if core.is_none() && self.parts.usable {
+            // Every live buffer counts: their parts are kept.
+            let parts = self.parts.of(place);
+            return Composition { own: parts.own, live: parts.live, stale: parts.stale, ..c };
         }
         let Some(set) = self.live.get(&place) else { return c };
         for &id in set.ids.iter().filter(|&&id| on(self.run.buffers[id as usize].cores)) {

@@ -18,6 +18,7 @@ mod machine;
 mod phrase;
 mod plan;
 mod rank;
+mod recorded;
 mod resolve;
 #[cfg(test)]
 mod resolve_tests;
@@ -52,6 +53,7 @@ pub use phrase::{Sources, fixes_with_places};
 pub use plan::{DramMove, Plan, Regions, request_page};
 pub use rank::{TEXT_LINES, rank, text_lines};
 pub(crate) use rank::{freed_after, replayed_advice};
+pub use recorded::{RecordedCursor, RecordedRun};
 pub(crate) use resolve::{FixFacts, Resolved, buffers_to_check, resolve, tensors_named};
 pub use run::{FailedOperation, WhatIfReplay};
 pub use sentences::{answer_sentence, fix_phrase, fixes_phrase, not_applied, note_text};

@@ -7,7 +7,8 @@ use super::answer::{
 use super::fix::Fix;
 use super::machine::{Fixed, Recording};
 use super::plan::{Plan, Regions};
-use super::sequence::{self, OperationRecord, Place, Recorded, Sequence, Step};
+use super::sequence::{self, BufferId, GraphEvent, OperationRecord, Place, Recorded, Sequence, Step};
+use crate::analysis::memory::snapshot_diff::{LiveSet, SnapshotChanges};
 use crate::analysis::messages::failure::BufferType;
 
 /// The failed operation as the answer needs it: its id and name, its input buffers (place,
@@ -95,6 +96,19 @@ impl WhatIfReplay {
     /// One operation's records, in run order; the failed operation last.
     pub fn operation(&mut self, record: &OperationRecord<'_>) {
         let steps = self.seq.operation(record);
+        self.apply(&steps);
+    }
+
+    /// One operation as a recorded run keeps it (`recorded.rs`): its graph's events and, when
+    /// it has a snapshot, what the snapshot changes in the live buffers
+    /// ([`Sequence::operation_from`]); the same steps as [`Self::operation`].
+    pub(crate) fn recorded_operation(
+        &mut self,
+        operation_id: u64,
+        events: &[GraphEvent],
+        diff: Option<impl FnOnce(&mut LiveSet<BufferId>) -> SnapshotChanges<BufferId>>,
+    ) {
+        let steps = self.seq.operation_from(operation_id, events, diff, false);
         self.apply(&steps);
     }
 

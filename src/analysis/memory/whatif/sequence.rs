@@ -8,9 +8,8 @@ use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::memory::graph_index::GraphIndex;
 use crate::analysis::memory::graph_walk::free_addresses;
 use crate::analysis::memory::inputs::{DeviceFacts, GraphBuffer, SnapshotRow, default_banks};
-use crate::analysis::memory::live_index::IntMap;
 use crate::analysis::memory::place::{graph_buffer_type, l1_small_region};
-use crate::analysis::memory::snapshot_diff::SeenMarks;
+use crate::analysis::memory::snapshot_diff::{LiveKey, LiveSet, SnapshotChanges};
 use crate::analysis::messages::failure::BufferType;
 
 /// Where a buffer lives: a device and a buffer type (L1, L1_SMALL or DRAM).
@@ -119,10 +118,8 @@ pub struct Sequence {
     pub view: DeviceView,
     /// Every buffer, by id.
     pub buffers: Vec<Recorded>,
-    /// The live buffers by (place, recorded address).
-    live: IntMap<(Place, u64), BufferId>,
-    /// Which live buffers the snapshot being read shows.
-    marks: SeenMarks,
+    /// The live buffers by (place, recorded address), with their sizes.
+    live: LiveSet<BufferId>,
     /// Graph frees of addresses that were not live.
     pub unknown_frees: usize,
     /// Whether a checkpoint or an operation showing any buffer has been given: until then,
@@ -145,17 +142,17 @@ impl Sequence {
 
     /// The id of the buffer live at `address` in `place` now.
     pub fn live_at(&self, place: Place, address: u64) -> Option<BufferId> {
-        self.live.get(&(place, address)).copied()
+        self.live.get(&(place, address))
     }
 
     /// Every live buffer's id, in no particular order.
     pub fn live_ids(&self) -> impl Iterator<Item = BufferId> + '_ {
-        self.live.values().copied()
+        self.live.ids()
     }
 
     fn add(&mut self, b: Recorded) -> BufferId {
         let id = self.buffers.len();
-        self.live.insert((b.place, b.address), id);
+        self.live.insert((b.place, b.address), id, b.size_per_bank);
         self.buffers.push(b);
         id
     }
@@ -164,26 +161,36 @@ impl Sequence {
     /// snapshot shows that the graph does not), its graph's allocations and frees in order, the
     /// buffers its graph allocated that its snapshot no longer holds, and its end.
     pub fn operation(&mut self, record: &OperationRecord<'_>) -> Vec<Step> {
+        let events = self.view.graph_events(record);
+        let view = self.view.clone();
+        let diff = record.snapshot.map(|rows| move |live: &mut LiveSet<BufferId>| live.changes(view.shown(rows)));
+        self.operation_from(record.operation_id, &events, diff, record.failed)
+    }
+
+    /// [`Self::operation`] from what a recorded run keeps of it: its graph's events and, when it
+    /// has a snapshot, what the snapshot changes in the live buffers once the graph's steps are
+    /// taken (`diff`: [`LiveSet::changes`] by its rows of the followed device,
+    /// [`DeviceView::shown`], or the same found another way).
+    pub(crate) fn operation_from(
+        &mut self,
+        operation_id: u64,
+        events: &[GraphEvent],
+        diff: Option<impl FnOnce(&mut LiveSet<BufferId>) -> SnapshotChanges<BufferId>>,
+        failed: bool,
+    ) -> Vec<Step> {
         // Until the first operation that shows any buffer, what appears was there before.
         let first = !self.started;
         // Buffers get ids in order: those live before the graph are the ones below this.
         let before = self.buffers.len();
-        let mut steps = self.graph_steps(record);
+        let mut steps = self.graph_steps(operation_id, events);
         self.started |= !steps.is_empty();
-        let Some(rows) = record.snapshot else {
-            if !record.failed {
-                steps.push(Step::End(record.operation_id));
+        let Some(diff) = diff else {
+            if !failed {
+                steps.push(Step::End(operation_id));
             }
             return steps;
         };
-        let device = self.view.device_id;
-        let view = &self.view;
-        let shown = rows.iter().filter(|r| view.names(Some(r.device_id))).filter_map(|r| {
-            let (address, size) = r.valid()?;
-            Some((((device, placed_type(r.buffer_type)?), address), size))
-        });
-        let buffers = &self.buffers;
-        let changes = self.marks.changes(&self.live, &|id| buffers[id].size_per_bank, shown);
+        let changes = diff(&mut self.live);
         // Whether the snapshot shows any buffer of the followed device.
         self.started |= changes.shown > 0;
         let allocated_here: Vec<(Place, u64, u64)> = steps
@@ -201,7 +208,7 @@ impl Sequence {
         let mut gone_here = Vec::new();
         for (key, id) in changes.gone {
             let here = id >= before;
-            if here && record.failed {
+            if here && failed {
                 gone_here.push(key);
                 continue; // allocated before the failure: live at it, whatever the unwinding freed
             }
@@ -226,60 +233,95 @@ impl Sequence {
                 size_per_bank,
                 size: None,
                 tensor_id: None,
-                operation_id: Some(record.operation_id),
+                operation_id: Some(operation_id),
             };
             let step = Step::Alloc { id: self.add(b), pinned: first };
             if after { post.push(step) } else { pre.push(step) }
         }
         pre.extend(steps);
         pre.extend(post);
-        if !record.failed {
-            pre.push(Step::End(record.operation_id));
+        if !failed {
+            pre.push(Step::End(operation_id));
         }
         pre
     }
 
-    /// The graph's allocations and frees of the followed device, in node order, up to the
+    /// The graph's allocations and frees of the followed device ([`DeviceView::graph_events`])
+    /// as steps against the live buffers.
+    fn graph_steps(&mut self, operation_id: u64, events: &[GraphEvent]) -> Vec<Step> {
+        let mut steps = Vec::new();
+        for event in events {
+            match event {
+                GraphEvent::Alloc(b) => {
+                    if let Some(old) = self.live.remove(&(b.place, b.address)) {
+                        steps.push(Step::Free(old)); // its free went unrecorded
+                    }
+                    let b = Recorded { operation_id: Some(operation_id), ..b.clone() };
+                    steps.push(Step::Alloc { id: self.add(b), pinned: false });
+                }
+                GraphEvent::Free(place, address) => match address.and_then(|a| self.live.remove(&(*place, a))) {
+                    Some(id) => steps.push(Step::Free(id)),
+                    None => self.unknown_frees += 1,
+                },
+            }
+        }
+        steps
+    }
+}
+
+/// One of the followed device's allocations or frees in an operation's graph, as the sequence
+/// reads it: what a recorded run keeps of the graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum GraphEvent {
+    /// A buffer allocated (its operation is set when the sequence takes it).
+    Alloc(Recorded),
+    /// A free in a place, of the address its node frees (none: the graph does not say).
+    Free(Place, Option<u64>),
+}
+
+impl DeviceView {
+    /// A snapshot's rows that show the device's buffers (valid, of a placed type), keyed as
+    /// the live buffers are.
+    pub(crate) fn shown<'a>(&'a self, rows: &'a [SnapshotRow]) -> impl Iterator<Item = (LiveKey, u64)> + 'a {
+        rows.iter().filter(|r| self.names(Some(r.device_id))).filter_map(|r| {
+            let (address, size) = r.valid()?;
+            Some((((self.device_id, placed_type(r.buffer_type)?), address), size))
+        })
+    }
+
+    /// The device's allocations and frees in an operation's graph, in node order, up to its
     /// failure point.
-    fn graph_steps(&mut self, record: &OperationRecord<'_>) -> Vec<Step> {
+    pub(crate) fn graph_events(&self, record: &OperationRecord<'_>) -> Vec<GraphEvent> {
         let graph = record.graph;
         let last = record.through.map_or(graph.len(), |f| (f + 1).min(graph.len()));
         let frees = free_addresses(graph);
         let index = GraphIndex::new(graph);
         // Typed as the memory section types them (an `L1` node inside L1_SMALL is L1_SMALL).
-        let l1_small = self.view.facts.as_ref().and_then(l1_small_region);
-        let mut steps = Vec::new();
+        let l1_small = self.facts.as_ref().and_then(l1_small_region);
+        let mut events = Vec::new();
         for (i, node) in graph[..last].iter().enumerate() {
-            if !self.view.names_in_graph(node.device_id) {
+            if !self.names_in_graph(node.device_id) {
                 continue;
             }
             let Some(buffer_type) = placed_type(graph_buffer_type(node, l1_small.as_ref())) else { continue };
-            let place = (self.view.device_id, buffer_type);
+            let place = (self.device_id, buffer_type);
             if node.is(NodeType::BufferAllocate) {
                 let Some(address) = node.address.filter(|&a| a > 0) else { continue };
-                let banks = default_banks(buffer_type, None, self.view.facts.as_ref());
+                let banks = default_banks(buffer_type, None, self.facts.as_ref());
                 let key = GraphBuffer { buffer_type: Some(buffer_type), ..GraphBuffer::key_of(node, address) };
                 let Some(size_per_bank) = key.per_bank(banks) else { continue };
-                if let Some(old) = self.live.remove(&(place, address)) {
-                    steps.push(Step::Free(old)); // its free went unrecorded
-                }
-                let b = Recorded {
+                events.push(GraphEvent::Alloc(Recorded {
                     place,
                     address,
                     size_per_bank,
                     size: node.size.zip(node.page_size),
                     tensor_id: index.allocated_tensor(i),
-                    operation_id: Some(record.operation_id),
-                };
-                steps.push(Step::Alloc { id: self.add(b), pinned: false });
+                    operation_id: None,
+                }));
             } else if node.is(NodeType::BufferDeallocate) {
-                let freed = frees[i].and_then(|address| self.live.remove(&(place, address)));
-                match freed {
-                    Some(id) => steps.push(Step::Free(id)),
-                    None => self.unknown_frees += 1,
-                }
+                events.push(GraphEvent::Free(place, frees[i]));
             }
         }
-        steps
+        events
     }
 }
