@@ -2,7 +2,10 @@
 //! outcomes, and the device-operations tree; with the reference's scope vectors.
 
 pub mod core_ranges;
+mod fields;
 mod json;
+mod node;
+mod node_texts;
 pub mod nodes;
 pub mod scopes;
 pub(crate) mod stream;

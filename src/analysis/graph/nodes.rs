@@ -1,9 +1,14 @@
 //! Captured-graph nodes, normalised from the JSON of every era (docs/rules/reference.md §3.1, docs/rules/formats.md §3).
 
 use super::core_ranges::{CoreRange, core_range_set_text, parse_core_ranges};
+#[cfg(test)]
+pub(crate) use super::fields::NodeFields;
 use super::json::{Loose, RawNode, RawParams, RawScopeNode, read_nodes, read_scope_nodes};
+pub use super::node::GraphNode;
+use super::node::Numbers;
+use super::node_texts::{TextCache, TextsRead};
 use crate::analysis::messages::failure::BufferType;
-use crate::analysis::sanitize::sanitize_line;
+use crate::analysis::sanitize::sanitize_line_borrowed;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -59,67 +64,28 @@ impl NodeType {
 /// is read once, at open, and never copied for a question).
 pub type SharedGraph = std::sync::Arc<Vec<GraphNode>>;
 
-/// One normalised node of a captured graph.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct GraphNode {
-    /// The node's `id`, else its `counter`, else its position.
-    pub(crate) id: u64,
-    /// The node type.
-    pub(crate) node_type: Option<NodeType>,
-    /// The `node_type` text as written (sanitised), for unknown types only; empty for the others.
-    pub(crate) type_name: String,
-    /// `params.name` of a function start or end; empty when absent.
-    pub(crate) name: String,
-    /// `stacking_level`, read from the node's top level.
-    pub(crate) stacking_level: Option<i64>,
-    /// A `function_end` whose `params.aborted` is exactly `true` or `"true"`.
-    pub(crate) aborted: bool,
-    /// `params.abort_reason` when it is a string that is not blank.
-    pub(crate) abort_reason: Option<String>,
-    /// `params.size`.
-    pub(crate) size: Option<u64>,
-    /// `params.address`.
-    pub(crate) address: Option<u64>,
-    /// The buffer type: integer `params.buffer_type`, else the `params.type` string.
-    pub(crate) buffer_type: Option<BufferType>,
-    /// True when `buffer_type` came from the integer `params.buffer_type`; the `type` string
-    /// says only `DRAM` or `L1` (`L1_SMALL` prints as `L1`), so it is not exact.
-    pub(crate) buffer_type_code: bool,
-    /// `params.max_size_per_bank` (newest captures).
-    pub(crate) max_size_per_bank: Option<u64>,
-    /// `params.num_cores` (0 = interleaved).
-    pub(crate) num_cores: Option<u64>,
-    /// `params.page_size` of a buffer allocation (newest captures).
-    pub(crate) page_size: Option<u64>,
-    /// `params.globally_allocated` of a circular buffer is `"1"`, `1` or `true` (backed by a tensor).
-    pub(crate) globally_allocated: bool,
-    /// `params.layout`.
-    pub(crate) layout: Option<String>,
-    /// `params.core_range_set`.
-    pub(crate) core_range_set: Option<String>,
-    /// `params.device_id`.
-    pub(crate) device_id: Option<u64>,
-    /// `params.tensor_id` of a tensor node.
-    pub(crate) tensor_id: Option<u64>,
-    /// `params.shape` of a tensor node.
-    pub(crate) shape: Option<String>,
-    /// `params.memory_config` of a tensor node (a sharded one names its shard grid).
-    pub(crate) memory_config: Option<String>,
-    /// `input_tensors`: counters of the tensor nodes given to a function start.
-    pub(crate) input_tensors: Vec<u64>,
-    /// `connections`: counters of later or related nodes.
-    pub(crate) connections: Vec<u64>,
+impl NodeType {
+    /// Every node type, in declaration order (a node keeps its type as the index).
+    pub(crate) const ALL: [NodeType; 12] = [
+        Self::CaptureStart,
+        Self::CaptureEnd,
+        Self::FunctionStart,
+        Self::FunctionEnd,
+        Self::BufferAllocate,
+        Self::BufferDeallocate,
+        Self::CircularBufferAllocate,
+        Self::CircularBufferDeallocateAll,
+        Self::Tensor,
+        Self::Buffer,
+        Self::Error,
+        Self::Other,
+    ];
 }
 
 impl GraphNode {
-    /// True for this node type.
-    pub(crate) fn is(&self, node_type: NodeType) -> bool {
-        self.node_type == Some(node_type)
-    }
-
     /// Its `core_range_set` as ranges of cores, whichever form the writer used; none without one.
     pub fn core_ranges(&self) -> Option<Vec<CoreRange>> {
-        parse_core_ranges(self.core_range_set.as_deref()?)
+        parse_core_ranges(self.core_range_set()?)
     }
 }
 
@@ -140,13 +106,46 @@ pub enum GraphError {
 /// Parses a stored `captured_graph` text; empty or blank text is an empty graph.
 /// Invalid JSON, or JSON that is not an array of objects, is an error with the reason.
 pub fn parse_graph(text: &str) -> Result<Vec<GraphNode>, GraphError> {
+    parse_keeping(text, Keep::All)
+}
+
+/// The fields of a node a reader keeps; the others are left empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Keep {
+    /// Every field.
+    #[default]
+    All,
+    /// What scope rules read: id, type, name, stacking level, abort.
+    Scopes,
+    /// What the memory replay reads: id, type, buffer params, connections.
+    Buffers,
+}
+
+/// What reading one graph's nodes shares: the fields kept, the texts' sets, a list to gather a
+/// node's connections in.
+#[derive(Debug, Default)]
+pub(crate) struct NodeReader {
+    keep: Keep,
+    texts: TextCache,
+    links: Vec<u64>,
+}
+
+impl NodeReader {
+    /// A reader keeping `keep`.
+    pub(crate) fn keeping(keep: Keep) -> Self {
+        Self { keep, ..Self::default() }
+    }
+}
+
+fn parse_keeping(text: &str, keep: Keep) -> Result<Vec<GraphNode>, GraphError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
+    let mut reader = NodeReader::keeping(keep);
     if let Some(nodes) = read_nodes(text) {
-        return Ok(nodes.iter().enumerate().map(|(position, node)| normalise(position, node)).collect());
+        return Ok(nodes.iter().enumerate().map(|(position, node)| normalise(position, node, &mut reader)).collect());
     }
-    parse_generic(text)
+    parse_generic(text, &mut reader)
 }
 
 /// Parses only what scope rules read — id, type, name, stacking level, abort — leaving every
@@ -156,62 +155,46 @@ pub fn parse_scopes(text: &str) -> Result<Vec<GraphNode>, GraphError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
+    let mut reader = NodeReader::keeping(Keep::Scopes);
     match read_scope_nodes(text) {
-        Some(nodes) => Ok(nodes.into_iter().enumerate().map(|(position, node)| scope_node(position, node)).collect()),
-        None => parse_graph(text).map(|nodes| nodes.into_iter().map(scope_fields).collect()),
+        Some(nodes) => {
+            Ok(nodes.into_iter().enumerate().map(|(position, node)| scope_node(position, node, &mut reader)).collect())
+        }
+        None => parse_keeping(text, Keep::Scopes),
     }
 }
 
 /// A node's scope fields only.
+#[cfg(test)]
 fn scope_fields(node: GraphNode) -> GraphNode {
-    GraphNode {
-        id: node.id,
-        node_type: node.node_type,
-        name: node.name,
-        stacking_level: node.stacking_level,
-        aborted: node.aborted,
-        abort_reason: node.abort_reason,
-        ..GraphNode::default()
-    }
+    let f = node.fields();
+    let scope = NodeFields {
+        id: f.id,
+        node_type: f.node_type,
+        name: f.name,
+        stacking_level: f.stacking_level,
+        aborted: f.aborted,
+        abort_reason: f.abort_reason,
+        ..NodeFields::default()
+    };
+    scope.into()
 }
 
 /// Parses a graph keeping only what the memory replay reads — id, type, buffer params,
 /// connections — so that the graph-only pass holds little of each graph; the buffer fields are
 /// exactly those [`parse_graph`] gives.
 pub(crate) fn parse_buffers(text: &str) -> Result<Vec<GraphNode>, GraphError> {
-    if text.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    parse_graph(text).map(|nodes| nodes.into_iter().map(buffer_fields).collect())
+    parse_keeping(text, Keep::Buffers)
 }
 
-/// A node's buffer fields only.
-fn buffer_fields(node: GraphNode) -> GraphNode {
-    GraphNode {
-        id: node.id,
-        node_type: node.node_type,
-        size: node.size,
-        address: node.address,
-        buffer_type: node.buffer_type,
-        buffer_type_code: node.buffer_type_code,
-        layout: node.layout,
-        device_id: node.device_id,
-        max_size_per_bank: node.max_size_per_bank,
-        num_cores: node.num_cores,
-        page_size: node.page_size,
-        connections: node.connections,
-        ..GraphNode::default()
-    }
-}
-
-fn scope_node(position: usize, node: RawScopeNode<'_>) -> GraphNode {
+fn scope_node(position: usize, node: RawScopeNode<'_>, reader: &mut NodeReader) -> GraphNode {
     let RawScopeNode { id, counter, node_type, params, stacking_level, .. } = node;
     let full = RawNode { id, counter, node_type, params, stacking_level, input_tensors: None, connections: None };
-    scope_fields(normalise(position, &full))
+    normalise(position, &full, reader)
 }
 
 /// The generic reader: decides whatever the fast one does not accept exactly.
-fn parse_generic(text: &str) -> Result<Vec<GraphNode>, GraphError> {
+fn parse_generic(text: &str, reader: &mut NodeReader) -> Result<Vec<GraphNode>, GraphError> {
     let value: Value = serde_json::from_str(text).map_err(|e| GraphError::InvalidJson(e.to_string()))?;
     let Value::Array(items) = value else {
         return Err(GraphError::NotAnArray);
@@ -220,7 +203,7 @@ fn parse_generic(text: &str) -> Result<Vec<GraphNode>, GraphError> {
         .iter()
         .enumerate()
         .map(|(position, item)| match item {
-            Value::Object(node) => Ok(normalise(position, &raw_node(node))),
+            Value::Object(node) => Ok(normalise(position, &raw_node(node), reader)),
             _ => Err(GraphError::NodeNotAnObject(position)),
         })
         .collect()
@@ -280,46 +263,73 @@ fn loose(value: &Value) -> Loose<'_> {
 }
 
 /// A node as the project reads it, from either reader's fields: loose values typed, texts
-/// sanitised, the id falling back to the counter and then to the position.
-pub(super) fn normalise(position: usize, node: &RawNode<'_>) -> GraphNode {
+/// sanitised, the id falling back to the counter and then to the position; only the fields
+/// `reader` keeps.
+pub(super) fn normalise(position: usize, node: &RawNode<'_>, reader: &mut NodeReader) -> GraphNode {
     let empty = RawParams::default();
     let params = node.params.as_ref().unwrap_or(&empty);
     let type_name = node.node_type.as_ref().and_then(Loose::as_str).unwrap_or("");
     let node_type = NodeType::from_name(type_name);
-    let text = |value: &Option<Loose<'_>>| value.as_ref().and_then(Loose::as_str).map(sanitize_line);
+    let (scopes, buffers) = match reader.keep {
+        Keep::All => (true, true),
+        Keep::Scopes => (true, false),
+        Keep::Buffers => (false, true),
+    };
+    let all = reader.keep == Keep::All;
     let number = |value: &Option<Loose<'_>>| value.as_ref().and_then(Loose::as_u64);
-    let numbers = |list: &Option<Vec<Loose<'_>>>| list.iter().flatten().filter_map(Loose::as_u64).collect();
-    let (buffer_type, buffer_type_code) = buffer_type(params);
-    GraphNode {
+    let kept = |keep: bool, value: &Option<Loose<'_>>| number(value).filter(|_| keep);
+    let (buffer_type, buffer_type_code) = if buffers { buffer_type(params) } else { (None, false) };
+    let numbers = Numbers {
         id: number(&node.id).or_else(|| number(&node.counter)).unwrap_or(position as u64),
         node_type: Some(node_type),
-        type_name: if node_type == NodeType::Other { sanitize_line(type_name) } else { String::new() },
-        name: text(&params.name).unwrap_or_default(),
-        stacking_level: node.stacking_level.as_ref().and_then(Loose::as_i64),
-        aborted: node_type == NodeType::FunctionEnd && is_aborted(params),
+        aborted: scopes && node_type == NodeType::FunctionEnd && is_aborted(params),
+        size: kept(buffers, &params.size),
+        address: kept(buffers, &params.address),
+        buffer_type,
+        buffer_type_code,
+        globally_allocated: all && is_globally_allocated(params),
+        small: [
+            kept(buffers, &params.device_id),
+            kept(buffers, &params.num_cores),
+            node.stacking_level.as_ref().and_then(Loose::as_i64).filter(|_| scopes).map(|level| level as u64),
+            kept(buffers, &params.page_size),
+            kept(buffers, &params.max_size_per_bank),
+            kept(all, &params.tensor_id),
+        ],
+    };
+    let texts = TextsRead {
+        type_name: match node_type == NodeType::Other && all {
+            true => sanitize_line_borrowed(type_name),
+            false => Cow::Borrowed(""),
+        },
+        name: text(&params.name).filter(|_| scopes).unwrap_or_default(),
         abort_reason: params
             .abort_reason
             .as_ref()
             .and_then(Loose::as_str)
-            .filter(|r| !r.trim().is_empty())
-            .map(sanitize_line),
-        size: number(&params.size),
-        address: number(&params.address),
-        buffer_type,
-        buffer_type_code,
-        max_size_per_bank: number(&params.max_size_per_bank),
-        num_cores: number(&params.num_cores),
-        page_size: number(&params.page_size),
-        globally_allocated: is_globally_allocated(params),
-        layout: text(&params.layout),
-        core_range_set: params.core_range_set.as_deref().map(sanitize_line),
-        device_id: number(&params.device_id),
-        tensor_id: number(&params.tensor_id),
-        shape: text(&params.shape),
-        memory_config: text(&params.memory_config),
-        input_tensors: numbers(&node.input_tensors),
-        connections: numbers(&node.connections),
+            .filter(|r| scopes && !r.trim().is_empty())
+            .map(sanitize_line_borrowed),
+        layout: text(&params.layout).filter(|_| buffers),
+        core_range_set: params.core_range_set.as_deref().filter(|_| all).map(sanitize_line_borrowed),
+        shape: text(&params.shape).filter(|_| all),
+        memory_config: text(&params.memory_config).filter(|_| all),
+    };
+    let texts = reader.texts.share(node_type as usize + 1, texts);
+    let numbers_of = |list: &Option<Vec<Loose<'_>>>, out: &mut Vec<u64>| {
+        out.clear();
+        out.extend(list.iter().flatten().filter_map(Loose::as_u64));
+    };
+    let mut inputs = Vec::new();
+    if all {
+        numbers_of(&node.input_tensors, &mut inputs);
     }
+    numbers_of(if buffers { &node.connections } else { &None }, &mut reader.links);
+    GraphNode::pack(&numbers, texts, inputs, &reader.links)
+}
+
+/// A string value, sanitised (borrowed when it needs no change).
+fn text<'t>(value: &'t Option<Loose<'_>>) -> Option<Cow<'t, str>> {
+    value.as_ref().and_then(Loose::as_str).map(sanitize_line_borrowed)
 }
 
 /// Whether a node's `aborted` parameter is `true` or `"true"`.

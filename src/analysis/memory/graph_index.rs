@@ -27,7 +27,7 @@ impl<'a> GraphIndex<'a> {
     pub(crate) fn open_scope(&self, position: usize) -> Option<String> {
         let innermost = self.innermost.get_or_init(|| innermost_scopes(self.nodes));
         let start = (*innermost.get(position)?)?;
-        Some(self.nodes[start].name.clone())
+        Some(self.nodes[start].name().to_string())
     }
 
     /// The tensor a `buffer_allocate` node connects to: a `tensor` node among its connections
@@ -35,14 +35,14 @@ impl<'a> GraphIndex<'a> {
     pub(crate) fn allocated_tensor(&self, position: usize) -> Option<u64> {
         let by_id = self.by_id.get_or_init(|| ById::of(self.nodes));
         let node_of = |id: &u64| by_id.position(*id).map(|i| &self.nodes[i]);
-        let tensor_of = |id: &u64| node_of(id).filter(|n| n.is(NodeType::Tensor)).and_then(|n| n.tensor_id);
+        let tensor_of = |id: &u64| node_of(id).filter(|n| n.is(NodeType::Tensor)).and_then(|n| n.tensor_id());
         let node = self.nodes.get(position)?;
-        node.connections.iter().find_map(tensor_of).or_else(|| {
-            node.connections
+        node.connections().iter().find_map(tensor_of).or_else(|| {
+            node.connections()
                 .iter()
                 .filter_map(node_of)
                 .filter(|n| n.is(NodeType::Buffer))
-                .find_map(|b| b.connections.iter().find_map(tensor_of))
+                .find_map(|b| b.connections().iter().find_map(tensor_of))
         })
     }
 }
@@ -57,9 +57,9 @@ enum ById {
 
 impl ById {
     fn of(nodes: &[GraphNode]) -> Self {
-        match nodes.iter().enumerate().all(|(i, n)| n.id == i as u64) {
+        match nodes.iter().enumerate().all(|(i, n)| n.id() == i as u64) {
             true => Self::Positions(nodes.len()),
-            false => Self::Map(nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect()),
+            false => Self::Map(nodes.iter().enumerate().map(|(i, n)| (n.id(), i)).collect()),
         }
     }
 
@@ -96,9 +96,10 @@ fn innermost_scopes(nodes: &[GraphNode]) -> Vec<Option<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::graph::nodes::NodeFields;
 
     fn node(id: u64, node_type: NodeType, tensor_id: Option<u64>, connections: Vec<u64>) -> GraphNode {
-        GraphNode { id, node_type: Some(node_type), tensor_id, connections, ..GraphNode::default() }
+        GraphNode::from(NodeFields { id, node_type: Some(node_type), tensor_id, connections, ..NodeFields::default() })
     }
 
     #[test]

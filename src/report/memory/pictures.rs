@@ -362,5 +362,5 @@ impl<'r> Pictures<'r> {
 
 /// The tensor ids of a graph's `tensor` nodes.
 fn graph_tensors(graph: &[crate::analysis::graph::nodes::GraphNode]) -> Vec<u64> {
-    graph.iter().filter(|n| n.is(NodeType::Tensor)).filter_map(|n| n.tensor_id).collect()
+    graph.iter().filter(|n| n.is(NodeType::Tensor)).filter_map(|n| n.tensor_id()).collect()
 }

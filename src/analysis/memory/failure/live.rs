@@ -219,7 +219,7 @@ pub(crate) fn unwinds(graph: &[GraphNode]) -> bool {
 fn allocations_by_address(graph: &[GraphNode]) -> IntMap<u64, Vec<usize>> {
     let mut allocations: IntMap<u64, Vec<usize>> = IntMap::default();
     for (i, n) in graph.iter().enumerate().filter(|(_, n)| n.is(NodeType::BufferAllocate)) {
-        if let Some(address) = n.address {
+        if let Some(address) = n.address() {
             allocations.entry(address).or_default().push(i);
         }
     }
