@@ -11,12 +11,15 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// A hash of integer keys (addresses, node ids) by one multiplication: the maps of a replay
 /// hold hundreds of thousands of them, and SipHash's resistance to chosen keys buys nothing here.
+/// The product's low bits depend only on the key's low bits, which are all zero in addresses
+/// aligned to 2 KiB or more: the table picks a key's bucket from the low bits of the hash, so
+/// the hash is the product turned so that its well-mixed high bits come first.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct IntHasher(u64);
 
 impl Hasher for IntHasher {
     fn finish(&self) -> u64 {
-        self.0
+        self.0.rotate_left(26)
     }
 
     fn write(&mut self, bytes: &[u8]) {
