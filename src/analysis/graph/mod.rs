@@ -7,6 +7,7 @@ mod json;
 mod node;
 mod node_texts;
 pub mod nodes;
+mod scan;
 pub mod scopes;
 pub(crate) mod stream;
 pub mod tree;

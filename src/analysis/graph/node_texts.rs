@@ -57,16 +57,21 @@ impl TextsRead<'_> {
             && self.memory_config.is_none()
     }
 
-    /// True when `set` holds exactly these texts.
+    /// True when `set` holds exactly these texts. Most texts are absent or empty: their
+    /// lengths tell (a comparison of bytes is a call, and a node has seven texts).
     fn same_as(&self, set: &NodeTexts) -> bool {
-        let same = |a: &Option<Cow<'_, str>>, b: &Option<String>| a.as_deref() == b.as_deref();
-        self.type_name == set.type_name.as_str()
-            && self.name == set.name.as_str()
-            && same(&self.layout, &set.layout)
-            && same(&self.shape, &set.shape)
-            && same(&self.abort_reason, &set.abort_reason)
-            && same(&self.core_range_set, &set.core_range_set)
-            && same(&self.memory_config, &set.memory_config)
+        let same = |a: &str, b: &str| a.len() == b.len() && (a.is_empty() || a == b);
+        let same_option = |a: &Option<Cow<'_, str>>, b: &Option<String>| match (a, b) {
+            (Some(a), Some(b)) => same(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        same(&self.type_name, &set.type_name)
+            && same(&self.name, &set.name)
+            && same_option(&self.layout, &set.layout)
+            && same_option(&self.shape, &set.shape)
+            && same_option(&self.abort_reason, &set.abort_reason)
+            && same_option(&self.core_range_set, &set.core_range_set)
+            && same_option(&self.memory_config, &set.memory_config)
     }
 
     fn owned(self) -> NodeTexts {

@@ -3,7 +3,7 @@
 use super::core_ranges::{CoreRange, core_range_set_text, parse_core_ranges};
 #[cfg(test)]
 pub(crate) use super::fields::NodeFields;
-use super::json::{Loose, RawNode, RawParams, RawScopeNode, read_nodes, read_scope_nodes};
+use super::json::{Loose, Node, RawNode, RawParams, RawScopeNode, read_nodes, read_scope_nodes};
 pub use super::node::GraphNode;
 use super::node::Numbers;
 use super::node_texts::{TextCache, TextsRead};
@@ -127,7 +127,10 @@ pub(crate) enum Keep {
 pub(crate) struct NodeReader {
     keep: Keep,
     texts: TextCache,
-    links: Vec<u64>,
+    /// The numbers of the node's `input_tensors`.
+    pub(super) inputs: Vec<u64>,
+    /// The numbers of the node's `connections`.
+    pub(super) links: Vec<u64>,
 }
 
 impl NodeReader {
@@ -188,9 +191,9 @@ pub(crate) fn parse_buffers(text: &str) -> Result<Vec<GraphNode>, GraphError> {
 }
 
 fn scope_node(position: usize, node: RawScopeNode<'_>, reader: &mut NodeReader) -> GraphNode {
-    let RawScopeNode { id, counter, node_type, params, stacking_level, .. } = node;
-    let full = RawNode { id, counter, node_type, params, stacking_level, input_tensors: None, connections: None };
-    normalise(position, &full, reader)
+    reader.inputs.clear();
+    reader.links.clear();
+    normalise_gathered(position, &node, reader)
 }
 
 /// The generic reader: decides whatever the fast one does not accept exactly.
@@ -266,6 +269,23 @@ fn loose(value: &Value) -> Loose<'_> {
 /// sanitised, the id falling back to the counter and then to the position; only the fields
 /// `reader` keeps.
 pub(super) fn normalise(position: usize, node: &RawNode<'_>, reader: &mut NodeReader) -> GraphNode {
+    let numbers_of = |list: &Option<Vec<Loose<'_>>>, out: &mut Vec<u64>| {
+        out.clear();
+        out.extend(list.iter().flatten().filter_map(Loose::as_u64));
+    };
+    numbers_of(&node.input_tensors, &mut reader.inputs);
+    numbers_of(&node.connections, &mut reader.links);
+    normalise_gathered(position, node, reader)
+}
+
+/// [`normalise`], the numbers of the node's `input_tensors` and `connections` (those of their
+/// items `Loose::as_u64` reads) already gathered in `reader`'s lists; the node's own lists are
+/// not read.
+pub(super) fn normalise_gathered<L>(
+    position: usize,
+    node: &Node<'_, RawParams<'_>, L>,
+    reader: &mut NodeReader,
+) -> GraphNode {
     let empty = RawParams::default();
     let params = node.params.as_ref().unwrap_or(&empty);
     let type_name = node.node_type.as_ref().and_then(Loose::as_str).unwrap_or("");
@@ -315,16 +335,9 @@ pub(super) fn normalise(position: usize, node: &RawNode<'_>, reader: &mut NodeRe
         memory_config: text(&params.memory_config).filter(|_| all),
     };
     let texts = reader.texts.share(node_type as usize + 1, texts);
-    let numbers_of = |list: &Option<Vec<Loose<'_>>>, out: &mut Vec<u64>| {
-        out.clear();
-        out.extend(list.iter().flatten().filter_map(Loose::as_u64));
-    };
-    let mut inputs = Vec::new();
-    if all {
-        numbers_of(&node.input_tensors, &mut inputs);
-    }
-    numbers_of(if buffers { &node.connections } else { &None }, &mut reader.links);
-    GraphNode::pack(&numbers, texts, inputs, &reader.links)
+    let inputs = if all { reader.inputs.clone() } else { Vec::new() };
+    let links: &[u64] = if buffers { &reader.links } else { &[] };
+    GraphNode::pack(&numbers, texts, inputs, links)
 }
 
 /// A string value, sanitised (borrowed when it needs no change).

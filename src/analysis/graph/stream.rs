@@ -8,7 +8,8 @@
 //! those `parse_graph` gives (tested).
 
 use super::json::RawNode;
-use super::nodes::{GraphNode, NodeReader, normalise};
+use super::nodes::{GraphNode, NodeReader, normalise, normalise_gathered};
+use super::scan::{Scanned, scan_node};
 
 /// Where the reader is in the array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,6 +129,17 @@ enum Read {
 /// where `text` ends is taken as cut off unless nothing follows (`complete`): a number could go
 /// on in the next piece.
 fn read_node(text: &str, complete: bool, nodes: &mut Vec<GraphNode>, reader: &mut NodeReader) -> Read {
+    // Nearly every node is one the hand reader is sure of; any other is the typed reader's.
+    let NodeReader { inputs, links, .. } = reader;
+    match text.starts_with('{').then(|| scan_node(text, inputs, links)) {
+        Some(Scanned::Node(_, length)) if length == text.len() && !complete => return Read::Cut,
+        Some(Scanned::Node(node, length)) => {
+            nodes.push(normalise_gathered(nodes.len(), &node, reader));
+            return Read::Node(length);
+        }
+        Some(Scanned::Cut) if !complete => return Read::Cut,
+        _ => {}
+    }
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<RawNode<'_>>();
     match stream.next() {
         Some(Ok(_)) if stream.byte_offset() == text.len() && !complete => Read::Cut,
