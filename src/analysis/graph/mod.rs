@@ -7,6 +7,8 @@ mod json;
 mod node;
 mod node_texts;
 pub mod nodes;
+mod normalise;
+mod scalars;
 mod scan;
 pub mod scopes;
 pub(crate) mod stream;

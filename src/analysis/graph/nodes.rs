@@ -3,12 +3,11 @@
 use super::core_ranges::{CoreRange, core_range_set_text, parse_core_ranges};
 #[cfg(test)]
 pub(crate) use super::fields::NodeFields;
-use super::json::{Loose, Node, RawNode, RawParams, RawScopeNode, read_nodes, read_scope_nodes};
+use super::json::{Loose, RawNode, RawParams, RawScopeNode, read_nodes, read_scope_nodes};
 pub use super::node::GraphNode;
-use super::node::Numbers;
-use super::node_texts::{TextCache, TextsRead};
-use crate::analysis::messages::failure::BufferType;
-use crate::analysis::sanitize::sanitize_line_borrowed;
+pub(crate) use super::normalise::{Keep, NodeReader};
+use super::normalise::{normalise, normalise_scalars};
+use super::scalars::NodeScalars;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -42,7 +41,8 @@ pub(crate) enum NodeType {
 }
 
 impl NodeType {
-    fn from_name(name: &str) -> Self {
+    /// The type named `name`; `Other` for any other name.
+    pub(super) fn from_name(name: &str) -> Self {
         match name {
             "capture_start" => Self::CaptureStart,
             "capture_end" => Self::CaptureEnd,
@@ -109,37 +109,6 @@ pub fn parse_graph(text: &str) -> Result<Vec<GraphNode>, GraphError> {
     parse_keeping(text, Keep::All)
 }
 
-/// The fields of a node a reader keeps; the others are left empty.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum Keep {
-    /// Every field.
-    #[default]
-    All,
-    /// What scope rules read: id, type, name, stacking level, abort.
-    Scopes,
-    /// What the memory replay reads: id, type, buffer params, connections.
-    Buffers,
-}
-
-/// What reading one graph's nodes shares: the fields kept, the texts' sets, a list to gather a
-/// node's connections in.
-#[derive(Debug, Default)]
-pub(crate) struct NodeReader {
-    keep: Keep,
-    texts: TextCache,
-    /// The numbers of the node's `input_tensors`.
-    pub(super) inputs: Vec<u64>,
-    /// The numbers of the node's `connections`.
-    pub(super) links: Vec<u64>,
-}
-
-impl NodeReader {
-    /// A reader keeping `keep`.
-    pub(crate) fn keeping(keep: Keep) -> Self {
-        Self { keep, ..Self::default() }
-    }
-}
-
 fn parse_keeping(text: &str, keep: Keep) -> Result<Vec<GraphNode>, GraphError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
@@ -193,7 +162,7 @@ pub(crate) fn parse_buffers(text: &str) -> Result<Vec<GraphNode>, GraphError> {
 fn scope_node(position: usize, node: RawScopeNode<'_>, reader: &mut NodeReader) -> GraphNode {
     reader.inputs.clear();
     reader.links.clear();
-    normalise_gathered(position, &node, reader)
+    normalise_scalars(position, &NodeScalars::of(&node), reader)
 }
 
 /// The generic reader: decides whatever the fast one does not accept exactly.
@@ -262,117 +231,6 @@ fn loose(value: &Value) -> Loose<'_> {
             _ => Loose::F64(n.as_f64().unwrap_or(f64::NAN)),
         },
         _ => Loose::Other,
-    }
-}
-
-/// A node as the project reads it, from either reader's fields: loose values typed, texts
-/// sanitised, the id falling back to the counter and then to the position; only the fields
-/// `reader` keeps.
-pub(super) fn normalise(position: usize, node: &RawNode<'_>, reader: &mut NodeReader) -> GraphNode {
-    let numbers_of = |list: &Option<Vec<Loose<'_>>>, out: &mut Vec<u64>| {
-        out.clear();
-        out.extend(list.iter().flatten().filter_map(Loose::as_u64));
-    };
-    numbers_of(&node.input_tensors, &mut reader.inputs);
-    numbers_of(&node.connections, &mut reader.links);
-    normalise_gathered(position, node, reader)
-}
-
-/// [`normalise`], the numbers of the node's `input_tensors` and `connections` (those of their
-/// items `Loose::as_u64` reads) already gathered in `reader`'s lists; the node's own lists are
-/// not read.
-pub(super) fn normalise_gathered<L>(
-    position: usize,
-    node: &Node<'_, RawParams<'_>, L>,
-    reader: &mut NodeReader,
-) -> GraphNode {
-    let empty = RawParams::default();
-    let params = node.params.as_ref().unwrap_or(&empty);
-    let type_name = node.node_type.as_ref().and_then(Loose::as_str).unwrap_or("");
-    let node_type = NodeType::from_name(type_name);
-    let (scopes, buffers) = match reader.keep {
-        Keep::All => (true, true),
-        Keep::Scopes => (true, false),
-        Keep::Buffers => (false, true),
-    };
-    let all = reader.keep == Keep::All;
-    let number = |value: &Option<Loose<'_>>| value.as_ref().and_then(Loose::as_u64);
-    let kept = |keep: bool, value: &Option<Loose<'_>>| number(value).filter(|_| keep);
-    let (buffer_type, buffer_type_code) = if buffers { buffer_type(params) } else { (None, false) };
-    let numbers = Numbers {
-        id: number(&node.id).or_else(|| number(&node.counter)).unwrap_or(position as u64),
-        node_type: Some(node_type),
-        aborted: scopes && node_type == NodeType::FunctionEnd && is_aborted(params),
-        size: kept(buffers, &params.size),
-        address: kept(buffers, &params.address),
-        buffer_type,
-        buffer_type_code,
-        globally_allocated: all && is_globally_allocated(params),
-        small: [
-            kept(buffers, &params.device_id),
-            kept(buffers, &params.num_cores),
-            node.stacking_level.as_ref().and_then(Loose::as_i64).filter(|_| scopes).map(|level| level as u64),
-            kept(buffers, &params.page_size),
-            kept(buffers, &params.max_size_per_bank),
-            kept(all, &params.tensor_id),
-        ],
-    };
-    let texts = TextsRead {
-        type_name: match node_type == NodeType::Other && all {
-            true => sanitize_line_borrowed(type_name),
-            false => Cow::Borrowed(""),
-        },
-        name: text(&params.name).filter(|_| scopes).unwrap_or_default(),
-        abort_reason: params
-            .abort_reason
-            .as_ref()
-            .and_then(Loose::as_str)
-            .filter(|r| scopes && !r.trim().is_empty())
-            .map(sanitize_line_borrowed),
-        layout: text(&params.layout).filter(|_| buffers),
-        core_range_set: params.core_range_set.as_deref().filter(|_| all).map(sanitize_line_borrowed),
-        shape: text(&params.shape).filter(|_| all),
-        memory_config: text(&params.memory_config).filter(|_| all),
-    };
-    let texts = reader.texts.share(node_type as usize + 1, texts);
-    let inputs = if all { reader.inputs.clone() } else { Vec::new() };
-    let links: &[u64] = if buffers { &reader.links } else { &[] };
-    GraphNode::pack(&numbers, texts, inputs, links)
-}
-
-/// A string value, sanitised (borrowed when it needs no change).
-fn text<'t>(value: &'t Option<Loose<'_>>) -> Option<Cow<'t, str>> {
-    value.as_ref().and_then(Loose::as_str).map(sanitize_line_borrowed)
-}
-
-/// Whether a node's `aborted` parameter is `true` or `"true"`.
-fn is_aborted(params: &RawParams<'_>) -> bool {
-    match &params.aborted {
-        Some(Loose::Bool(flag)) => *flag,
-        Some(Loose::Str(flag)) => flag == "true",
-        _ => false,
-    }
-}
-
-/// The buffer type, from its numeric code (the second value says it was one), else from the
-/// `type` token.
-fn buffer_type(params: &RawParams<'_>) -> (Option<BufferType>, bool) {
-    let coded = params
-        .buffer_type
-        .as_ref()
-        .and_then(Loose::as_u64)
-        .and_then(|code| BufferType::from_code(i64::try_from(code).ok()?));
-    let token = || params.type_name.as_ref().and_then(Loose::as_str).and_then(BufferType::from_token);
-    (coded.or_else(token), coded.is_some())
-}
-
-/// Whether a node's `globally_allocated` parameter is `true`, `1`, `"1"` or `"true"`.
-fn is_globally_allocated(params: &RawParams<'_>) -> bool {
-    match &params.globally_allocated {
-        Some(Loose::Bool(flag)) => *flag,
-        Some(Loose::U64(1)) => true,
-        Some(Loose::Str(flag)) => flag == "1" || flag == "true",
-        _ => false,
     }
 }
 

@@ -1,4 +1,6 @@
 use super::*;
+use crate::analysis::graph::normalise::normalise;
+use crate::analysis::messages::failure::BufferType;
 
 #[test]
 fn integer_and_string_params_read_alike() {

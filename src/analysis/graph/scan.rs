@@ -6,16 +6,12 @@
 //! decimal number, a duplicate key, a `core_range_set`, anything malformed — it leaves to that
 //! reader ([`Scanned::Unsure`]); what it reads is the typed reader's node (tested against it).
 
-use super::json::{Loose, Node, RawParams};
-use std::borrow::Cow;
-
-/// A node as read here: its lists' numbers are gathered apart.
-pub(super) type ScannedNode<'a> = Node<'a, RawParams<'a>, ()>;
+use super::scalars::{NodeScalars, Param, Scalar};
 
 /// What reading the node at the start of a text gave.
-pub(super) enum Scanned<'a> {
-    /// The node and the bytes it took.
-    Node(ScannedNode<'a>, usize),
+pub(super) enum Scanned {
+    /// The node, and the bytes it took.
+    Node(usize),
     /// The text ends inside the node.
     Cut,
     /// Not a node this reader is sure of: the typed reader decides.
@@ -34,17 +30,23 @@ type Read<T> = Result<T, Stop>;
 /// recursion limit of its own).
 const MAX_DEPTH: usize = 64;
 
-/// Reads the node at the start of `text` (which must begin with `{`); the numbers of its
-/// `input_tensors` and `connections` (those of their items `Loose::as_u64` reads) go to `inputs`
-/// and `links`.
-pub(super) fn scan_node<'a>(text: &'a str, inputs: &mut Vec<u64>, links: &mut Vec<u64>) -> Scanned<'a> {
+/// Reads the node at the start of `text` (which must begin with `{`) into `node`; the numbers
+/// of its `input_tensors` and `connections` (those of their items `Scalar::as_u64` reads) go to
+/// `inputs` and `links`.
+pub(super) fn scan_node<'a>(
+    text: &'a str,
+    node: &mut NodeScalars<'a>,
+    inputs: &mut Vec<u64>,
+    links: &mut Vec<u64>,
+) -> Scanned {
     inputs.clear();
     links.clear();
+    *node = NodeScalars::default();
     let mut scan = Scan { text, at: 0, inputs: std::mem::take(inputs), links: std::mem::take(links) };
-    let read = scan.node();
+    let read = scan.node(node);
     (*inputs, *links) = (scan.inputs, scan.links);
     match read {
-        Ok(node) => Scanned::Node(node, scan.at),
+        Ok(()) => Scanned::Node(scan.at),
         Err(Stop::Cut) => Scanned::Cut,
         Err(Stop::Unsure) => Scanned::Unsure,
     }
@@ -105,16 +107,25 @@ impl<'a> Scan<'a> {
     /// A non-negative integer of at most 19 digits, without a leading zero: always a `u64`.
     fn integer(&mut self) -> Read<u64> {
         let bytes = self.text.as_bytes();
-        let length = bytes[self.at..].iter().position(|b| !b.is_ascii_digit()).ok_or(Stop::Cut)?;
-        let digits = &bytes[self.at..self.at + length];
-        if length == 0 || length > 19 || (length > 1 && digits[0] == b'0') {
+        let start = self.at;
+        let mut value = 0u64;
+        let mut at = start;
+        let next = loop {
+            match bytes.get(at) {
+                Some(&digit @ b'0'..=b'9') if at - start < 19 => {
+                    value = value * 10 + u64::from(digit - b'0');
+                    at += 1;
+                }
+                Some(&next) => break next,
+                None => return Err(Stop::Cut),
+            }
+        };
+        let leading_zero = at - start > 1 && bytes[start] == b'0';
+        if at == start || leading_zero || matches!(next, b'0'..=b'9' | b'.' | b'e' | b'E') {
             return Err(Stop::Unsure);
         }
-        if matches!(bytes[self.at + length], b'.' | b'e' | b'E') {
-            return Err(Stop::Unsure);
-        }
-        self.at += length;
-        Ok(digits.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')))
+        self.at = at;
+        Ok(value)
     }
 
     fn literal(&mut self, word: &str) -> Read<()> {
@@ -131,14 +142,14 @@ impl<'a> Scan<'a> {
 
     /// A scalar as the typed reader reads it, into `out`; `null` is none, a list or an object
     /// `Other`.
-    fn loose(&mut self, out: &mut Option<Loose<'a>>) -> Read<()> {
+    fn scalar(&mut self, out: &mut Option<Scalar<'a>>) -> Read<()> {
         *out = Some(match self.skip_whitespace()? {
-            b'"' => Loose::Str(Cow::Borrowed(self.string()?)),
-            b'0'..=b'9' => Loose::U64(self.integer()?),
-            b't' => self.literal("true").map(|()| Loose::Bool(true))?,
-            b'f' => self.literal("false").map(|()| Loose::Bool(false))?,
+            b'"' => Scalar::Str(self.string()?),
+            b'0'..=b'9' => Scalar::U64(self.integer()?),
+            b't' => self.literal("true").map(|()| Scalar::Bool(true))?,
+            b'f' => self.literal("false").map(|()| Scalar::Bool(false))?,
             b'n' => return self.literal("null"),
-            b'[' | b'{' => self.skip(0).map(|()| Loose::Other)?,
+            b'[' | b'{' => self.skip(0).map(|()| Scalar::Other)?,
             _ => return Err(Stop::Unsure),
         });
         Ok(())
@@ -157,8 +168,8 @@ impl<'a> Scan<'a> {
         }
         loop {
             let mut item = None;
-            self.loose(&mut item)?;
-            if let Some(number) = item.as_ref().and_then(Loose::as_u64) {
+            self.scalar(&mut item)?;
+            if let Some(number) = item.and_then(Scalar::as_u64) {
                 match list {
                     List::Inputs => self.inputs.push(number),
                     List::Links => self.links.push(number),
@@ -200,7 +211,7 @@ impl<'a> Scan<'a> {
                 }
             }
             b'{' => self.object(|scan, _| scan.skip(depth + 1)),
-            _ => self.loose(&mut None),
+            _ => self.scalar(&mut None),
         }
     }
 
@@ -229,16 +240,7 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn node(&mut self) -> Read<ScannedNode<'a>> {
-        let mut node = ScannedNode {
-            id: None,
-            counter: None,
-            node_type: None,
-            params: None,
-            stacking_level: None,
-            input_tensors: None,
-            connections: None,
-        };
+    fn node(&mut self, node: &mut NodeScalars<'a>) -> Read<()> {
         let mut seen = Seen::default();
         self.object(|scan, key| {
             let key_bit = match key {
@@ -253,50 +255,48 @@ impl<'a> Scan<'a> {
             };
             seen.first(key_bit)?;
             match key_bit {
-                0 => scan.loose(&mut node.id)?,
-                1 => scan.loose(&mut node.counter)?,
-                2 => scan.loose(&mut node.node_type)?,
-                3 => scan.loose(&mut node.stacking_level)?,
+                0 => scan.scalar(&mut node.id)?,
+                1 => scan.scalar(&mut node.counter)?,
+                2 => scan.scalar(&mut node.node_type)?,
+                3 => scan.scalar(&mut node.stacking_level)?,
                 4 => scan.list(List::Inputs)?,
                 5 => scan.list(List::Links)?,
                 _ => scan.params(&mut node.params)?,
             }
             Ok(())
-        })?;
-        Ok(node)
+        })
     }
 
-    /// `params`: an object, or `null` (none).
-    fn params(&mut self, out: &mut Option<RawParams<'a>>) -> Read<()> {
+    /// `params`: an object, or `null` (none), into `params` (by [`Param`]).
+    fn params(&mut self, params: &mut [Option<Scalar<'a>>; 16]) -> Read<()> {
         if self.skip_whitespace()? == b'n' {
             return self.literal("null");
         }
-        let params = out.insert(RawParams::default());
         let mut seen = Seen::default();
         self.object(|scan, key| {
-            let (key_bit, field) = match key {
-                "name" => (0, &mut params.name),
-                "aborted" => (1, &mut params.aborted),
-                "abort_reason" => (2, &mut params.abort_reason),
-                "size" => (3, &mut params.size),
-                "address" => (4, &mut params.address),
-                "buffer_type" => (5, &mut params.buffer_type),
-                "type" => (6, &mut params.type_name),
-                "layout" => (7, &mut params.layout),
-                "device_id" => (8, &mut params.device_id),
-                "tensor_id" => (9, &mut params.tensor_id),
-                "shape" => (10, &mut params.shape),
-                "memory_config" => (11, &mut params.memory_config),
-                "max_size_per_bank" => (12, &mut params.max_size_per_bank),
-                "num_cores" => (13, &mut params.num_cores),
-                "page_size" => (14, &mut params.page_size),
-                "globally_allocated" => (15, &mut params.globally_allocated),
+            let param = match key {
+                "name" => Param::Name,
+                "aborted" => Param::Aborted,
+                "abort_reason" => Param::AbortReason,
+                "size" => Param::Size,
+                "address" => Param::Address,
+                "buffer_type" => Param::BufferType,
+                "type" => Param::TypeName,
+                "layout" => Param::Layout,
+                "device_id" => Param::DeviceId,
+                "tensor_id" => Param::TensorId,
+                "shape" => Param::Shape,
+                "memory_config" => Param::MemoryConfig,
+                "max_size_per_bank" => Param::MaxSizePerBank,
+                "num_cores" => Param::NumCores,
+                "page_size" => Param::PageSize,
+                "globally_allocated" => Param::GloballyAllocated,
                 // Its three forms are the typed reader's to tell apart.
                 "core_range_set" => return Err(Stop::Unsure),
                 _ => return scan.skip(0),
             };
-            seen.first(key_bit)?;
-            scan.loose(field)
+            seen.first(param as u32)?;
+            scan.scalar(&mut params[param as usize])
         })
     }
 }

@@ -1,6 +1,8 @@
 use super::super::json::RawNode;
+use super::super::scalars::NodeScalars;
 use super::*;
-use crate::analysis::graph::nodes::{GraphNode, NodeReader, normalise, normalise_gathered};
+use crate::analysis::graph::nodes::{GraphNode, NodeReader};
+use crate::analysis::graph::normalise::{normalise, normalise_scalars};
 use proptest::prelude::*;
 
 /// What the typed reader makes of a text: the node normalised, `Err(true)` when the text ends
@@ -16,10 +18,11 @@ fn typed(text: &str) -> Result<GraphNode, bool> {
 fn scanned(text: &str) -> Option<Result<GraphNode, bool>> {
     let mut reader = NodeReader::default();
     let NodeReader { inputs, links, .. } = &mut reader;
-    match scan_node(text, inputs, links) {
-        Scanned::Node(node, length) => {
+    let mut node = NodeScalars::default();
+    match scan_node(text, &mut node, inputs, links) {
+        Scanned::Node(length) => {
             assert_eq!(length, text.trim_end().len(), "{text}");
-            Some(Ok(normalise_gathered(0, &node, &mut reader)))
+            Some(Ok(normalise_scalars(0, &node, &mut reader)))
         }
         Scanned::Cut => Some(Err(true)),
         Scanned::Unsure => None,

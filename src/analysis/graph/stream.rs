@@ -8,7 +8,9 @@
 //! those `parse_graph` gives (tested).
 
 use super::json::RawNode;
-use super::nodes::{GraphNode, NodeReader, normalise, normalise_gathered};
+use super::nodes::{GraphNode, NodeReader};
+use super::normalise::{normalise, normalise_scalars};
+use super::scalars::NodeScalars;
 use super::scan::{Scanned, scan_node};
 
 /// Where the reader is in the array.
@@ -131,10 +133,11 @@ enum Read {
 fn read_node(text: &str, complete: bool, nodes: &mut Vec<GraphNode>, reader: &mut NodeReader) -> Read {
     // Nearly every node is one the hand reader is sure of; any other is the typed reader's.
     let NodeReader { inputs, links, .. } = reader;
-    match text.starts_with('{').then(|| scan_node(text, inputs, links)) {
-        Some(Scanned::Node(_, length)) if length == text.len() && !complete => return Read::Cut,
-        Some(Scanned::Node(node, length)) => {
-            nodes.push(normalise_gathered(nodes.len(), &node, reader));
+    let mut node = NodeScalars::default();
+    match text.starts_with('{').then(|| scan_node(text, &mut node, inputs, links)) {
+        Some(Scanned::Node(length)) if length == text.len() && !complete => return Read::Cut,
+        Some(Scanned::Node(length)) => {
+            nodes.push(normalise_scalars(nodes.len(), &node, reader));
             return Read::Node(length);
         }
         Some(Scanned::Cut) if !complete => return Read::Cut,
