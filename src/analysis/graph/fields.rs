@@ -2,7 +2,7 @@
 //! the few rules that rewrite a node build one, and how a node is shown. [`GraphNode`] keeps the
 //! same fields compactly; the two convert both ways without loss.
 
-use super::node::{GraphNode, Numbers, Small};
+use super::node::{GraphNode, Numbers};
 use super::node_texts::{NodeTexts, TextCache, TextsRead};
 use super::nodes::NodeType;
 use crate::analysis::messages::failure::BufferType;
@@ -63,24 +63,23 @@ pub(crate) struct NodeFields {
 impl NodeFields {
     /// The node, its texts shared through `cache`.
     pub(crate) fn pack(self, cache: &mut TextCache) -> GraphNode {
-        let small = |slot: Small| match slot {
-            Small::DeviceId => self.device_id,
-            Small::NumCores => self.num_cores,
-            Small::StackingLevel => self.stacking_level.map(|level| level as u64),
-            Small::PageSize => self.page_size,
-            Small::MaxSizePerBank => self.max_size_per_bank,
-            Small::TensorId => self.tensor_id,
-        };
         let numbers = Numbers {
             id: self.id,
             node_type: self.node_type,
             aborted: self.aborted,
-            size: self.size,
-            address: self.address,
             buffer_type: self.buffer_type,
             buffer_type_code: self.buffer_type_code,
             globally_allocated: self.globally_allocated,
-            small: Small::ALL.map(small),
+            values: [
+                self.address,
+                self.size,
+                self.max_size_per_bank,
+                self.page_size,
+                self.tensor_id,
+                self.device_id,
+                self.num_cores,
+                self.stacking_level.map(|level| level as u64),
+            ],
         };
         let texts = TextsRead {
             type_name: Cow::Borrowed(&self.type_name),
@@ -135,7 +134,7 @@ impl GraphNode {
             shape: texts.shape,
             memory_config: texts.memory_config,
             input_tensors: self.input_tensors().to_vec(),
-            connections: self.connections().to_vec(),
+            connections: self.connections().collect(),
         }
     }
 

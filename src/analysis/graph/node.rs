@@ -1,126 +1,130 @@
-//! One captured-graph node as kept (docs/rules/reference.md §3.1): 72 bytes whatever it carries. A
-//! failure's graph may hold 900 000 nodes, so the numbers are kept without `Option`'s padding
-//! (a mask says which are present), the small ones in 16 or 32 bits (a value that does not fit
-//! is kept out of line), the texts in a set shared by every node with the same texts
-//! ([`NodeTexts`]), and the one connection most nodes have inline. Every field is read through
-//! a method: what a method gives is exactly the value the node was built with.
+//! One captured-graph node as kept (docs/rules/reference.md §3.1): 48 bytes whatever it carries. A
+//! failure's graph may hold 900 000 nodes, so each number has a home of 32 bits or less (a mask
+//! says which are present; a value that does not fit, or whose home another field took, is
+//! kept out of line), the texts are a set shared by every node with the same texts
+//! ([`NodeTexts`]), and the one connection most nodes have is kept inline. Every field is read
+//! through a method: what a method gives is exactly the value the node was built with.
 
 use super::node_texts::NodeTexts;
 use super::nodes::NodeType;
 use crate::analysis::messages::failure::BufferType;
 use std::sync::Arc;
 
-/// The numbers kept in fewer than 64 bits, each with its slot.
+/// The numbers a node may carry besides its id, by their place in [`Numbers::values`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Small {
-    /// `params.device_id`, in 16 bits.
-    DeviceId,
-    /// `params.num_cores`, in 16 bits.
-    NumCores,
-    /// `stacking_level` (signed), in 16 bits.
-    StackingLevel,
-    /// `params.page_size`, in 32 bits.
-    PageSize,
-    /// `params.max_size_per_bank`, in 32 bits.
+pub(crate) enum Field {
+    /// `params.address`.
+    Address,
+    /// `params.size`.
+    Size,
+    /// `params.max_size_per_bank`.
     MaxSizePerBank,
-    /// `params.tensor_id`, in 32 bits.
+    /// `params.page_size`.
+    PageSize,
+    /// `params.tensor_id` (at home where a tensor node has no page size).
     TensorId,
+    /// `params.device_id`.
+    DeviceId,
+    /// `params.num_cores`.
+    NumCores,
+    /// `stacking_level`, an `i64`'s bits.
+    StackingLevel,
 }
 
-impl Small {
-    /// Every small number, in slot order.
-    pub(crate) const ALL: [Small; 6] = [
-        Small::DeviceId,
-        Small::NumCores,
-        Small::StackingLevel,
-        Small::PageSize,
-        Small::MaxSizePerBank,
-        Small::TensorId,
+impl Field {
+    /// Every field, in the order they claim their homes.
+    pub(crate) const ALL: [Field; 8] = [
+        Field::Address,
+        Field::Size,
+        Field::MaxSizePerBank,
+        Field::PageSize,
+        Field::TensorId,
+        Field::DeviceId,
+        Field::NumCores,
+        Field::StackingLevel,
     ];
 
     fn present_bit(self) -> u32 {
         1 << (8 + self as u32)
     }
 
-    fn wide_bit(self) -> u32 {
-        1 << (16 + self as u32)
-    }
-
-    /// The slot's bits for `value` (an `i64`'s bits for the stacking level), when it fits.
-    fn narrow(self, value: u64) -> Option<u32> {
+    /// Where the field is kept, when it fits.
+    fn home(self) -> Home {
         match self {
-            Small::StackingLevel => i16::try_from(value as i64).ok().map(|v| u32::from(v as u16)),
-            Small::DeviceId | Small::NumCores => u16::try_from(value).ok().map(u32::from),
-            Small::PageSize | Small::MaxSizePerBank | Small::TensorId => u32::try_from(value).ok(),
-        }
-    }
-
-    /// The value of a slot's bits.
-    fn widen(self, bits: u32) -> u64 {
-        match self {
-            Small::StackingLevel => i64::from(bits as u16 as i16) as u64,
-            _ => u64::from(bits),
+            Field::Address => Home::Word(1),
+            Field::Size => Home::Word(2),
+            Field::MaxSizePerBank => Home::Word(4),
+            Field::PageSize | Field::TensorId => Home::Word(5),
+            Field::DeviceId => Home::Half(0),
+            Field::NumCores => Home::Half(1),
+            Field::StackingLevel => Home::Level,
         }
     }
 }
 
-/// Bit of `bits`: `address` is present.
-const ADDRESS: u32 = 1;
-/// Bit: `size` is present.
-const SIZE: u32 = 1 << 1;
-/// Bit: the node has exactly one connection, in `link`.
-const ONE_LINK: u32 = 1 << 2;
-/// Bit: an aborted function end.
-const ABORTED: u32 = 1 << 3;
-/// Bit: the buffer type came from the integer `buffer_type`.
-const TYPE_CODE: u32 = 1 << 4;
-/// Bit: a circular buffer backed by a tensor.
-const GLOBAL: u32 = 1 << 5;
-/// Where the node type's code starts in `bits` (0: none, else 1 + its index).
-const NODE_TYPE_SHIFT: u32 = 24;
-/// Where the buffer type's code starts in `bits` (0: none, else 1 + its index).
-const BUFFER_TYPE_SHIFT: u32 = 28;
+/// Where a number is kept in the node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Home {
+    Word(usize),
+    Half(usize),
+    /// Seven bits of `bits`, signed.
+    Level,
+}
 
-/// What few nodes carry: connections other than one, the inputs of a function start, and the
-/// small numbers too large for their slot.
+/// `words[0]`: the id; `words[3]`: the one connection.
+const ID: usize = 0;
+const LINK: usize = 3;
+/// Bits of `bits`: the node has exactly one connection, at home in `words[LINK]`.
+const ONE_LINK: u32 = 1;
+/// An aborted function end.
+const ABORTED: u32 = 1 << 1;
+/// The buffer type came from the integer `buffer_type`.
+const TYPE_CODE: u32 = 1 << 2;
+/// A circular buffer backed by a tensor.
+const GLOBAL: u32 = 1 << 3;
+/// Some number (the id included) is kept out of line, in `rare.wide`.
+const ANY_WIDE: u32 = 1 << 4;
+/// Bits 8 to 15 say which fields are present; the stacking level's seven bits start at 17.
+const LEVEL_SHIFT: u32 = 17;
+/// The buffer type's code (0: none, else 1 + its index) starts here, on 3 bits.
+const BUFFER_TYPE_SHIFT: u32 = 25;
+/// The node type's code (0: none, else 1 + its index) starts here, on 4 bits.
+const NODE_TYPE_SHIFT: u32 = 28;
+
+/// What few nodes carry: connections other than one small one, the inputs of a function start,
+/// and the numbers kept out of line (the id as `None`).
 #[derive(Debug, Clone, PartialEq, Default)]
 struct Rare {
     connections: Vec<u64>,
     input_tensors: Vec<u64>,
-    wide: Vec<(Small, u64)>,
+    wide: Vec<(Option<Field>, u64)>,
 }
 
 /// One normalised node of a captured graph.
 #[derive(Clone, PartialEq, Default)]
 pub struct GraphNode {
-    id: u64,
-    address: u64,
-    size: u64,
-    /// The only connection, when there is exactly one.
-    link: u64,
     texts: Option<Arc<NodeTexts>>,
     rare: Option<Box<Rare>>,
-    /// The 32-bit slots: page size, max size per bank, tensor id.
-    words: [u32; 3],
-    /// The 16-bit slots: device id, number of cores, stacking level.
-    halves: [u16; 3],
-    /// Which numbers are present and the flags, node type and buffer type (the constants above).
+    /// The 32-bit homes: id, address, size, the one connection, max size per bank, page size
+    /// (or a tensor node's tensor id).
+    words: [u32; 6],
+    /// The 16-bit homes: device id, number of cores.
+    halves: [u16; 2],
+    /// The flags, which fields are present, the stacking level, buffer type and node type.
     bits: u32,
 }
 
-/// Every field of a node, as [`GraphNode::pack`] takes them.
+/// Every field of a node but its lists and texts, as [`GraphNode::pack`] takes them.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct Numbers {
     pub(crate) id: u64,
     pub(crate) node_type: Option<NodeType>,
     pub(crate) aborted: bool,
-    pub(crate) size: Option<u64>,
-    pub(crate) address: Option<u64>,
     pub(crate) buffer_type: Option<BufferType>,
     pub(crate) buffer_type_code: bool,
     pub(crate) globally_allocated: bool,
-    /// The small numbers, by [`Small`] slot order (the stacking level as an `i64`'s bits).
-    pub(crate) small: [Option<u64>; 6],
+    /// The numbers, by [`Field`].
+    pub(crate) values: [Option<u64>; 8],
 }
 
 impl GraphNode {
@@ -133,67 +137,82 @@ impl GraphNode {
     ) -> Self {
         let flag = |on: bool, bit: u32| if on { bit } else { 0 };
         let mut node = GraphNode {
-            id: numbers.id,
-            address: numbers.address.unwrap_or(0),
-            size: numbers.size.unwrap_or(0),
             texts,
-            bits: flag(numbers.address.is_some(), ADDRESS)
-                | flag(numbers.size.is_some(), SIZE)
-                | flag(numbers.aborted, ABORTED)
+            bits: flag(numbers.aborted, ABORTED)
                 | flag(numbers.buffer_type_code, TYPE_CODE)
-                | flag(numbers.globally_allocated, GLOBAL),
+                | flag(numbers.globally_allocated, GLOBAL)
+                | numbers.node_type.map_or(0, |t| t as u32 + 1) << NODE_TYPE_SHIFT,
             ..GraphNode::default()
         };
-        node.set_node_type(numbers.node_type);
         node.set_buffer_type(numbers.buffer_type);
         let mut rare = Rare { input_tensors, ..Rare::default() };
+        match u32::try_from(numbers.id) {
+            Ok(id) => node.words[ID] = id,
+            Err(_) => rare.wide.push((None, numbers.id)),
+        }
         match connections {
             [] => {}
-            [only] => {
-                node.link = *only;
+            [only] if u32::try_from(*only).is_ok() => {
+                node.words[LINK] = *only as u32;
                 node.bits |= ONE_LINK;
             }
             many => rare.connections = many.to_vec(),
         }
-        for (slot, value) in Small::ALL.into_iter().zip(numbers.small) {
-            node.set_small(slot, value, &mut rare);
+        for (field, value) in Field::ALL.into_iter().zip(numbers.values) {
+            let Some(value) = value else { continue };
+            node.bits |= field.present_bit();
+            if !node.keep_at_home(field, value) {
+                rare.wide.push((Some(field), value));
+            }
         }
-        if rare != Rare::default() {
-            node.rare = Some(Box::new(rare));
-        }
+        node.set_rare(rare);
         node
     }
 
-    fn set_small(&mut self, slot: Small, value: Option<u64>, rare: &mut Rare) {
-        self.bits &= !(slot.present_bit() | slot.wide_bit());
-        rare.wide.retain(|(s, _)| *s != slot);
-        let index = slot as usize;
-        let bits = match value {
-            None => 0,
-            Some(value) => {
-                self.bits |= slot.present_bit();
-                slot.narrow(value).unwrap_or_else(|| {
-                    self.bits |= slot.wide_bit();
-                    rare.wide.push((slot, value));
-                    0
-                })
-            }
-        };
-        match index {
-            0..3 => self.halves[index] = bits as u16,
-            _ => self.words[index - 3] = bits,
+    /// Keeps `value` at the field's home when it fits and no other field took it.
+    fn keep_at_home(&mut self, field: Field, value: u64) -> bool {
+        match field.home() {
+            Home::Word(5) if field == Field::TensorId && self.has(Field::PageSize.present_bit()) => false,
+            Home::Word(w) => u32::try_from(value).map(|v| self.words[w] = v).is_ok(),
+            Home::Half(h) => u16::try_from(value).map(|v| self.halves[h] = v).is_ok(),
+            Home::Level => match i8::try_from(value as i64).ok().filter(|&l| (-64..64).contains(&l)) {
+                Some(level) => {
+                    self.bits |= (u32::from(level as u8) & 0x7f) << LEVEL_SHIFT;
+                    true
+                }
+                None => false,
+            },
         }
     }
 
-    fn small(&self, slot: Small) -> Option<u64> {
-        if self.bits & slot.present_bit() == 0 {
+    fn set_rare(&mut self, mut rare: Rare) {
+        // In one order whatever set them, so that equal nodes compare equal.
+        rare.wide.sort_unstable_by_key(|(f, _)| f.map_or(0, |f| f as u8 + 1));
+        self.bits = (self.bits & !ANY_WIDE) | if rare.wide.is_empty() { 0 } else { ANY_WIDE };
+        self.rare = (rare != Rare::default()).then(|| Box::new(rare));
+    }
+
+    /// A field's value kept out of line.
+    fn wide(&self, field: Option<Field>) -> Option<u64> {
+        let rare = self.rare.as_ref().filter(|_| self.has(ANY_WIDE))?;
+        rare.wide.iter().find(|(f, _)| *f == field).map(|(_, v)| *v)
+    }
+
+    fn number(&self, field: Field) -> Option<u64> {
+        if !self.has(field.present_bit()) {
             return None;
         }
-        if self.bits & slot.wide_bit() != 0 {
-            return self.rare.as_ref()?.wide.iter().find(|(s, _)| *s == slot).map(|(_, v)| *v);
+        if let Some(value) = self.wide(Some(field)) {
+            return Some(value);
         }
-        let index = slot as usize;
-        Some(slot.widen(if index < 3 { u32::from(self.halves[index]) } else { self.words[index - 3] }))
+        Some(match field.home() {
+            Home::Word(w) => u64::from(self.words[w]),
+            Home::Half(h) => u64::from(self.halves[h]),
+            Home::Level => {
+                let seven = ((self.bits >> LEVEL_SHIFT) & 0x7f) as u8;
+                i64::from(((seven << 1) as i8) >> 1) as u64
+            }
+        })
     }
 
     fn has(&self, bit: u32) -> bool {
@@ -202,12 +221,12 @@ impl GraphNode {
 
     /// The node's `id`, else its `counter`, else its position.
     pub(crate) fn id(&self) -> u64 {
-        self.id
+        self.wide(None).unwrap_or(u64::from(self.words[ID]))
     }
 
     /// The node type.
     pub(crate) fn node_type(&self) -> Option<NodeType> {
-        match (self.bits >> NODE_TYPE_SHIFT) & 0xf {
+        match self.bits >> NODE_TYPE_SHIFT {
             0 => None,
             code => NodeType::ALL.get(code as usize - 1).copied(),
         }
@@ -215,22 +234,22 @@ impl GraphNode {
 
     /// True for this node type.
     pub(crate) fn is(&self, node_type: NodeType) -> bool {
-        (self.bits >> NODE_TYPE_SHIFT) & 0xf == node_type as u32 + 1
+        self.bits >> NODE_TYPE_SHIFT == node_type as u32 + 1
     }
 
     /// `params.size`.
     pub(crate) fn size(&self) -> Option<u64> {
-        self.has(SIZE).then_some(self.size)
+        self.number(Field::Size)
     }
 
     /// `params.address`.
     pub(crate) fn address(&self) -> Option<u64> {
-        self.has(ADDRESS).then_some(self.address)
+        self.number(Field::Address)
     }
 
     /// The buffer type: integer `params.buffer_type`, else the `params.type` string.
     pub(crate) fn buffer_type(&self) -> Option<BufferType> {
-        match (self.bits >> BUFFER_TYPE_SHIFT) & 0xf {
+        match (self.bits >> BUFFER_TYPE_SHIFT) & 0x7 {
             0 => None,
             code => BufferType::from_code(i64::from(code) - 1),
         }
@@ -254,41 +273,39 @@ impl GraphNode {
 
     /// `params.device_id`.
     pub(crate) fn device_id(&self) -> Option<u64> {
-        self.small(Small::DeviceId)
+        self.number(Field::DeviceId)
     }
 
     /// `params.num_cores` (0 = interleaved).
     pub(crate) fn num_cores(&self) -> Option<u64> {
-        self.small(Small::NumCores)
+        self.number(Field::NumCores)
     }
 
     /// `stacking_level`, read from the node's top level.
     pub(crate) fn stacking_level(&self) -> Option<i64> {
-        self.small(Small::StackingLevel).map(|bits| bits as i64)
+        self.number(Field::StackingLevel).map(|bits| bits as i64)
     }
 
     /// `params.page_size` of a buffer allocation (newest captures).
     pub(crate) fn page_size(&self) -> Option<u64> {
-        self.small(Small::PageSize)
+        self.number(Field::PageSize)
     }
 
     /// `params.max_size_per_bank` (newest captures).
     pub(crate) fn max_size_per_bank(&self) -> Option<u64> {
-        self.small(Small::MaxSizePerBank)
+        self.number(Field::MaxSizePerBank)
     }
 
     /// `params.tensor_id` of a tensor node.
     pub(crate) fn tensor_id(&self) -> Option<u64> {
-        self.small(Small::TensorId)
+        self.number(Field::TensorId)
     }
 
-    /// `connections`: counters of later or related nodes.
-    pub(crate) fn connections(&self) -> &[u64] {
-        match (&self.rare, self.has(ONE_LINK)) {
-            (_, true) => std::slice::from_ref(&self.link),
-            (Some(rare), false) => &rare.connections,
-            (None, false) => &[],
-        }
+    /// `connections`: counters of later or related nodes, in order.
+    pub(crate) fn connections(&self) -> impl Iterator<Item = u64> + Clone + '_ {
+        let one = self.has(ONE_LINK).then_some(u64::from(self.words[LINK]));
+        let many = self.rare.as_ref().map_or(&[][..], |rare| &rare.connections[..]);
+        one.into_iter().chain(many.iter().copied())
     }
 
     /// `input_tensors`: counters of the tensor nodes given to a function start.
@@ -340,20 +357,23 @@ impl GraphNode {
     /// Names another device (the mesh-id rule, docs/rules/memory.md §2).
     pub(crate) fn set_device_id(&mut self, device: Option<u64>) {
         let mut rare = self.rare.take().map(|r| *r).unwrap_or_default();
-        self.set_small(Small::DeviceId, device, &mut rare);
-        self.rare = (rare != Rare::default()).then(|| Box::new(rare));
+        rare.wide.retain(|(f, _)| *f != Some(Field::DeviceId));
+        self.halves[0] = 0;
+        self.bits &= !Field::DeviceId.present_bit();
+        if let Some(device) = device {
+            self.bits |= Field::DeviceId.present_bit();
+            if !self.keep_at_home(Field::DeviceId, device) {
+                rare.wide.push((Some(Field::DeviceId), device));
+            }
+        }
+        self.set_rare(rare);
     }
 
     /// Takes another buffer type (an allocation retyped L1_SMALL, docs/rules/memory.md §2);
     /// where it came from is kept.
     pub(crate) fn set_buffer_type(&mut self, buffer_type: Option<BufferType>) {
         let code = buffer_type.map_or(0, |t| t as u32 + 1);
-        self.bits = (self.bits & !(0xf << BUFFER_TYPE_SHIFT)) | (code << BUFFER_TYPE_SHIFT);
-    }
-
-    fn set_node_type(&mut self, node_type: Option<NodeType>) {
-        let code = node_type.map_or(0, |t| t as u32 + 1);
-        self.bits = (self.bits & !(0xf << NODE_TYPE_SHIFT)) | (code << NODE_TYPE_SHIFT);
+        self.bits = (self.bits & !(0x7 << BUFFER_TYPE_SHIFT)) | (code << BUFFER_TYPE_SHIFT);
     }
 }
 

@@ -16,7 +16,7 @@ fn integer_and_string_params_read_alike() {
         (b.id(), b.size(), b.address(), b.buffer_type(), b.stacking_level()),
         (11, Some(24576), Some(1953396066), Some(BufferType::L1), None)
     );
-    assert_eq!(b.connections(), vec![10]);
+    assert_eq!(b.connections().collect::<Vec<_>>(), vec![10]);
 }
 
 #[test]
@@ -140,11 +140,11 @@ fn buffer_parsing_keeps_the_buffer_fields() {
         ),
         (1, Some(1024), Some(24576), Some(BufferType::L1Small), true, Some(1), Some(2048), Some(0))
     );
-    assert_eq!((a.layout(), a.connections(), a.stacking_level()), (Some("INTERLEAVED"), &[2][..], None));
+    assert_eq!((a.layout(), a.connections().collect(), a.stacking_level()), (Some("INTERLEAVED"), vec![2], None));
     let d = &nodes[2];
     assert_eq!(
-        (d.address(), d.size(), d.buffer_type(), d.buffer_type_code(), d.connections()),
-        (None, Some(24576), Some(BufferType::Dram), false, &[7][..])
+        (d.address(), d.size(), d.buffer_type(), d.buffer_type_code(), d.connections().collect()),
+        (None, Some(24576), Some(BufferType::Dram), false, vec![7])
     );
     assert!(parse_buffers("[{").is_err());
     assert!(parse_buffers(" ").unwrap().is_empty());

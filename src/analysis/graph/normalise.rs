@@ -76,18 +76,18 @@ pub(super) fn normalise_scalars(position: usize, node: &NodeScalars<'_>, reader:
             .unwrap_or(position as u64),
         node_type: Some(node_type),
         aborted: scopes && node_type == NodeType::FunctionEnd && is_aborted(node),
-        size: kept(buffers, Param::Size),
-        address: kept(buffers, Param::Address),
         buffer_type,
         buffer_type_code,
         globally_allocated: all && is_globally_allocated(node),
-        small: [
+        values: [
+            kept(buffers, Param::Address),
+            kept(buffers, Param::Size),
+            kept(buffers, Param::MaxSizePerBank),
+            kept(buffers, Param::PageSize),
+            kept(all, Param::TensorId),
             kept(buffers, Param::DeviceId),
             kept(buffers, Param::NumCores),
             node.stacking_level.and_then(Scalar::as_i64).filter(|_| scopes).map(|level| level as u64),
-            kept(buffers, Param::PageSize),
-            kept(buffers, Param::MaxSizePerBank),
-            kept(all, Param::TensorId),
         ],
     };
     let texts = TextsRead {

@@ -206,7 +206,7 @@ fn is_no_op_reshape(nodes: &[GraphNode], start: usize, end: Option<usize>) -> bo
     }
     let shape_of = |id: u64| nodes.iter().find(|n| n.id() == id && n.is(NodeType::Tensor)).and_then(|n| n.shape());
     let input = nodes[start].input_tensors().first().and_then(|&id| shape_of(id));
-    let output = end.and_then(|e| nodes[e].connections().iter().find_map(|&id| shape_of(id)));
+    let output = end.and_then(|e| nodes[e].connections().find_map(shape_of));
     matches!((input, output), (Some(a), Some(b)) if a == b)
 }
 

@@ -144,7 +144,7 @@ pub(crate) fn free_addresses(nodes: &[GraphNode]) -> Vec<Option<u64>> {
         if let Some(address) = n.address() {
             by_node.insert(n.id(), address);
             for c in n.connections() {
-                by_node.insert(*c, address);
+                by_node.insert(c, address);
             }
         }
     }
@@ -154,7 +154,7 @@ pub(crate) fn free_addresses(nodes: &[GraphNode]) -> Vec<Option<u64>> {
             if !n.is(NodeType::BufferDeallocate) {
                 return None;
             }
-            n.address().or_else(|| n.connections().iter().find_map(|c| by_node.get(c).copied()))
+            n.address().or_else(|| n.connections().find_map(|c| by_node.get(&c).copied()))
         })
         .collect()
 }
