@@ -3,7 +3,7 @@
 //! same fields compactly; the two convert both ways without loss.
 
 use super::node::{GraphNode, Numbers};
-use super::node_texts::{NodeTexts, TextCache, TextsRead};
+use super::node_texts::{TextCache, TextsRead};
 use super::nodes::NodeType;
 use crate::analysis::messages::failure::BufferType;
 use std::borrow::Cow;
@@ -110,15 +110,16 @@ impl From<NodeFields> for GraphNode {
 impl GraphNode {
     /// Every field, each in its own place.
     pub(crate) fn fields(&self) -> NodeFields {
-        let texts = self.texts().cloned().unwrap_or_else(NodeTexts::default);
+        let texts = self.texts().cloned().unwrap_or_default();
+        let owned = |t: Option<std::sync::Arc<str>>| t.map(|t| t.to_string());
         NodeFields {
             id: self.id(),
             node_type: self.node_type(),
-            type_name: texts.type_name,
-            name: texts.name,
+            type_name: owned(texts.type_name).unwrap_or_default(),
+            name: owned(texts.name).unwrap_or_default(),
             stacking_level: self.stacking_level(),
             aborted: self.aborted(),
-            abort_reason: texts.abort_reason,
+            abort_reason: owned(texts.abort_reason),
             size: self.size(),
             address: self.address(),
             buffer_type: self.buffer_type(),
@@ -127,12 +128,12 @@ impl GraphNode {
             num_cores: self.num_cores(),
             page_size: self.page_size(),
             globally_allocated: self.globally_allocated(),
-            layout: texts.layout,
-            core_range_set: texts.core_range_set,
+            layout: owned(texts.layout),
+            core_range_set: owned(texts.core_range_set),
             device_id: self.device_id(),
             tensor_id: self.tensor_id(),
-            shape: texts.shape,
-            memory_config: texts.memory_config,
+            shape: owned(texts.shape),
+            memory_config: owned(texts.memory_config),
             input_tensors: self.input_tensors().to_vec(),
             connections: self.connections().collect(),
         }

@@ -321,12 +321,17 @@ impl GraphNode {
     /// The `node_type` text as written (sanitised), for unknown types only; empty otherwise.
     #[cfg(test)]
     pub(crate) fn type_name(&self) -> &str {
-        self.texts().map_or("", |t| &t.type_name)
+        self.texts().and_then(|t| t.type_name.as_deref()).unwrap_or("")
     }
 
     /// `params.name` of a function start or end; empty when absent.
     pub(crate) fn name(&self) -> &str {
-        self.texts().map_or("", |t| &t.name)
+        self.texts().and_then(|t| t.name.as_deref()).unwrap_or("")
+    }
+
+    /// [`Self::name`], shared.
+    pub(crate) fn name_shared(&self) -> Arc<str> {
+        self.texts().and_then(|t| t.name.clone()).unwrap_or_else(|| Arc::from(""))
     }
 
     /// `params.abort_reason` when it is a string that is not blank.
@@ -337,6 +342,11 @@ impl GraphNode {
     /// `params.layout`.
     pub(crate) fn layout(&self) -> Option<&str> {
         self.texts()?.layout.as_deref()
+    }
+
+    /// [`Self::layout`], shared.
+    pub(crate) fn layout_shared(&self) -> Option<Arc<str>> {
+        self.texts()?.layout.clone()
     }
 
     /// `params.core_range_set`.

@@ -7,23 +7,24 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// Every text a node carries, sanitised; a node with none of them has no set at all.
+/// Every text a node carries, sanitised, each shared (a live buffer names its layout and device
+/// operation by these); a node with none of them has no set at all.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub(crate) struct NodeTexts {
-    /// The `node_type` text of an unknown type; empty for the known ones.
-    pub(crate) type_name: String,
-    /// `params.name` of a function start or end; empty when absent.
-    pub(crate) name: String,
+    /// The `node_type` text of an unknown type; none for the known ones.
+    pub(crate) type_name: Option<Arc<str>>,
+    /// `params.name` of a function start or end; none when absent or empty.
+    pub(crate) name: Option<Arc<str>>,
     /// `params.abort_reason` when it is a string that is not blank.
-    pub(crate) abort_reason: Option<String>,
+    pub(crate) abort_reason: Option<Arc<str>>,
     /// `params.layout`.
-    pub(crate) layout: Option<String>,
+    pub(crate) layout: Option<Arc<str>>,
     /// `params.core_range_set`.
-    pub(crate) core_range_set: Option<String>,
+    pub(crate) core_range_set: Option<Arc<str>>,
     /// `params.shape` of a tensor node.
-    pub(crate) shape: Option<String>,
+    pub(crate) shape: Option<Arc<str>>,
     /// `params.memory_config` of a tensor node.
-    pub(crate) memory_config: Option<String>,
+    pub(crate) memory_config: Option<Arc<str>>,
 }
 
 /// A node's texts as read, borrowed from the graph's text where they needed no sanitising.
@@ -61,12 +62,13 @@ impl TextsRead<'_> {
     /// lengths tell (a comparison of bytes is a call, and a node has seven texts).
     fn same_as(&self, set: &NodeTexts) -> bool {
         let same = |a: &str, b: &str| a.len() == b.len() && (a.is_empty() || a == b);
-        let same_option = |a: &Option<Cow<'_, str>>, b: &Option<String>| match (a, b) {
+        let same_text = |a: &Cow<'_, str>, b: &Option<Arc<str>>| same(a, b.as_deref().unwrap_or(""));
+        let same_option = |a: &Option<Cow<'_, str>>, b: &Option<Arc<str>>| match (a, b) {
             (Some(a), Some(b)) => same(a, b),
             (a, b) => a.is_none() && b.is_none(),
         };
-        same(&self.type_name, &set.type_name)
-            && same(&self.name, &set.name)
+        same_text(&self.type_name, &set.type_name)
+            && same_text(&self.name, &set.name)
             && same_option(&self.layout, &set.layout)
             && same_option(&self.shape, &set.shape)
             && same_option(&self.abort_reason, &set.abort_reason)
@@ -75,15 +77,16 @@ impl TextsRead<'_> {
     }
 
     fn owned(self) -> NodeTexts {
-        let owned = |t: Option<Cow<'_, str>>| t.map(Cow::into_owned);
+        let shared = |t: Option<Cow<'_, str>>| t.map(|t| Arc::from(t.as_ref()));
+        let unless_empty = |t: Cow<'_, str>| (!t.is_empty()).then(|| Arc::from(t.as_ref()));
         NodeTexts {
-            type_name: self.type_name.into_owned(),
-            name: self.name.into_owned(),
-            abort_reason: owned(self.abort_reason),
-            layout: owned(self.layout),
-            core_range_set: owned(self.core_range_set),
-            shape: owned(self.shape),
-            memory_config: owned(self.memory_config),
+            type_name: unless_empty(self.type_name),
+            name: unless_empty(self.name),
+            abort_reason: shared(self.abort_reason),
+            layout: shared(self.layout),
+            core_range_set: shared(self.core_range_set),
+            shape: shared(self.shape),
+            memory_config: shared(self.memory_config),
         }
     }
 }

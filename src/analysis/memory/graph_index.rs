@@ -7,6 +7,7 @@ use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::graph::scopes::scope_closes;
 use std::cell::OnceCell;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 /// N's graph with its lookups, each built on first use.
 pub(crate) struct GraphIndex<'a> {
@@ -24,10 +25,10 @@ impl<'a> GraphIndex<'a> {
     /// The name of the innermost function scope open at node `position`, with the scope closes
     /// of docs/rules/reference.md §3.4: a scope is open from its start until the node before which it
     /// closes.
-    pub(crate) fn open_scope(&self, position: usize) -> Option<String> {
+    pub(crate) fn open_scope(&self, position: usize) -> Option<Arc<str>> {
         let innermost = self.innermost.get_or_init(|| Innermost::of(self.nodes));
         let start = innermost.get(position)?;
-        Some(self.nodes[start].name().to_string())
+        Some(self.nodes[start].name_shared())
     }
 
     /// The tensor a `buffer_allocate` node connects to: a `tensor` node among its connections

@@ -89,7 +89,7 @@ fn types_match(a: Option<BufferType>, a_exact: bool, b: Option<BufferType>, b_ex
 impl GraphBuffer {
     /// The buffer of a `buffer_allocate` or `buffer_deallocate` node at `address`.
     pub(crate) fn of_node(node: &GraphNode, address: u64) -> Self {
-        Self { layout: node.layout().map(str::to_owned), ..Self::key_of(node, address) }
+        Self { layout: node.layout_shared(), ..Self::key_of(node, address) }
     }
 
     /// What a free or a lookup compares: the buffer of a node without its layout (no copy).

@@ -60,8 +60,8 @@ pub(crate) struct Entry {
 impl Entry {
     /// Its layout: the buffer's, else that of its allocation in `graph` (the graph being
     /// replayed, whose allocations are kept without their layout).
-    pub(crate) fn layout(&self, graph: &[GraphNode]) -> Option<String> {
-        self.buffer.layout.clone().or_else(|| graph.get(self.allocated_at?)?.layout().map(str::to_owned))
+    pub(crate) fn layout(&self, graph: &[GraphNode]) -> Option<std::sync::Arc<str>> {
+        self.buffer.layout.clone().or_else(|| graph.get(self.allocated_at?)?.layout_shared())
     }
 
     /// The bytes per bank it counts for in the running sums (0 when they are not kept).

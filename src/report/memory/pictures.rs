@@ -16,6 +16,7 @@ use crate::analysis::memory::{
 use crate::analysis::messages::failure::BufferType;
 use crate::report::error::ReportError;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// The memory at an operation's failure, as far as the report can tell it.
 #[derive(Debug, Clone, PartialEq)]
@@ -342,9 +343,12 @@ impl<'r> Pictures<'r> {
     fn describe(&self, buffers: &mut [LiveBuffer]) -> rusqlite::Result<()> {
         let ids: Vec<u64> = buffers.iter().filter_map(|b| b.tensor_id).collect::<BTreeSet<_>>().into_iter().collect();
         let texts = self.report.tensors().describe(&ids)?;
+        // Each distinct text made once and shared: 150 000 tensors may have one dtype.
+        let mut shared: HashMap<&str, Arc<str>> = HashMap::new();
         for b in buffers {
             if let Some((shape, dtype)) = b.tensor_id.and_then(|id| texts.get(&id)) {
-                (b.shape, b.dtype) = (shape.clone(), dtype.clone());
+                b.shape = shape.as_deref().map(|t| Arc::clone(shared.entry(t).or_insert_with(|| Arc::from(t))));
+                b.dtype = dtype.as_deref().map(|t| Arc::clone(shared.entry(t).or_insert_with(|| Arc::from(t))));
             }
         }
         Ok(())
@@ -355,7 +359,7 @@ impl<'r> Pictures<'r> {
     pub(crate) fn name_last_uses(&self, buffers: &mut [LiveBuffer]) {
         let sources = self.report.details().model_sources(buffers.iter().filter_map(|b| b.last_use_operation_id));
         for b in buffers {
-            b.last_use_source = b.last_use_operation_id.and_then(|id| sources.get(&id).cloned());
+            b.last_use_source = b.last_use_operation_id.and_then(|id| sources.get(&id)).map(|s| Arc::from(s.as_str()));
         }
     }
 }

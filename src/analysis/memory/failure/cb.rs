@@ -29,7 +29,7 @@ pub(crate) fn circular_buffer_clash(
                 address: n.address()?,
                 size: n.size().unwrap_or(0),
                 core_range: n.core_range_set().map(str::to_owned),
-                device_operation: index.open_scope(from + i),
+                device_operation: index.open_scope(from + i).map(|name| name.to_string()),
             })
         })
         .collect();

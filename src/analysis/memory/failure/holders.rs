@@ -9,6 +9,7 @@ use crate::analysis::memory::graph_index::GraphIndex;
 use crate::analysis::memory::inputs::{TensorFacts, TensorUse};
 use crate::analysis::messages::failure::BufferType;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// True for the operation that frees a tensor: `ttnn.deallocate` or `ttnn::deallocate`.
 pub(crate) fn is_deallocate(name: &str) -> bool {
@@ -145,10 +146,10 @@ impl<'a> Holders<'a> {
             origin: Some(origin),
             device_operation,
             tensor_id,
-            shape: facts.and_then(|t| t.shape.clone()),
-            dtype: facts.and_then(|t| t.dtype.clone()),
+            shape: facts.and_then(|t| t.shape.as_deref()).map(Arc::from),
+            dtype: facts.and_then(|t| t.dtype.as_deref()).map(Arc::from),
             producer_operation_id: producer.map(|u| u.operation_id),
-            producer_operation_name: producer.map(|u| u.operation_name.to_string()),
+            producer_operation_name: producer.map(|u| Arc::clone(&u.operation_name)),
             last_use_operation_id: last_use,
             last_use_source: None,
             input_of_operation: input,

@@ -8,6 +8,7 @@ use crate::analysis::memory::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
 use crate::analysis::memory::live_index::{Entry, IntMap, IntSet};
 use crate::analysis::memory::notes::{MemoryNote, Tally};
 use crate::analysis::messages::failure::BufferType;
+use std::sync::{Arc, LazyLock};
 
 /// A live buffer before its holder is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,8 +17,8 @@ pub(crate) struct Placed {
     pub(crate) address: u64,
     /// Bytes per bank.
     pub(crate) size: u64,
-    /// Layout name.
-    pub(crate) layout: Option<String>,
+    /// Layout name, shared.
+    pub(crate) layout: Option<Arc<str>>,
     /// For a buffer the operation allocated: its `buffer_allocate` node's position in the graph.
     pub(crate) allocated_at: Option<usize>,
 }
@@ -35,16 +36,17 @@ pub(crate) struct LiveSet {
     pub(crate) notes: Vec<MemoryNote>,
 }
 
+/// The names of the `buffer_layout` codes 0 to 5 (docs/rules/formats.md §1.7), made once and
+/// shared by every buffer (a snapshot may hold 150 000 rows).
+static LAYOUT_NAMES: LazyLock<[Arc<str>; 6]> = LazyLock::new(|| {
+    ["INTERLEAVED", "SINGLE_BANK", "HEIGHT_SHARDED", "WIDTH_SHARDED", "BLOCK_SHARDED", "ND_SHARDED"].map(Arc::from)
+});
+
 /// The name of a `buffer_layout` code (docs/rules/formats.md §1.7); unknown codes are written as numbers.
-pub(crate) fn layout_name(code: i64) -> String {
-    match code {
-        0 => "INTERLEAVED".into(),
-        1 => "SINGLE_BANK".into(),
-        2 => "HEIGHT_SHARDED".into(),
-        3 => "WIDTH_SHARDED".into(),
-        4 => "BLOCK_SHARDED".into(),
-        5 => "ND_SHARDED".into(),
-        other => other.to_string(),
+pub(crate) fn layout_name(code: i64) -> Arc<str> {
+    match usize::try_from(code).ok().and_then(|c| LAYOUT_NAMES.get(c)) {
+        Some(name) => Arc::clone(name),
+        None => Arc::from(code.to_string()),
     }
 }
 
