@@ -7,13 +7,8 @@ use crate::analysis::memory::{
     Block, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, OperationMemory,
 };
 use crate::analysis::messages::reason::Reason;
-use serde::{Serialize, Serializer};
-use std::sync::Arc;
-
-/// A text shared with the picture (150 000 buffers may name one layout), as a string or null.
-fn shared_text<S: Serializer>(text: &Option<Arc<str>>, serializer: S) -> Result<S::Ok, S::Error> {
-    text.as_deref().serialize(serializer)
-}
+use crate::analysis::shared_text::SharedText;
+use serde::Serialize;
 
 /// The MEMORY object of docs/rules/memory.md §8: the memory at a failure.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -93,18 +88,14 @@ struct RegionAnswer {
 pub struct LiveBufferAnswer {
     address: u64,
     size_per_bank: u64,
-    #[serde(serialize_with = "shared_text")]
-    layout: Option<Arc<str>>,
+    layout: Option<SharedText>,
     origin: Option<&'static str>,
-    #[serde(serialize_with = "shared_text")]
-    device_operation: Option<Arc<str>>,
+    device_operation: Option<SharedText>,
     tensor_id: Option<u64>,
     shape: Option<String>,
-    #[serde(serialize_with = "shared_text")]
-    dtype: Option<Arc<str>>,
+    dtype: Option<SharedText>,
     producer_operation_id: Option<u64>,
-    #[serde(serialize_with = "shared_text")]
-    producer_operation_name: Option<Arc<str>>,
+    producer_operation_name: Option<SharedText>,
     last_use_operation_id: Option<u64>,
     input_of_failed_operation: bool,
     stale: bool,

@@ -111,7 +111,7 @@ impl GraphNode {
     /// Every field, each in its own place.
     pub(crate) fn fields(&self) -> NodeFields {
         let texts = self.texts().cloned().unwrap_or_default();
-        let owned = |t: Option<std::sync::Arc<str>>| t.map(|t| t.to_string());
+        let owned = |t: Option<crate::analysis::shared_text::SharedText>| t.map(|t| t.to_string());
         NodeFields {
             id: self.id(),
             node_type: self.node_type(),

@@ -8,6 +8,7 @@
 use super::node_texts::NodeTexts;
 use super::nodes::NodeType;
 use crate::analysis::messages::failure::BufferType;
+use crate::analysis::shared_text::SharedText;
 use std::sync::Arc;
 
 /// The numbers a node may carry besides its id, by their place in [`Numbers::values`].
@@ -330,8 +331,8 @@ impl GraphNode {
     }
 
     /// [`Self::name`], shared.
-    pub(crate) fn name_shared(&self) -> Arc<str> {
-        self.texts().and_then(|t| t.name.clone()).unwrap_or_else(|| Arc::from(""))
+    pub(crate) fn name_shared(&self) -> SharedText {
+        self.texts().and_then(|t| t.name.clone()).unwrap_or_default()
     }
 
     /// `params.abort_reason` when it is a string that is not blank.
@@ -345,7 +346,7 @@ impl GraphNode {
     }
 
     /// [`Self::layout`], shared.
-    pub(crate) fn layout_shared(&self) -> Option<Arc<str>> {
+    pub(crate) fn layout_shared(&self) -> Option<SharedText> {
         self.texts()?.layout.clone()
     }
 

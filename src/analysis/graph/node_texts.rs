@@ -3,6 +3,7 @@
 //! of its texts instead of owning strings. A graph is read with one [`TextCache`], which hands
 //! every node with the same texts the same set.
 
+use crate::analysis::shared_text::SharedText;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -12,19 +13,19 @@ use std::sync::Arc;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub(crate) struct NodeTexts {
     /// The `node_type` text of an unknown type; none for the known ones.
-    pub(crate) type_name: Option<Arc<str>>,
+    pub(crate) type_name: Option<SharedText>,
     /// `params.name` of a function start or end; none when absent or empty.
-    pub(crate) name: Option<Arc<str>>,
+    pub(crate) name: Option<SharedText>,
     /// `params.abort_reason` when it is a string that is not blank.
-    pub(crate) abort_reason: Option<Arc<str>>,
+    pub(crate) abort_reason: Option<SharedText>,
     /// `params.layout`.
-    pub(crate) layout: Option<Arc<str>>,
+    pub(crate) layout: Option<SharedText>,
     /// `params.core_range_set`.
-    pub(crate) core_range_set: Option<Arc<str>>,
+    pub(crate) core_range_set: Option<SharedText>,
     /// `params.shape` of a tensor node.
-    pub(crate) shape: Option<Arc<str>>,
+    pub(crate) shape: Option<SharedText>,
     /// `params.memory_config` of a tensor node.
-    pub(crate) memory_config: Option<Arc<str>>,
+    pub(crate) memory_config: Option<SharedText>,
 }
 
 /// A node's texts as read, borrowed from the graph's text where they needed no sanitising.
@@ -62,8 +63,8 @@ impl TextsRead<'_> {
     /// lengths tell (a comparison of bytes is a call, and a node has seven texts).
     fn same_as(&self, set: &NodeTexts) -> bool {
         let same = |a: &str, b: &str| a.len() == b.len() && (a.is_empty() || a == b);
-        let same_text = |a: &Cow<'_, str>, b: &Option<Arc<str>>| same(a, b.as_deref().unwrap_or(""));
-        let same_option = |a: &Option<Cow<'_, str>>, b: &Option<Arc<str>>| match (a, b) {
+        let same_text = |a: &Cow<'_, str>, b: &Option<SharedText>| same(a, b.as_deref().unwrap_or(""));
+        let same_option = |a: &Option<Cow<'_, str>>, b: &Option<SharedText>| match (a, b) {
             (Some(a), Some(b)) => same(a, b),
             (a, b) => a.is_none() && b.is_none(),
         };
@@ -77,8 +78,8 @@ impl TextsRead<'_> {
     }
 
     fn owned(self) -> NodeTexts {
-        let shared = |t: Option<Cow<'_, str>>| t.map(|t| Arc::from(t.as_ref()));
-        let unless_empty = |t: Cow<'_, str>| (!t.is_empty()).then(|| Arc::from(t.as_ref()));
+        let shared = |t: Option<Cow<'_, str>>| t.map(|t| SharedText::from(t.as_ref()));
+        let unless_empty = |t: Cow<'_, str>| (!t.is_empty()).then(|| SharedText::from(t.as_ref()));
         NodeTexts {
             type_name: unless_empty(self.type_name),
             name: unless_empty(self.name),

@@ -5,9 +5,9 @@
 use super::live_index::IntMap;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::graph::scopes::scope_closes;
+use crate::analysis::shared_text::SharedText;
 use std::cell::OnceCell;
 use std::collections::BinaryHeap;
-use std::sync::Arc;
 
 /// N's graph with its lookups, each built on first use.
 pub(crate) struct GraphIndex<'a> {
@@ -25,7 +25,7 @@ impl<'a> GraphIndex<'a> {
     /// The name of the innermost function scope open at node `position`, with the scope closes
     /// of docs/rules/reference.md §3.4: a scope is open from its start until the node before which it
     /// closes.
-    pub(crate) fn open_scope(&self, position: usize) -> Option<Arc<str>> {
+    pub(crate) fn open_scope(&self, position: usize) -> Option<SharedText> {
         let innermost = self.innermost.get_or_init(|| Innermost::of(self.nodes));
         let start = innermost.get(position)?;
         Some(self.nodes[start].name_shared())

@@ -60,7 +60,7 @@ pub(crate) struct Entry {
 impl Entry {
     /// Its layout: the buffer's, else that of its allocation in `graph` (the graph being
     /// replayed, whose allocations are kept without their layout).
-    pub(crate) fn layout(&self, graph: &[GraphNode]) -> Option<std::sync::Arc<str>> {
+    pub(crate) fn layout(&self, graph: &[GraphNode]) -> Option<crate::analysis::shared_text::SharedText> {
         self.buffer.layout.clone().or_else(|| graph.get(self.allocated_at?)?.layout_shared())
     }
 

@@ -14,9 +14,9 @@ use crate::analysis::memory::{
     place_devices,
 };
 use crate::analysis::messages::failure::BufferType;
+use crate::analysis::shared_text::SharedText;
 use crate::report::error::ReportError;
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
 
 /// The memory at an operation's failure, as far as the report can tell it.
 #[derive(Debug, Clone, PartialEq)]
@@ -344,11 +344,11 @@ impl<'r> Pictures<'r> {
         let ids: Vec<u64> = buffers.iter().filter_map(|b| b.tensor_id).collect::<BTreeSet<_>>().into_iter().collect();
         let texts = self.report.tensors().describe(&ids)?;
         // Each distinct text made once and shared: 150 000 tensors may have one dtype.
-        let mut shared: HashMap<&str, Arc<str>> = HashMap::new();
+        let mut shared: HashMap<&str, SharedText> = HashMap::new();
         for b in buffers {
             if let Some((shape, dtype)) = b.tensor_id.and_then(|id| texts.get(&id)) {
-                b.shape = shape.as_deref().map(|t| Arc::clone(shared.entry(t).or_insert_with(|| Arc::from(t))));
-                b.dtype = dtype.as_deref().map(|t| Arc::clone(shared.entry(t).or_insert_with(|| Arc::from(t))));
+                b.shape = shape.as_deref().map(|t| shared.entry(t).or_insert_with(|| SharedText::from(t)).clone());
+                b.dtype = dtype.as_deref().map(|t| shared.entry(t).or_insert_with(|| SharedText::from(t)).clone());
             }
         }
         Ok(())
@@ -359,7 +359,8 @@ impl<'r> Pictures<'r> {
     pub(crate) fn name_last_uses(&self, buffers: &mut [LiveBuffer]) {
         let sources = self.report.details().model_sources(buffers.iter().filter_map(|b| b.last_use_operation_id));
         for b in buffers {
-            b.last_use_source = b.last_use_operation_id.and_then(|id| sources.get(&id)).map(|s| Arc::from(s.as_str()));
+            b.last_use_source =
+                b.last_use_operation_id.and_then(|id| sources.get(&id)).map(|s| SharedText::from(s.as_str()));
         }
     }
 }

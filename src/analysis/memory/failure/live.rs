@@ -8,7 +8,8 @@ use crate::analysis::memory::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
 use crate::analysis::memory::live_index::{Entry, IntMap, IntSet};
 use crate::analysis::memory::notes::{MemoryNote, Tally};
 use crate::analysis::messages::failure::BufferType;
-use std::sync::{Arc, LazyLock};
+use crate::analysis::shared_text::SharedText;
+use std::sync::LazyLock;
 
 /// A live buffer before its holder is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +19,7 @@ pub(crate) struct Placed {
     /// Bytes per bank.
     pub(crate) size: u64,
     /// Layout name, shared.
-    pub(crate) layout: Option<Arc<str>>,
+    pub(crate) layout: Option<SharedText>,
     /// For a buffer the operation allocated: its `buffer_allocate` node's position in the graph.
     pub(crate) allocated_at: Option<usize>,
 }
@@ -38,15 +39,16 @@ pub(crate) struct LiveSet {
 
 /// The names of the `buffer_layout` codes 0 to 5 (docs/rules/formats.md §1.7), made once and
 /// shared by every buffer (a snapshot may hold 150 000 rows).
-static LAYOUT_NAMES: LazyLock<[Arc<str>; 6]> = LazyLock::new(|| {
-    ["INTERLEAVED", "SINGLE_BANK", "HEIGHT_SHARDED", "WIDTH_SHARDED", "BLOCK_SHARDED", "ND_SHARDED"].map(Arc::from)
+static LAYOUT_NAMES: LazyLock<[SharedText; 6]> = LazyLock::new(|| {
+    ["INTERLEAVED", "SINGLE_BANK", "HEIGHT_SHARDED", "WIDTH_SHARDED", "BLOCK_SHARDED", "ND_SHARDED"]
+        .map(SharedText::from)
 });
 
 /// The name of a `buffer_layout` code (docs/rules/formats.md §1.7); unknown codes are written as numbers.
-pub(crate) fn layout_name(code: i64) -> Arc<str> {
+pub(crate) fn layout_name(code: i64) -> SharedText {
     match usize::try_from(code).ok().and_then(|c| LAYOUT_NAMES.get(c)) {
-        Some(name) => Arc::clone(name),
-        None => Arc::from(code.to_string()),
+        Some(name) => name.clone(),
+        None => SharedText::from(code.to_string()),
     }
 }
 
