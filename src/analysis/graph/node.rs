@@ -1,9 +1,10 @@
-//! One captured-graph node as kept (docs/rules/reference.md §3.1): 48 bytes whatever it carries. A
+//! One captured-graph node as kept (docs/rules/reference.md §3.1): 40 bytes whatever it carries. A
 //! failure's graph may hold 900 000 nodes, so each number has a home of 32 bits or less (a mask
 //! says which are present; a value that does not fit, or whose home another field took, is
 //! kept out of line), the texts are a set shared by every node with the same texts
-//! ([`NodeTexts`]), and the one connection most nodes have is kept inline. Every field is read
-//! through a method: what a method gives is exactly the value the node was built with.
+//! ([`NodeTexts`]), and the one connection most nodes have is kept inline; what few nodes carry
+//! ([`Rare`]) goes with the node's own copy of its texts. Every field is read through a method:
+//! what a method gives is exactly the value the node was built with.
 
 use super::node_texts::NodeTexts;
 use super::nodes::NodeType;
@@ -12,7 +13,7 @@ use crate::analysis::shared_text::SharedText;
 use std::sync::Arc;
 
 /// The numbers a node may carry besides its id, by their place in [`Numbers::values`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Field {
     /// `params.address`.
     Address,
@@ -94,8 +95,8 @@ const NODE_TYPE_SHIFT: u32 = 28;
 
 /// What few nodes carry: connections other than one small one, the inputs of a function start,
 /// and the numbers kept out of line (the id as `None`).
-#[derive(Debug, Clone, PartialEq, Default)]
-struct Rare {
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Rare {
     connections: Vec<u64>,
     input_tensors: Vec<u64>,
     wide: Vec<(Option<Field>, u64)>,
@@ -104,8 +105,8 @@ struct Rare {
 /// One normalised node of a captured graph.
 #[derive(Clone, PartialEq, Default)]
 pub struct GraphNode {
+    /// The texts, shared; a node with rare fields has its own copy, carrying them.
     texts: Option<Arc<NodeTexts>>,
-    rare: Option<Box<Rare>>,
     /// The 32-bit homes: id, address, size, the one connection, max size per bank, page size
     /// (or a tensor node's tensor id).
     words: [u32; 6],
@@ -190,12 +191,25 @@ impl GraphNode {
         // In one order whatever set them, so that equal nodes compare equal.
         rare.wide.sort_unstable_by_key(|(f, _)| f.map_or(0, |f| f as u8 + 1));
         self.bits = (self.bits & !ANY_WIDE) | if rare.wide.is_empty() { 0 } else { ANY_WIDE };
-        self.rare = (rare != Rare::default()).then(|| Box::new(rare));
+        let rare = (rare != Rare::default()).then(|| Box::new(rare));
+        if self.rare().is_none() && rare.is_none() {
+            return;
+        }
+        let texts = Arc::make_mut(self.texts.get_or_insert_with(Arc::default));
+        texts.rare = rare;
+        // Without texts or rare fields, a node has no set (one value, one form).
+        if *texts == NodeTexts::default() {
+            self.texts = None;
+        }
+    }
+
+    fn rare(&self) -> Option<&Rare> {
+        self.texts.as_ref()?.rare.as_deref()
     }
 
     /// A field's value kept out of line.
     fn wide(&self, field: Option<Field>) -> Option<u64> {
-        let rare = self.rare.as_ref().filter(|_| self.has(ANY_WIDE))?;
+        let rare = self.rare().filter(|_| self.has(ANY_WIDE))?;
         rare.wide.iter().find(|(f, _)| *f == field).map(|(_, v)| *v)
     }
 
@@ -305,13 +319,13 @@ impl GraphNode {
     /// `connections`: counters of later or related nodes, in order.
     pub(crate) fn connections(&self) -> impl Iterator<Item = u64> + Clone + '_ {
         let one = self.has(ONE_LINK).then_some(u64::from(self.words[LINK]));
-        let many = self.rare.as_ref().map_or(&[][..], |rare| &rare.connections[..]);
+        let many = self.rare().map_or(&[][..], |rare| &rare.connections[..]);
         one.into_iter().chain(many.iter().copied())
     }
 
     /// `input_tensors`: counters of the tensor nodes given to a function start.
     pub(crate) fn input_tensors(&self) -> &[u64] {
-        self.rare.as_ref().map_or(&[], |rare| &rare.input_tensors)
+        self.rare().map_or(&[], |rare| &rare.input_tensors)
     }
 
     /// The node's texts, when it has any.
@@ -367,7 +381,7 @@ impl GraphNode {
 
     /// Names another device (the mesh-id rule, docs/rules/memory.md §2).
     pub(crate) fn set_device_id(&mut self, device: Option<u64>) {
-        let mut rare = self.rare.take().map(|r| *r).unwrap_or_default();
+        let mut rare = self.rare().cloned().unwrap_or_default();
         rare.wide.retain(|(f, _)| *f != Some(Field::DeviceId));
         self.halves[0] = 0;
         self.bits &= !Field::DeviceId.present_bit();

@@ -31,8 +31,8 @@ fn wide(value: u64, level: i64) -> NodeFields {
 }
 
 #[test]
-fn a_node_is_48_bytes() {
-    assert_eq!(std::mem::size_of::<GraphNode>(), 48);
+fn a_node_is_40_bytes() {
+    assert_eq!(std::mem::size_of::<GraphNode>(), 40);
 }
 
 /// Whatever the values, a node gives back exactly the fields it was built from.

@@ -3,6 +3,7 @@
 //! of its texts instead of owning strings. A graph is read with one [`TextCache`], which hands
 //! every node with the same texts the same set.
 
+use super::node::Rare;
 use crate::analysis::shared_text::SharedText;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -26,6 +27,8 @@ pub(crate) struct NodeTexts {
     pub(crate) shape: Option<SharedText>,
     /// `params.memory_config` of a tensor node.
     pub(crate) memory_config: Option<SharedText>,
+    /// What few nodes carry (never in a set the cache shares).
+    pub(crate) rare: Option<Box<Rare>>,
 }
 
 /// A node's texts as read, borrowed from the graph's text where they needed no sanitising.
@@ -88,6 +91,7 @@ impl TextsRead<'_> {
             core_range_set: shared(self.core_range_set),
             shape: shared(self.shape),
             memory_config: shared(self.memory_config),
+            rare: None,
         }
     }
 }

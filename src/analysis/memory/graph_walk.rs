@@ -137,26 +137,40 @@ impl GraphBuffer {
 /// The address a free names: its own, else that of the allocation it connects to (directly or
 /// through their shared `buffer` node), within one graph.
 pub(crate) fn free_addresses(nodes: &[GraphNode]) -> Vec<Option<u64>> {
-    let mut by_node: HashMap<u64, u64> = HashMap::new();
-    let frees = nodes.iter().filter(|n| n.is(NodeType::BufferDeallocate));
-    let connected = if frees.clone().any(|n| n.address().is_none()) { nodes } else { &[] };
-    for n in connected.iter().filter(|n| n.is(NodeType::BufferAllocate)) {
-        if let Some(address) = n.address() {
-            by_node.insert(n.id(), address);
-            for c in n.connections() {
-                by_node.insert(c, address);
+    let frees = FreeAddresses::of(nodes);
+    nodes.iter().map(|n| frees.of_node(n)).collect()
+}
+
+/// [`free_addresses`] node by node: the allocations' addresses by the nodes they connect to,
+/// gathered only when some free names no address of its own.
+pub(crate) struct FreeAddresses {
+    by_node: HashMap<u64, u64>,
+}
+
+impl FreeAddresses {
+    /// The lookups of one graph's frees.
+    pub(crate) fn of(nodes: &[GraphNode]) -> Self {
+        let mut by_node: HashMap<u64, u64> = HashMap::new();
+        let frees = nodes.iter().filter(|n| n.is(NodeType::BufferDeallocate));
+        let connected = if frees.clone().any(|n| n.address().is_none()) { nodes } else { &[] };
+        for n in connected.iter().filter(|n| n.is(NodeType::BufferAllocate)) {
+            if let Some(address) = n.address() {
+                by_node.insert(n.id(), address);
+                for c in n.connections() {
+                    by_node.insert(c, address);
+                }
             }
         }
+        Self { by_node }
     }
-    nodes
-        .iter()
-        .map(|n| {
-            if !n.is(NodeType::BufferDeallocate) {
-                return None;
-            }
-            n.address().or_else(|| n.connections().find_map(|c| by_node.get(&c).copied()))
-        })
-        .collect()
+
+    /// The address a node of the graph frees; none for a node that is not a free.
+    pub(crate) fn of_node(&self, n: &GraphNode) -> Option<u64> {
+        if !n.is(NodeType::BufferDeallocate) {
+            return None;
+        }
+        n.address().or_else(|| n.connections().find_map(|c| self.by_node.get(&c).copied()))
+    }
 }
 
 /// Carries the earlier snapshot S0 of `device` (docs/rules/memory.md §3.1) over the operations between it
@@ -231,7 +245,7 @@ impl GraphWalk {
     /// Replays the nodes of one graph up to and including position `through` (all when none):
     /// one hash lookup per allocation and per free.
     pub(crate) fn run(&mut self, nodes: &[GraphNode], through: Option<usize>) {
-        let frees = free_addresses(nodes);
+        let frees = FreeAddresses::of(nodes);
         let last = through.map_or(nodes.len(), |f| (f + 1).min(nodes.len()));
         for (i, node) in nodes[..last].iter().enumerate() {
             if node.is(NodeType::BufferAllocate) {
@@ -247,7 +261,7 @@ impl GraphWalk {
                     None => self.bad_allocations.bump(),
                 }
             } else if node.is(NodeType::BufferDeallocate) {
-                match frees[i] {
+                match frees.of_node(node) {
                     Some(address) => {
                         if !self.live.remove_newest(&GraphBuffer::key_of(node, address)) {
                             self.unknown_frees.add(address);

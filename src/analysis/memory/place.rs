@@ -112,11 +112,16 @@ pub(crate) fn l1_small_region(row: &DeviceFacts) -> Option<Range<u64>> {
 /// L1_SMALL allocations `"type": "L1"`), so one at an address inside its device's L1_SMALL
 /// region (`l1_small`) is L1_SMALL; every other node keeps the type it gives.
 pub(crate) fn graph_buffer_type(node: &GraphNode, l1_small: Option<&Range<u64>>) -> Option<BufferType> {
-    let retyped = !node.buffer_type_code()
+    let retyped = may_be_l1_small(node) && node.address().zip(l1_small).is_some_and(|(a, range)| range.contains(&a));
+    if retyped { Some(BufferType::L1Small) } else { node.buffer_type() }
+}
+
+/// Whether [`graph_buffer_type`] may read a node as L1_SMALL: an allocation or a free typed `L1`
+/// by the `type` string alone.
+fn may_be_l1_small(node: &GraphNode) -> bool {
+    !node.buffer_type_code()
         && node.buffer_type() == Some(BufferType::L1)
         && (node.is(NodeType::BufferAllocate) || node.is(NodeType::BufferDeallocate))
-        && node.address().zip(l1_small).is_some_and(|(a, range)| range.contains(&a));
-    if retyped { Some(BufferType::L1Small) } else { node.buffer_type() }
 }
 
 /// The graph with every node read by [`graph_buffer_type`] against its device's L1_SMALL region.
@@ -130,7 +135,11 @@ pub(crate) fn l1_small_by_address<'a>(graph: &'a [GraphNode], devices: &[DeviceF
         };
         l1_small_region(row)
     };
-    let read = |node: &GraphNode| graph_buffer_type(node, l1_small(node).as_ref());
+    // The region is looked up only for a node it may retype (a failure's graph: 900 000 nodes).
+    let read = |node: &GraphNode| match may_be_l1_small(node) {
+        true => graph_buffer_type(node, l1_small(node).as_ref()),
+        false => node.buffer_type(),
+    };
     if !graph.iter().any(|n| read(n) != n.buffer_type()) {
         return Cow::Borrowed(graph);
     }

@@ -3,7 +3,7 @@
 
 use super::picture::Basis;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
-use crate::analysis::memory::graph_walk::{GraphWalk, failure_point, free_addresses};
+use crate::analysis::memory::graph_walk::{FreeAddresses, GraphWalk, failure_point};
 use crate::analysis::memory::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
 use crate::analysis::memory::live_index::{Entry, IntMap, IntSet};
 use crate::analysis::memory::notes::{MemoryNote, Tally};
@@ -219,11 +219,13 @@ pub(crate) fn unwinds(graph: &[GraphNode]) -> bool {
     graph[start..].iter().any(|n| n.is(NodeType::BufferDeallocate))
 }
 
-/// The indexes of a graph's `buffer_allocate` nodes, by address, ascending.
-fn allocations_by_address(graph: &[GraphNode]) -> IntMap<u64, Vec<usize>> {
+/// The indexes of a graph's `buffer_allocate` nodes at the addresses of `wanted`, by address,
+/// ascending (the unwinding asks for the few addresses freed after the failure point, among a
+/// graph's 300 000 allocations).
+fn allocations_by_address(graph: &[GraphNode], wanted: &IntSet<u64>) -> IntMap<u64, Vec<usize>> {
     let mut allocations: IntMap<u64, Vec<usize>> = IntMap::default();
     for (i, n) in graph.iter().enumerate().filter(|(_, n)| n.is(NodeType::BufferAllocate)) {
-        if let Some(address) = n.address() {
+        if let Some(address) = n.address().filter(|a| wanted.contains(a)) {
             allocations.entry(address).or_default().push(i);
         }
     }
@@ -251,15 +253,16 @@ fn unwinding(
     earlier: Option<&[SnapshotRow]>,
 ) -> (Vec<Placed>, Vec<MemoryNote>) {
     let Place { device, buffer_type, banks } = place;
-    let addresses = free_addresses(graph);
+    let frees = FreeAddresses::of(graph);
     let start = failure.map_or(0, |f| f + 1);
-    let allocations = allocations_by_address(graph);
+    let freed: IntSet<u64> = graph.iter().skip(start).filter_map(|n| frees.of_node(n)).collect();
+    let allocations = allocations_by_address(graph, &freed);
     let row_sizes = row_sizes(earlier.unwrap_or_default(), device, buffer_type);
     let mut out: Vec<Placed> = Vec::new();
     let mut seen: IntSet<u64> = IntSet::default();
     let (mut without_address, mut bad) = (Tally::default(), Tally::default());
     for (i, node) in graph.iter().enumerate().skip(start).filter(|(_, n)| n.is(NodeType::BufferDeallocate)) {
-        let Some(address) = addresses[i] else {
+        let Some(address) = frees.of_node(node) else {
             without_address.bump();
             continue;
         };
