@@ -14,4 +14,5 @@ pub mod messages;
 pub mod model;
 pub mod perf;
 pub mod sanitize;
+pub mod shared_text;
 pub mod stack;

@@ -9,6 +9,14 @@ pub fn sanitize_line(text: &str) -> String {
     sanitize(text, false)
 }
 
+/// [`sanitize_line`], borrowing the text when it needs no change (most report text does not).
+pub(crate) fn sanitize_line_borrowed(text: &str) -> std::borrow::Cow<'_, str> {
+    match is_plain(text, false) {
+        true => std::borrow::Cow::Borrowed(text),
+        false => std::borrow::Cow::Owned(sanitize(text, false)),
+    }
+}
+
 /// Sanitises a multi-line field (a message, a stack trace): newlines are kept, `\r\n` becomes `\n`.
 pub fn sanitize_text(text: &str) -> String {
     sanitize(text, true)
@@ -20,9 +28,14 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// True when the text is printable ASCII (and newlines, in a multi-line field): kept as is.
+fn is_plain(text: &str, multiline: bool) -> bool {
+    text.bytes().all(|b| (0x20..0x7f).contains(&b) || (multiline && b == b'\n'))
+}
+
 fn sanitize(text: &str, multiline: bool) -> String {
     // Most report text is plain printable ASCII (and newlines): nothing to do but copy it.
-    if text.bytes().all(|b| (0x20..0x7f).contains(&b) || (multiline && b == b'\n')) {
+    if is_plain(text, multiline) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());

@@ -7,6 +7,7 @@ use crate::analysis::memory::{
     Block, CircularBuffer, CircularBufferClash, Fit, LiveBuffer, MemoryAtFailure, OperationMemory,
 };
 use crate::analysis::messages::reason::Reason;
+use crate::analysis::shared_text::SharedText;
 use serde::Serialize;
 
 /// The MEMORY object of docs/rules/memory.md §8: the memory at a failure.
@@ -87,14 +88,14 @@ struct RegionAnswer {
 pub struct LiveBufferAnswer {
     address: u64,
     size_per_bank: u64,
-    layout: Option<String>,
+    layout: Option<SharedText>,
     origin: Option<&'static str>,
-    device_operation: Option<String>,
+    device_operation: Option<SharedText>,
     tensor_id: Option<u64>,
     shape: Option<String>,
-    dtype: Option<String>,
+    dtype: Option<SharedText>,
     producer_operation_id: Option<u64>,
-    producer_operation_name: Option<String>,
+    producer_operation_name: Option<SharedText>,
     last_use_operation_id: Option<u64>,
     input_of_failed_operation: bool,
     stale: bool,

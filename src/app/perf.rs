@@ -326,7 +326,7 @@ impl PerfTab {
             Some(time) => format!("perf row {row} · {}", micros(Some(time))),
             None => format!("perf row {row}"),
         };
-        nodes.iter().enumerate().filter_map(|(k, node)| Some((k, annotation(*rows.get(&node.id)?)))).collect()
+        nodes.iter().enumerate().filter_map(|(k, node)| Some((k, annotation(*rows.get(&node.id())?)))).collect()
     }
 }
 

@@ -30,29 +30,7 @@ pub(super) enum Loose<'a> {
 impl Loose<'_> {
     /// A number written as a JSON integer or a decimal string (as `graph.rs` reads it).
     pub(super) fn as_u64(&self) -> Option<u64> {
-        match self {
-            Self::U64(n) => Some(*n),
-            Self::Str(s) => s.trim().parse().ok(),
-            _ => None,
-        }
-    }
-
-    /// A signed integer, or a decimal string.
-    pub(super) fn as_i64(&self) -> Option<i64> {
-        match self {
-            Self::U64(n) => i64::try_from(*n).ok(),
-            Self::I64(n) => Some(*n),
-            Self::Str(s) => s.trim().parse().ok(),
-            _ => None,
-        }
-    }
-
-    /// The text of a JSON string.
-    pub(super) fn as_str(&self) -> Option<&str> {
-        match self {
-            Self::Str(s) => Some(s),
-            _ => None,
-        }
+        self.scalar().as_u64()
     }
 }
 

@@ -2,8 +2,14 @@
 //! outcomes, and the device-operations tree; with the reference's scope vectors.
 
 pub mod core_ranges;
+mod fields;
 mod json;
+mod node;
+mod node_texts;
 pub mod nodes;
+mod normalise;
+mod scalars;
+mod scan;
 pub mod scopes;
 pub(crate) mod stream;
 pub mod tree;

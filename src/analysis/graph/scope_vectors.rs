@@ -1,14 +1,19 @@
 //! docs/rules/reference.md §14.5 (scope outcomes), §14.6 (failed device operations) and the §14.8 graph
 //! cases of completed device operations, as tests.
 
-use super::nodes::{GraphNode, NodeType};
+use super::nodes::{GraphNode, NodeFields, NodeType};
 use super::scopes::{
     Close, Outcome, completed_device_operations, failed_device_operations, is_device_operation, outcome_text,
     scope_closes,
 };
 
 fn node(node_type: NodeType, name: &str, level: Option<i64>) -> GraphNode {
-    GraphNode { node_type: Some(node_type), name: name.to_string(), stacking_level: level, ..GraphNode::default() }
+    GraphNode::from(NodeFields {
+        node_type: Some(node_type),
+        name: name.to_string(),
+        stacking_level: level,
+        ..NodeFields::default()
+    })
 }
 fn s(name: &str) -> GraphNode {
     node(NodeType::FunctionStart, name, None)
@@ -23,7 +28,7 @@ fn e_at(name: &str, level: i64) -> GraphNode {
     node(NodeType::FunctionEnd, name, Some(level))
 }
 fn aborted(name: &str, reason: Option<&str>) -> GraphNode {
-    GraphNode { aborted: true, abort_reason: reason.map(String::from), ..e(name) }
+    GraphNode::from(NodeFields { aborted: true, abort_reason: reason.map(String::from), ..e(name).fields() })
 }
 fn alloc() -> GraphNode {
     node(NodeType::BufferAllocate, "", None)
@@ -31,7 +36,10 @@ fn alloc() -> GraphNode {
 
 /// Renders closes as `(name, before, outcome)`, `before` = None at the end of the graph.
 fn closes(nodes: &[GraphNode], has_error: bool) -> Vec<(String, Option<usize>, Outcome)> {
-    scope_closes(nodes, has_error).into_iter().map(|c| (nodes[c.start].name.clone(), c.before, c.outcome)).collect()
+    scope_closes(nodes, has_error)
+        .into_iter()
+        .map(|c| (nodes[c.start].name().to_string(), c.before, c.outcome))
+        .collect()
 }
 
 fn c(name: &str, before: Option<usize>, outcome: Outcome) -> (String, Option<usize>, Outcome) {

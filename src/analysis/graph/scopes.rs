@@ -43,8 +43,8 @@ pub fn pair_scopes(nodes: &[GraphNode]) -> Vec<Option<usize>> {
         if node.is(NodeType::FunctionStart) {
             open.push(i);
         } else if node.is(NodeType::FunctionEnd)
-            && !node.name.is_empty()
-            && let Some(k) = open.iter().rposition(|&s| nodes[s].name == node.name)
+            && !node.name().is_empty()
+            && let Some(k) = open.iter().rposition(|&s| nodes[s].name() == node.name())
         {
             paired[i] = Some(open.remove(k));
         }
@@ -87,9 +87,9 @@ struct ScopeWalk<'a> {
 impl ScopeWalk<'_> {
     /// A `function_start` at `i`: open scopes at its stacking level or deeper close before it.
     fn start(&mut self, i: usize) {
-        if let Some(level) = self.nodes[i].stacking_level {
+        if let Some(level) = self.nodes[i].stacking_level() {
             while let Some(&top) = self.open.last() {
-                match self.nodes[top].stacking_level {
+                match self.nodes[top].stacking_level() {
                     Some(top_level) if top_level >= level => {
                         self.open.pop();
                         self.close_implicitly(top, Some(i));
@@ -110,8 +110,8 @@ impl ScopeWalk<'_> {
         while let Some(top) = self.open.pop() {
             if top == start {
                 let node = &self.nodes[i];
-                let outcome = if node.aborted { Outcome::Failed } else { Outcome::Completed };
-                let abort_reason = node.abort_reason.clone();
+                let outcome = if node.aborted() { Outcome::Failed } else { Outcome::Completed };
+                let abort_reason = node.abort_reason().map(str::to_owned);
                 self.closes.push(Close { start, before: Some(i), outcome, end: Some(i), abort_reason });
                 return;
             }
@@ -136,8 +136,8 @@ pub fn failed_device_operations(nodes: &[GraphNode]) -> Vec<String> {
     nodes
         .iter()
         .enumerate()
-        .filter(|(i, n)| failed[*i] && is_device_operation(&n.name))
-        .map(|(_, n)| n.name.clone())
+        .filter(|(i, n)| failed[*i] && is_device_operation(n.name()))
+        .map(|(_, n)| n.name().to_string())
         .collect()
 }
 
@@ -160,19 +160,19 @@ pub fn completed_device_operations(
     let mut ends = Vec::new();
     for (i, start) in paired.iter().enumerate() {
         if let Some(s) = *start
-            && !nodes[i].aborted
+            && !nodes[i].aborted()
         {
             completed_start[s] = true;
-            if is_device_operation(&nodes[s].name) {
-                ends.push(CompletedDeviceOperation { name: nodes[s].name.clone(), start_id: nodes[s].id });
+            if is_device_operation(nodes[s].name()) {
+                ends.push(CompletedDeviceOperation { name: nodes[s].name().to_string(), start_id: nodes[s].id() });
             }
         }
     }
     let starts = nodes
         .iter()
         .enumerate()
-        .filter(|(i, n)| completed_start[*i] && is_device_operation(&n.name))
-        .map(|(_, n)| CompletedDeviceOperation { name: n.name.clone(), start_id: n.id })
+        .filter(|(i, n)| completed_start[*i] && is_device_operation(n.name()))
+        .map(|(_, n)| CompletedDeviceOperation { name: n.name().to_string(), start_id: n.id() })
         .collect();
     (starts, ends)
 }
@@ -181,8 +181,8 @@ pub fn completed_device_operations(
 pub fn started_device_operations(nodes: &[GraphNode]) -> Vec<String> {
     nodes
         .iter()
-        .filter(|n| n.is(NodeType::FunctionStart) && is_device_operation(&n.name))
-        .map(|n| n.name.clone())
+        .filter(|n| n.is(NodeType::FunctionStart) && is_device_operation(n.name()))
+        .map(|n| n.name().to_string())
         .collect()
 }
 

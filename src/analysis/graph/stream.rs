@@ -8,7 +8,10 @@
 //! those `parse_graph` gives (tested).
 
 use super::json::RawNode;
-use super::nodes::{GraphNode, normalise};
+use super::nodes::{GraphNode, NodeReader};
+use super::normalise::{normalise, normalise_scalars};
+use super::scalars::NodeScalars;
+use super::scan::{Scanned, scan_node};
 
 /// Where the reader is in the array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +37,7 @@ pub(crate) struct GraphStream {
     unread: Vec<u8>,
     state: State,
     nodes: Vec<GraphNode>,
+    reader: NodeReader,
 }
 
 impl Default for GraphStream {
@@ -45,7 +49,7 @@ impl Default for GraphStream {
 impl GraphStream {
     /// Nothing read yet.
     pub(crate) fn new() -> Self {
-        Self { unread: Vec::new(), state: State::Open, nodes: Vec::new() }
+        Self { unread: Vec::new(), state: State::Open, nodes: Vec::new(), reader: NodeReader::default() }
     }
 
     /// Reads the next piece of the text; false once the reader has given up (the rest of the
@@ -67,7 +71,7 @@ impl GraphStream {
 
     /// Reads what can be read of `unread`; at the text's `end`, a node cut off is refused.
     fn read(&mut self, end: bool) {
-        let Self { unread, state, nodes } = self;
+        let Self { unread, state, nodes, reader } = self;
         let valid = match std::str::from_utf8(unread) {
             Ok(text) => text.len(),
             // A character cut by the end of the piece waits for the next one.
@@ -95,7 +99,7 @@ impl GraphStream {
                     *state = State::Closed;
                     at += 1;
                 }
-                (State::First | State::Node, _) => match read_node(&text[at..], end, nodes) {
+                (State::First | State::Node, _) => match read_node(&text[at..], end, nodes, reader) {
                     Read::Node(length) => {
                         at += length;
                         *state = State::Separator;
@@ -126,12 +130,24 @@ enum Read {
 /// Reads the node at the start of `text` into `nodes`, normalised. A node that ends exactly
 /// where `text` ends is taken as cut off unless nothing follows (`complete`): a number could go
 /// on in the next piece.
-fn read_node(text: &str, complete: bool, nodes: &mut Vec<GraphNode>) -> Read {
+fn read_node(text: &str, complete: bool, nodes: &mut Vec<GraphNode>, reader: &mut NodeReader) -> Read {
+    // Nearly every node is one the hand reader is sure of; any other is the typed reader's.
+    let NodeReader { inputs, links, .. } = reader;
+    let mut node = NodeScalars::default();
+    match text.starts_with('{').then(|| scan_node(text, &mut node, inputs, links)) {
+        Some(Scanned::Node(length)) if length == text.len() && !complete => return Read::Cut,
+        Some(Scanned::Node(length)) => {
+            nodes.push(normalise_scalars(nodes.len(), &node, reader));
+            return Read::Node(length);
+        }
+        Some(Scanned::Cut) if !complete => return Read::Cut,
+        _ => {}
+    }
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<RawNode<'_>>();
     match stream.next() {
         Some(Ok(_)) if stream.byte_offset() == text.len() && !complete => Read::Cut,
         Some(Ok(node)) => {
-            nodes.push(normalise(nodes.len(), &node));
+            nodes.push(normalise(nodes.len(), &node, reader));
             Read::Node(stream.byte_offset())
         }
         Some(Err(e)) if e.is_eof() => Read::Cut,
@@ -214,6 +230,6 @@ mod tests {
         let mut stream = GraphStream::new();
         assert!(stream.feed(&text.as_bytes()[..cut]));
         assert!(stream.feed(&text.as_bytes()[cut..]));
-        assert_eq!(stream.finish().unwrap()[0].name, "é");
+        assert_eq!(stream.finish().unwrap()[0].name(), "é");
     }
 }

@@ -129,7 +129,7 @@ impl TreeBuilder<'_> {
         let nodes = self.nodes;
         let node = &nodes[i];
         let container = self.container();
-        match node.node_type {
+        match node.node_type() {
             Some(NodeType::CircularBufferAllocate) => {
                 let row = buffer_row(i, node);
                 if let Some(TreeEntry::Buffer(last)) = container.last_mut()
@@ -184,7 +184,7 @@ pub fn entry_at<'a>(entries: &'a [TreeEntry], path: &[usize]) -> Option<&'a Tree
 }
 
 fn scope_block(nodes: &[GraphNode], start: usize, close: &Close, children: Vec<TreeEntry>) -> ScopeBlock {
-    let name = nodes[start].name.clone();
+    let name = nodes[start].name().to_string();
     let marked = children.iter().any(|c| matches!(c, TreeEntry::Scope(s) if s.contains_failure()));
     let warning =
         (close.outcome == Outcome::Completed && is_no_op_reshape(nodes, start, close.end)).then_some(NO_OP_RESHAPE);
@@ -201,24 +201,23 @@ fn scope_block(nodes: &[GraphNode], start: usize, close: &Close, children: Vec<T
 
 /// A completed `tensor::reshape` whose first input and first output tensors have equal shapes.
 fn is_no_op_reshape(nodes: &[GraphNode], start: usize, end: Option<usize>) -> bool {
-    if !nodes[start].name.eq_ignore_ascii_case("tensor::reshape") {
+    if !nodes[start].name().eq_ignore_ascii_case("tensor::reshape") {
         return false;
     }
-    let shape_of =
-        |id: u64| nodes.iter().find(|n| n.id == id && n.is(NodeType::Tensor)).and_then(|n| n.shape.as_deref());
-    let input = nodes[start].input_tensors.first().and_then(|&id| shape_of(id));
-    let output = end.and_then(|e| nodes[e].connections.iter().find_map(|&id| shape_of(id)));
+    let shape_of = |id: u64| nodes.iter().find(|n| n.id() == id && n.is(NodeType::Tensor)).and_then(|n| n.shape());
+    let input = nodes[start].input_tensors().first().and_then(|&id| shape_of(id));
+    let output = end.and_then(|e| nodes[e].connections().find_map(shape_of));
     matches!((input, output), (Some(a), Some(b)) if a == b)
 }
 
 fn buffer_row(node: usize, n: &GraphNode) -> BufferRow {
     BufferRow {
         node,
-        kind: n.node_type.unwrap_or(NodeType::Other),
-        size: n.size,
-        address: n.address,
-        buffer_type: n.buffer_type,
-        core_range: n.core_range_set.clone(),
+        kind: n.node_type().unwrap_or(NodeType::Other),
+        size: n.size(),
+        address: n.address(),
+        buffer_type: n.buffer_type(),
+        core_range: n.core_range_set().map(str::to_owned),
         devices: 1,
     }
 }
@@ -228,7 +227,7 @@ fn same_circular_buffer(last: &BufferRow, row: &BufferRow, nodes: &[GraphNode]) 
     last.kind == NodeType::CircularBufferAllocate
         && (last.size, last.address, &last.core_range, last.buffer_type)
             == (row.size, row.address, &row.core_range, row.buffer_type)
-        && nodes[last.node].device_id != nodes[row.node].device_id
+        && nodes[last.node].device_id() != nodes[row.node].device_id()
 }
 
 /// The node order after the circular-buffer pre-pass: every `circular_buffer_deallocate_all`

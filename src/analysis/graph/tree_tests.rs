@@ -1,38 +1,39 @@
 //! The shapes of docs/rules/reference.md §14.5 as trees, plus the circular-buffer pre-pass.
 
 use super::*;
+use crate::analysis::graph::nodes::NodeFields;
 
 fn start(name: &str, level: Option<i64>) -> GraphNode {
-    GraphNode {
+    GraphNode::from(NodeFields {
         node_type: Some(NodeType::FunctionStart),
         name: name.into(),
         stacking_level: level,
-        ..GraphNode::default()
-    }
+        ..NodeFields::default()
+    })
 }
 
 fn end(name: &str, level: Option<i64>) -> GraphNode {
-    GraphNode { node_type: Some(NodeType::FunctionEnd), ..start(name, level) }
+    GraphNode::from(NodeFields { node_type: Some(NodeType::FunctionEnd), ..start(name, level).fields() })
 }
 
 fn aborted(name: &str, level: Option<i64>, reason: Option<&str>) -> GraphNode {
-    GraphNode { aborted: true, abort_reason: reason.map(str::to_string), ..end(name, level) }
+    GraphNode::from(NodeFields { aborted: true, abort_reason: reason.map(str::to_string), ..end(name, level).fields() })
 }
 
 fn node(node_type: NodeType, size: u64, device: u64) -> GraphNode {
-    GraphNode {
+    GraphNode::from(NodeFields {
         node_type: Some(node_type),
         size: Some(size),
         address: Some(4096),
         device_id: Some(device),
         core_range_set: Some("{[0-0 - 7-7]}".into()),
-        ..GraphNode::default()
-    }
+        ..NodeFields::default()
+    })
 }
 
 fn with_ids(mut nodes: Vec<GraphNode>) -> Vec<GraphNode> {
     for (i, n) in nodes.iter_mut().enumerate() {
-        n.id = i as u64;
+        n.edit(|n| n.id = i as u64);
     }
     nodes
 }
@@ -162,17 +163,19 @@ fn circular_buffers_collapse_across_devices_and_deallocation_follows_the_run() {
 
 #[test]
 fn a_completed_reshape_with_equal_shapes_is_a_no_op() {
-    let tensor = |id: u64, shape: &str| GraphNode {
-        id,
-        node_type: Some(NodeType::Tensor),
-        shape: Some(shape.into()),
-        ..GraphNode::default()
+    let tensor = |id: u64, shape: &str| {
+        GraphNode::from(NodeFields {
+            id,
+            node_type: Some(NodeType::Tensor),
+            shape: Some(shape.into()),
+            ..NodeFields::default()
+        })
     };
     let build = |out_shape: &str| {
         vec![
             tensor(0, "Shape([1, 32])"),
-            GraphNode { id: 1, input_tensors: vec![0], ..start("Tensor::reshape", None) },
-            GraphNode { id: 2, connections: vec![3], ..end("Tensor::reshape", None) },
+            GraphNode::from(NodeFields { id: 1, input_tensors: vec![0], ..start("Tensor::reshape", None).fields() }),
+            GraphNode::from(NodeFields { id: 2, connections: vec![3], ..end("Tensor::reshape", None).fields() }),
             tensor(3, out_shape),
         ]
     };

@@ -5,6 +5,7 @@
 use super::live_index::IntMap;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::graph::scopes::scope_closes;
+use crate::analysis::shared_text::SharedText;
 use std::cell::OnceCell;
 use std::collections::BinaryHeap;
 
@@ -12,7 +13,7 @@ use std::collections::BinaryHeap;
 pub(crate) struct GraphIndex<'a> {
     nodes: &'a [GraphNode],
     by_id: OnceCell<ById>,
-    innermost: OnceCell<Vec<Option<usize>>>,
+    innermost: OnceCell<Innermost>,
 }
 
 impl<'a> GraphIndex<'a> {
@@ -24,25 +25,24 @@ impl<'a> GraphIndex<'a> {
     /// The name of the innermost function scope open at node `position`, with the scope closes
     /// of docs/rules/reference.md §3.4: a scope is open from its start until the node before which it
     /// closes.
-    pub(crate) fn open_scope(&self, position: usize) -> Option<String> {
-        let innermost = self.innermost.get_or_init(|| innermost_scopes(self.nodes));
-        let start = (*innermost.get(position)?)?;
-        Some(self.nodes[start].name.clone())
+    pub(crate) fn open_scope(&self, position: usize) -> Option<SharedText> {
+        let innermost = self.innermost.get_or_init(|| Innermost::of(self.nodes));
+        let start = innermost.get(position)?;
+        Some(self.nodes[start].name_shared())
     }
 
     /// The tensor a `buffer_allocate` node connects to: a `tensor` node among its connections
     /// or those of the `buffer` node it connects to.
     pub(crate) fn allocated_tensor(&self, position: usize) -> Option<u64> {
         let by_id = self.by_id.get_or_init(|| ById::of(self.nodes));
-        let node_of = |id: &u64| by_id.position(*id).map(|i| &self.nodes[i]);
-        let tensor_of = |id: &u64| node_of(id).filter(|n| n.is(NodeType::Tensor)).and_then(|n| n.tensor_id);
+        let node_of = |id: u64| by_id.position(id).map(|i| &self.nodes[i]);
+        let tensor_of = |id: u64| node_of(id).filter(|n| n.is(NodeType::Tensor)).and_then(|n| n.tensor_id());
         let node = self.nodes.get(position)?;
-        node.connections.iter().find_map(tensor_of).or_else(|| {
-            node.connections
-                .iter()
+        node.connections().find_map(tensor_of).or_else(|| {
+            node.connections()
                 .filter_map(node_of)
                 .filter(|n| n.is(NodeType::Buffer))
-                .find_map(|b| b.connections.iter().find_map(tensor_of))
+                .find_map(|b| b.connections().find_map(tensor_of))
         })
     }
 }
@@ -57,9 +57,9 @@ enum ById {
 
 impl ById {
     fn of(nodes: &[GraphNode]) -> Self {
-        match nodes.iter().enumerate().all(|(i, n)| n.id == i as u64) {
+        match nodes.iter().enumerate().all(|(i, n)| n.id() == i as u64) {
             true => Self::Positions(nodes.len()),
-            false => Self::Map(nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect()),
+            false => Self::Map(nodes.iter().enumerate().map(|(i, n)| (n.id(), i)).collect()),
         }
     }
 
@@ -71,15 +71,43 @@ impl ById {
     }
 }
 
-/// For every position, the start of the innermost scope open there: the greatest start below
-/// the position among the scopes that close after it (or never). One sweep with a heap.
-fn innermost_scopes(nodes: &[GraphNode]) -> Vec<Option<usize>> {
+/// For every position, the start of the innermost scope open there, in 32 bits (a failure's
+/// graph may hold a million positions; `u32::MAX` is none) unless a graph is too long for them.
+enum Innermost {
+    Narrow(Vec<u32>),
+    Wide(Vec<Option<usize>>),
+}
+
+impl Innermost {
+    fn of(nodes: &[GraphNode]) -> Self {
+        if u32::try_from(nodes.len()).is_ok_and(|len| len < u32::MAX) {
+            // Every start is a position below the length: it fits, and is not `u32::MAX`.
+            let mut starts = Vec::with_capacity(nodes.len());
+            innermost_scopes(nodes, |start| starts.push(start.map_or(u32::MAX, |s| s as u32)));
+            return Self::Narrow(starts);
+        }
+        let mut wide = Vec::with_capacity(nodes.len());
+        innermost_scopes(nodes, |start| wide.push(start));
+        Self::Wide(wide)
+    }
+
+    fn get(&self, position: usize) -> Option<usize> {
+        match self {
+            Self::Narrow(starts) => starts.get(position).filter(|&&s| s != u32::MAX).map(|&s| s as usize),
+            Self::Wide(starts) => *starts.get(position)?,
+        }
+    }
+}
+
+/// For every position in order, the start of the innermost scope open there, given to `out`:
+/// the greatest start below the position among the scopes that close after it (or never). One
+/// sweep with a heap.
+fn innermost_scopes(nodes: &[GraphNode], mut out: impl FnMut(Option<usize>)) {
     let mut closes: Vec<(usize, usize)> =
         scope_closes(nodes, true).iter().map(|c| (c.start, c.before.unwrap_or(usize::MAX))).collect();
     closes.sort_unstable();
     let mut open: BinaryHeap<(usize, usize)> = BinaryHeap::new();
     let mut next = 0;
-    let mut out = Vec::with_capacity(nodes.len());
     for position in 0..nodes.len() {
         while next < closes.len() && closes[next].0 < position {
             open.push(closes[next]);
@@ -88,17 +116,17 @@ fn innermost_scopes(nodes: &[GraphNode]) -> Vec<Option<usize>> {
         while open.peek().is_some_and(|&(_, before)| before <= position) {
             open.pop();
         }
-        out.push(open.peek().map(|&(start, _)| start));
+        out(open.peek().map(|&(start, _)| start));
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::graph::nodes::NodeFields;
 
     fn node(id: u64, node_type: NodeType, tensor_id: Option<u64>, connections: Vec<u64>) -> GraphNode {
-        GraphNode { id, node_type: Some(node_type), tensor_id, connections, ..GraphNode::default() }
+        GraphNode::from(NodeFields { id, node_type: Some(node_type), tensor_id, connections, ..NodeFields::default() })
     }
 
     #[test]

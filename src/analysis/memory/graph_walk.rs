@@ -20,7 +20,7 @@ pub(crate) fn failure_point(nodes: &[GraphNode]) -> Option<usize> {
     while i > 0 {
         i -= 1;
         let n = &nodes[i];
-        if n.is(NodeType::FunctionEnd) && is_tensor_deallocate(&n.name) {
+        if n.is(NodeType::FunctionEnd) && is_tensor_deallocate(n.name()) {
             // The whole scope, back to its start (just the end when it has none).
             match (i < no_start_below).then(|| scope_start(nodes, i)).flatten() {
                 Some(start) => i = start,
@@ -29,7 +29,7 @@ pub(crate) fn failure_point(nodes: &[GraphNode]) -> Option<usize> {
             continue;
         }
         let skipped = matches!(
-            n.node_type,
+            n.node_type(),
             Some(
                 NodeType::CaptureEnd
                     | NodeType::BufferDeallocate
@@ -37,7 +37,7 @@ pub(crate) fn failure_point(nodes: &[GraphNode]) -> Option<usize> {
                     | NodeType::Tensor
                     | NodeType::CircularBufferDeallocateAll
             )
-        ) || (n.is(NodeType::FunctionEnd) && n.aborted);
+        ) || (n.is(NodeType::FunctionEnd) && n.aborted());
         if !skipped {
             return Some(i);
         }
@@ -50,7 +50,7 @@ fn scope_start(nodes: &[GraphNode], end: usize) -> Option<usize> {
     let mut depth = 0usize;
     for j in (0..end).rev() {
         let n = &nodes[j];
-        if !is_tensor_deallocate(&n.name) {
+        if !is_tensor_deallocate(n.name()) {
             continue;
         }
         if n.is(NodeType::FunctionEnd) {
@@ -89,19 +89,19 @@ fn types_match(a: Option<BufferType>, a_exact: bool, b: Option<BufferType>, b_ex
 impl GraphBuffer {
     /// The buffer of a `buffer_allocate` or `buffer_deallocate` node at `address`.
     pub(crate) fn of_node(node: &GraphNode, address: u64) -> Self {
-        Self { layout: node.layout.clone(), ..Self::key_of(node, address) }
+        Self { layout: node.layout_shared(), ..Self::key_of(node, address) }
     }
 
     /// What a free or a lookup compares: the buffer of a node without its layout (no copy).
     pub(crate) fn key_of(node: &GraphNode, address: u64) -> Self {
         Self {
-            device_id: node.device_id,
-            buffer_type: node.buffer_type,
-            exact_type: node.buffer_type_code,
+            device_id: node.device_id(),
+            buffer_type: node.buffer_type(),
+            exact_type: node.buffer_type_code(),
             address,
-            max_size_per_bank: node.max_size_per_bank,
-            size: node.size,
-            num_cores: node.num_cores,
+            max_size_per_bank: node.max_size_per_bank(),
+            size: node.size(),
+            num_cores: node.num_cores(),
             layout: None,
         }
     }
@@ -137,26 +137,40 @@ impl GraphBuffer {
 /// The address a free names: its own, else that of the allocation it connects to (directly or
 /// through their shared `buffer` node), within one graph.
 pub(crate) fn free_addresses(nodes: &[GraphNode]) -> Vec<Option<u64>> {
-    let mut by_node: HashMap<u64, u64> = HashMap::new();
-    let frees = nodes.iter().filter(|n| n.is(NodeType::BufferDeallocate));
-    let connected = if frees.clone().any(|n| n.address.is_none()) { nodes } else { &[] };
-    for n in connected.iter().filter(|n| n.is(NodeType::BufferAllocate)) {
-        if let Some(address) = n.address {
-            by_node.insert(n.id, address);
-            for c in &n.connections {
-                by_node.insert(*c, address);
+    let frees = FreeAddresses::of(nodes);
+    nodes.iter().map(|n| frees.of_node(n)).collect()
+}
+
+/// [`free_addresses`] node by node: the allocations' addresses by the nodes they connect to,
+/// gathered only when some free names no address of its own.
+pub(crate) struct FreeAddresses {
+    by_node: HashMap<u64, u64>,
+}
+
+impl FreeAddresses {
+    /// The lookups of one graph's frees.
+    pub(crate) fn of(nodes: &[GraphNode]) -> Self {
+        let mut by_node: HashMap<u64, u64> = HashMap::new();
+        let frees = nodes.iter().filter(|n| n.is(NodeType::BufferDeallocate));
+        let connected = if frees.clone().any(|n| n.address().is_none()) { nodes } else { &[] };
+        for n in connected.iter().filter(|n| n.is(NodeType::BufferAllocate)) {
+            if let Some(address) = n.address() {
+                by_node.insert(n.id(), address);
+                for c in n.connections() {
+                    by_node.insert(c, address);
+                }
             }
         }
+        Self { by_node }
     }
-    nodes
-        .iter()
-        .map(|n| {
-            if !n.is(NodeType::BufferDeallocate) {
-                return None;
-            }
-            n.address.or_else(|| n.connections.iter().find_map(|c| by_node.get(c).copied()))
-        })
-        .collect()
+
+    /// The address a node of the graph frees; none for a node that is not a free.
+    pub(crate) fn of_node(&self, n: &GraphNode) -> Option<u64> {
+        if !n.is(NodeType::BufferDeallocate) {
+            return None;
+        }
+        n.address().or_else(|| n.connections().find_map(|c| self.by_node.get(&c).copied()))
+    }
 }
 
 /// Carries the earlier snapshot S0 of `device` (docs/rules/memory.md §3.1) over the operations between it
@@ -171,14 +185,14 @@ pub(crate) fn drop_freed_since(
     graphs: &[Vec<GraphNode>],
 ) -> usize {
     let with_rows: Vec<u64> = rows.iter().map(|r| r.device_id).collect();
-    let on_device = |n: &GraphNode| n.device_id.is_none_or(|d| d == device || !with_rows.contains(&d));
+    let on_device = |n: &GraphNode| n.device_id().is_none_or(|d| d == device || !with_rows.contains(&d));
     let mut dropped = 0;
     for graph in graphs {
         // Buffers the graph allocated itself: its frees of them leave S0 alone.
         let mut own: Vec<GraphBuffer> = Vec::new();
         for (node, address) in graph.iter().zip(free_addresses(graph)) {
             if node.is(NodeType::BufferAllocate) && on_device(node) {
-                own.extend(node.address.map(|a| GraphBuffer::key_of(node, a)));
+                own.extend(node.address().map(|a| GraphBuffer::key_of(node, a)));
                 continue;
             }
             let Some(address) = address.filter(|_| on_device(node)) else { continue };
@@ -231,11 +245,11 @@ impl GraphWalk {
     /// Replays the nodes of one graph up to and including position `through` (all when none):
     /// one hash lookup per allocation and per free.
     pub(crate) fn run(&mut self, nodes: &[GraphNode], through: Option<usize>) {
-        let frees = free_addresses(nodes);
+        let frees = FreeAddresses::of(nodes);
         let last = through.map_or(nodes.len(), |f| (f + 1).min(nodes.len()));
         for (i, node) in nodes[..last].iter().enumerate() {
             if node.is(NodeType::BufferAllocate) {
-                match node.address.filter(|&a| a > 0) {
+                match node.address().filter(|&a| a > 0) {
                     Some(address) => {
                         let buffer = if self.keep_layouts {
                             GraphBuffer::of_node(node, address)
@@ -247,7 +261,7 @@ impl GraphWalk {
                     None => self.bad_allocations.bump(),
                 }
             } else if node.is(NodeType::BufferDeallocate) {
-                match frees[i] {
+                match frees.of_node(node) {
                     Some(address) => {
                         if !self.live.remove_newest(&GraphBuffer::key_of(node, address)) {
                             self.unknown_frees.add(address);
@@ -275,17 +289,18 @@ impl GraphWalk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::graph::nodes::NodeFields;
     use crate::analysis::memory::SnapshotRow;
 
     fn node(node_type: NodeType, device: u64, address: u64) -> GraphNode {
-        GraphNode {
+        GraphNode::from(NodeFields {
             node_type: Some(node_type),
             device_id: Some(device),
             address: Some(address),
             buffer_type: Some(BufferType::L1),
             buffer_type_code: true,
-            ..GraphNode::default()
-        }
+            ..NodeFields::default()
+        })
     }
 
     fn row(device_id: u64, address: i64) -> SnapshotRow {
@@ -313,7 +328,10 @@ mod tests {
             node(NodeType::BufferAllocate, 0, 1236992),
             node(NodeType::BufferDeallocate, 0, 1236992),
             node(NodeType::BufferDeallocate, 2, 1236992),
-            GraphNode { buffer_type: Some(BufferType::Dram), ..node(NodeType::BufferDeallocate, 0, 1236992) },
+            GraphNode::from(NodeFields {
+                buffer_type: Some(BufferType::Dram),
+                ..node(NodeType::BufferDeallocate, 0, 1236992).fields()
+            }),
         ];
         assert_eq!(drop_freed_since(&mut rows, 0, &[temp]), 0);
         assert_eq!(rows.len(), 2);

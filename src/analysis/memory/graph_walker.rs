@@ -44,12 +44,12 @@ impl GraphWalker {
             self.end_run(&entry);
         }
         self.last = Some(operation_id);
-        let dram = nodes.iter().filter(|n| n.is(NodeType::BufferAllocate) && n.buffer_type == Some(BufferType::Dram));
+        let dram = nodes.iter().filter(|n| n.is(NodeType::BufferAllocate) && n.buffer_type() == Some(BufferType::Dram));
         for n in dram {
-            let Some(address) = n.address.filter(|&a| a > 0) else { continue };
-            match self.lowest_dram.iter_mut().find(|(d, _)| *d == n.device_id) {
+            let Some(address) = n.address().filter(|&a| a > 0) else { continue };
+            match self.lowest_dram.iter_mut().find(|(d, _)| *d == n.device_id()) {
                 Some(entry) => entry.1 = entry.1.min(address),
-                None => self.lowest_dram.push((n.device_id, address)),
+                None => self.lowest_dram.push((n.device_id(), address)),
             }
         }
     }

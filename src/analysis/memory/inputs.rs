@@ -126,8 +126,8 @@ pub struct GraphBuffer {
     pub(crate) size: Option<u64>,
     /// `params.num_cores` (0 = interleaved).
     pub(crate) num_cores: Option<u64>,
-    /// `params.layout`.
-    pub(crate) layout: Option<String>,
+    /// `params.layout`, shared with the graph's nodes.
+    pub(crate) layout: Option<crate::analysis::shared_text::SharedText>,
 }
 
 /// Everything the rules of docs/rules/memory.md §2–§7 read for one failed operation N.

@@ -11,12 +11,15 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// A hash of integer keys (addresses, node ids) by one multiplication: the maps of a replay
 /// hold hundreds of thousands of them, and SipHash's resistance to chosen keys buys nothing here.
+/// The product's low bits depend only on the key's low bits, which are all zero in addresses
+/// aligned to 2 KiB or more: the table picks a key's bucket from the low bits of the hash, so
+/// the hash is the product turned so that its well-mixed high bits come first.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct IntHasher(u64);
 
 impl Hasher for IntHasher {
     fn finish(&self) -> u64 {
-        self.0
+        self.0.rotate_left(26)
     }
 
     fn write(&mut self, bytes: &[u8]) {
@@ -57,8 +60,8 @@ pub(crate) struct Entry {
 impl Entry {
     /// Its layout: the buffer's, else that of its allocation in `graph` (the graph being
     /// replayed, whose allocations are kept without their layout).
-    pub(crate) fn layout(&self, graph: &[GraphNode]) -> Option<String> {
-        self.buffer.layout.clone().or_else(|| graph.get(self.allocated_at?)?.layout.clone())
+    pub(crate) fn layout(&self, graph: &[GraphNode]) -> Option<crate::analysis::shared_text::SharedText> {
+        self.buffer.layout.clone().or_else(|| graph.get(self.allocated_at?)?.layout_shared())
     }
 
     /// The bytes per bank it counts for in the running sums (0 when they are not kept).

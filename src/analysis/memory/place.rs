@@ -34,7 +34,7 @@ pub(crate) fn failure_device(
         .iter()
         .rev()
         .filter(|n| n.is(NodeType::BufferAllocate) || n.is(NodeType::CircularBufferAllocate))
-        .find_map(|n| n.device_id)
+        .find_map(|n| n.device_id())
         .or_else(|| first_input.and_then(|t| t.device_id))
         .or(if let [only] = devices { Some(only.device_id) } else { None })
 }
@@ -94,7 +94,7 @@ pub(crate) fn dram_base(inputs: &FailureInputs, device: u64) -> Option<u64> {
         .filter(|r| r.device_id == device && r.buffer_type == Some(dram))
         .filter_map(|r| Some(r.valid()?.0));
     let graph = inputs.graph.iter().filter(|n| n.is(NodeType::BufferAllocate)).filter_map(|n| {
-        let b = GraphBuffer::key_of(n, n.address.filter(|&a| a > 0)?);
+        let b = GraphBuffer::key_of(n, n.address().filter(|&a| a > 0)?);
         b.is_of(device, dram).then_some(b.address)
     });
     let replayed = inputs.replayed_before.iter().flatten().filter(|b| b.is_of(device, dram)).map(|b| b.address);
@@ -112,11 +112,16 @@ pub(crate) fn l1_small_region(row: &DeviceFacts) -> Option<Range<u64>> {
 /// L1_SMALL allocations `"type": "L1"`), so one at an address inside its device's L1_SMALL
 /// region (`l1_small`) is L1_SMALL; every other node keeps the type it gives.
 pub(crate) fn graph_buffer_type(node: &GraphNode, l1_small: Option<&Range<u64>>) -> Option<BufferType> {
-    let retyped = !node.buffer_type_code
-        && node.buffer_type == Some(BufferType::L1)
+    let retyped = may_be_l1_small(node) && node.address().zip(l1_small).is_some_and(|(a, range)| range.contains(&a));
+    if retyped { Some(BufferType::L1Small) } else { node.buffer_type() }
+}
+
+/// Whether [`graph_buffer_type`] may read a node as L1_SMALL: an allocation or a free typed `L1`
+/// by the `type` string alone.
+fn may_be_l1_small(node: &GraphNode) -> bool {
+    !node.buffer_type_code()
+        && node.buffer_type() == Some(BufferType::L1)
         && (node.is(NodeType::BufferAllocate) || node.is(NodeType::BufferDeallocate))
-        && node.address.zip(l1_small).is_some_and(|(a, range)| range.contains(&a));
-    if retyped { Some(BufferType::L1Small) } else { node.buffer_type }
 }
 
 /// The graph with every node read by [`graph_buffer_type`] against its device's L1_SMALL region.
@@ -124,19 +129,23 @@ pub(crate) fn graph_buffer_type(node: &GraphNode, l1_small: Option<&Range<u64>>)
 /// single chip opened as a mesh). Borrowed when no node is retyped.
 pub(crate) fn l1_small_by_address<'a>(graph: &'a [GraphNode], devices: &[DeviceFacts]) -> Cow<'a, [GraphNode]> {
     let l1_small = |node: &GraphNode| {
-        let row = match node.device_id {
+        let row = match node.device_id() {
             Some(device) => super::mesh::chip_row(devices, device)?,
             None => devices.first().filter(|_| super::mesh::one_chip(devices))?,
         };
         l1_small_region(row)
     };
-    let read = |node: &GraphNode| graph_buffer_type(node, l1_small(node).as_ref());
-    if !graph.iter().any(|n| read(n) != n.buffer_type) {
+    // The region is looked up only for a node it may retype (a failure's graph: 900 000 nodes).
+    let read = |node: &GraphNode| match may_be_l1_small(node) {
+        true => graph_buffer_type(node, l1_small(node).as_ref()),
+        false => node.buffer_type(),
+    };
+    if !graph.iter().any(|n| read(n) != n.buffer_type()) {
         return Cow::Borrowed(graph);
     }
     let mut out = graph.to_vec();
     for node in out.iter_mut() {
-        node.buffer_type = read(node);
+        node.set_buffer_type(read(node));
     }
     Cow::Owned(out)
 }

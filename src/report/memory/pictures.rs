@@ -14,6 +14,7 @@ use crate::analysis::memory::{
     place_devices,
 };
 use crate::analysis::messages::failure::BufferType;
+use crate::analysis::shared_text::SharedText;
 use crate::report::error::ReportError;
 use std::collections::{BTreeSet, HashMap};
 
@@ -344,9 +345,12 @@ impl<'r> Pictures<'r> {
     fn describe(&self, buffers: &mut [LiveBuffer]) -> rusqlite::Result<()> {
         let ids: Vec<u64> = buffers.iter().filter_map(|b| b.tensor_id).collect::<BTreeSet<_>>().into_iter().collect();
         let texts = self.report.tensors().describe(&ids)?;
+        // Each distinct text made once and shared: 150 000 tensors may have one dtype.
+        let mut shared: HashMap<&str, SharedText> = HashMap::new();
         for b in buffers {
             if let Some((shape, dtype)) = b.tensor_id.and_then(|id| texts.get(&id)) {
-                (b.shape, b.dtype) = (shape.clone(), dtype.clone());
+                b.shape = shape.as_deref().map(|t| shared.entry(t).or_insert_with(|| SharedText::from(t)).clone());
+                b.dtype = dtype.as_deref().map(|t| shared.entry(t).or_insert_with(|| SharedText::from(t)).clone());
             }
         }
         Ok(())
@@ -357,12 +361,13 @@ impl<'r> Pictures<'r> {
     pub(crate) fn name_last_uses(&self, buffers: &mut [LiveBuffer]) {
         let sources = self.report.details().model_sources(buffers.iter().filter_map(|b| b.last_use_operation_id));
         for b in buffers {
-            b.last_use_source = b.last_use_operation_id.and_then(|id| sources.get(&id).cloned());
+            b.last_use_source =
+                b.last_use_operation_id.and_then(|id| sources.get(&id)).map(|s| SharedText::from(s.as_str()));
         }
     }
 }
 
 /// The tensor ids of a graph's `tensor` nodes.
 fn graph_tensors(graph: &[crate::analysis::graph::nodes::GraphNode]) -> Vec<u64> {
-    graph.iter().filter(|n| n.is(NodeType::Tensor)).filter_map(|n| n.tensor_id).collect()
+    graph.iter().filter(|n| n.is(NodeType::Tensor)).filter_map(|n| n.tensor_id()).collect()
 }

@@ -125,7 +125,9 @@ fn as_placed(inputs: &FailureInputs) -> (Cow<'_, FailureInputs>, Option<MemoryNo
             *id = Some(chosen);
         }
     };
-    std::sync::Arc::make_mut(&mut placed.graph).iter_mut().for_each(|n| rename(&mut n.device_id));
+    for n in std::sync::Arc::make_mut(&mut placed.graph).iter_mut().filter(|n| n.device_id() == Some(found)) {
+        n.set_device_id(Some(chosen));
+    }
     placed.replayed_before.iter_mut().flatten().for_each(|b| rename(&mut b.device_id));
     for tensor in &mut placed.tensors {
         rename(&mut tensor.device_id);

@@ -23,13 +23,13 @@ pub(crate) fn circular_buffer_clash(
     let circular_buffers = nodes[from..]
         .iter()
         .enumerate()
-        .filter(|(_, n)| n.is(NodeType::CircularBufferAllocate) && !n.globally_allocated)
+        .filter(|(_, n)| n.is(NodeType::CircularBufferAllocate) && !n.globally_allocated())
         .filter_map(|(i, n)| {
             Some(CircularBuffer {
-                address: n.address?,
-                size: n.size.unwrap_or(0),
-                core_range: n.core_range_set.clone(),
-                device_operation: index.open_scope(from + i),
+                address: n.address()?,
+                size: n.size().unwrap_or(0),
+                core_range: n.core_range_set().map(str::to_owned),
+                device_operation: index.open_scope(from + i).map(|name| name.to_string()),
             })
         })
         .collect();

@@ -8,7 +8,10 @@ use crate::analysis::graph::nodes::GraphNode;
 use crate::analysis::memory::graph_index::GraphIndex;
 use crate::analysis::memory::inputs::{TensorFacts, TensorUse};
 use crate::analysis::messages::failure::BufferType;
+use crate::analysis::shared_text::SharedText;
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// True for the operation that frees a tensor: `ttnn.deallocate` or `ttnn::deallocate`.
 pub(crate) fn is_deallocate(name: &str) -> bool {
@@ -72,6 +75,8 @@ pub(crate) struct Holders<'a> {
     /// outputs are recorded with their addresses, and the output link names the tensor the run
     /// and every other view know, where the graph may name an internal one at the same address).
     pub(crate) own_by_address: bool,
+    /// The producers' names as the live buffers share them, by the report's name.
+    names: RefCell<HashMap<Arc<str>, SharedText>>,
 }
 
 impl<'a> Holders<'a> {
@@ -103,7 +108,16 @@ impl<'a> Holders<'a> {
         for candidates in by_address.values_mut() {
             candidates.sort_unstable_by_key(|c| (c.first_seen, c.tensor_id));
         }
-        Self { operation_id, device, graph: GraphIndex::new(graph), inputs, by_id, by_address, own_by_address: false }
+        Self {
+            operation_id,
+            device,
+            graph: GraphIndex::new(graph),
+            inputs,
+            by_id,
+            by_address,
+            own_by_address: false,
+            names: RefCell::default(),
+        }
     }
 
     /// The most recent tenant of `address` (docs/rules/memory.md §4): a candidate at that address on the
@@ -145,15 +159,21 @@ impl<'a> Holders<'a> {
             origin: Some(origin),
             device_operation,
             tensor_id,
-            shape: facts.and_then(|t| t.shape.clone()),
-            dtype: facts.and_then(|t| t.dtype.clone()),
+            shape: facts.and_then(|t| t.shape.as_deref()).map(SharedText::from),
+            dtype: facts.and_then(|t| t.dtype.as_deref()).map(SharedText::from),
             producer_operation_id: producer.map(|u| u.operation_id),
-            producer_operation_name: producer.map(|u| u.operation_name.to_string()),
+            producer_operation_name: producer.map(|u| self.shared_name(&u.operation_name)),
             last_use_operation_id: last_use,
             last_use_source: None,
             input_of_operation: input,
             stale: tensor_id.is_some() && !input && last_use.is_some_and(|k| k < n),
         }
+    }
+
+    /// An operation's name as the live buffers share it: made once per name.
+    fn shared_name(&self, name: &Arc<str>) -> SharedText {
+        let mut names = self.names.borrow_mut();
+        names.entry(Arc::clone(name)).or_insert_with(|| SharedText::from(&**name)).clone()
     }
 
     /// Every live buffer with its holder, biggest first (ties by address).

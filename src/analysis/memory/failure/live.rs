@@ -3,11 +3,13 @@
 
 use super::picture::Basis;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
-use crate::analysis::memory::graph_walk::{GraphWalk, failure_point, free_addresses};
+use crate::analysis::memory::graph_walk::{FreeAddresses, GraphWalk, failure_point};
 use crate::analysis::memory::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
 use crate::analysis::memory::live_index::{Entry, IntMap, IntSet};
 use crate::analysis::memory::notes::{MemoryNote, Tally};
 use crate::analysis::messages::failure::BufferType;
+use crate::analysis::shared_text::SharedText;
+use std::sync::LazyLock;
 
 /// A live buffer before its holder is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,8 +18,8 @@ pub(crate) struct Placed {
     pub(crate) address: u64,
     /// Bytes per bank.
     pub(crate) size: u64,
-    /// Layout name.
-    pub(crate) layout: Option<String>,
+    /// Layout name, shared.
+    pub(crate) layout: Option<SharedText>,
     /// For a buffer the operation allocated: its `buffer_allocate` node's position in the graph.
     pub(crate) allocated_at: Option<usize>,
 }
@@ -35,16 +37,18 @@ pub(crate) struct LiveSet {
     pub(crate) notes: Vec<MemoryNote>,
 }
 
+/// The names of the `buffer_layout` codes 0 to 5 (docs/rules/formats.md §1.7), made once and
+/// shared by every buffer (a snapshot may hold 150 000 rows).
+static LAYOUT_NAMES: LazyLock<[SharedText; 6]> = LazyLock::new(|| {
+    ["INTERLEAVED", "SINGLE_BANK", "HEIGHT_SHARDED", "WIDTH_SHARDED", "BLOCK_SHARDED", "ND_SHARDED"]
+        .map(SharedText::from)
+});
+
 /// The name of a `buffer_layout` code (docs/rules/formats.md §1.7); unknown codes are written as numbers.
-pub(crate) fn layout_name(code: i64) -> String {
-    match code {
-        0 => "INTERLEAVED".into(),
-        1 => "SINGLE_BANK".into(),
-        2 => "HEIGHT_SHARDED".into(),
-        3 => "WIDTH_SHARDED".into(),
-        4 => "BLOCK_SHARDED".into(),
-        5 => "ND_SHARDED".into(),
-        other => other.to_string(),
+pub(crate) fn layout_name(code: i64) -> SharedText {
+    match usize::try_from(code).ok().and_then(|c| LAYOUT_NAMES.get(c)) {
+        Some(name) => name.clone(),
+        None => SharedText::from(code.to_string()),
     }
 }
 
@@ -215,11 +219,13 @@ pub(crate) fn unwinds(graph: &[GraphNode]) -> bool {
     graph[start..].iter().any(|n| n.is(NodeType::BufferDeallocate))
 }
 
-/// The indexes of a graph's `buffer_allocate` nodes, by address, ascending.
-fn allocations_by_address(graph: &[GraphNode]) -> IntMap<u64, Vec<usize>> {
+/// The indexes of a graph's `buffer_allocate` nodes at the addresses of `wanted`, by address,
+/// ascending (the unwinding asks for the few addresses freed after the failure point, among a
+/// graph's 300 000 allocations).
+fn allocations_by_address(graph: &[GraphNode], wanted: &IntSet<u64>) -> IntMap<u64, Vec<usize>> {
     let mut allocations: IntMap<u64, Vec<usize>> = IntMap::default();
     for (i, n) in graph.iter().enumerate().filter(|(_, n)| n.is(NodeType::BufferAllocate)) {
-        if let Some(address) = n.address {
+        if let Some(address) = n.address().filter(|a| wanted.contains(a)) {
             allocations.entry(address).or_default().push(i);
         }
     }
@@ -247,15 +253,16 @@ fn unwinding(
     earlier: Option<&[SnapshotRow]>,
 ) -> (Vec<Placed>, Vec<MemoryNote>) {
     let Place { device, buffer_type, banks } = place;
-    let addresses = free_addresses(graph);
+    let frees = FreeAddresses::of(graph);
     let start = failure.map_or(0, |f| f + 1);
-    let allocations = allocations_by_address(graph);
+    let freed: IntSet<u64> = graph.iter().skip(start).filter_map(|n| frees.of_node(n)).collect();
+    let allocations = allocations_by_address(graph, &freed);
     let row_sizes = row_sizes(earlier.unwrap_or_default(), device, buffer_type);
     let mut out: Vec<Placed> = Vec::new();
     let mut seen: IntSet<u64> = IntSet::default();
     let (mut without_address, mut bad) = (Tally::default(), Tally::default());
     for (i, node) in graph.iter().enumerate().skip(start).filter(|(_, n)| n.is(NodeType::BufferDeallocate)) {
-        let Some(address) = addresses[i] else {
+        let Some(address) = frees.of_node(node) else {
             without_address.bump();
             continue;
         };

@@ -73,15 +73,15 @@ fn graph_on_the_mesh<'a>(
     device: u64,
 ) -> (Cow<'a, [GraphNode]>, Option<MemoryNote>) {
     let allocating: BTreeSet<u64> =
-        graph.iter().filter(|n| n.is(NodeType::BufferAllocate)).filter_map(|n| n.device_id).collect();
+        graph.iter().filter(|n| n.is(NodeType::BufferAllocate)).filter_map(|n| n.device_id()).collect();
     let only_device = places.iter().all(|(d, _)| *d == device);
     let found = match allocating.iter().copied().collect::<Vec<_>>().as_slice() {
         [found] if *found != device && only_device => *found,
         _ => return (Cow::Borrowed(graph), None),
     };
     let mut renamed = graph.to_vec();
-    for n in renamed.iter_mut().filter(|n| n.device_id == Some(found)) {
-        n.device_id = Some(device);
+    for n in renamed.iter_mut().filter(|n| n.device_id() == Some(found)) {
+        n.set_device_id(Some(device));
     }
     (Cow::Owned(renamed), Some(MemoryNote::MeshDevice { found, chosen: device }))
 }

@@ -6,6 +6,7 @@
 use crate::analysis::memory::notes::MemoryNote;
 use crate::analysis::messages::failure::{BufferType, FailureKind};
 use crate::analysis::messages::reason::Explanation;
+use crate::analysis::shared_text::SharedText;
 
 /// Which records the live buffers were rebuilt from (docs/rules/memory.md §3.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,26 +98,26 @@ pub struct LiveBuffer {
     /// Bytes per bank.
     pub size_per_bank: u64,
     /// Memory layout, e.g. `HEIGHT_SHARDED`.
-    pub(crate) layout: Option<String>,
+    pub(crate) layout: Option<SharedText>,
     /// Earlier, or allocated by the operation.
     pub origin: Option<Origin>,
     /// For a buffer of the operation: the innermost device operation open at its allocation.
-    pub(crate) device_operation: Option<String>,
+    pub(crate) device_operation: Option<SharedText>,
     /// The tensor that holds it.
     pub tensor_id: Option<u64>,
     /// The tensor's shape.
-    pub(crate) shape: Option<String>,
+    pub(crate) shape: Option<SharedText>,
     /// The tensor's dtype.
-    pub(crate) dtype: Option<String>,
+    pub(crate) dtype: Option<SharedText>,
     /// The first operation that produced the tensor.
     pub producer_operation_id: Option<u64>,
     /// That operation's name.
-    pub(crate) producer_operation_name: Option<String>,
+    pub(crate) producer_operation_name: Option<SharedText>,
     /// The last operation before N that read the tensor (deallocations excepted).
     pub last_use_operation_id: Option<u64>,
     /// The `file.py:line` of that operation (docs/rules/reference.md §1.5), when its stack trace has one:
     /// the line to free the tensor after (filled by the report layer).
-    pub last_use_source: Option<String>,
+    pub last_use_source: Option<SharedText>,
     /// The tensor is an input of the operation (JSON `input_of_failed_operation`).
     pub input_of_operation: bool,
     /// A known tensor, not an input of the operation, last used before it.

@@ -201,17 +201,17 @@ impl RunEvents {
         let index = GraphIndex::new(graph);
         let mut out = Vec::new();
         for (i, node) in graph.iter().enumerate() {
-            let device = self.device(node.device_id);
-            match node.node_type {
-                Some(NodeType::CircularBufferAllocate) if !node.globally_allocated => {
-                    let (Some(address), Some(size)) = (node.address, node.size) else { continue };
-                    let cores = self.core_set(node.core_range_set.as_deref());
+            let device = self.device(node.device_id());
+            match node.node_type() {
+                Some(NodeType::CircularBufferAllocate) if !node.globally_allocated() => {
+                    let (Some(address), Some(size)) = (node.address(), node.size()) else { continue };
+                    let cores = self.core_set(node.core_range_set());
                     out.push(Event::Cb { device, end: address + size, cores });
                 }
                 Some(NodeType::CircularBufferDeallocateAll) => out.push(Event::CbClear(device)),
                 Some(NodeType::BufferAllocate) => {
-                    let Some(t) = placed(node.buffer_type) else { continue };
-                    let Some(address) = node.address.filter(|&a| a > 0) else { continue };
+                    let Some(t) = placed(node.buffer_type()) else { continue };
+                    let Some(address) = node.address().filter(|&a| a > 0) else { continue };
                     let banks = match t {
                         BufferType::Dram => default_banks(t, None, None),
                         _ => self.l1_banks,
@@ -221,7 +221,7 @@ impl RunEvents {
                     if let Some(old) = self.live.remove(&(place, address)) {
                         out.push(Event::Free(old)); // its free went unrecorded
                     }
-                    let sharded = node.layout.as_deref().is_some_and(|l| l.contains("SHARDED"));
+                    let sharded = node.layout().is_some_and(|l| l.contains("SHARDED"));
                     let cores = if sharded { self.shard_cores(graph, address) } else { None };
                     let b = Buffer {
                         place,
@@ -235,7 +235,7 @@ impl RunEvents {
                     out.push(Event::Alloc(self.add(b)));
                 }
                 Some(NodeType::BufferDeallocate) => {
-                    let Some(t) = placed(node.buffer_type) else { continue };
+                    let Some(t) = placed(node.buffer_type()) else { continue };
                     let freed = frees[i].and_then(|address| self.live.remove(&((device, t), address)));
                     match freed {
                         Some(id) => out.push(Event::Free(id)),
@@ -253,8 +253,8 @@ impl RunEvents {
     fn shard_cores(&mut self, graph: &[GraphNode], address: u64) -> Option<u32> {
         let grid = graph
             .iter()
-            .filter(|n| n.is(NodeType::Tensor) && n.address == Some(address))
-            .find_map(|n| n.memory_config.as_deref().and_then(shard_grid))?;
+            .filter(|n| n.is(NodeType::Tensor) && n.address() == Some(address))
+            .find_map(|n| n.memory_config().and_then(shard_grid))?;
         self.core_set(Some(&grid))
     }
 }

@@ -50,8 +50,8 @@ pub(crate) fn circular_buffer_end(graph: &[GraphNode]) -> Option<u64> {
     let from = graph.iter().rposition(|n| n.is(NodeType::CircularBufferDeallocateAll)).map_or(0, |p| p + 1);
     graph[from..]
         .iter()
-        .filter(|n| n.is(NodeType::CircularBufferAllocate) && !n.globally_allocated)
-        .filter_map(|n| Some(n.address? + n.size.unwrap_or(0)))
+        .filter(|n| n.is(NodeType::CircularBufferAllocate) && !n.globally_allocated())
+        .filter_map(|n| Some(n.address()? + n.size().unwrap_or(0)))
         .max()
 }
 

@@ -49,7 +49,7 @@ pub(crate) fn ids_holding_buffers(rows: &[SnapshotRow]) -> Vec<u64> {
 
 /// The tensors a graph names with their device (tensor, device), in node order.
 pub(crate) fn graph_tensors(graph: &[GraphNode]) -> Vec<(u64, u64)> {
-    graph.iter().filter(|n| n.is(NodeType::Tensor)).filter_map(|n| Some((n.tensor_id?, n.device_id?))).collect()
+    graph.iter().filter(|n| n.is(NodeType::Tensor)).filter_map(|n| Some((n.tensor_id()?, n.device_id()?))).collect()
 }
 
 /// The id the captured graphs name `device` by, when it is another: the failed operation's graph

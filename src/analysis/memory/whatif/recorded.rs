@@ -168,7 +168,7 @@ impl RecordedRun {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::graph::nodes::{GraphNode, NodeType};
+    use crate::analysis::graph::nodes::{GraphNode, NodeFields, NodeType};
     use crate::analysis::memory::SnapshotRow;
     use crate::analysis::memory::whatif::{Plan, Regions, checkpoint_buffers};
     use crate::analysis::messages::failure::BufferType::{self, Dram, L1};
@@ -184,15 +184,15 @@ mod tests {
     }
 
     fn node(id: u64, node_type: NodeType, address: u64, size: u64) -> GraphNode {
-        GraphNode {
+        GraphNode::from(NodeFields {
             id,
             node_type: Some(node_type),
             address: Some(address),
             max_size_per_bank: Some(size),
             buffer_type: Some(L1),
             buffer_type_code: true,
-            ..GraphNode::default()
-        }
+            ..NodeFields::default()
+        })
     }
 
     /// Operations whose snapshots repeat keys (at one size and at two, under both ids), show none

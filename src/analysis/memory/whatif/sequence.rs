@@ -300,13 +300,13 @@ impl DeviceView {
         let l1_small = self.facts.as_ref().and_then(l1_small_region);
         let mut events = Vec::new();
         for (i, node) in graph[..last].iter().enumerate() {
-            if !self.names_in_graph(node.device_id) {
+            if !self.names_in_graph(node.device_id()) {
                 continue;
             }
             let Some(buffer_type) = placed_type(graph_buffer_type(node, l1_small.as_ref())) else { continue };
             let place = (self.device_id, buffer_type);
             if node.is(NodeType::BufferAllocate) {
-                let Some(address) = node.address.filter(|&a| a > 0) else { continue };
+                let Some(address) = node.address().filter(|&a| a > 0) else { continue };
                 let banks = default_banks(buffer_type, None, self.facts.as_ref());
                 let key = GraphBuffer { buffer_type: Some(buffer_type), ..GraphBuffer::key_of(node, address) };
                 let Some(size_per_bank) = key.per_bank(banks) else { continue };
@@ -314,7 +314,7 @@ impl DeviceView {
                     place,
                     address,
                     size_per_bank,
-                    size: node.size.zip(node.page_size),
+                    size: node.size().zip(node.page_size()),
                     tensor_id: index.allocated_tensor(i),
                     operation_id: None,
                 }));

@@ -3,7 +3,7 @@
 //! sentence; only the count of differences from the model grows after it.
 
 use super::*;
-use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{GraphNode, NodeFields, NodeType};
 use crate::analysis::memory::SnapshotRow;
 use crate::analysis::messages::failure::BufferType;
 
@@ -31,15 +31,15 @@ fn row(address: u64) -> SnapshotRow {
 }
 
 fn alloc(address: u64) -> Vec<GraphNode> {
-    vec![GraphNode {
+    vec![GraphNode::from(NodeFields {
         id: 1,
         node_type: Some(NodeType::BufferAllocate),
         address: Some(address),
         max_size_per_bank: Some(U),
         buffer_type: Some(BufferType::L1),
         buffer_type_code: true,
-        ..GraphNode::default()
-    }]
+        ..NodeFields::default()
+    })]
 }
 
 /// Operation k (1 to 9) allocates a 128 B L1 buffer bottom-up from A — where tt-metal's top-down

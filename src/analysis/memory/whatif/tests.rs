@@ -2,7 +2,7 @@
 //! eleventh operation cannot place its output; each fix moves what it should and nothing else.
 
 use super::*;
-use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{GraphNode, NodeFields, NodeType};
 use crate::analysis::memory::{DeviceFacts, SnapshotRow};
 use crate::analysis::messages::failure::BufferType;
 
@@ -36,7 +36,7 @@ fn row(address: u64, size: u64, t: BufferType) -> SnapshotRow {
 }
 
 fn alloc(id: u64, address: u64, size: u64, t: BufferType, tensor: Option<u64>) -> Vec<GraphNode> {
-    let mut nodes = vec![GraphNode {
+    let mut nodes = vec![GraphNode::from(NodeFields {
         id,
         node_type: Some(NodeType::BufferAllocate),
         address: Some(address),
@@ -47,29 +47,29 @@ fn alloc(id: u64, address: u64, size: u64, t: BufferType, tensor: Option<u64>) -
         buffer_type_code: true,
         device_id: Some(1),
         connections: vec![id + 1],
-        ..GraphNode::default()
-    }];
+        ..NodeFields::default()
+    })];
     if let Some(tensor) = tensor {
-        nodes.push(GraphNode {
+        nodes.push(GraphNode::from(NodeFields {
             id: id + 1,
             node_type: Some(NodeType::Tensor),
             tensor_id: Some(tensor),
-            ..GraphNode::default()
-        });
+            ..NodeFields::default()
+        }));
     }
     nodes
 }
 
 fn free(id: u64, address: u64, t: BufferType) -> GraphNode {
-    GraphNode {
+    GraphNode::from(NodeFields {
         id,
         node_type: Some(NodeType::BufferDeallocate),
         address: Some(address),
         buffer_type: Some(t),
         buffer_type_code: true,
         device_id: Some(1),
-        ..GraphNode::default()
-    }
+        ..NodeFields::default()
+    })
 }
 
 /// Ten operations each allocate a 128 B L1 buffer (tensor k at `at(k)`), in their graphs and
@@ -343,7 +343,7 @@ fn an_l1_node_inside_the_l1_small_region_is_replayed_as_l1_small() {
     };
     let mut seq = Sequence::new(DeviceView { facts: Some(facts), ..view() });
     let by_string = |mut nodes: Vec<GraphNode>| {
-        nodes[0].buffer_type_code = false;
+        nodes[0].edit(|n| n.buffer_type_code = false);
         nodes
     };
     let graph = [

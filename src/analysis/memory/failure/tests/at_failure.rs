@@ -205,19 +205,21 @@ fn arbitrary_node() -> impl Strategy<Value = GraphNode> {
         prop::collection::vec(0u64..12, 0..3),
         0u64..12,
     )
-        .prop_map(|(kind, address, size, per_bank, device, aborted, connections, id)| GraphNode {
-            id,
-            node_type: Some(kind),
-            name: if aborted { "A".into() } else { "B".into() },
-            aborted,
-            address,
-            size,
-            max_size_per_bank: per_bank,
-            device_id: device,
-            buffer_type: Some(if aborted { BufferType::L1 } else { BufferType::Dram }),
-            tensor_id: size,
-            connections,
-            ..GraphNode::default()
+        .prop_map(|(kind, address, size, per_bank, device, aborted, connections, id)| {
+            GraphNode::from(NodeFields {
+                id,
+                node_type: Some(kind),
+                name: if aborted { "A".into() } else { "B".into() },
+                aborted,
+                address,
+                size,
+                max_size_per_bank: per_bank,
+                device_id: device,
+                buffer_type: Some(if aborted { BufferType::L1 } else { BufferType::Dram }),
+                tensor_id: size,
+                connections,
+                ..NodeFields::default()
+            })
         })
 }
 

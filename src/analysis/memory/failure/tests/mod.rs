@@ -7,7 +7,7 @@ mod mesh;
 mod place;
 mod sentences;
 
-use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::graph::nodes::{GraphNode, NodeFields, NodeType};
 use crate::analysis::memory::place::{default_banks, l1_small_by_address, region};
 use crate::analysis::memory::*;
 use crate::analysis::messages::failure::{AllocationFailure, BufferType, parse_allocation_failure};
@@ -55,10 +55,10 @@ fn row(device: u64, buffer_type: BufferType, address: i64, size: i64) -> Snapsho
 struct G(Vec<GraphNode>);
 
 impl G {
-    fn push(mut self, node_type: NodeType, f: impl FnOnce(&mut GraphNode)) -> Self {
-        let mut n = GraphNode { id: self.0.len() as u64, node_type: Some(node_type), ..GraphNode::default() };
+    fn push(mut self, node_type: NodeType, f: impl FnOnce(&mut NodeFields)) -> Self {
+        let mut n = NodeFields { id: self.0.len() as u64, node_type: Some(node_type), ..NodeFields::default() };
         f(&mut n);
-        self.0.push(n);
+        self.0.push(n.into());
         self
     }
     fn start(self, name: &str) -> Self {
@@ -89,7 +89,7 @@ impl G {
     fn tensor(mut self, tensor_id: u64) -> Self {
         let id = self.0.len() as u64;
         if let Some(b) = self.0.iter_mut().rev().find(|n| n.is(NodeType::Buffer)) {
-            b.connections.push(id);
+            b.edit(|b| b.connections.push(id));
         }
         self.push(NodeType::Tensor, |n| n.tensor_id = Some(tensor_id))
     }

@@ -204,6 +204,6 @@ fn l1_small_allocations_labelled_l1_are_told_by_their_address_and_are_this_opera
     assert_eq!((b.origin, b.device_operation.as_deref()), (Some(Origin::ThisOperation), Some("Conv2dDeviceOperation")));
     let retyped = l1_small_by_address(&i.graph, &i.devices);
     let types: Vec<_> =
-        retyped.iter().filter(|n| n.is(NodeType::BufferAllocate)).map(|n| (n.address, n.buffer_type)).collect();
+        retyped.iter().filter(|n| n.is(NodeType::BufferAllocate)).map(|n| (n.address(), n.buffer_type())).collect();
     assert_eq!(types, [(Some(11616), Some(BufferType::L1Small)), (Some(5000), Some(BufferType::L1))]);
 }
