@@ -166,6 +166,12 @@ impl<'r> Entries<'r> {
 
     /// An operation's entry with its memory section (read now).
     pub fn operation(&mut self, e: &ExplainedError<'_>) -> OperationAnswer {
+        let report = self.report;
+        report.in_one_read(|| self.operation_read(e))
+    }
+
+    /// [`Entries::operation`], its questions asked in the read it holds.
+    fn operation_read(&mut self, e: &ExplainedError<'_>) -> OperationAnswer {
         let mut entry = self.summary(e);
         let mut section =
             MemorySectionAnswer { memory: None, fixes: Vec::new(), memory_at_start: None, lines: Vec::new() };

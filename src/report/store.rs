@@ -62,6 +62,20 @@ impl Store {
         })
     }
 
+    /// Runs `f` in one read transaction on the store's connection (unless one is open): each
+    /// statement outside one takes and drops the file lock and reads the database header again,
+    /// and a failure's answer asks thousands. Held for one answer only, so a run still writing
+    /// its report is never kept waiting long (docs/performance.md).
+    pub(crate) fn in_one_read<T>(&self, f: impl FnOnce() -> T) -> T {
+        let began = self.conn.is_autocommit() && self.conn.execute_batch("BEGIN").is_ok();
+        let out = f();
+        if began && !self.conn.is_autocommit() {
+            // A read transaction commits nothing; an error here leaves nothing to undo.
+            let _ = self.conn.execute_batch("COMMIT");
+        }
+        out
+    }
+
     /// Reads and folds every chunk of `pass` in rowid order on the store's threads, each worker
     /// on a read-only connection of its own (see [`fold_in_rowid_order`]).
     pub(crate) fn fold_in_rowid_order<C: Send>(

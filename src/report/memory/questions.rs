@@ -55,4 +55,10 @@ impl MemoryReport {
     pub fn late(&self) -> Late<'_> {
         Late { report: self }
     }
+
+    /// Asks `questions` in one read transaction: one lock and one look at the header for all
+    /// of them instead of one per statement (held for that answer only).
+    pub fn in_one_read<T>(&self, questions: impl FnOnce() -> T) -> T {
+        self.store.in_one_read(questions)
+    }
 }
