@@ -6,7 +6,7 @@
 //! ([`Rare`]) goes with the node's own copy of its texts. Every field is read through a method:
 //! what a method gives is exactly the value the node was built with.
 
-use super::node_texts::NodeTexts;
+use super::node_texts::{NodeTexts, Rare};
 use super::nodes::NodeType;
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::shared_text::SharedText;
@@ -93,13 +93,10 @@ const BUFFER_TYPE_SHIFT: u32 = 25;
 /// The node type's code (0: none, else 1 + its index) starts here, on 4 bits.
 const NODE_TYPE_SHIFT: u32 = 28;
 
-/// What few nodes carry: connections other than one small one, the inputs of a function start,
-/// and the numbers kept out of line (the id as `None`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub(crate) struct Rare {
-    connections: Vec<u64>,
-    input_tensors: Vec<u64>,
-    wide: Vec<(Option<Field>, u64)>,
+/// The code of a number kept out of line in [`Rare::wide`]: 0 for the id, else 1 + the field's
+/// place.
+fn code(field: Option<Field>) -> u8 {
+    field.map_or(0, |f| f as u8 + 1)
 }
 
 /// One normalised node of a captured graph.
@@ -150,7 +147,7 @@ impl GraphNode {
         let mut rare = Rare { input_tensors, ..Rare::default() };
         match u32::try_from(numbers.id) {
             Ok(id) => node.words[ID] = id,
-            Err(_) => rare.wide.push((None, numbers.id)),
+            Err(_) => rare.wide.push((code(None), numbers.id)),
         }
         match connections {
             [] => {}
@@ -164,7 +161,7 @@ impl GraphNode {
             let Some(value) = value else { continue };
             node.bits |= field.present_bit();
             if !node.keep_at_home(field, value) {
-                rare.wide.push((Some(field), value));
+                rare.wide.push((code(Some(field)), value));
             }
         }
         node.set_rare(rare);
@@ -189,7 +186,7 @@ impl GraphNode {
 
     fn set_rare(&mut self, mut rare: Rare) {
         // In one order whatever set them, so that equal nodes compare equal.
-        rare.wide.sort_unstable_by_key(|(f, _)| f.map_or(0, |f| f as u8 + 1));
+        rare.wide.sort_unstable_by_key(|(f, _)| *f);
         self.bits = (self.bits & !ANY_WIDE) | if rare.wide.is_empty() { 0 } else { ANY_WIDE };
         let rare = (rare != Rare::default()).then(|| Box::new(rare));
         if self.rare().is_none() && rare.is_none() {
@@ -210,7 +207,7 @@ impl GraphNode {
     /// A field's value kept out of line.
     fn wide(&self, field: Option<Field>) -> Option<u64> {
         let rare = self.rare().filter(|_| self.has(ANY_WIDE))?;
-        rare.wide.iter().find(|(f, _)| *f == field).map(|(_, v)| *v)
+        rare.wide.iter().find(|(f, _)| *f == code(field)).map(|(_, v)| *v)
     }
 
     fn number(&self, field: Field) -> Option<u64> {
@@ -382,13 +379,13 @@ impl GraphNode {
     /// Names another device (the mesh-id rule, docs/rules/memory.md §2).
     pub(crate) fn set_device_id(&mut self, device: Option<u64>) {
         let mut rare = self.rare().cloned().unwrap_or_default();
-        rare.wide.retain(|(f, _)| *f != Some(Field::DeviceId));
+        rare.wide.retain(|(f, _)| *f != code(Some(Field::DeviceId)));
         self.halves[0] = 0;
         self.bits &= !Field::DeviceId.present_bit();
         if let Some(device) = device {
             self.bits |= Field::DeviceId.present_bit();
             if !self.keep_at_home(Field::DeviceId, device) {
-                rare.wide.push((Some(Field::DeviceId), device));
+                rare.wide.push((code(Some(Field::DeviceId)), device));
             }
         }
         self.set_rare(rare);

@@ -3,7 +3,6 @@
 //! of its texts instead of owning strings. A graph is read with one [`TextCache`], which hands
 //! every node with the same texts the same set.
 
-use super::node::Rare;
 use crate::analysis::shared_text::SharedText;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -128,6 +127,16 @@ impl TextCache {
         *last = Some(Arc::clone(&set));
         Some(set)
     }
+}
+
+/// What few nodes carry (`GraphNode` reads it): connections other than one small one, the inputs
+/// of a function start, and the numbers kept out of line, each by its code (0: the id, else 1 +
+/// the field's place).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Rare {
+    pub(crate) connections: Vec<u64>,
+    pub(crate) input_tensors: Vec<u64>,
+    pub(crate) wide: Vec<(u8, u64)>,
 }
 
 #[cfg(test)]

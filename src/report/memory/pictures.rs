@@ -77,7 +77,7 @@ impl<'r> Pictures<'r> {
             let (places, own) = (on_devices(&earlier), on_devices(&own));
             let mut ids = graph_tensors(&p.inputs.graph);
             ids.extend(p.inputs.input_tensor_ids.iter().copied());
-            p.inputs.tensors = self.report.tensors().facts_at_failure(p.index, (&places, &own), &ids).map_err(&read)?;
+            p.inputs.tensors = self.report.tensors().facts_at_failure(p.index, &places, &own, &ids).map_err(&read)?;
             let tied = self.tie_to_graphs(&mut p.inputs.tensors, p.index).map_err(&read)?;
             p.notes.extend(tied);
             let memory = match memory_at_failure_with(&p.inputs, found) {

@@ -37,7 +37,8 @@ impl Tensors<'_> {
     pub(super) fn recent_tensor_facts(
         &self,
         n: usize,
-        (places, own): (&[(u64, u64)], &[(u64, u64)]),
+        places: &[(u64, u64)],
+        own: &[(u64, u64)],
         ids: &[u64],
     ) -> rusqlite::Result<Option<Vec<TensorFacts>>> {
         // Tables with a `rank` column are left to the index, even on a single rank: on real 0.75 and
@@ -54,7 +55,7 @@ impl Tensors<'_> {
             Some(walk) if walk.n == n => walk,
             _ => Walk::new(n),
         };
-        let facts = self.walk_facts(&mut walk, (places, &place_set, &device_places), ids);
+        let facts = self.walk_facts(&mut walk, places, &place_set, &device_places, ids);
         self.cache.walk.replace(Some(walk));
         facts
     }
@@ -63,7 +64,9 @@ impl Tensors<'_> {
     fn walk_facts(
         &self,
         walk: &mut Walk,
-        (places, place_set, device_places): (&[(u64, u64)], &HashSet<(u64, u64)>, &HashMap<u64, Vec<(u64, u64)>>),
+        places: &[(u64, u64)],
+        place_set: &HashSet<(u64, u64)>,
+        device_places: &HashMap<u64, Vec<(u64, u64)>>,
         ids: &[u64],
     ) -> rusqlite::Result<Option<Vec<TensorFacts>>> {
         let Walk { seen, windows, .. } = walk;

@@ -79,7 +79,7 @@ impl Tensors<'_> {
     /// their rows in the link tables; without shape and dtype (see [`Self::describe`]).
     /// The recent tenants of operation `n` (by index) are tried first.
     pub(crate) fn facts(&self, n: usize, places: &[(u64, u64)], ids: &[u64]) -> rusqlite::Result<Vec<TensorFacts>> {
-        self.facts_at_failure(n, (places, &[]), ids)
+        self.facts_at_failure(n, places, &[], ids)
     }
 
     /// [`Self::facts`] at a failure: `places` whose tenants hold earlier buffers, and `own`, the
@@ -89,11 +89,12 @@ impl Tensors<'_> {
     pub(crate) fn facts_at_failure(
         &self,
         n: usize,
-        (places, own): (&[(u64, u64)], &[(u64, u64)]),
+        places: &[(u64, u64)],
+        own: &[(u64, u64)],
         ids: &[u64],
     ) -> rusqlite::Result<Vec<TensorFacts>> {
         if self.cache.index.get().is_none()
-            && let Some(facts) = self.recent_tensor_facts(n, (places, own), ids)?
+            && let Some(facts) = self.recent_tensor_facts(n, places, own, ids)?
         {
             return Ok(facts);
         }
