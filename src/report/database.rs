@@ -6,7 +6,7 @@ use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
 
@@ -202,10 +202,19 @@ pub(crate) fn float(value: ValueRef<'_>) -> Option<f64> {
     }
 }
 
+/// Bytes as text, an invalid sequence replaced; validated first, as `from_utf8` checks plain
+/// ASCII a word at a time where the lossy reader steps byte by byte (a graph text is megabytes).
+pub(crate) fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(valid) => valid.into(),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// Reads a text cell; numbers are written out, NULL and blobs read as empty.
 pub(crate) fn text(value: ValueRef<'_>) -> String {
     match value {
-        ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+        ValueRef::Text(t) => lossy(t).into_owned(),
         ValueRef::Integer(i) => i.to_string(),
         ValueRef::Real(f) => f.to_string(),
         _ => String::new(),
@@ -218,6 +227,22 @@ pub(crate) const IN_LIST_CHUNK: usize = 500;
 /// Integers written as an SQL `IN (…)` list body: `1,2,3`.
 pub(crate) fn id_list(values: impl IntoIterator<Item = u64>) -> String {
     values.into_iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// Ids apart by at most this are read by one range of an index ([`id_runs`]).
+const RUN_GAP: u64 = 4;
+
+/// Ascending ids in runs `(first, last)` of neighbours no more than [`RUN_GAP`] apart: each run
+/// read by one range of an index, a few rows not asked for skipped, rather than a look-up each.
+pub(crate) fn id_runs(ids: &BTreeSet<u64>) -> Vec<(u64, u64)> {
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for &id in ids {
+        match runs.last_mut() {
+            Some(run) if id - run.1 <= RUN_GAP => run.1 = id,
+            _ => runs.push((id, id)),
+        }
+    }
+    runs
 }
 
 /// A buffer type stored as an integer code `0..4` or as a name (`'L1'`); other values pass
@@ -346,6 +371,18 @@ pub(crate) fn rowid_range(conn: &Connection, table: &str) -> rusqlite::Result<Op
     Ok(first.zip(last))
 }
 
+/// Whether a list of `wanted` keys is long against `table`'s rows (at least half as many as its
+/// rowids span): then reading the table once and keeping the keys in Rust costs less than
+/// writing the list as SQL — preparing an `IN` list of 150 000 ids took longer than reading
+/// the 2 000 rows it looked up (docs/performance.md, issue 29).
+pub(crate) fn long_list(conn: &Connection, table: &str, wanted: usize) -> rusqlite::Result<bool> {
+    if wanted <= IN_LIST_CHUNK {
+        return Ok(false);
+    }
+    let span = rowid_range(conn, table)?.map_or(0, |(first, last)| last.saturating_sub(first).saturating_add(1));
+    Ok(usize::try_from(span).unwrap_or(usize::MAX) <= wanted.saturating_mul(2))
+}
+
 /// The tables that have an index whose first column is `column`, so lookups by it are cheap.
 pub(crate) fn tables_indexed_by(conn: &Connection, column: &str) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare(
@@ -353,4 +390,16 @@ pub(crate) fn tables_indexed_by(conn: &Connection, column: &str) -> rusqlite::Re
          WHERE m.type = 'index' AND p.seqno = 0 AND p.name = ?1",
     )?;
     stmt.query_map([column], |r| r.get(0))?.collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn neighbouring_ids_are_read_in_runs() {
+        let ids: BTreeSet<u64> = [3, 4, 8, 13, 14, 100, u64::MAX].into_iter().collect();
+        assert_eq!(id_runs(&ids), vec![(3, 8), (13, 14), (100, 100), (u64::MAX, u64::MAX)]);
+        assert_eq!(id_runs(&BTreeSet::new()), vec![]);
+    }
 }

@@ -7,7 +7,7 @@ use crate::analysis::graph::nodes::{GraphError, GraphNode, SharedGraph, parse_gr
 use crate::analysis::graph::scopes::failed_device_operations;
 use crate::analysis::graph::stream::GraphStream;
 use crate::analysis::model::{ErrorRecord, Operation};
-use crate::report::database::{int, text, uint};
+use crate::report::database::{int, lossy, text, uint};
 use crate::report::error::ReportError;
 use crate::report::store::Store;
 use rusqlite::MAIN_DB;
@@ -90,7 +90,11 @@ impl<'a> Graphs<'a> {
         }
         let columns = self.store.schema.select_list("captured_graph", &[("operation_id", "0"), ("rank", "0")]);
         // `typeof` and `octet_length` do not read a text's pages; a long text is not read here.
-        let long = format!("typeof(captured_graph) = 'text' AND octet_length(captured_graph) > {LONG_GRAPH}");
+        // The length first, and in `CASE`, which stops at the first false term: most graphs are
+        // short, and their type is then never asked.
+        let long = format!(
+            "CASE WHEN octet_length(captured_graph) > {LONG_GRAPH} AND typeof(captured_graph) = 'text' THEN 1 ELSE 0 END"
+        );
         for condition in self.store.operation_rows("captured_graph", ids)? {
             let sql = format!(
                 "SELECT {columns}, rowid, {long}, CASE WHEN {long} THEN NULL ELSE captured_graph END \
@@ -235,7 +239,7 @@ impl<'a> Graphs<'a> {
         while let Some(r) = rows.next()? {
             let (rowid, id, rank) = (int(r.get_ref(0)?), uint(r.get_ref(1)?), int(r.get_ref(3)?) as u32);
             let text: std::borrow::Cow<'_, str> = match r.get_ref(2)? {
-                ValueRef::Text(bytes) => String::from_utf8_lossy(bytes),
+                ValueRef::Text(bytes) => lossy(bytes),
                 other => text(other).into(),
             };
             if !visit(rowid, id, rank, &text) {

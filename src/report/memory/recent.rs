@@ -16,7 +16,8 @@ use super::tensor_index::Placement;
 use super::walk::{Seen, Walk};
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::model::operation_index;
-use crate::report::database::{IN_LIST_CHUNK, RowSpan, id_list, operation_row_span, uint};
+use crate::report::database::{IN_LIST_CHUNK, RowSpan, id_list, operation_row_span, tables_indexed_by, uint};
+use rusqlite::types::ValueRef;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -230,22 +231,44 @@ impl Tensors<'_> {
         }
         let wanted: BTreeSet<(u64, u64)> = places.iter().copied().collect();
         let addresses: BTreeSet<u64> = places.iter().map(|p| p.1).collect();
-        let list = id_list(addresses.iter().copied());
         let columns = self
             .store
             .schema
             .select_list("device_tensors", &[("tensor_id", "0"), ("device_id", "0"), ("address", "NULL")]);
-        let mut stmt =
-            self.store.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE address IN ({list})"))?;
+        // Without an index on `address` the list only filters a scan of the table; a long one is
+        // kept in Rust rather than prepared as SQL (`long_list`), with SQLite's equality: an
+        // integer address, or a real one of the same value.
+        let long = addresses.len() > IN_LIST_CHUNK
+            && !tables_indexed_by(&self.store.conn, "address")?.iter().any(|t| t == "device_tensors");
+        let condition = match long {
+            true => "address IS NOT NULL".to_string(),
+            false => format!("address IN ({})", id_list(addresses.iter().copied())),
+        };
+        let mut stmt = self.store.conn.prepare(&format!("SELECT {columns} FROM device_tensors WHERE {condition}"))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            let place = (uint(r.get_ref(1)?), uint(r.get_ref(2)?));
+            let address = r.get_ref(2)?;
+            if long && !listed_address(address, &addresses) {
+                continue;
+            }
+            let place = (uint(r.get_ref(1)?), uint(address));
             if wanted.contains(&place) {
                 out.entry(uint(r.get_ref(0)?)).or_default().push(place);
             }
         }
         Ok(out)
     }
+}
+
+/// Whether a cell equals one of `addresses` as SQLite's `IN` compares it: an integer, or a real
+/// of an integer's value; never a text or a blob.
+fn listed_address(cell: ValueRef<'_>, addresses: &BTreeSet<u64>) -> bool {
+    let value = match cell {
+        ValueRef::Integer(i) => u64::try_from(i).ok(),
+        ValueRef::Real(f) if f.fract() == 0.0 && (0.0..9.0e15).contains(&f) => Some(f as u64),
+        _ => None,
+    };
+    value.is_some_and(|v| addresses.contains(&v))
 }
 
 /// The places of `places` a tensor was recorded at, when any; one set lookup each (a failure may

@@ -19,12 +19,14 @@ use super::walk::Walk;
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::model::{Operation, operation_index};
 use crate::analysis::sanitize::sanitize_line;
-use crate::report::database::{IN_LIST_CHUNK, buffer_type, id_list, int, tables_indexed_by, text, uint};
+use crate::report::database::{
+    IN_LIST_CHUNK, buffer_type, id_list, id_runs, int, long_list, tables_indexed_by, text, uint,
+};
 use crate::report::store::Store;
 use rusqlite::params;
 use rusqlite::types::ValueRef;
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 /// Past this many places to attribute over the whole run, the index of every tensor answers
@@ -232,17 +234,23 @@ impl Tensors<'_> {
         };
         let mut read = Vec::new();
         if self.rows_by_id()? {
-            // One indexed look-up each: an `IN` list costs a statement prepared and a sort.
+            // One range of the UNIQUE index for each run of neighbouring ids (a few ids not asked
+            // for skipped), an `IN` list costing a statement prepared and a sort.
             let columns = self.store.schema.select_list(
                 "tensors",
                 &[("tensor_id", "0"), ("device_id", "NULL"), ("address", "NULL"), ("buffer_type", "NULL")],
             );
-            let sql = format!("SELECT {columns} FROM tensors WHERE tensor_id = ?1 ORDER BY rowid LIMIT 1");
+            let sql = format!("SELECT {columns} FROM tensors WHERE tensor_id >= ?1 AND tensor_id <= ?2");
             let mut stmt = self.store.conn.prepare_cached(&sql)?;
-            for &id in &unread {
-                let mut rows = stmt.query([id as i64])?;
-                if let Some(r) = rows.next()? {
-                    read.push(placement(r)?);
+            let wanted: BTreeSet<u64> = unread.iter().copied().collect();
+            for (first, last) in id_runs(&wanted) {
+                let bound = |id: u64| i64::try_from(id).unwrap_or(i64::MAX);
+                let mut rows = stmt.query([bound(first), bound(last)])?;
+                while let Some(r) = rows.next()? {
+                    let p = placement(r)?;
+                    if wanted.contains(&p.tensor_id) {
+                        read.push(p);
+                    }
                 }
             }
         } else {
@@ -258,17 +266,27 @@ impl Tensors<'_> {
     }
 
     /// The shape and dtype of some tensors, by id (their `tensors` rows, by the UNIQUE index).
+    /// A list of ids longer than the table has rows is not written as SQL: the table is read
+    /// once and the ids kept ([`long_list`]).
     pub(crate) fn describe(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
+        if long_list(&self.store.conn, "tensors", ids.len())? {
+            let wanted: HashSet<u64> = ids.iter().copied().collect();
+            return self.tensor_texts("1", Some(&wanted));
+        }
         let mut out = HashMap::new();
         for chunk in ids.chunks(IN_LIST_CHUNK) {
-            out.extend(self.tensor_texts(&format!("tensor_id IN ({})", id_list(chunk.iter().copied())))?);
+            out.extend(self.tensor_texts(&format!("tensor_id IN ({})", id_list(chunk.iter().copied())), None)?);
         }
         Ok(out)
     }
 
-    /// (shape, dtype) of the `tensors` rows matching `condition`, of the report's rank or else
-    /// rank 0, by tensor id.
-    fn tensor_texts(&self, condition: &str) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
+    /// (shape, dtype) of the `tensors` rows matching `condition` (and of an id in `wanted`, when
+    /// given), of the report's rank or else rank 0, by tensor id.
+    fn tensor_texts(
+        &self,
+        condition: &str,
+        wanted: Option<&HashSet<u64>>,
+    ) -> rusqlite::Result<HashMap<u64, TensorTexts>> {
         let mut by_id: HashMap<u64, (bool, TensorTexts)> = HashMap::new();
         if !self.store.schema.has_table("tensors") {
             return Ok(HashMap::new());
@@ -283,6 +301,10 @@ impl Tensors<'_> {
         let mut stmt = self.store.conn.prepare(&sql)?;
         let mut rows = stmt.query(params![self.store.rank])?;
         while let Some(r) = rows.next()? {
+            let id = uint(r.get_ref(0)?);
+            if wanted.is_some_and(|w| !w.contains(&id)) {
+                continue;
+            }
             let texts = |i: usize| -> rusqlite::Result<Option<String>> {
                 let t = sanitize_line(&text(r.get_ref(i)?));
                 Ok((!t.is_empty()).then_some(t))
@@ -377,6 +399,7 @@ fn whole_run_facts(
 }
 
 /// A `tensors` row's first four columns (id, device, address, buffer type) as a placement.
+/// A `tensors` row read as a placement (columns tensor_id, device_id, address, buffer_type).
 fn placement(r: &rusqlite::Row<'_>) -> rusqlite::Result<Placement> {
     let optional = |v: ValueRef<'_>| (!matches!(v, ValueRef::Null)).then(|| uint(v));
     let address = optional(r.get_ref(2)?);
