@@ -8,7 +8,7 @@
 //! A key the rules read is recognised in the text itself, quotes included ([`node_key`]); any
 //! other is read as a string, and its value checked and dropped.
 
-use super::scalars::{NodeScalars, Param, Scalar, node_key, param_key};
+use super::scalars::{NodeScalars, Scalar, node_key, param_key};
 
 /// What reading the node at the start of a text gave.
 pub(super) enum Scanned {
@@ -129,7 +129,9 @@ impl<'a> Scan<'a> {
     /// A non-negative integer of at most 19 digits, without a leading zero: always a `u64`.
     fn integer(&mut self) -> Read<u64> {
         let rest = self.rest();
-        let (mut value, mut digits) = (0u64, 0);
+        // Up to eight digits at once; a longer number goes on one digit at a time.
+        let (mut value, mut digits) =
+            rest.first_chunk().map_or((0, 0), |word| leading_digits(u64::from_le_bytes(*word)));
         let next = loop {
             match rest.get(digits) {
                 Some(&digit @ b'0'..=b'9') if digits < 19 => {
@@ -288,7 +290,7 @@ impl<'a> Scan<'a> {
         })
     }
 
-    /// `params`: an object, or `null` (none), into `params` (by [`Param`]).
+    /// `params`: an object, or `null` (none), into `params` (by [`Param`](super::scalars::Param)).
     fn params(&mut self, params: &mut [Option<Scalar<'a>>; 16]) -> Read<()> {
         if self.next()? == b'n' {
             return self.literal("null");
@@ -307,6 +309,24 @@ impl<'a> Scan<'a> {
             scan.scalar(&mut params[param as usize])
         })
     }
+}
+
+/// The value of the decimal digits `word`'s bytes begin with (in the text's order), and how many
+/// there are. A byte is a digit when its high half is 3 both as it is and plus 6; a carry out
+/// of a byte plus 6 comes only from a byte that is not a digit, and goes upwards, past it.
+fn leading_digits(word: u64) -> (u64, usize) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let not_three = |word: u64| (word & (ONES * 0xf0)) ^ (ONES * 0x30);
+    let others = not_three(word) | not_three(word.wrapping_add(ONES * 6));
+    let digits = others.trailing_zeros() as usize / 8;
+    if digits == 0 {
+        return (0, 0);
+    }
+    // The digits moved to the top bytes (zeros before them), then combined in pairs, fours, eights.
+    let values = (word << (8 * (8 - digits))) & (ONES * 0x0f);
+    let pairs = (values.wrapping_mul((10 << 8) | 1) >> 8) & 0x00ff_00ff_00ff_00ff;
+    let fours = (pairs.wrapping_mul((100 << 16) | 1) >> 16) & 0x0000_ffff_0000_ffff;
+    (fours.wrapping_mul((10_000 << 32) | 1) >> 32, digits)
 }
 
 /// Where the string whose text starts at `start` ends: its closing quote, or the first

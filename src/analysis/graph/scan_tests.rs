@@ -156,3 +156,15 @@ proptest! {
         prop_assert_eq!(string_end(&bytes, start), slow);
     }
 }
+
+proptest! {
+    /// The digits eight bytes begin with, read at once, are those read one byte at a time.
+    #[test]
+    fn the_leading_digits_of_eight_bytes_are_those_read_one_at_a_time(
+        bytes in prop::array::uniform8(prop::sample::select(vec![b'0', b'1', b'5', b'9', b'/', b':', b'*', b',', b']', 0xfa, 0xff, b'a'])),
+    ) {
+        let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+        let value = bytes[..digits].iter().fold(0u64, |v, d| v * 10 + u64::from(d - b'0'));
+        prop_assert_eq!(leading_digits(u64::from_le_bytes(bytes)), (value, digits));
+    }
+}
