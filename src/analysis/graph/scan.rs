@@ -102,6 +102,7 @@ impl<'a> Scan<'a> {
     }
 
     /// A string without escapes or control characters, at `"`.
+    #[inline(always)]
     fn string(&mut self) -> Read<&'a str> {
         let start = self.at + 1;
         let end = string_end(self.text.as_bytes(), start).ok_or(Stop::Cut)?;
@@ -127,6 +128,7 @@ impl<'a> Scan<'a> {
     }
 
     /// A non-negative integer of at most 19 digits, without a leading zero: always a `u64`.
+    #[inline(always)]
     fn integer(&mut self) -> Read<u64> {
         let rest = self.rest();
         // Up to eight digits at once; a longer number goes on one digit at a time.
@@ -164,6 +166,7 @@ impl<'a> Scan<'a> {
 
     /// A scalar as the typed reader reads it, into `out`; `null` is none, a list or an object
     /// `Other`.
+    #[inline]
     fn scalar(&mut self, out: &mut Option<Scalar<'a>>) -> Read<()> {
         *out = Some(match self.next()? {
             b'"' => Scalar::Str(self.string()?),
