@@ -166,7 +166,7 @@ impl<'a> Scan<'a> {
 
     /// A scalar as the typed reader reads it, into `out`; `null` is none, a list or an object
     /// `Other`.
-    #[inline]
+    #[inline(always)]
     fn scalar(&mut self, out: &mut Option<Scalar<'a>>) -> Read<()> {
         *out = Some(match self.next()? {
             b'"' => Scalar::Str(self.string()?),
