@@ -157,14 +157,17 @@ impl GraphNode {
             }
             many => rare.connections = many.to_vec(),
         }
-        for (field, value) in Field::ALL.into_iter().zip(numbers.values) {
+        for (&field, &value) in Field::ALL.iter().zip(&numbers.values) {
             let Some(value) = value else { continue };
             node.bits |= field.present_bit();
             if !node.keep_at_home(field, value) {
                 rare.wide.push((code(Some(field)), value));
             }
         }
-        node.set_rare(rare);
+        // Most nodes have nothing rare (and a set of texts from a cache never has).
+        if rare != Rare::default() || node.rare().is_some() {
+            node.set_rare(rare);
+        }
         node
     }
 

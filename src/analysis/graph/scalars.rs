@@ -1,6 +1,7 @@
 //! A node's scalars as the rules read them (docs/rules/formats.md §3), whichever reader gave
 //! them: the typed reader's `Loose` values borrowed, or the hand reader's written straight in.
 //! Small and copied freely: a long graph's nodes are normalised from these one by one.
+//! The keys that name them are matched here for the hand reader, in the text as written.
 
 use super::json::{Loose, Node, RawParams};
 
@@ -138,5 +139,44 @@ impl<'a> NodeScalars<'a> {
             scalars.core_range_set = p.core_range_set.as_deref();
         }
         scalars
+    }
+}
+
+/// `what` and the length of `quoted` when `rest` starts with that key, quotes included (a key
+/// with an escape never does: the typed reader is left to read it).
+#[inline(always)]
+fn known<T>(rest: &[u8], quoted: &'static [u8], what: T) -> Option<(T, usize)> {
+    rest.starts_with(quoted).then_some((what, quoted.len()))
+}
+
+/// The node key `rest` starts with, by its bit, and its length with quotes; none for another.
+pub(super) fn node_key(rest: &[u8]) -> Option<(u32, usize)> {
+    match rest.get(1)? {
+        b'c' => known(rest, b"\"counter\"", 1).or_else(|| known(rest, b"\"connections\"", 5)),
+        b'n' => known(rest, b"\"node_type\"", 2),
+        b'p' => known(rest, b"\"params\"", 6),
+        b's' => known(rest, b"\"stacking_level\"", 3),
+        b'i' => known(rest, b"\"id\"", 0).or_else(|| known(rest, b"\"input_tensors\"", 4)),
+        _ => None,
+    }
+}
+
+/// The param key `rest` starts with and its length with quotes; none for another.
+pub(super) fn param_key(rest: &[u8]) -> Option<(Param, usize)> {
+    match rest.get(1)? {
+        b'a' => known(rest, b"\"address\"", Param::Address)
+            .or_else(|| known(rest, b"\"aborted\"", Param::Aborted))
+            .or_else(|| known(rest, b"\"abort_reason\"", Param::AbortReason)),
+        b'b' => known(rest, b"\"buffer_type\"", Param::BufferType),
+        b'd' => known(rest, b"\"device_id\"", Param::DeviceId),
+        b'g' => known(rest, b"\"globally_allocated\"", Param::GloballyAllocated),
+        b'l' => known(rest, b"\"layout\"", Param::Layout),
+        b'm' => known(rest, b"\"max_size_per_bank\"", Param::MaxSizePerBank)
+            .or_else(|| known(rest, b"\"memory_config\"", Param::MemoryConfig)),
+        b'n' => known(rest, b"\"name\"", Param::Name).or_else(|| known(rest, b"\"num_cores\"", Param::NumCores)),
+        b'p' => known(rest, b"\"page_size\"", Param::PageSize),
+        b's' => known(rest, b"\"size\"", Param::Size).or_else(|| known(rest, b"\"shape\"", Param::Shape)),
+        b't' => known(rest, b"\"type\"", Param::TypeName).or_else(|| known(rest, b"\"tensor_id\"", Param::TensorId)),
+        _ => None,
     }
 }

@@ -30,7 +30,7 @@ fn scanned(text: &str) -> Option<Result<GraphNode, bool>> {
 }
 
 /// Nodes as ttnn writes them, and some it might.
-const READ: [&str; 9] = [
+const READ: [&str; 11] = [
     r#"{"counter":0,"node_type":"capture_start","params":null,"connections":[1],"stacking_level":0}"#,
     r#"{"counter":1,"node_type":"function_start","params":{"inputs":"1","name":"ttnn.matmul"},"arguments":[],"input_tensors":[2],"connections":[3,903007],"stacking_level":1}"#,
     r#"{"counter":453923,"node_type":"buffer_allocate","params":{"address":409874688,"buffer_type":0,"device_id":0,"layout":"INTERLEAVED","max_size_per_bank":2048,"num_cores":0,"page_size":2048,"size":24576,"type":"DRAM"},"connections":[453922],"stacking_level":2}"#,
@@ -41,10 +41,12 @@ const READ: [&str; 9] = [
     r#"{"node_type":"buffer","params":{"size":18446744073709551,"device_id":9999999999999999999,"globally_allocated":1}}"#,
     r#"{"node_type":{"a":1},"id":[1,2],"counter":false,"stacking_level":"x","params":{"name":["a"],"layout":{"b":"c"}}}"#,
     "{}",
+    r#"{"params":{"sizes":1,"size_":2,"names":"a","nam":"b","typed":3,"abort_reasons":"c","core_range":"d","p":{}}}"#,
+    r#"{"stacking":1,"count":2,"i":3,"connection":[4],"param":{},"params":{"globally_allocated":"1","memory_config":"MemoryConfig(x)","abort_reason":"r","aborted":false,"num_cores":64,"page_size":32,"max_size_per_bank":7}}"#,
 ];
 
 /// Nodes the hand reader leaves to the typed one, read or refused by it.
-const LEFT: [&str; 17] = [
+const LEFT: [&str; 19] = [
     r#"{"counter":-1}"#,
     r#"{"counter":1.5}"#,
     r#"{"counter":1e3}"#,
@@ -62,6 +64,8 @@ const LEFT: [&str; 17] = [
     r#"{"counter":tru}"#,
     r#"{"counter" 1}"#,
     "{\"params\":{\"name\":\"a\tb\"}}",
+    r#"{"c\u006funter":1}"#,
+    r#"{"params":{"si\u007ae":1}}"#,
 ];
 
 #[test]
@@ -150,5 +154,17 @@ proptest! {
         let start = start.min(bytes.len());
         let slow = bytes[start..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).map(|p| start + p);
         prop_assert_eq!(string_end(&bytes, start), slow);
+    }
+}
+
+proptest! {
+    /// The digits eight bytes begin with, read at once, are those read one byte at a time.
+    #[test]
+    fn the_leading_digits_of_eight_bytes_are_those_read_one_at_a_time(
+        bytes in prop::array::uniform8(prop::sample::select(vec![b'0', b'1', b'5', b'9', b'/', b':', b'*', b',', b']', 0xfa, 0xff, b'a'])),
+    ) {
+        let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+        let value = bytes[..digits].iter().fold(0u64, |v, d| v * 10 + u64::from(d - b'0'));
+        prop_assert_eq!(leading_digits(u64::from_le_bytes(bytes)), (value, digits));
     }
 }

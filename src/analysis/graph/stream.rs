@@ -54,12 +54,28 @@ impl GraphStream {
 
     /// Reads the next piece of the text; false once the reader has given up (the rest of the
     /// text need not be read).
-    pub(crate) fn feed(&mut self, piece: &[u8]) -> bool {
-        if self.state == State::Refused {
-            return false;
+    pub(crate) fn feed(&mut self, mut piece: &[u8]) -> bool {
+        // A node cut by the end of the last piece is completed from this one's first bytes
+        // (at least as many again each time, so that a long node is read again but a few
+        // times); the rest of the piece is read where it lies, not copied.
+        let mut take = self.unread.len().max(1 << 12);
+        while !self.unread.is_empty() && !piece.is_empty() && self.state != State::Refused {
+            let (cut, added) = (self.unread.len(), take.min(piece.len()));
+            self.unread.extend_from_slice(&piece[..added]);
+            let read = self.read(false);
+            if read >= cut {
+                // What is left unread is the end of what was added: read it in the piece.
+                piece = &piece[read - cut..];
+                self.unread.clear();
+            } else {
+                piece = &piece[added..];
+                take *= 2;
+            }
         }
-        self.unread.extend_from_slice(piece);
-        self.read(false);
+        if !piece.is_empty() && self.state != State::Refused {
+            let read = read_text(piece, false, &mut self.state, &mut self.nodes, &mut self.reader);
+            self.unread.extend_from_slice(&piece[read..]);
+        }
         self.state != State::Refused
     }
 
@@ -69,52 +85,55 @@ impl GraphStream {
         (self.state == State::Closed).then_some(self.nodes)
     }
 
-    /// Reads what can be read of `unread`; at the text's `end`, a node cut off is refused.
-    fn read(&mut self, end: bool) {
-        let Self { unread, state, nodes, reader } = self;
-        let valid = match std::str::from_utf8(unread) {
-            Ok(text) => text.len(),
-            // A character cut by the end of the piece waits for the next one.
-            Err(e) if e.error_len().is_none() && !end => e.valid_up_to(),
-            Err(_) => {
-                *state = State::Refused;
-                return;
-            }
-        };
-        // Checked just above: `unread[..valid]` is UTF-8.
-        let Ok(text) = std::str::from_utf8(&unread[..valid]) else {
-            *state = State::Refused;
-            return;
-        };
-        let mut at = 0;
-        while *state != State::Refused {
-            at += text[at..].len() - text[at..].trim_start_matches([' ', '\t', '\n', '\r']).len();
-            let Some(&next) = text.as_bytes().get(at) else { break };
-            match (*state, next) {
-                (State::Open, b'[') | (State::Separator, b',') => {
-                    *state = if *state == State::Open { State::First } else { State::Node };
-                    at += 1;
-                }
-                (State::First | State::Separator, b']') => {
-                    *state = State::Closed;
-                    at += 1;
-                }
-                (State::First | State::Node, _) => match read_node(&text[at..], end, nodes, reader) {
-                    Read::Node(length) => {
-                        at += length;
-                        *state = State::Separator;
-                    }
-                    Read::Cut if !end => break,
-                    Read::Cut | Read::Refused => *state = State::Refused,
-                },
-                _ => *state = State::Refused,
-            }
-        }
-        if end && *state != State::Closed {
-            *state = State::Refused;
-        }
-        unread.drain(..at);
+    /// Reads what can be read of `unread` (and drops it): the bytes read.
+    fn read(&mut self, end: bool) -> usize {
+        let read = read_text(&self.unread, end, &mut self.state, &mut self.nodes, &mut self.reader);
+        self.unread.drain(..read);
+        read
     }
+}
+
+/// Reads what can be read of `bytes` into `nodes`, from and to `state`: the bytes read. At the
+/// text's `end`, a node cut off is refused.
+fn read_text(bytes: &[u8], end: bool, state: &mut State, nodes: &mut Vec<GraphNode>, reader: &mut NodeReader) -> usize {
+    // Checked once for the whole piece; a character cut by its end waits for the next one.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(e) if e.error_len().is_none() && !end => std::str::from_utf8(&bytes[..e.valid_up_to()]).ok(),
+        Err(_) => None,
+    };
+    let Some(text) = text else {
+        *state = State::Refused;
+        return 0;
+    };
+    let mut at = 0;
+    while *state != State::Refused {
+        at += text.as_bytes()[at..].iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')).count();
+        let Some(&next) = text.as_bytes().get(at) else { break };
+        match (*state, next) {
+            (State::Open, b'[') | (State::Separator, b',') => {
+                *state = if *state == State::Open { State::First } else { State::Node };
+                at += 1;
+            }
+            (State::First | State::Separator, b']') => {
+                *state = State::Closed;
+                at += 1;
+            }
+            (State::First | State::Node, _) => match read_node(&text[at..], end, nodes, reader) {
+                Read::Node(length) => {
+                    at += length;
+                    *state = State::Separator;
+                }
+                Read::Cut if !end => break,
+                Read::Cut | Read::Refused => *state = State::Refused,
+            },
+            _ => *state = State::Refused,
+        }
+    }
+    if end && *state != State::Closed {
+        *state = State::Refused;
+    }
+    at
 }
 
 /// What reading one node gave.
@@ -186,6 +205,19 @@ mod tests {
         assert_eq!(whole.len(), 6);
         for size in [1, 2, 3, 7, 64, GRAPH.len()] {
             assert_eq!(streamed(GRAPH, size).as_ref(), Some(&whole), "pieces of {size} bytes");
+        }
+    }
+
+    #[test]
+    fn nodes_longer_than_a_piece_or_cut_anywhere_in_a_long_one_are_read_whole() {
+        let links = (0..4000).map(|n| n.to_string()).collect::<Vec<_>>().join(",");
+        let long = format!(r#"{{"counter":1,"node_type":"function_start","connections":[{links}]}}"#);
+        let short = r#"{"counter":2,"node_type":"buffer","params":{"size":64,"layout":"é"}}"#;
+        let text = format!("[{long},{},{long},{short}]", [short; 300].join(","));
+        let whole = parse_graph(&text).unwrap();
+        assert_eq!(whole.len(), 303);
+        for size in [100, 4095, 4097, 9000, 20_000, 30_001, text.len() - 1] {
+            assert_eq!(streamed(&text, size).as_ref(), Some(&whole), "pieces of {size} bytes");
         }
     }
 

@@ -252,8 +252,10 @@ impl<'a> Graphs<'a> {
 
 /// A `captured_graph` text longer than this (in bytes) is parsed as it is read from the table.
 const LONG_GRAPH: usize = 1 << 20;
-/// How much of a long text is read at a time.
-const PIECE: usize = 1 << 20;
+/// How much of a long text is read at a time: a node cut by a piece's end is read again with
+/// the next piece, so that one of a few MB (a device operation's connections to every node)
+/// is read again once or twice, not once per MB.
+const PIECE: usize = 4 << 20;
 
 /// A `captured_graph` row as first read: its text, or the rowid of a long text.
 enum GraphRow {
