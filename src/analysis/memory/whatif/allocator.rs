@@ -4,7 +4,9 @@
 //! top, a bottom-up one (DRAM) the lowest block at its bottom. Sizes are aligned up first. Every
 //! bank of a buffer type moves in lockstep, so one allocator stands for all of them.
 
+use crate::analysis::memory::live_index::IntMap;
 use std::collections::BTreeMap;
+use std::ops::Bound::{Excluded, Unbounded};
 
 /// The allocator of one (device, buffer type): its region and what it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,10 +19,12 @@ pub(crate) struct BankAllocator {
     top_down: bool,
     /// Allocation sizes are rounded up to this.
     align: u64,
-    /// Free blocks, start → size, merged (no two touch).
+    /// Free blocks, merged (no two touch), keyed by the edge the policy does not move when it
+    /// takes from them, so that taking is one search and an update in place: start → end
+    /// top-down (taken from the top), end → start bottom-up (taken from the bottom).
     free: BTreeMap<u64, u64>,
-    /// Allocated blocks, start → size.
-    used: BTreeMap<u64, u64>,
+    /// Allocated blocks, start → size; with the free blocks they tile the region.
+    used: IntMap<u64, u64>,
 }
 
 impl BankAllocator {
@@ -28,9 +32,13 @@ impl BankAllocator {
     pub(crate) fn new(start: u64, end: u64, top_down: bool, align: u64) -> Self {
         let mut free = BTreeMap::new();
         if end > start {
-            free.insert(start, end - start);
+            if top_down {
+                free.insert(start, end)
+            } else {
+                free.insert(end, start)
+            };
         }
-        Self { start, end: end.max(start), top_down, align: align.max(1), free, used: BTreeMap::new() }
+        Self { start, end: end.max(start), top_down, align: align.max(1), free, used: IntMap::default() }
     }
 
     /// The region `[start, end)`.
@@ -43,21 +51,41 @@ impl BankAllocator {
         size.max(1).div_ceil(self.align).saturating_mul(self.align)
     }
 
+    /// A free block `[start, end)` from its entry in `free`.
+    fn block(&self, key: u64, value: u64) -> (u64, u64) {
+        if self.top_down { (key, value) } else { (value, key) }
+    }
+
     /// Where the policy would place `size` bytes, without placing them; none when no free block
     /// holds them.
     pub(crate) fn place(&self, size: u64) -> Option<u64> {
         let size = self.aligned(size);
         if self.top_down {
-            self.free.iter().rev().find(|(_, len)| **len >= size).map(|(s, len)| s + len - size)
+            self.free.iter().rev().find(|&(s, e)| e - s >= size).map(|(_, e)| e - size)
         } else {
-            self.free.iter().find(|(_, len)| **len >= size).map(|(s, _)| *s)
+            self.free.iter().find(|&(e, s)| e - s >= size).map(|(_, s)| *s)
         }
     }
 
-    /// Places `size` bytes by the policy; none when no free block holds them.
+    /// Places `size` bytes by the policy; none when no free block holds them. The block found
+    /// is shrunk where it lies, without a second search.
     pub(crate) fn allocate(&mut self, size: u64) -> Option<u64> {
-        let address = self.place(size)?;
-        self.take(address, self.aligned(size)).then_some(address)
+        let size = self.aligned(size);
+        let (key, address, emptied) = if self.top_down {
+            let (&start, end) = self.free.iter_mut().rev().find(|(s, e)| **e - **s >= size)?;
+            *end -= size;
+            (start, *end, *end == start)
+        } else {
+            let (&end, start) = self.free.iter_mut().find(|(e, s)| **e - **s >= size)?;
+            let address = *start;
+            *start += size;
+            (end, address, *start == end)
+        };
+        if emptied {
+            self.free.remove(&key);
+        }
+        self.used.insert(address, size);
+        Some(address)
     }
 
     /// Places `size` bytes at `address` (a buffer whose place the run decided); false when that
@@ -66,39 +94,88 @@ impl BankAllocator {
         self.take(address, self.aligned(size))
     }
 
-    /// Marks `[address, address + size)` used when it lies inside one free block.
+    /// Marks `[address, address + size)` used when it lies inside one free block: one search
+    /// finds the block and shrinks it where it lies; a range taken from its middle adds a block.
     fn take(&mut self, address: u64, size: u64) -> bool {
-        let Some((&block, &len)) = self.free.range(..=address).next_back() else { return false };
-        let (block_end, end) = (block + len, address.saturating_add(size));
-        if end > block_end {
+        let (end, top_down) = (address.saturating_add(size), self.top_down);
+        let found = match top_down {
+            true => self.free.range_mut(..=address).next_back(),
+            false => self.free.range_mut((Excluded(address), Unbounded)).next(),
+        };
+        let Some((&key, value)) = found else { return false };
+        let (block, block_end) = if top_down { (key, *value) } else { (*value, key) };
+        if address < block || end > block_end {
             return false;
         }
-        self.free.remove(&block);
-        if address > block {
-            self.free.insert(block, address - block);
+        // The entry keeps the part on its key's side (its other edge moved); the part on the
+        // other side, when there is one, is an entry of its own.
+        let (kept, other) = match top_down {
+            true => ((block < address).then_some(address), (end < block_end).then_some((end, block_end))),
+            false => ((end < block_end).then_some(end), (block < address).then_some((address, block))),
+        };
+        match kept {
+            Some(edge) => *value = edge,
+            None => {
+                self.free.remove(&key);
+            }
         }
-        if block_end > end {
-            self.free.insert(end, block_end - end);
+        if let Some((key, edge)) = other {
+            self.free.insert(key, edge);
         }
         self.used.insert(address, size);
         true
     }
 
     /// Frees the block at `address`, merging it with its free neighbours; false when nothing is
-    /// allocated there.
+    /// allocated there. One search finds both neighbours.
     pub(crate) fn free(&mut self, address: u64) -> bool {
         let Some(size) = self.used.remove(&address) else { return false };
-        let (mut start, mut end) = (address, address + size);
-        if let Some((&before, &len)) = self.free.range(..start).next_back()
-            && before + len == start
-        {
-            self.free.remove(&before);
-            start = before;
+        let (start, end) = (address, address + size);
+        if self.top_down {
+            // Keyed by start: the block above is keyed `end`, the one below is the last before.
+            let mut near = self.free.range_mut(..=end);
+            let (above, below) = match near.next_back() {
+                Some((&key, e)) if key == end => (Some(*e), near.next_back()),
+                first => (None, first),
+            };
+            match (above, below.filter(|(_, e)| **e == start)) {
+                (_, Some((_, e))) => {
+                    *e = above.unwrap_or(end);
+                    if above.is_some() {
+                        self.free.remove(&end);
+                    }
+                }
+                (Some(e), None) => {
+                    self.free.remove(&end);
+                    self.free.insert(start, e);
+                }
+                (None, None) => {
+                    self.free.insert(start, end);
+                }
+            }
+        } else {
+            // Keyed by end: the block below is keyed `start`, the one above is the next after.
+            let mut near = self.free.range_mut(start..);
+            let (below, above) = match near.next() {
+                Some((&key, s)) if key == start => (Some(*s), near.next()),
+                first => (None, first),
+            };
+            match (below, above.filter(|(_, s)| **s == end)) {
+                (_, Some((_, s))) => {
+                    *s = below.unwrap_or(start);
+                    if below.is_some() {
+                        self.free.remove(&start);
+                    }
+                }
+                (Some(s), None) => {
+                    self.free.remove(&start);
+                    self.free.insert(end, s);
+                }
+                (None, None) => {
+                    self.free.insert(end, start);
+                }
+            }
         }
-        if let Some(len) = self.free.remove(&end) {
-            end += len;
-        }
-        self.free.insert(start, end - start);
         true
     }
 
@@ -109,13 +186,20 @@ impl BankAllocator {
 
     /// The largest free block (0 when none).
     pub(crate) fn largest_free(&self) -> u64 {
-        self.free.values().copied().max().unwrap_or(0)
+        self.free.iter().map(|(&k, &v)| k.abs_diff(v)).max().unwrap_or(0)
     }
 
     /// The lowest allocated address, where circular buffers growing from the region's start
-    /// would first run into a buffer.
+    /// would first run into a buffer: where the lowest free block does not begin at the start,
+    /// the start itself, else that block's end (the free and used blocks tile the region).
     pub(crate) fn lowest_used(&self) -> Option<u64> {
-        self.used.keys().next().copied()
+        if self.used.is_empty() {
+            return None;
+        }
+        match self.free.iter().next().map(|(&k, &v)| self.block(k, v)) {
+            Some((s, e)) if s == self.start => Some(e),
+            _ => Some(self.start),
+        }
     }
 }
 

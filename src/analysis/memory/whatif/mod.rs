@@ -7,6 +7,8 @@
 mod advice;
 mod advice_kind;
 mod allocator;
+#[cfg(test)]
+mod allocator_tests;
 mod answer;
 mod cb_hint;
 mod device;

@@ -88,7 +88,8 @@ impl RecordedRun {
         if self.given_up {
             return;
         }
-        self.events.extend(self.view.graph_events(record));
+        let (view, events) = (&self.view, &mut self.events);
+        view.each_graph_event(record, |event| events.push(event));
         let shown = match record.snapshot {
             None => Shown::Nothing,
             Some(rows) => {

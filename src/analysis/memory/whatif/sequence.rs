@@ -159,12 +159,15 @@ impl Sequence {
 
     /// The steps of one operation: buffers freed and allocated outside any graph (what its
     /// snapshot shows that the graph does not), its graph's allocations and frees in order, the
-    /// buffers its graph allocated that its snapshot no longer holds, and its end.
+    /// buffers its graph allocated that its snapshot no longer holds, and its end. The graph's
+    /// events are taken as they are found, never gathered (a graph of 300 000 allocations).
     pub fn operation(&mut self, record: &OperationRecord<'_>) -> Vec<Step> {
-        let events = self.view.graph_events(record);
-        let view = self.view.clone();
+        let (first, before, view) = (!self.started, self.buffers.len(), self.view.clone());
+        self.buffers.reserve(view.graph_allocations(record));
+        let mut steps = Vec::new();
+        view.each_graph_event(record, |event| self.graph_step(record.operation_id, event, &mut steps));
         let diff = record.snapshot.map(|rows| move |live: &mut LiveSet<BufferId>| live.changes(view.shown(rows)));
-        self.operation_from(record.operation_id, &events, diff, record.failed)
+        self.after_graph(record.operation_id, (first, before), steps, diff, record.failed)
     }
 
     /// [`Self::operation`] from what a recorded run keeps of it: its graph's events and, when it
@@ -178,11 +181,25 @@ impl Sequence {
         diff: Option<impl FnOnce(&mut LiveSet<BufferId>) -> SnapshotChanges<BufferId>>,
         failed: bool,
     ) -> Vec<Step> {
+        let (first, before) = (!self.started, self.buffers.len());
+        let mut steps = Vec::new();
+        for event in events {
+            self.graph_step(operation_id, event.clone(), &mut steps);
+        }
+        self.after_graph(operation_id, (first, before), steps, diff, failed)
+    }
+
+    /// The operation's steps once its graph's are taken (`steps`): `first`, whether no operation
+    /// before showed any buffer; `before`, the number of buffers before the graph's.
+    fn after_graph(
+        &mut self,
+        operation_id: u64,
+        (first, before): (bool, usize),
+        mut steps: Vec<Step>,
+        diff: Option<impl FnOnce(&mut LiveSet<BufferId>) -> SnapshotChanges<BufferId>>,
+        failed: bool,
+    ) -> Vec<Step> {
         // Until the first operation that shows any buffer, what appears was there before.
-        let first = !self.started;
-        // Buffers get ids in order: those live before the graph are the ones below this.
-        let before = self.buffers.len();
-        let mut steps = self.graph_steps(operation_id, events);
         self.started |= !steps.is_empty();
         let Some(diff) = diff else {
             if !failed {
@@ -193,14 +210,19 @@ impl Sequence {
         let changes = diff(&mut self.live);
         // Whether the snapshot shows any buffer of the followed device.
         self.started |= changes.shown > 0;
-        let allocated_here: Vec<(Place, u64, u64)> = steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Alloc { id, .. } => Some(&self.buffers[*id]),
-                _ => None,
-            })
-            .map(|b| (b.place, b.address, b.address + b.size_per_bank))
-            .collect();
+        // The graph's allocations, which the buffers the snapshot shows anew are placed after
+        // when they meet (none asked when it shows none).
+        let allocated_here: Vec<(Place, u64, u64)> = match changes.new.is_empty() {
+            true => Vec::new(),
+            false => steps
+                .iter()
+                .filter_map(|s| match s {
+                    Step::Alloc { id, .. } => Some(&self.buffers[*id]),
+                    _ => None,
+                })
+                .map(|b| (b.place, b.address, b.address + b.size_per_bank))
+                .collect(),
+        };
         let mut pre: Vec<Step> = Vec::new();
         let mut post: Vec<Step> = Vec::new();
         // Live now but not shown: freed outside the graph (before it, when it was live before;
@@ -238,34 +260,31 @@ impl Sequence {
             let step = Step::Alloc { id: self.add(b), pinned: first };
             if after { post.push(step) } else { pre.push(step) }
         }
-        pre.extend(steps);
-        pre.extend(post);
+        // In place: the graph's steps can be hundreds of thousands.
+        steps.splice(0..0, pre);
+        steps.extend(post);
         if !failed {
-            pre.push(Step::End(operation_id));
-        }
-        pre
-    }
-
-    /// The graph's allocations and frees of the followed device ([`DeviceView::graph_events`])
-    /// as steps against the live buffers.
-    fn graph_steps(&mut self, operation_id: u64, events: &[GraphEvent]) -> Vec<Step> {
-        let mut steps = Vec::new();
-        for event in events {
-            match event {
-                GraphEvent::Alloc(b) => {
-                    if let Some(old) = self.live.remove(&(b.place, b.address)) {
-                        steps.push(Step::Free(old)); // its free went unrecorded
-                    }
-                    let b = Recorded { operation_id: Some(operation_id), ..b.clone() };
-                    steps.push(Step::Alloc { id: self.add(b), pinned: false });
-                }
-                GraphEvent::Free(place, address) => match address.and_then(|a| self.live.remove(&(*place, a))) {
-                    Some(id) => steps.push(Step::Free(id)),
-                    None => self.unknown_frees += 1,
-                },
-            }
+            steps.push(Step::End(operation_id));
         }
         steps
+    }
+
+    /// One of the graph's allocations or frees of the followed device
+    /// ([`DeviceView::each_graph_event`]) as steps against the live buffers.
+    fn graph_step(&mut self, operation_id: u64, event: GraphEvent, steps: &mut Vec<Step>) {
+        match event {
+            GraphEvent::Alloc(b) => {
+                if let Some(old) = self.live.remove(&(b.place, b.address)) {
+                    steps.push(Step::Free(old)); // its free went unrecorded
+                }
+                let b = Recorded { operation_id: Some(operation_id), ..b };
+                steps.push(Step::Alloc { id: self.add(b), pinned: false });
+            }
+            GraphEvent::Free(place, address) => match address.and_then(|a| self.live.remove(&(place, a))) {
+                Some(id) => steps.push(Step::Free(id)),
+                None => self.unknown_frees += 1,
+            },
+        }
     }
 }
 
@@ -289,16 +308,22 @@ impl DeviceView {
         })
     }
 
-    /// The device's allocations and frees in an operation's graph, in node order, up to its
-    /// failure point.
-    pub(crate) fn graph_events(&self, record: &OperationRecord<'_>) -> Vec<GraphEvent> {
+    /// How many `buffer_allocate` nodes an operation's graph has up to its failure point: at
+    /// most the buffers its replay adds.
+    fn graph_allocations(&self, record: &OperationRecord<'_>) -> usize {
+        let last = record.through.map_or(record.graph.len(), |f| (f + 1).min(record.graph.len()));
+        record.graph[..last].iter().filter(|n| n.is(NodeType::BufferAllocate)).count()
+    }
+
+    /// The device's allocations and frees in an operation's graph, up to its failure point,
+    /// given one at a time to `take`, in node order.
+    pub(crate) fn each_graph_event(&self, record: &OperationRecord<'_>, mut take: impl FnMut(GraphEvent)) {
         let graph = record.graph;
         let last = record.through.map_or(graph.len(), |f| (f + 1).min(graph.len()));
         let frees = free_addresses(graph);
         let index = GraphIndex::new(graph);
         // Typed as the memory section types them (an `L1` node inside L1_SMALL is L1_SMALL).
         let l1_small = self.facts.as_ref().and_then(l1_small_region);
-        let mut events = Vec::new();
         for (i, node) in graph[..last].iter().enumerate() {
             if !self.names_in_graph(node.device_id()) {
                 continue;
@@ -310,7 +335,7 @@ impl DeviceView {
                 let banks = default_banks(buffer_type, None, self.facts.as_ref());
                 let key = GraphBuffer { buffer_type: Some(buffer_type), ..GraphBuffer::key_of(node, address) };
                 let Some(size_per_bank) = key.per_bank(banks) else { continue };
-                events.push(GraphEvent::Alloc(Recorded {
+                take(GraphEvent::Alloc(Recorded {
                     place,
                     address,
                     size_per_bank,
@@ -319,9 +344,8 @@ impl DeviceView {
                     operation_id: None,
                 }));
             } else if node.is(NodeType::BufferDeallocate) {
-                events.push(GraphEvent::Free(place, frees[i]));
+                take(GraphEvent::Free(place, frees[i]));
             }
         }
-        events
     }
 }
