@@ -1,7 +1,7 @@
 //! Attaching error rows to operations: id and name must both match, the first row wins, with the
 //! rank-0 fallback; and which rows one rank's view lists (docs/rules/reference.md §2.1–§2.3).
 
-use std::collections::HashMap;
+use crate::analysis::int_hash::IntMap;
 
 /// The identity of an operation, for attachment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub(crate) struct Attachment {
 
 /// Attaches error rows (in table order) to operations.
 pub(crate) fn attach_errors(operations: &[OperationKey<'_>], errors: &[ErrorKey<'_>]) -> Attachment {
-    let mut by_id_rank: HashMap<(u64, u32), Vec<usize>> = HashMap::new();
+    let mut by_id_rank: IntMap<(u64, u32), Vec<usize>> = IntMap::default();
     for (i, e) in errors.iter().enumerate() {
         if let Some(id) = e.operation_id {
             by_id_rank.entry((id, e.rank)).or_default().push(i);

@@ -8,6 +8,7 @@ pub mod beside;
 pub mod compare;
 pub mod format;
 pub mod graph;
+pub(crate) mod int_hash;
 pub mod log;
 pub mod memory;
 pub mod messages;

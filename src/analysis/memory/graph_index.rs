@@ -2,9 +2,9 @@
 //! once per graph so that asking for every buffer costs n log n, not n²: nodes by id (the tensor
 //! an allocation connects to) and the innermost function scope open at each node.
 
-use super::live_index::IntMap;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
 use crate::analysis::graph::scopes::scope_closes;
+use crate::analysis::int_hash::IntMap;
 use crate::analysis::shared_text::SharedText;
 use std::cell::OnceCell;
 use std::collections::BinaryHeap;

@@ -6,7 +6,7 @@
 //! read, so each row costs one lookup in a small table, a key shown twice included, and the live
 //! buffers are gone over only when some are gone.
 
-use super::live_index::IntMap;
+use crate::analysis::int_hash::IntMap;
 use crate::analysis::messages::failure::BufferType;
 
 /// A live buffer's key: its device and buffer type, and its recorded address.

@@ -14,11 +14,12 @@
 
 use super::tensor_index::Placement;
 use super::walk::{Seen, Walk};
+use crate::analysis::int_hash::{IntMap, IntSet};
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::model::operation_index;
 use crate::report::database::{IN_LIST_CHUNK, RowSpan, id_list, operation_row_span, tables_indexed_by, uint};
 use rusqlite::types::ValueRef;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// How many operations back the walk may go.
@@ -51,7 +52,7 @@ impl Tensors<'_> {
         }
         let all: Vec<(u64, u64)> = places.iter().chain(own).copied().collect();
         let device_places = self.device_tensors_at(&all)?;
-        let place_set: HashSet<(u64, u64)> = all.into_iter().collect();
+        let place_set: IntSet<(u64, u64)> = all.into_iter().collect();
         let mut walk = match self.cache.walk.take() {
             Some(walk) if walk.n == n => walk,
             _ => Walk::new(n),
@@ -66,7 +67,7 @@ impl Tensors<'_> {
         &self,
         walk: &mut Walk,
         places: &[(u64, u64)],
-        place_set: &HashSet<(u64, u64)>,
+        place_set: &IntSet<(u64, u64)>,
         device_places: &HashMap<u64, Vec<(u64, u64)>>,
         ids: &[u64],
     ) -> rusqlite::Result<Option<Vec<TensorFacts>>> {
@@ -181,12 +182,12 @@ impl Tensors<'_> {
     fn tenants_produced(
         &self,
         places: &[(u64, u64)],
-        place_set: &HashSet<(u64, u64)>,
-        placed: &HashMap<u64, Placement>,
+        place_set: &IntSet<(u64, u64)>,
+        placed: &IntMap<u64, Placement>,
         device_places: &HashMap<u64, Vec<(u64, u64)>>,
-        uses: &HashMap<u64, Vec<(u64, bool)>>,
+        uses: &IntMap<u64, Vec<(u64, bool)>>,
     ) -> bool {
-        let mut best: HashMap<(u64, u64), (u64, u64)> = HashMap::new();
+        let mut best: IntMap<(u64, u64), (u64, u64)> = IntMap::default();
         for p in placed.values() {
             for place in at(p, device_places, place_set).into_iter().flatten() {
                 let first = uses.get(&p.tensor_id).and_then(|u| u.iter().map(|u| u.0).min()).unwrap_or(0);
@@ -195,7 +196,7 @@ impl Tensors<'_> {
             }
         }
         let produced = |tensor: &u64| uses.get(tensor).is_some_and(|u| u.iter().any(|u| u.1));
-        let held: HashSet<u64> = best.keys().map(|place| place.1).collect();
+        let held: IntSet<u64> = best.keys().map(|place| place.1).collect();
         places.iter().all(|place| match best.get(place) {
             Some((_, tensor)) => produced(tensor),
             None => held.contains(&place.1),
@@ -276,7 +277,7 @@ fn listed_address(cell: ValueRef<'_>, addresses: &BTreeSet<u64>) -> bool {
 fn at(
     p: &Placement,
     device_places: &HashMap<u64, Vec<(u64, u64)>>,
-    places: &HashSet<(u64, u64)>,
+    places: &IntSet<(u64, u64)>,
 ) -> Option<Vec<(u64, u64)>> {
     let mut found: Vec<(u64, u64)> = Vec::new();
     if let (Some(d), Some(a)) = (p.device_id, p.address)

@@ -4,6 +4,7 @@
 //! the operation's first row (the table is written in operation order), for a bounded number of
 //! rows.
 
+use crate::analysis::int_hash::IntMap;
 use crate::analysis::memory::{MemoryNote, SnapshotRow, valid_buffer};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::model::Operation;
@@ -14,7 +15,7 @@ use crate::report::store::Store;
 use rusqlite::params;
 use rusqlite::types::ValueRef;
 use std::cell::{OnceCell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// At most this many `buffers` rows of one operation are read for a picture of memory.
@@ -34,7 +35,7 @@ pub(crate) const DRAM_BASE_ROWS: i64 = 200_000;
 /// failure (its picture, its device, each fix's checkpoint) read the same few again and again.
 #[derive(Debug, Default)]
 pub(crate) struct SnapshotCache {
-    dram_base: OnceCell<HashMap<u64, Vec<(u64, u64)>>>,
+    dram_base: OnceCell<IntMap<u64, Vec<(u64, u64)>>>,
     recent: RefCell<VecDeque<Kept>>,
 }
 
@@ -173,9 +174,9 @@ impl Snapshots<'_> {
 
     /// The valid DRAM rows among the first [`DRAM_BASE_ROWS`] rows of `buffers`, by device: each
     /// operation id with rows and the lowest address up to it, ascending.
-    fn dram_base_rows(&self, rank: u32) -> rusqlite::Result<HashMap<u64, Vec<(u64, u64)>>> {
+    fn dram_base_rows(&self, rank: u32) -> rusqlite::Result<IntMap<u64, Vec<(u64, u64)>>> {
         let has = |c: &str| self.store.schema.has_column("buffers", c);
-        let mut out: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
+        let mut out: IntMap<u64, Vec<(u64, u64)>> = IntMap::default();
         if !self.store.schema.has_table("buffers")
             || !["operation_id", "device_id", "address", "max_size_per_bank", "buffer_type"].iter().all(|c| has(c))
         {
@@ -195,16 +196,24 @@ impl Snapshots<'_> {
             }
         }
         for lowest in out.values_mut() {
-            lowest.sort_unstable();
-            let mut so_far = u64::MAX;
-            for entry in lowest.iter_mut() {
-                so_far = so_far.min(entry.1);
-                entry.1 = so_far;
+            // Rows in operation order (every report written by one loop) need no sort: the
+            // running minimum at an operation's last row is the same whatever its rows' order.
+            if !lowest.is_sorted_by_key(|e| e.0) {
+                lowest.sort_unstable();
             }
             // One entry per operation: its last, the lowest up to and with it.
-            lowest.reverse();
-            lowest.dedup_by_key(|e| e.0);
-            lowest.reverse();
+            let mut so_far = u64::MAX;
+            let mut kept = 0;
+            for i in 0..lowest.len() {
+                let (operation_id, address) = lowest[i];
+                so_far = so_far.min(address);
+                if kept > 0 && lowest[kept - 1].0 == operation_id {
+                    kept -= 1;
+                }
+                lowest[kept] = (operation_id, so_far);
+                kept += 1;
+            }
+            lowest.truncate(kept);
         }
         Ok(out)
     }

@@ -125,7 +125,7 @@ impl MemoryReport {
             return Ok(());
         }
         let configs = self.store.texts_by_operation_named("operation_arguments", "memory_config", &wanted)?;
-        for o in &self.operations {
+        for o in self.operations.iter().filter(|o| o.error.is_some()) {
             let sharded = configs.get(&o.id).is_some_and(|v| v.iter().any(|(_, t)| t.contains("_SHARDED")));
             if let (true, Some(e)) = (sharded, o.error)
                 && let Some(f) = self.errors[e].failure.as_mut()

@@ -2,7 +2,8 @@
 //! has seen and where its next window lies, kept with the report per operation.
 
 use super::tensor_index::Placement;
-use std::collections::{BTreeSet, HashMap};
+use crate::analysis::int_hash::IntMap;
+use std::collections::BTreeSet;
 
 /// The first window, in operations.
 const FIRST_WINDOW: usize = 64;
@@ -33,8 +34,8 @@ impl Windows {
 /// for, not placed yet.
 #[derive(Default)]
 pub(super) struct Seen {
-    pub(super) uses: HashMap<u64, Vec<(u64, bool)>>,
-    pub(super) placed: HashMap<u64, Placement>,
+    pub(super) uses: IntMap<u64, Vec<(u64, bool)>>,
+    pub(super) placed: IntMap<u64, Placement>,
     pub(super) unplaced: BTreeSet<u64>,
 }
 

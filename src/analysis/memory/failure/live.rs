@@ -3,9 +3,10 @@
 
 use super::picture::Basis;
 use crate::analysis::graph::nodes::{GraphNode, NodeType};
+use crate::analysis::int_hash::{IntMap, IntSet};
 use crate::analysis::memory::graph_walk::{FreeAddresses, GraphWalk, failure_point};
 use crate::analysis::memory::inputs::{FailureInputs, GraphBuffer, SnapshotRow};
-use crate::analysis::memory::live_index::{Entry, IntMap, IntSet};
+use crate::analysis::memory::live_index::Entry;
 use crate::analysis::memory::notes::{MemoryNote, Tally};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::shared_text::SharedText;

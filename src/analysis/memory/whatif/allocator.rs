@@ -4,7 +4,7 @@
 //! top, a bottom-up one (DRAM) the lowest block at its bottom. Sizes are aligned up first. Every
 //! bank of a buffer type moves in lockstep, so one allocator stands for all of them.
 
-use crate::analysis::memory::live_index::IntMap;
+use crate::analysis::int_hash::IntMap;
 use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Unbounded};
 

@@ -9,9 +9,9 @@ use super::plan::request_page;
 use super::run::{FailedOperation, WhatIfReplay};
 use super::sequence::{OperationRecord, Place};
 use crate::analysis::graph::nodes::GraphNode;
+use crate::analysis::int_hash::IntMap;
 use crate::analysis::memory::failure::picture::{LiveBuffer, MemoryAtFailure};
 use crate::analysis::memory::inputs::SnapshotRow;
-use crate::analysis::memory::live_index::IntMap;
 use crate::analysis::messages::failure::{AllocationFailure, BufferType, FailureKind};
 use std::borrow::Cow;
 

@@ -7,7 +7,7 @@
 
 use super::run::WhatIfReplay;
 use super::sequence::{DeviceView, GraphEvent, OperationRecord};
-use crate::analysis::memory::live_index::IntMap;
+use crate::analysis::int_hash::IntMap;
 use crate::analysis::memory::snapshot_diff::{LiveKey, LiveSet};
 use std::ops::Range;
 
