@@ -71,7 +71,7 @@ fn linking_csv(report: &MemoryReport) -> PathBuf {
         .graphs()
         .map(parse_scopes, |i, graph| {
             let op = &report.operations[i];
-            let side = MemoryOperation::from_graph(op.id, op.name.clone(), graph.as_deref().unwrap_or(&[]));
+            let side = MemoryOperation::from_graph(op.id, op.name.to_string(), graph.as_deref().unwrap_or(&[]));
             side.starts.into_iter().map(|d| d.name).collect::<Vec<_>>()
         })
         .expect("the graphs read");

@@ -2,6 +2,7 @@
 //! the rules, the print mode and the terminal UI share.
 
 use crate::analysis::messages::failure::AllocationFailure;
+use std::sync::Arc;
 
 /// One operation of the report, in `operation_id` order.
 #[derive(Debug, Clone, PartialEq)]
@@ -9,7 +10,7 @@ pub struct Operation {
     /// `operation_id`.
     pub id: u64,
     /// The operation's name, e.g. `ttnn.conv2d`.
-    pub name: String,
+    pub name: Arc<str>,
     /// `duration` in seconds, when recorded.
     pub(crate) duration: Option<f64>,
     /// The rank the operation belongs to.
@@ -115,7 +116,7 @@ mod tests {
 
     #[test]
     fn operation_index_finds_ids_and_only_them() {
-        let op = |id| Operation { id, name: String::new(), duration: None, rank: 0, error: None, recorded: true };
+        let op = |id| Operation { id, name: "".into(), duration: None, rank: 0, error: None, recorded: true };
         let operations = [op(1), op(4), op(9)];
         assert_eq!(operation_index(&operations, 4), Some(1));
         assert_eq!(operation_index(&operations, 5), None);

@@ -79,7 +79,7 @@ pub fn compare_runs<'a>(
 
 /// The names of a run's operations, in order.
 fn names(report: &MemoryReport) -> Vec<&str> {
-    report.operations.iter().map(|o| o.name.as_str()).collect()
+    report.operations.iter().map(|o| o.name.as_ref()).collect()
 }
 
 /// A run's line of a device and buffer type, when it has points.
@@ -96,7 +96,7 @@ impl Compared<'_> {
     /// The id and name of an operation by its index in BEFORE (`true`) or AFTER.
     pub fn name(&self, before: bool, index: usize) -> (u64, String) {
         let report = if before { self.before.report } else { self.after.report };
-        report.operations.get(index).map_or((0, String::new()), |o| (o.id, o.name.clone()))
+        report.operations.get(index).map_or((0, String::new()), |o| (o.id, o.name.to_string()))
     }
 
     /// The first new failure's entry, as `explain` gives it (the next thing to fix).

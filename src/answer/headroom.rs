@@ -72,7 +72,7 @@ pub fn read_headroom(report: &MemoryReport) -> Result<HeadroomAnswer, ReportErro
 /// thread (up to the report's `--threads`), the answers in device then type order.
 pub fn headroom_of(report: &MemoryReport, facts: &RunFacts) -> HeadroomAnswer {
     let mut out = HeadroomAnswer::default();
-    let name = |id: u64| report.operation_index(id).map_or_else(String::new, |i| report.operations[i].name.clone());
+    let name = |id: u64| report.operation_index(id).map_or_else(String::new, |i| report.operations[i].name.to_string());
     let single = on_a_single_chip(report, facts.layouts.iter().map(|l| l.device_id));
     let mut questions = Vec::new();
     for layout in &facts.layouts {

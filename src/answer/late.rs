@@ -125,7 +125,7 @@ impl LateAnswer {
 
 /// The name of an operation by id (empty when the report has none).
 fn name_of(report: &MemoryReport, id: u64) -> String {
-    report.operation_index(id).map_or_else(String::new, |i| report.operations[i].name.clone())
+    report.operation_index(id).map_or_else(String::new, |i| report.operations[i].name.to_string())
 }
 
 fn failure_answer(report: &MemoryReport, f: &LateAtFailure) -> LateFailureAnswer {

@@ -49,7 +49,7 @@ pub fn find_operations(
             let op = &report.operations[i];
             OperationListing {
                 operation_id: op.id,
-                operation_name: op.name.clone(),
+                operation_name: op.name.to_string(),
                 source: traces.get(&i).and_then(|t| source_label(t)),
                 has_error: op.error.is_some(),
             }
@@ -142,7 +142,7 @@ pub fn operation_detail(
     let tensors = report.tensors().tensor_records(index)?;
     Ok(OperationDetailAnswer {
         operation_id: op.id,
-        operation_name: op.name.clone(),
+        operation_name: op.name.to_string(),
         recorded: op.recorded,
         duration_s: op.duration,
         has_error: op.error.is_some(),
@@ -239,7 +239,7 @@ pub fn memory_after(
     };
     Ok(MemoryAfterAnswer {
         operation_id: op.id,
-        operation_name: op.name.clone(),
+        operation_name: op.name.to_string(),
         places: first
             .iter()
             .flat_map(|m| &m.places)

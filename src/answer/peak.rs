@@ -69,7 +69,7 @@ pub(crate) fn peaks_of(report: &MemoryReport, usage: &MemoryUsage) -> PeaksAnswe
         .peaks(usage)
         .into_iter()
         .map(|peak| {
-            let name = report.operation_index(peak.operation_id).map(|i| report.operations[i].name.clone());
+            let name = report.operation_index(peak.operation_id).map(|i| report.operations[i].name.to_string());
             PeakAnswer::new(peak, questions.region_ceiling(peak.device_id, peak.buffer_type), name)
         })
         .collect();

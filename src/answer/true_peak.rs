@@ -65,7 +65,7 @@ pub fn true_peaks_of(report: &MemoryReport, facts: &RunFacts) -> TruePeaks {
     let answer = |p: OperationPeak| TruePeakAnswer {
         named_device: named_device(p.device_id, single),
         operation_id: p.operation_id,
-        operation_name: report.operation_index(p.operation_id).map(|i| report.operations[i].name.clone()),
+        operation_name: report.operation_index(p.operation_id).map(|i| report.operations[i].name.to_string()),
         device_id: p.device_id,
         buffer_type: p.buffer_type,
         peak_per_bank: p.peak_per_bank,

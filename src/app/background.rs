@@ -182,7 +182,7 @@ impl App {
             self.over_time.source = UsageSource::Snapshots;
         }
         if let Some(&id) = new_failures.last() {
-            let name = self.model.operation_index(id).map_or("", |i| self.model.operations[i].name.as_str());
+            let name = self.model.operation_index(id).map_or("", |i| self.model.operations[i].name.as_ref());
             self.message = Some(format!("New failure: operation {id} {name}"));
             if !self.operations.moved
                 && let Some(index) = self.model.operation_index(id)

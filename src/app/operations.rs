@@ -183,7 +183,7 @@ impl OperationsTab {
         let query = self.search.query.to_lowercase();
         let index = self
             .search_index
-            .get_or_insert_with(|| SearchIndex::new(model.operations.iter().map(|o| (o.id, o.name.as_str()))));
+            .get_or_insert_with(|| SearchIndex::new(model.operations.iter().map(|o| (o.id, o.name.as_ref()))));
         self.search.matches = if query.is_empty() {
             Vec::new()
         } else if self.shown.len() < model.operations.len() {

@@ -94,7 +94,7 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
     if let Some(id) = options.operation
         && selection.operations.is_empty()
     {
-        let name = report.operation_index(id).map(|i| report.operations[i].name.as_str()).unwrap_or("");
+        let name = report.operation_index(id).map(|i| report.operations[i].name.as_ref()).unwrap_or("");
         match report.records_errors() {
             true => writeln!(out, "Operation {id} {name} has no error."),
             false => {

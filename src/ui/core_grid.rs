@@ -31,7 +31,7 @@ pub(crate) fn grid_width(grid: &CoreGrid) -> usize {
 
 /// The lines the whole grid wants at `width`: title, header, one per row, and what follows.
 pub(crate) fn grid_height(view: &View, peak: &OperationPeak, grid: &CoreGrid, width: usize) -> usize {
-    let name = view.model.operation_index(peak.operation_id).map_or("", |i| view.model.operations[i].name.as_str());
+    let name = view.model.operation_index(peak.operation_id).map_or("", |i| view.model.operations[i].name.as_ref());
     let (busiest, legend) = footer(view, peak, grid, width);
     title(view, peak, name, width).len() + 1 + grid.size.1 as usize + busiest.len() + legend.len()
 }
@@ -106,7 +106,7 @@ pub(crate) fn grid_lines(
     width: usize,
     height: usize,
 ) -> Vec<Line<'static>> {
-    let name = view.model.operation_index(peak.operation_id).map_or("", |i| view.model.operations[i].name.as_str());
+    let name = view.model.operation_index(peak.operation_id).map_or("", |i| view.model.operations[i].name.as_ref());
     let (gx, gy) = (grid.size.0 as usize, grid.size.1 as usize);
     let mut columns = (width.saturating_sub(LABEL) / CELL).min(gx);
     if columns < gx {

@@ -38,7 +38,7 @@ fn lines_with(view: &View, operation: usize, fixes: Option<&FixList>) -> Vec<Lin
     let (model, theme) = (view.model, view.theme);
     let op = &model.operations[operation];
     // Id, name and duration on one line, so the callout shows on small terminals too.
-    let name = if op.recorded { op.name.clone() } else { format!("{} {NOT_RECORDED}", op.name) };
+    let name = if op.recorded { op.name.to_string() } else { format!("{} {NOT_RECORDED}", op.name) };
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{} {name}", op.id), theme.bold),
         Span::styled(

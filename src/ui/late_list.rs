@@ -26,7 +26,7 @@ fn parts(view: &View, tab: &OverTimeTab, width: usize) -> Option<Parts> {
     let mut lines = vec![Line::styled(heading, view.theme.bold)];
     // At the line's failure under the cursor (or the next), what freeing them all does (replayed).
     if let Some(f) = tab.late_failure_at_cursor() {
-        let name = view.model.operation_index(f.operation_id).map_or("", |i| view.model.operations[i].name.as_str());
+        let name = view.model.operation_index(f.operation_id).map_or("", |i| view.model.operations[i].name.as_ref());
         lines.push(Line::from(late_at_failure_sentence(f, name, view.hex)));
     }
     let heading = wrap_lines(lines, width);

@@ -26,7 +26,7 @@ use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragrap
 /// What the line under the chart says of the cursor's operation.
 pub fn cursor_line(view: &View, series: &UsageSeries, cursor: usize) -> String {
     let Some(point) = series.points.get(cursor) else { return String::new() };
-    let name = view.model.operation_index(point.operation_id).map_or("", |i| view.model.operations[i].name.as_str());
+    let name = view.model.operation_index(point.operation_id).map_or("", |i| view.model.operations[i].name.as_ref());
     let used = match (point.used_per_bank, point.recorded) {
         (None, _) => "nothing recorded yet on this device".to_string(),
         (Some(u), true) => format!("{} per bank after it", size(u)),
@@ -58,7 +58,7 @@ pub fn cursor_line(view: &View, series: &UsageSeries, cursor: usize) -> String {
 /// what filled it, then the tightest operation of the line.
 pub fn true_peak_line(view: &View, series: &UsageSeries, peaks: &[&OperationPeak], cursor: usize) -> Option<String> {
     let tightest = peaks.iter().filter(|p| p.bank_size.is_some()).min_by_key(|p| (p.room(), p.operation_id))?;
-    let name = |id: u64| view.model.operation_index(id).map_or("", |i| view.model.operations[i].name.as_str());
+    let name = |id: u64| view.model.operation_index(id).map_or("", |i| view.model.operations[i].name.as_ref());
     let at = series.points.get(cursor).and_then(|pt| peaks.iter().find(|p| p.operation_id == pt.operation_id));
     let mut line = match at {
         Some(p) => {

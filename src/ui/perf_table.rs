@@ -183,7 +183,7 @@ pub(crate) fn footer_lines(view: &View, tab: &PerfTab) -> Vec<Line<'static>> {
     let row = &tab.rows()[index];
     let mut head = vec![Span::styled(format!("ID {} {}", row.id, row.op_code), theme.bold)];
     if let Some(id) = tab.operation_of(index) {
-        let name = view.model.operation_index(id).map_or("", |i| view.model.operations[i].name.as_str());
+        let name = view.model.operation_index(id).map_or("", |i| view.model.operations[i].name.as_ref());
         let key = key_label(Pane::Performance, Action::Activate);
         head.push(Span::styled(format!(" · operation {id} {name} ({key})"), theme.dim));
     }

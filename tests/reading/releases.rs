@@ -55,7 +55,7 @@ fn json(report: &MemoryReport) -> serde_json::Value {
 fn the_unrecorded_operation_follows_the_last_recorded_one() {
     let (sim, failed) = model(Era::ImporterWithoutMessage);
     let report = open(&sim);
-    let ids: Vec<(u64, &str, bool)> = report.operations.iter().map(|o| (o.id, o.name.as_str(), o.recorded)).collect();
+    let ids: Vec<(u64, &str, bool)> = report.operations.iter().map(|o| (o.id, o.name.as_ref(), o.recorded)).collect();
     assert_eq!(ids, [(1, "ttnn.to_layout", true), (2, "ttnn.relu", true), (3, "ttnn.add", false)]);
     assert_eq!(failed, 3);
     let error = report.error_of(2).unwrap();

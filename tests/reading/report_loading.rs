@@ -224,7 +224,7 @@ fn report_text_is_sanitised_at_load() {
         .error(ErrorRow::new(1, "ttnn.add\x1b[2J", "Runtime\x1bError", hostile))
         .write_to(dir.path());
     let report = open(dir.path(), 0).unwrap();
-    assert_eq!(report.operations[0].name, "ttnn.add");
+    assert_eq!(&*report.operations[0].name, "ttnn.add");
     let error = report.error_of(0).expect("names match after sanitising both");
     assert_eq!(error.message, "TT_FATAL red evil\nnext line\\x07");
     // ESC E is a whole two-character escape (NEL): removed, not shown.
@@ -278,7 +278,7 @@ fn the_demo_opens_from_the_binary() {
     assert!(report.unattached_errors().count() >= 2);
     // Its `incomplete_operation` row at id 0 is the operation after the last (docs/rules/reference.md §13.5).
     let last = report.operations.last().unwrap();
-    assert_eq!((last.id, last.name.as_str(), last.recorded), (40, "ttnn.conv2d", false));
+    assert_eq!((last.id, last.name.as_ref(), last.recorded), (40, "ttnn.conv2d", false));
 }
 
 #[test]

@@ -37,7 +37,7 @@ fn watch_a_live_writer(journal_mode: &str) {
     writer.send("op 6 ttnn.add");
     assert_eq!(report.poll_changes().unwrap(), new_operations(2));
     assert_eq!(report.operations.iter().map(|o| o.id).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6]);
-    assert_eq!(report.operations[4].name, "ttnn.matmul");
+    assert_eq!(&*report.operations[4].name, "ttnn.matmul");
 
     // At the end, a failure: the operation, its aborted graph and its errors row.
     writer.send("fail 7 ttnn.conv2d");

@@ -61,7 +61,7 @@ fn run_failure(index: usize, op: &Operation, error: &ErrorRecord) -> RunFailure 
     RunFailure {
         index,
         operation_id: op.id,
-        operation_name: op.name.clone(),
+        operation_name: op.name.to_string(),
         kind,
         label,
         summary: summary_line,

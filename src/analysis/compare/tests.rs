@@ -29,7 +29,7 @@ fn run(names: &[&str], errors: Vec<ErrorRecord>) -> (Vec<Operation>, Vec<ErrorRe
         .enumerate()
         .map(|(k, name)| Operation {
             id: k as u64 + 1,
-            name: name.to_string(),
+            name: (*name).into(),
             duration: None,
             rank: 0,
             error: errors.iter().position(|e| e.operation_id == Some(k as u64 + 1)),

@@ -211,7 +211,7 @@ impl MemoryReport {
             let error = &kept[new_index[i].unwrap_or_default()];
             self.operations.push(Operation {
                 id: unrecorded_id,
-                name: error.operation_name.clone(),
+                name: error.operation_name.as_str().into(),
                 duration: None,
                 rank: self.store.rank,
                 error: new_index[i],

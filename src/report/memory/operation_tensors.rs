@@ -226,7 +226,7 @@ impl Tensors<'_> {
             .iter()
             .map(|op| FallbackOperation {
                 id: op.id,
-                name: op.name.clone(),
+                name: op.name.to_string(),
                 arguments: arguments.get(&op.id).cloned().unwrap_or_default(),
                 failure: op.error.and_then(|e| errors.get(e)?.failure.clone()),
                 ..FallbackOperation::default()

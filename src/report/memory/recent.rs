@@ -157,8 +157,7 @@ impl Tensors<'_> {
     fn seen_facts(&self, id: u64, seen: &Seen, device_places: &HashMap<u64, Vec<(u64, u64)>>) -> TensorFacts {
         let p = seen.placed.get(&id).copied().unwrap_or(Placement { tensor_id: id, ..Placement::default() });
         let name = |operation: u64| -> Arc<str> {
-            operation_index(self.operations, operation)
-                .map_or_else(|| "".into(), |i| self.operations[i].name.as_str().into())
+            operation_index(self.operations, operation).map_or_else(|| "".into(), |i| self.operations[i].name.clone())
         };
         let uses = seen.uses.get(&id).into_iter().flatten();
         TensorFacts {

@@ -238,7 +238,7 @@ impl<'r> Passes<'r> {
         while let Some(r) = rows.next()? {
             let (tensor, op) = (uint(r.get_ref(0)?), uint(r.get_ref(1)?));
             let deallocate = self.report.operation_index(op).is_some_and(|i| {
-                matches!(self.report.operations[i].name.as_str(), "ttnn.deallocate" | "ttnn::deallocate")
+                matches!(self.report.operations[i].name.as_ref(), "ttnn.deallocate" | "ttnn::deallocate")
             });
             if !deallocate {
                 let last = out.entry(tensor).or_insert(op);

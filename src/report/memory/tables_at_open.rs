@@ -3,13 +3,14 @@
 //! A watched report reads the rows added since with the same readers (`watch.rs`).
 
 use super::memory_report::MemoryReport;
+use crate::analysis::int_hash::IntMap;
 use crate::analysis::messages::failure::parse_allocation_failure;
 use crate::analysis::model::{ErrorRecord, Operation};
 use crate::analysis::sanitize::{sanitize_line, sanitize_text};
 use crate::report::database::{float, int, opt_uint, text, uint};
 use rusqlite::params;
 use rusqlite::types::ValueRef;
-use std::collections::HashMap;
+use std::sync::Arc;
 
 impl MemoryReport {
     /// `report_metadata.schema_version`, when recorded.
@@ -36,13 +37,13 @@ impl MemoryReport {
         let sql = format!("SELECT {columns} FROM operations WHERE rowid > ?1");
         let mut stmt = self.store.conn.prepare(&sql)?;
         // A run names its operations with a few dozen names: each is sanitised once.
-        let mut names: HashMap<Vec<u8>, String> = HashMap::new();
+        let mut names: IntMap<Vec<u8>, Arc<str>> = IntMap::default();
         let mut name = |value: ValueRef<'_>| match value {
             ValueRef::Text(raw) => match names.get(raw) {
                 Some(name) => name.clone(),
-                None => names.entry(raw.to_vec()).or_insert_with(|| sanitize_line(&text(value))).clone(),
+                None => names.entry(raw.to_vec()).or_insert_with(|| sanitize_line(&text(value)).into()).clone(),
             },
-            other => sanitize_line(&text(other)),
+            other => sanitize_line(&text(other)).into(),
         };
         let rows = stmt.query_map(params![after_rowid], |r| {
             Ok(Operation {

@@ -182,7 +182,8 @@ impl Tensors<'_> {
             }
         }
         let name_of = |operation| {
-            Arc::from(operation_index(self.operations, operation).map_or("", |i| self.operations[i].name.as_str()))
+            operation_index(self.operations, operation)
+                .map_or_else(|| Arc::from(""), |i| self.operations[i].name.clone())
         };
         Ok(TensorIndex::new(self.placements("1")?, device_places, uses, name_of))
     }
@@ -364,9 +365,9 @@ impl Tensors<'_> {
                 let mut found = stmt.query(params![self.store.rank])?;
                 while let Some(r) = found.next()? {
                     let operation_id = uint(r.get_ref(1)?);
-                    let name =
-                        operation_index(self.operations, operation_id).map_or("", |i| self.operations[i].name.as_str());
-                    let used = TensorUse { operation_id, operation_name: Arc::from(name), output };
+                    let operation_name = operation_index(self.operations, operation_id)
+                        .map_or_else(|| Arc::from(""), |i| self.operations[i].name.clone());
+                    let used = TensorUse { operation_id, operation_name, output };
                     uses.entry(uint(r.get_ref(0)?)).or_default().push(used);
                 }
             }

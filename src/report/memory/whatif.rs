@@ -178,7 +178,7 @@ impl<'r> Replays<'r> {
     /// An answer that cannot be given, with why.
     pub(super) fn unknown(&self, index: usize, fixes: &[Fix], why: &str) -> WhatIf {
         let op = &self.report.operations[index];
-        WhatIf { answer: unknown_answer(op.id, fixes, why), operation_name: op.name.clone(), replayed_after: None }
+        WhatIf { answer: unknown_answer(op.id, fixes, why), operation_name: op.name.to_string(), replayed_after: None }
     }
 
     /// The id of the operation before the one at `index` (none for the first).

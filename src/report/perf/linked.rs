@@ -36,7 +36,7 @@ impl LinkedReports {
     pub fn new(memory: &MemoryReport, perf: PerfReport) -> Result<Self, ReportError> {
         let memory_side: Vec<MemoryOperation> = memory.graphs().map(parse_scopes, |i, graph| {
             let op = &memory.operations[i];
-            MemoryOperation::from_graph(op.id, op.name.clone(), graph.as_deref().unwrap_or(&[]))
+            MemoryOperation::from_graph(op.id, op.name.to_string(), graph.as_deref().unwrap_or(&[]))
         })?;
         let rows = perf.rows(true);
         let link = link(&memory_side, &rows, memory.devices.len());
@@ -45,7 +45,7 @@ impl LinkedReports {
                 let op = &memory.operations[i];
                 let failure = memory.error_of(i)?.failure.clone()?;
                 let failed_device_operations = memory.graphs().failed_device_operations(i).unwrap_or_default();
-                Some(FailedOperation { id: op.id, name: op.name.clone(), failure, failed_device_operations })
+                Some(FailedOperation { id: op.id, name: op.name.to_string(), failure, failed_device_operations })
             })
             .collect();
         // The flag needs the link, and reading every operation's arguments costs a pass over

@@ -35,7 +35,7 @@ pub(crate) fn cb_hint(
             let op = &operations[*i];
             return Some(CircularBufferUse {
                 operation_id: op.id,
-                operation_name: op.name.clone(),
+                operation_name: op.name.to_string(),
                 used: end.saturating_sub(start),
                 same_name,
             });

@@ -17,7 +17,7 @@ fn operations() -> Vec<Operation> {
     (1..=10)
         .map(|id| Operation {
             id,
-            name: if id == 10 { "ttnn.matmul".into() } else { format!("op{id}") },
+            name: if id == 10 { "ttnn.matmul".into() } else { format!("op{id}").into() },
             duration: None,
             rank: 0,
             error: (id == 10).then_some(0),
