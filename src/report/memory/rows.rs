@@ -40,7 +40,7 @@ pub(crate) struct SnapshotCache {
 }
 
 /// A snapshot kept: its operation and rank, its rows and the note of rows cut.
-type Kept = ((u64, u32), Arc<(Vec<SnapshotRow>, Option<MemoryNote>)>);
+type Kept = ((u64, u32), (Arc<Vec<SnapshotRow>>, Option<MemoryNote>));
 
 /// How many snapshots are kept.
 const KEPT_SNAPSHOTS: usize = 8;
@@ -87,21 +87,29 @@ impl Snapshots<'_> {
         operation_id: u64,
         rank: u32,
     ) -> rusqlite::Result<(Vec<SnapshotRow>, Option<MemoryNote>)> {
+        let (rows, note) = self.rows_shared(operation_id, rank)?;
+        Ok((Arc::unwrap_or_clone(rows), note))
+    }
+
+    /// [`Self::rows`], the rows shared with the recent snapshots kept instead of copied (a
+    /// failure's own snapshot can hold 300 000 rows).
+    pub(crate) fn rows_shared(
+        &self,
+        operation_id: u64,
+        rank: u32,
+    ) -> rusqlite::Result<(Arc<Vec<SnapshotRow>>, Option<MemoryNote>)> {
         let key = (operation_id, rank);
-        let kept = self.cache.recent.borrow().iter().find(|(k, _)| *k == key).map(|(_, rows)| Arc::clone(rows));
-        let rows = match kept {
-            Some(rows) => rows,
-            None => {
-                let rows = Arc::new(self.read_rows(operation_id, rank)?);
-                let mut recent = self.cache.recent.borrow_mut();
-                if recent.len() == KEPT_SNAPSHOTS {
-                    recent.pop_front();
-                }
-                recent.push_back((key, Arc::clone(&rows)));
-                rows
-            }
-        };
-        Ok((rows.0.clone(), rows.1.clone()))
+        if let Some((_, kept)) = self.cache.recent.borrow().iter().find(|(k, _)| *k == key) {
+            return Ok(kept.clone());
+        }
+        let (rows, note) = self.read_rows(operation_id, rank)?;
+        let kept = (Arc::new(rows), note);
+        let mut recent = self.cache.recent.borrow_mut();
+        if recent.len() == KEPT_SNAPSHOTS {
+            recent.pop_front();
+        }
+        recent.push_back((key, kept.clone()));
+        Ok(kept)
     }
 
     /// [`Self::rows`], read.
@@ -117,6 +125,8 @@ impl Snapshots<'_> {
         })?;
         let cut = rows.len() > SNAPSHOT_ROWS;
         rows.truncate(SNAPSHOT_ROWS);
+        // Kept among the recent snapshots: without the spare capacity of its growth.
+        rows.shrink_to_fit();
         Ok((rows, cut.then_some(MemoryNote::SnapshotCut { operation_id, kept: SNAPSHOT_ROWS })))
     }
 

@@ -47,7 +47,7 @@ impl<'r> Replays<'r> {
         let graph = self.report.graphs().graph_shared(index).unwrap_or_default();
         let through = crate::analysis::memory::failure_point(&graph);
         let own = (m.basis == Basis::AfterFailureSnapshot)
-            .then(|| self.report.snapshots().rows(op.id, op.rank).map(|(rows, _)| rows).unwrap_or_default());
+            .then(|| self.report.snapshots().rows_shared(op.id, op.rank).map(|(rows, _)| rows).unwrap_or_default());
         let failure = self.report.error_of(index).and_then(|e| e.failure.as_ref());
         let request = failure.and_then(|f| request_of(f, m.device_id, m));
         let hint = request.as_ref().and_then(|_| self.cb_hint(index, l1_start));

@@ -36,7 +36,7 @@ pub(crate) struct AtFailure<'r> {
     /// Its failure point in the graph.
     pub(crate) through: Option<usize>,
     /// Its own snapshot, when taken after the unwinding (docs/rules/memory.md §3.4).
-    pub(crate) own: Option<Vec<SnapshotRow>>,
+    pub(crate) own: Option<std::sync::Arc<Vec<SnapshotRow>>>,
     /// The failed request as the replay places it (none: the message gives none).
     pub(crate) request: Option<Request>,
     /// Its input buffers, which cannot be freed before it runs ([`input_buffers`]).
@@ -126,7 +126,7 @@ pub(crate) fn answer_at_failure(
         graph: &at.graph,
         through: at.through,
         // Only a snapshot taken after the unwinding says what N freed or found (§3.4).
-        snapshot: at.own.as_deref(),
+        snapshot: at.own.as_deref().map(Vec::as_slice),
         failed: true,
     });
     // A clash "past an L1 buffer at A" where nothing recorded lies at A: the failed
