@@ -6,7 +6,7 @@
 
 use crate::analysis::int_hash::IntMap;
 use std::collections::BTreeMap;
-use std::ops::Bound::{Excluded, Unbounded};
+use std::ops::Bound::{Excluded, Included, Unbounded};
 
 /// The allocator of one (device, buffer type): its region and what it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,54 +127,15 @@ impl BankAllocator {
     }
 
     /// Frees the block at `address`, merging it with its free neighbours; false when nothing is
-    /// allocated there. One search finds both neighbours.
+    /// allocated there.
     pub(crate) fn free(&mut self, address: u64) -> bool {
         let Some(size) = self.used.remove(&address) else { return false };
         let (start, end) = (address, address + size);
-        if self.top_down {
-            // Keyed by start: the block above is keyed `end`, the one below is the last before.
-            let mut near = self.free.range_mut(..=end);
-            let (above, below) = match near.next_back() {
-                Some((&key, e)) if key == end => (Some(*e), near.next_back()),
-                first => (None, first),
-            };
-            match (above, below.filter(|(_, e)| **e == start)) {
-                (_, Some((_, e))) => {
-                    *e = above.unwrap_or(end);
-                    if above.is_some() {
-                        self.free.remove(&end);
-                    }
-                }
-                (Some(e), None) => {
-                    self.free.remove(&end);
-                    self.free.insert(start, e);
-                }
-                (None, None) => {
-                    self.free.insert(start, end);
-                }
-            }
-        } else {
-            // Keyed by end: the block below is keyed `start`, the one above is the next after.
-            let mut near = self.free.range_mut(start..);
-            let (below, above) = match near.next() {
-                Some((&key, s)) if key == start => (Some(*s), near.next()),
-                first => (None, first),
-            };
-            match (below, above.filter(|(_, s)| **s == end)) {
-                (_, Some((_, s))) => {
-                    *s = below.unwrap_or(start);
-                    if below.is_some() {
-                        self.free.remove(&start);
-                    }
-                }
-                (Some(s), None) => {
-                    self.free.remove(&start);
-                    self.free.insert(end, s);
-                }
-                (None, None) => {
-                    self.free.insert(end, start);
-                }
-            }
+        // Keyed by start, the block's entry is start → end and the walk goes down from `end`;
+        // keyed by end, it is end → start and the walk goes up from `start`.
+        match self.top_down {
+            true => insert_merged(&mut self.free, start, end, true),
+            false => insert_merged(&mut self.free, end, start, false),
         }
         true
     }
@@ -199,6 +160,37 @@ impl BankAllocator {
         match self.free.iter().next().map(|(&k, &v)| self.block(k, v)) {
             Some((s, e)) if s == self.start => Some(e),
             _ => Some(self.start),
+        }
+    }
+}
+
+/// Adds the free block whose entry in `free` is `key → value`, merged with the free blocks it
+/// touches; one search finds both. Walking from `value` towards `key` (down when `free` is keyed
+/// by start, up when by end), the neighbour on the value's side is the entry keyed `value`, and
+/// the one on the key's side the next entry after it, when that entry's value is `key`.
+fn insert_merged(free: &mut BTreeMap<u64, u64>, key: u64, value: u64, down: bool) {
+    let mut near = match down {
+        true => free.range_mut((Unbounded, Included(value))),
+        false => free.range_mut((Included(value), Unbounded)),
+    };
+    let mut next = || if down { near.next_back() } else { near.next() };
+    let (beyond, behind) = match next() {
+        Some((&k, v)) if k == value => (Some(*v), next()),
+        first => (None, first),
+    };
+    match (beyond, behind.filter(|(_, v)| **v == key)) {
+        (_, Some((_, v))) => {
+            *v = beyond.unwrap_or(value);
+            if beyond.is_some() {
+                free.remove(&value);
+            }
+        }
+        (Some(v), None) => {
+            free.remove(&value);
+            free.insert(key, v);
+        }
+        (None, None) => {
+            free.insert(key, value);
         }
     }
 }
