@@ -6,7 +6,7 @@ use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
 
@@ -221,37 +221,13 @@ pub(crate) fn text(value: ValueRef<'_>) -> String {
     }
 }
 
-/// How many values go into one `IN (…)` list.
-pub(crate) const IN_LIST_CHUNK: usize = 500;
-
-/// Integers written as an SQL `IN (…)` list body: `1,2,3`.
-pub(crate) fn id_list(values: impl IntoIterator<Item = u64>) -> String {
-    values.into_iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")
-}
-
-/// Ids apart by at most this are read by one range of an index ([`id_runs`]).
-const RUN_GAP: u64 = 4;
-
-/// Ascending ids in runs `(first, last)` of neighbours no more than [`RUN_GAP`] apart: each run
-/// read by one range of an index, a few rows not asked for skipped, rather than a look-up each.
-pub(crate) fn id_runs(ids: &BTreeSet<u64>) -> Vec<(u64, u64)> {
-    let mut runs: Vec<(u64, u64)> = Vec::new();
-    for &id in ids {
-        match runs.last_mut() {
-            Some(run) if id - run.1 <= RUN_GAP => run.1 = id,
-            _ => runs.push((id, id)),
-        }
-    }
-    runs
-}
-
 /// A buffer type stored as an integer code `0..4` or as a name (`'L1'`); other values pass
 /// through unchanged (docs/rules/reference.md §1.3.3).
 pub(crate) fn buffer_type(value: ValueRef<'_>) -> Result<BufferType, String> {
     match value {
         ValueRef::Integer(code) => BufferType::from_code(code).ok_or_else(|| code.to_string()),
         ValueRef::Text(t) => {
-            let name = String::from_utf8_lossy(t);
+            let name = lossy(t);
             BufferType::from_token(name.trim()).ok_or_else(|| sanitize_line(&name))
         }
         other => Err(text(other)),
@@ -371,18 +347,6 @@ pub(crate) fn rowid_range(conn: &Connection, table: &str) -> rusqlite::Result<Op
     Ok(first.zip(last))
 }
 
-/// Whether a list of `wanted` keys is long against `table`'s rows (at least half as many as its
-/// rowids span): then reading the table once and keeping the keys in Rust costs less than
-/// writing the list as SQL — preparing an `IN` list of 150 000 ids took longer than reading
-/// the 2 000 rows it looked up (docs/performance.md, issue 29).
-pub(crate) fn long_list(conn: &Connection, table: &str, wanted: usize) -> rusqlite::Result<bool> {
-    if wanted <= IN_LIST_CHUNK {
-        return Ok(false);
-    }
-    let span = rowid_range(conn, table)?.map_or(0, |(first, last)| last.saturating_sub(first).saturating_add(1));
-    Ok(usize::try_from(span).unwrap_or(usize::MAX) <= wanted.saturating_mul(2))
-}
-
 /// The tables that have an index whose first column is `column`, so lookups by it are cheap.
 pub(crate) fn tables_indexed_by(conn: &Connection, column: &str) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare(
@@ -390,16 +354,4 @@ pub(crate) fn tables_indexed_by(conn: &Connection, column: &str) -> rusqlite::Re
          WHERE m.type = 'index' AND p.seqno = 0 AND p.name = ?1",
     )?;
     stmt.query_map([column], |r| r.get(0))?.collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn neighbouring_ids_are_read_in_runs() {
-        let ids: BTreeSet<u64> = [3, 4, 8, 13, 14, 100, u64::MAX].into_iter().collect();
-        assert_eq!(id_runs(&ids), vec![(3, 8), (13, 14), (100, 100), (u64::MAX, u64::MAX)]);
-        assert_eq!(id_runs(&BTreeSet::new()), vec![]);
-    }
 }

@@ -4,6 +4,7 @@
 
 pub mod database;
 pub mod error;
+pub(crate) mod id_lists;
 pub mod locate;
 pub mod memory;
 pub mod pending;

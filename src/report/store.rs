@@ -3,9 +3,8 @@
 //! (by index, by rowid span, or by a scan) — never a scan of a big table on a user's key when
 //! an index or the table's order allows better.
 
-use super::database::{
-    IN_LIST_CHUNK, RowSpan, Schema, id_list, int, operation_row_span, tables_indexed_by, text, uint,
-};
+use super::database::{RowSpan, Schema, int, operation_row_span, tables_indexed_by, text, uint};
+use super::id_lists::{IN_LIST_CHUNK, id_list};
 use super::rowid_ranges::{ChunkFold, RowidPass, fold_in_rowid_order};
 use rusqlite::Connection;
 use std::collections::HashMap;

@@ -15,8 +15,9 @@ use crate::analysis::memory::whatif::{DeviceView, Fix, OperationRecord, Recorded
 use crate::analysis::memory::{DeviceFacts, MemoryAtFailure, chip_alias, chip_row, other_ids, tensors_on_the_chip};
 use crate::analysis::messages::failure::BufferType;
 use crate::analysis::sanitize::sanitize_line;
-use crate::report::database::{IN_LIST_CHUNK, id_list, opt_uint, text, uint};
+use crate::report::database::{opt_uint, text, uint};
 use crate::report::error::ReportError;
+use crate::report::id_lists::{IN_LIST_CHUNK, id_list};
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;
 

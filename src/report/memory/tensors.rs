@@ -19,9 +19,8 @@ use super::walk::Walk;
 use crate::analysis::memory::{TensorFacts, TensorUse};
 use crate::analysis::model::{Operation, operation_index};
 use crate::analysis::sanitize::sanitize_line;
-use crate::report::database::{
-    IN_LIST_CHUNK, buffer_type, id_list, id_runs, int, long_list, tables_indexed_by, text, uint,
-};
+use crate::report::database::{buffer_type, int, tables_indexed_by, text, uint};
+use crate::report::id_lists::{IN_LIST_CHUNK, id_list, id_runs, long_list};
 use crate::report::store::Store;
 use rusqlite::params;
 use rusqlite::types::ValueRef;
