@@ -239,8 +239,7 @@ impl Tensors<'_> {
         // Without an index on `address` the list only filters a scan of the table; a long one is
         // kept in Rust rather than prepared as SQL (`long_list`), with SQLite's equality: an
         // integer address, or a real one of the same value.
-        let long = addresses.len() > IN_LIST_CHUNK
-            && !tables_indexed_by(&self.store.conn, "address")?.iter().any(|t| t == "device_tensors");
+        let long = addresses.len() > IN_LIST_CHUNK && !self.device_tensors_by_address()?;
         let condition = match long {
             true => "address IS NOT NULL".to_string(),
             false => format!("address IN ({})", id_list(addresses.iter().copied())),
@@ -258,6 +257,15 @@ impl Tensors<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// Whether `device_tensors` has an index on `address` (asked of the schema once).
+    fn device_tensors_by_address(&self) -> rusqlite::Result<bool> {
+        if let Some(&indexed) = self.cache.device_by_address.get() {
+            return Ok(indexed);
+        }
+        let indexed = tables_indexed_by(&self.store.conn, "address")?.iter().any(|t| t == "device_tensors");
+        Ok(*self.cache.device_by_address.get_or_init(|| indexed))
     }
 }
 

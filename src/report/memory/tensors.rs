@@ -52,6 +52,8 @@ pub(crate) struct TensorCache {
     pub(super) walk: RefCell<Option<Walk>>,
     /// Whether a `tensors` row is found by its id alone: an index on `tensor_id`, no `rank`.
     by_id: OnceCell<bool>,
+    /// Whether `device_tensors` has an index on `address` (`recent.rs`).
+    pub(super) device_by_address: OnceCell<bool>,
 }
 
 /// Reads of named tensors by id (each a pass over the link tables, which have no index on
