@@ -27,6 +27,7 @@ mod tables_at_open;
 pub mod tensor_detail;
 pub(crate) mod tensor_index;
 mod tensor_links;
+mod tensor_rows;
 pub mod tensors;
 pub mod usage;
 mod walk;
