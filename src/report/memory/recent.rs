@@ -203,7 +203,6 @@ impl Tensors<'_> {
         })
     }
 
-    /// The `device_tensors` rows at `places`, by tensor (one pass, only when the table has rows).
     /// Every `device_tensors` (device, address) of the tensors `ids`, by tensor.
     pub(super) fn device_tensors_of(&self, ids: &[u64]) -> rusqlite::Result<HashMap<u64, Vec<(u64, u64)>>> {
         let mut out: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
