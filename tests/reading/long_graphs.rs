@@ -56,3 +56,25 @@ fn a_long_text_the_piece_reader_refuses_decides_as_a_whole() {
     assert_eq!(report.graphs().graph(0).unwrap_err().to_string(), error.to_string());
     assert_eq!(error.to_string(), "invalid captured graph JSON: trailing characters at line 1 column 3432746");
 }
+
+#[test]
+fn a_graph_past_sixteen_megabytes_read_in_two_parts_at_once_gives_the_nodes_of_the_whole_text() {
+    // 44 000 allocations: 18 MB, read in two halves on two cores where the machine has them.
+    let mut g = Graph::new().capture_start().start("ttnn.add").start("BinaryNgDeviceOperation },{ é");
+    for i in 0..44_000u64 {
+        g = g.buffer_allocate(2048 * 12, (1 << 20) + i * 2048, BufferType::Dram, Layout::Interleaved);
+    }
+    let g = g.aborted_end("BinaryNgDeviceOperation },{ é", Some("Out of Memory")).aborted_end("ttnn.add", Some("Out of Memory"));
+    let text = g.capture_end().to_json();
+    assert!(text.len() > 16 << 20, "{} bytes", text.len());
+    let dir = TempDir::new("graph-in-two");
+    ReportBuilder::new(Schema::V2)
+        .operation(Op::new(1, "ttnn.add").graph(text.clone()))
+        .error(ErrorRow::new(1, "ttnn.add", "RuntimeError", OOM))
+        .write_to(dir.path());
+    let report = open(&dir);
+    let whole = parse_graph(&text).unwrap();
+    assert_eq!(whole.len(), 88_006);
+    assert!(report.graphs().graph(0).unwrap() == whole, "read at open");
+    assert_eq!(report.graphs().failed_device_operations(0), Ok(vec!["BinaryNgDeviceOperation },{ é".to_string()]));
+}

@@ -12,6 +12,7 @@ mod scalars;
 mod scan;
 pub mod scopes;
 pub(crate) mod stream;
+pub(crate) mod stream_split;
 pub mod tree;
 
 #[cfg(test)]

@@ -79,6 +79,31 @@ impl GraphStream {
         self.state != State::Refused
     }
 
+    /// A stream over the rest of a text from the start of one of its nodes (after the `,` that
+    /// ends the node before): it reads what [`Self::new`] reads from there, but for positions
+    /// (`stream_split.rs`).
+    pub(crate) fn from_node() -> Self {
+        Self { state: State::Node, ..Self::new() }
+    }
+
+    /// Whether the text given so far ends exactly where a node is next (after the `,` before it).
+    pub(crate) fn before_node(&self) -> bool {
+        self.state == State::Node && self.unread.is_empty()
+    }
+
+    /// The nodes read so far, continued by `rest`, when the text given ends before a node and
+    /// `rest` holds the nodes a [`Self::from_node`] stream read from there to the end; else
+    /// the stream back, to be given the rest itself. A node of `rest` whose id could be its
+    /// position there (no `id` or `counter` of its own) refuses the join: here it is later.
+    pub(crate) fn join(mut self, rest: Vec<GraphNode>) -> Result<Vec<GraphNode>, Box<Self>> {
+        if !self.before_node() || rest.iter().enumerate().any(|(i, node)| node.id() == i as u64) {
+            return Err(Box::new(self));
+        }
+        self.nodes.reserve_exact(rest.len());
+        self.nodes.extend(rest);
+        Ok(self.nodes)
+    }
+
     /// The graph's nodes once the whole text was given; none when the reader gave up.
     pub(crate) fn finish(mut self) -> Option<Vec<GraphNode>> {
         self.read(true);

@@ -6,6 +6,7 @@ use super::devices::Device;
 use crate::analysis::graph::nodes::{GraphError, GraphNode, SharedGraph, parse_graph};
 use crate::analysis::graph::scopes::failed_device_operations;
 use crate::analysis::graph::stream::GraphStream;
+use crate::analysis::graph::stream_split::node_start_after;
 use crate::analysis::model::{ErrorRecord, Operation};
 use crate::report::database::{int, lossy, text, uint};
 use crate::report::error::ReportError;
@@ -13,6 +14,8 @@ use crate::report::store::Store;
 use rusqlite::MAIN_DB;
 use rusqlite::types::ValueRef;
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// The captured graphs of the operations with an error, by operation index: read at open (the
 /// first screen names their failed device operations) and kept with the report.
@@ -123,22 +126,66 @@ impl<'a> Graphs<'a> {
         };
         let blob = self.store.conn.blob_open(MAIN_DB, "captured_graph", "captured_graph", rowid, true)?;
         let mut stream = GraphStream::new();
-        let mut piece = vec![0; PIECE.min(blob.len())];
-        let mut at = 0;
-        while at < blob.len() {
-            let length = piece.len().min(blob.len() - at);
-            blob.read_at_exact(&mut piece[..length], at)?;
-            if !stream.feed(&piece[..length]) {
-                break;
+        let mut from = 0;
+        if let Some(split) = self.second_part(&blob)? {
+            match self.read_in_two(rowid, &blob, split)? {
+                Ok(nodes) => return Ok(Ok(nodes)),
+                Err(first) => (stream, from) = (*first, split),
             }
-            at += length;
         }
+        read_pieces(&blob, from..blob.len(), &mut |piece| stream.feed(piece))?;
         if let Some(nodes) = stream.finish() {
             return Ok(Ok(nodes));
         }
         let sql = "SELECT captured_graph FROM captured_graph WHERE rowid = ?1";
         let whole = self.store.conn.query_row(sql, [rowid], |r| Ok(text(r.get_ref(0)?)))?;
         Ok(parse_graph(&whole))
+    }
+
+    /// Where a long text's second part starts when it is read in two at once
+    /// (`stream_split.rs`): past [`SPLIT_FROM`] bytes, with a worker's connection to hand.
+    fn second_part(&self, blob: &rusqlite::blob::Blob<'_>) -> rusqlite::Result<Option<usize>> {
+        if blob.len() < SPLIT_FROM || self.store.threads < 2 || self.store.database.is_none() {
+            return Ok(None);
+        }
+        let middle = blob.len() / 2;
+        let mut window = vec![0; SPLIT_WINDOW.min(blob.len() - middle)];
+        blob.read_at_exact(&mut window, middle)?;
+        Ok(node_start_after(&window, 1).map(|start| middle + start))
+    }
+
+    /// Reads the long text at `rowid` in two parts at once: from `split` to the end on a worker
+    /// with its own connection, the start here. The nodes when the parts join, else the stream
+    /// that read the start, to read on (the worker's nodes dropped; a worker that could not read
+    /// is one that did not join).
+    fn read_in_two(
+        &self,
+        rowid: i64,
+        blob: &rusqlite::blob::Blob<'_>,
+        split: usize,
+    ) -> rusqlite::Result<Result<Vec<GraphNode>, Box<GraphStream>>> {
+        let connect = self.store.connector();
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let rest = scope.spawn(|| -> rusqlite::Result<Option<Vec<GraphNode>>> {
+                let conn = connect()?;
+                let blob = conn.blob_open(MAIN_DB, "captured_graph", "captured_graph", rowid, true)?;
+                let mut rest = GraphStream::from_node();
+                read_pieces(&blob, split..blob.len(), &mut |piece| !stop.load(Relaxed) && rest.feed(piece))?;
+                Ok(rest.finish())
+            });
+            let mut first = GraphStream::new();
+            let read = read_pieces(blob, 0..split, &mut |piece| first.feed(piece));
+            if read.is_err() || !first.before_node() {
+                stop.store(true, Relaxed);
+            }
+            let rest = rest.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            read?;
+            Ok(match rest {
+                Ok(Some(rest)) => first.join(rest),
+                _ => Err(Box::new(first)),
+            })
+        })
     }
 
     /// The captured graph of an operation (by index): nodes, or why they are unavailable.
@@ -256,6 +303,31 @@ const LONG_GRAPH: usize = 1 << 20;
 /// the next piece, so that one of a few MB (a device operation's connections to every node)
 /// is read again once or twice, not once per MB.
 const PIECE: usize = 4 << 20;
+
+/// A long text at least this long (in bytes) is read in two parts at once, on two cores.
+const SPLIT_FROM: usize = 16 << 20;
+/// The bytes from a long text's middle in which its second part's start is looked for.
+const SPLIT_WINDOW: usize = 1 << 20;
+
+/// Reads the bytes `range` of a long text a piece of at most [`PIECE`] bytes at a time, giving
+/// each to `feed` until it says no more.
+fn read_pieces(
+    blob: &rusqlite::blob::Blob<'_>,
+    range: std::ops::Range<usize>,
+    feed: &mut dyn FnMut(&[u8]) -> bool,
+) -> rusqlite::Result<()> {
+    let mut piece = vec![0; PIECE.min(range.len())];
+    let mut at = range.start;
+    while at < range.end {
+        let length = piece.len().min(range.end - at);
+        blob.read_at_exact(&mut piece[..length], at)?;
+        if !feed(&piece[..length]) {
+            break;
+        }
+        at += length;
+    }
+    Ok(())
+}
 
 /// A `captured_graph` row as first read: its text, or the rowid of a long text.
 enum GraphRow {
