@@ -4,6 +4,7 @@
 //! after it.
 
 use super::explanation::{ExplainOptions, Explanation};
+use super::pretty::Pretty;
 use crate::analysis::sanitize::sanitize_line;
 use crate::answer::{
     Entries, ErrorAnswer, ExplainedError, HeadroomEntry, LateAnswer, LogFailureAnswer, PeakAnswer, ReportAnswer,
@@ -12,7 +13,6 @@ use crate::answer::{
 use crate::report::MemoryReport;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
-use serde_json::ser::PrettyFormatter;
 use std::cell::RefCell;
 use std::io::{self, Write};
 
@@ -109,7 +109,7 @@ pub fn write_json(
             .map(|_| report.unjoined_log_failures().map(|f| LogFailureAnswer::new(f, options.hex)).collect()),
         late: explanation.late.as_ref(),
     };
-    let mut serializer = serde_json::Serializer::with_formatter(&mut *out, PrettyFormatter::new());
+    let mut serializer = serde_json::Serializer::with_formatter(&mut *out, Pretty::default());
     document.serialize(&mut serializer)?;
     out.write_all(b"\n")
 }

@@ -13,6 +13,7 @@ mod log;
 mod paint;
 mod peak;
 mod plain_text;
+mod pretty;
 mod whatif;
 
 pub use crate::analysis::model::first_line;
