@@ -64,7 +64,9 @@ fn a_graph_past_sixteen_megabytes_read_in_two_parts_at_once_gives_the_nodes_of_t
     for i in 0..44_000u64 {
         g = g.buffer_allocate(2048 * 12, (1 << 20) + i * 2048, BufferType::Dram, Layout::Interleaved);
     }
-    let g = g.aborted_end("BinaryNgDeviceOperation },{ é", Some("Out of Memory")).aborted_end("ttnn.add", Some("Out of Memory"));
+    let g = g
+        .aborted_end("BinaryNgDeviceOperation },{ é", Some("Out of Memory"))
+        .aborted_end("ttnn.add", Some("Out of Memory"));
     let text = g.capture_end().to_json();
     assert!(text.len() > 16 << 20, "{} bytes", text.len());
     let dir = TempDir::new("graph-in-two");
