@@ -39,6 +39,19 @@ impl Pretty {
         Ok(())
     }
 
+    /// The start of an array or object: one level deeper, nothing in it yet.
+    fn open<W: ?Sized + Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        out.write_all(bracket)
+    }
+
+    /// A value or a key's value written: the array or object holds something.
+    fn held(&mut self) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
     /// The end of an array or object: on a line of its own when it holds anything.
     fn close<W: ?Sized + Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.level -= 1;
@@ -52,9 +65,7 @@ impl Pretty {
 impl Formatter for Pretty {
     #[inline]
     fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.level += 1;
-        self.has_value = false;
-        out.write_all(b"[")
+        self.open(out, b"[")
     }
 
     #[inline]
@@ -69,15 +80,12 @@ impl Formatter for Pretty {
 
     #[inline]
     fn end_array_value<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
-        self.has_value = true;
-        Ok(())
+        self.held()
     }
 
     #[inline]
     fn begin_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.level += 1;
-        self.has_value = false;
-        out.write_all(b"{")
+        self.open(out, b"{")
     }
 
     #[inline]
@@ -97,8 +105,7 @@ impl Formatter for Pretty {
 
     #[inline]
     fn end_object_value<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
-        self.has_value = true;
-        Ok(())
+        self.held()
     }
 }
 
