@@ -15,11 +15,17 @@ const OOM: &str = "Out of Memory: Not enough space to allocate 24576000 B DRAM b
 /// A graph of 16 006 nodes (3.4 MB of JSON, several pieces), named `é` to cut a character
 /// between pieces somewhere.
 fn long_graph(name: &str) -> String {
-    let mut g = Graph::new().capture_start().start(name).start("BinaryNgDeviceOperation é");
-    for i in 0..8000u64 {
+    graph_of(name, "BinaryNgDeviceOperation é", 8000)
+}
+
+/// The graph of operation `name` whose device operation allocates `allocations` DRAM buffers
+/// and fails: 2 × `allocations` + 6 nodes.
+fn graph_of(name: &str, device_operation: &str, allocations: u64) -> String {
+    let mut g = Graph::new().capture_start().start(name).start(device_operation);
+    for i in 0..allocations {
         g = g.buffer_allocate(2048 * 12, (1 << 20) + i * 2048, BufferType::Dram, Layout::Interleaved);
     }
-    let g = g.aborted_end("BinaryNgDeviceOperation é", Some("Out of Memory")).aborted_end(name, Some("Out of Memory"));
+    let g = g.aborted_end(device_operation, Some("Out of Memory")).aborted_end(name, Some("Out of Memory"));
     g.capture_end().to_json()
 }
 
@@ -60,14 +66,7 @@ fn a_long_text_the_piece_reader_refuses_decides_as_a_whole() {
 #[test]
 fn a_graph_past_sixteen_megabytes_read_in_two_parts_at_once_gives_the_nodes_of_the_whole_text() {
     // 44 000 allocations: 18 MB, read in two halves on two cores where the machine has them.
-    let mut g = Graph::new().capture_start().start("ttnn.add").start("BinaryNgDeviceOperation },{ é");
-    for i in 0..44_000u64 {
-        g = g.buffer_allocate(2048 * 12, (1 << 20) + i * 2048, BufferType::Dram, Layout::Interleaved);
-    }
-    let g = g
-        .aborted_end("BinaryNgDeviceOperation },{ é", Some("Out of Memory"))
-        .aborted_end("ttnn.add", Some("Out of Memory"));
-    let text = g.capture_end().to_json();
+    let text = graph_of("ttnn.add", "BinaryNgDeviceOperation },{ é", 44_000);
     assert!(text.len() > 16 << 20, "{} bytes", text.len());
     let dir = TempDir::new("graph-in-two");
     ReportBuilder::new(Schema::V2)
