@@ -124,7 +124,7 @@ impl<'a> Graphs<'a> {
             GraphRow::Text(text) => return Ok(parse_graph(text)),
             GraphRow::Long(rowid) => *rowid,
         };
-        let blob = self.store.conn.blob_open(MAIN_DB, "captured_graph", "captured_graph", rowid, true)?;
+        let blob = graph_blob(&self.store.conn, rowid)?;
         let mut stream = GraphStream::new();
         let mut from = 0;
         if let Some(split) = self.second_part(&blob)? {
@@ -169,7 +169,7 @@ impl<'a> Graphs<'a> {
         std::thread::scope(|scope| {
             let rest = scope.spawn(|| -> rusqlite::Result<Option<Vec<GraphNode>>> {
                 let conn = connect()?;
-                let blob = conn.blob_open(MAIN_DB, "captured_graph", "captured_graph", rowid, true)?;
+                let blob = graph_blob(&conn, rowid)?;
                 let mut rest = GraphStream::from_node();
                 read_pieces(&blob, split..blob.len(), &mut |piece| !stop.load(Relaxed) && rest.feed(piece))?;
                 Ok(rest.finish())
@@ -308,6 +308,11 @@ const PIECE: usize = 4 << 20;
 const SPLIT_FROM: usize = 16 << 20;
 /// The bytes from a long text's middle in which its second part's start is looked for.
 const SPLIT_WINDOW: usize = 1 << 20;
+
+/// The long text of the `captured_graph` row `rowid`, opened read-only to be read in pieces.
+fn graph_blob(conn: &rusqlite::Connection, rowid: i64) -> rusqlite::Result<rusqlite::blob::Blob<'_>> {
+    conn.blob_open(MAIN_DB, "captured_graph", "captured_graph", rowid, true)
+}
 
 /// Reads the bytes `range` of a long text a piece of at most [`PIECE`] bytes at a time, giving
 /// each to `feed` until it says no more.
