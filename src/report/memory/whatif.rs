@@ -135,7 +135,7 @@ impl<'r> Replays<'r> {
         plan: Plan,
         start: Option<u64>,
     ) -> Result<(WhatIfReplay, usize), ReportError> {
-        let mut run = WhatIfReplay::new(view.clone(), regions, plan);
+        let mut run = WhatIfReplay::new(view.clone(), regions, plan).apart(self.report.threads());
         let Some(c) = start else { return Ok((run, 0)) };
         let (rows, _) =
             self.report.snapshots().rows(c, self.report.rank()).map_err(ReportError::read("the run's records"))?;

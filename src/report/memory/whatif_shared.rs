@@ -157,7 +157,7 @@ impl<'r> Replays<'r> {
                 }
                 for p in pending.iter_mut().filter(|p| p.run.is_none() && p.first == i + 1) {
                     let plan = p.plan.take().expect("not begun");
-                    let mut run = WhatIfReplay::new(view.clone(), regions, plan);
+                    let mut run = WhatIfReplay::new(view.clone(), regions, plan).apart(self.report.threads());
                     // The checkpoint is the snapshot just read, as `Snapshots::rows` gives it.
                     let rows = record.snapshot.unwrap_or_default();
                     run.start(checkpoint_buffers(&rows[..rows.len().min(SNAPSHOT_ROWS)], &view), p.start);

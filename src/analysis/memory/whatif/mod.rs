@@ -10,6 +10,8 @@ mod allocator;
 #[cfg(test)]
 mod allocator_tests;
 mod answer;
+#[cfg(test)]
+mod apart_tests;
 mod cb_hint;
 mod device;
 mod failed;

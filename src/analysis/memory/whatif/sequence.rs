@@ -162,10 +162,21 @@ impl Sequence {
     /// buffers its graph allocated that its snapshot no longer holds, and its end. The graph's
     /// events are taken as they are found, never gathered (a graph of 300 000 allocations).
     pub fn operation(&mut self, record: &OperationRecord<'_>) -> Vec<Step> {
+        self.operation_on(record, false)
+    }
+
+    /// [`Self::operation`]; with `apart`, a long graph's events are found on another thread
+    /// while this one takes them ([`DeviceView::events_beside`]), in the same order.
+    pub(crate) fn operation_on(&mut self, record: &OperationRecord<'_>, apart: bool) -> Vec<Step> {
         let (first, before, view) = (!self.started, self.buffers.len(), self.view.clone());
-        self.buffers.reserve(view.graph_allocations(record));
+        let allocations = view.graph_allocations(record);
+        self.buffers.reserve(allocations);
         let mut steps = Vec::new();
-        view.each_graph_event(record, |event| self.graph_step(record.operation_id, event, &mut steps));
+        let take = |event| self.graph_step(record.operation_id, event, &mut steps);
+        match apart && allocations >= EVENTS_APART {
+            true => view.events_beside(record, take),
+            false => view.each_graph_event(record, take),
+        }
         let diff = record.snapshot.map(|rows| move |live: &mut LiveSet<BufferId>| live.changes(view.shown(rows)));
         self.after_graph(record.operation_id, (first, before), steps, diff, record.failed)
     }
@@ -288,6 +299,13 @@ impl Sequence {
     }
 }
 
+/// From this many allocations in one graph, its events are found on another thread
+/// ([`DeviceView::events_beside`]).
+const EVENTS_APART: usize = 1 << 15;
+
+/// The events handed over at a time by [`DeviceView::events_beside`].
+const EVENT_CHUNK: usize = 4096;
+
 /// One of the followed device's allocations or frees in an operation's graph, as the sequence
 /// reads it: what a recorded run keeps of the graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -313,6 +331,26 @@ impl DeviceView {
     fn graph_allocations(&self, record: &OperationRecord<'_>) -> usize {
         let last = record.through.map_or(record.graph.len(), |f| (f + 1).min(record.graph.len()));
         record.graph[..last].iter().filter(|n| n.is(NodeType::BufferAllocate)).count()
+    }
+
+    /// [`Self::each_graph_event`], the events found on another thread and handed over in
+    /// chunks, so that finding them (each node's type, place and size) and taking them overlap.
+    pub(crate) fn events_beside(&self, record: &OperationRecord<'_>, mut take: impl FnMut(GraphEvent)) {
+        let (chunks, arrive) = std::sync::mpsc::sync_channel::<Vec<GraphEvent>>(4);
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                let mut chunk = Vec::with_capacity(EVENT_CHUNK);
+                self.each_graph_event(record, |event| {
+                    chunk.push(event);
+                    if chunk.len() == EVENT_CHUNK {
+                        // A closed channel: the taker stopped; the scope says why.
+                        let _ = chunks.send(std::mem::replace(&mut chunk, Vec::with_capacity(EVENT_CHUNK)));
+                    }
+                });
+                let _ = chunks.send(chunk);
+            });
+            arrive.iter().flatten().for_each(&mut take);
+        });
     }
 
     /// The device's allocations and frees in an operation's graph, up to its failure point,
