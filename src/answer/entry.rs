@@ -5,9 +5,11 @@
 use super::advice::FixAnswer;
 use super::failure::FailureAnswer;
 use super::memory::{MemoryAnswer, SnapshotAnswer};
-use super::sections::{FailureSection, MemorySections};
+use super::sections::MemorySections;
 use super::select::ExplainedError;
 use crate::analysis::beside::operation_note;
+use crate::analysis::memory::MemoryAtFailure;
+use crate::analysis::memory::whatif::ReplayedAdvice;
 use crate::analysis::memory::whatif::text_lines;
 use crate::analysis::memory::{failure_lines_with_fixes, operation_lines};
 use crate::analysis::model::LogPlace;
@@ -124,6 +126,7 @@ impl Unavailable {
             "failed_device_operations" => "Device operations",
             "source" => "The model's line (stack traces)",
             "memory_at_start" => "Memory when the operation started",
+            "fixes" => "Fixes",
             _ => "Memory at the failure",
         };
         format!("{what} unavailable: {}", self.error)
@@ -150,6 +153,31 @@ impl ErrorAnswer {
     }
 }
 
+/// An operation's entry as far as its memory at the failure ([`Entries::picture`]).
+pub enum Picture {
+    /// The memory at the failure found; its fixes are still to replay ([`Entries::finish`]).
+    Found(Box<Found>),
+    /// The whole entry: no memory at a failure to replay fixes at.
+    Whole(Box<OperationAnswer>),
+}
+
+/// An entry whose memory at the failure is found, its fixes still to replay.
+pub struct Found {
+    /// The entry without its memory section.
+    entry: OperationAnswer,
+    /// The operation's index.
+    index: usize,
+    /// The memory at its failure.
+    memory: Box<MemoryAtFailure>,
+}
+
+impl Found {
+    /// The entry without its memory section: the error and what is known before the replay.
+    pub fn entry(&self) -> &OperationAnswer {
+        &self.entry
+    }
+}
+
 /// Builds operation entries one at a time: the graph-only pass runs once, for the first failure
 /// that needs it, and serves every later one; nothing else is kept between entries.
 pub struct Entries<'r> {
@@ -167,16 +195,20 @@ impl<'r> Entries<'r> {
     /// An operation's entry with its memory section (read now).
     pub fn operation(&mut self, e: &ExplainedError<'_>) -> OperationAnswer {
         let report = self.report;
-        report.in_one_read(|| self.operation_read(e))
+        report.in_one_read(|| match self.picture(e) {
+            Picture::Whole(entry) => *entry,
+            Picture::Found(found) => self.finish(found),
+        })
     }
 
-    /// [`Entries::operation`], its questions asked in the read it holds.
-    fn operation_read(&mut self, e: &ExplainedError<'_>) -> OperationAnswer {
+    /// An operation's entry as far as its memory at the failure: [`Picture::Found`] when it has
+    /// one, its fixes still to replay ([`Self::finish`]); else the whole entry.
+    pub fn picture(&mut self, e: &ExplainedError<'_>) -> Picture {
         let mut entry = self.summary(e);
         let mut section =
             MemorySectionAnswer { memory: None, fixes: Vec::new(), memory_at_start: None, lines: Vec::new() };
-        match self.sections.section(e) {
-            Ok(Some(s)) => self.fill(&mut section, &s),
+        match self.sections.memory_of(e) {
+            Ok(Some((index, memory))) => return Picture::Found(Box::new(Found { entry, index, memory })),
             Ok(None) => {}
             Err(cause) => entry.unavailable.push(Unavailable::new("memory", cause)),
         }
@@ -190,6 +222,55 @@ impl<'r> Entries<'r> {
             }
         }
         entry.memory = Some(section);
+        Picture::Whole(Box::new(entry))
+    }
+
+    /// The entry of a memory found at the failure: its fixes replayed, its answer built.
+    pub fn finish(&mut self, found: Box<Found>) -> OperationAnswer {
+        let fixes = self.sections.fixes(found.index, &found.memory);
+        let answer = MemoryAnswer::new(&found.memory);
+        self.complete(found, answer, fixes)
+    }
+
+    /// [`Self::finish`] with the memory's answer built on another thread while the fixes replay,
+    /// and given there to `beside` (a writer lays it out meanwhile): the entry and what `beside`
+    /// gave.
+    pub fn finish_beside<R: Send>(
+        &mut self,
+        found: Box<Found>,
+        beside: impl FnOnce(&MemoryAnswer) -> R + Send,
+    ) -> (OperationAnswer, R) {
+        let (memory, sections) = (&*found.memory, &self.sections);
+        let (fixes, (answer, given)) = std::thread::scope(|s| {
+            let worker = s.spawn(move || {
+                let answer = MemoryAnswer::new(memory);
+                let given = beside(&answer);
+                (answer, given)
+            });
+            let fixes = sections.fixes(found.index, memory);
+            (fixes, worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        });
+        (self.complete(found, answer, fixes), given)
+    }
+
+    /// The entry with its memory section: the memory's answer, the fixes replayed (or why they
+    /// could not be: the memory stays), the section's sentences.
+    fn complete(
+        &self,
+        found: Box<Found>,
+        answer: MemoryAnswer,
+        fixes: Result<Vec<ReplayedAdvice>, ReportError>,
+    ) -> OperationAnswer {
+        let Found { mut entry, memory, .. } = *found;
+        let fixes = fixes.unwrap_or_else(|cause| {
+            entry.unavailable.push(Unavailable::new("fixes", cause));
+            Vec::new()
+        });
+        let answers = super::advice::fix_answers(&fixes, memory.operation_id(), self.hex);
+        // The text says the first few that the user can act on; JSON has them all (§9.2).
+        let sentences: Vec<String> = text_lines(&fixes).map(|(k, _)| answers[k].sentence.clone()).collect();
+        let lines = failure_lines_with_fixes(&memory, &sentences, self.hex);
+        entry.memory = Some(MemorySectionAnswer { memory: Some(answer), fixes: answers, memory_at_start: None, lines });
         entry
     }
 
@@ -218,15 +299,5 @@ impl<'r> Entries<'r> {
             source: e.source.clone(),
             notes: operation_note(e.error, e.recorded, e.operation_name, log_path.as_deref()).into_iter().collect(),
         }
-    }
-
-    /// The memory section's answer and sentences from the section read.
-    fn fill(&self, section: &mut MemorySectionAnswer, s: &FailureSection) {
-        let id = s.memory.operation_id();
-        section.fixes = super::advice::fix_answers(&s.fixes, id, self.hex);
-        // The text says the first few that the user can act on; JSON has them all (§9.2).
-        let sentences: Vec<String> = text_lines(&s.fixes).map(|(k, _)| section.fixes[k].sentence.clone()).collect();
-        section.lines = failure_lines_with_fixes(&s.memory, &sentences, self.hex);
-        section.memory = Some(MemoryAnswer::new(&s.memory));
     }
 }

@@ -25,7 +25,9 @@ mod whatif;
 
 pub use advice::{FixAnswer, failure_advice, your_fixes};
 pub use diff::{Compared, DiffAnswer, PeakPair, Run, Side, compare_opened, compare_runs, diff_error, open_side};
-pub use entry::{Entries, ErrorAnswer, LogPlaceAnswer, MemorySectionAnswer, OperationAnswer, Unavailable};
+pub use entry::{
+    Entries, ErrorAnswer, Found, LogPlaceAnswer, MemorySectionAnswer, OperationAnswer, Picture, Unavailable,
+};
 pub use failure::{FailureAnswer, FiguresAnswer};
 pub use headroom::{FirstFailureAnswer, HeadroomAnswer, HeadroomEntry, headroom_of, read_headroom};
 pub use late::{LateAnswer, LateFailureAnswer, LateSummaryAnswer, LateTensorAnswer, read_late, read_late_beside};

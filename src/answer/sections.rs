@@ -7,17 +7,6 @@ use crate::analysis::memory::whatif::ReplayedAdvice;
 use crate::report::{FailureMemory, GraphOnlyPass, MemoryReport, ReportError};
 use std::sync::atomic::AtomicBool;
 
-/// One failure's memory section and its advice, each line replayed (docs/rules/memory.md §9.2).
-pub(crate) struct FailureSection {
-    /// The memory at the failure.
-    pub(crate) memory: Box<MemoryAtFailure>,
-    /// The advice lines with their replayed answers.
-    pub(crate) fixes: Vec<ReplayedAdvice>,
-}
-
-/// One failure's memory section: none when it has none, or why it could not be read.
-pub(crate) type Section = Result<Option<FailureSection>, ReportError>;
-
 /// Computes memory sections one at a time; the graph-only pass runs once, for the first failure
 /// that needs it, and its result serves every later one.
 pub(crate) struct MemorySections<'a> {
@@ -32,13 +21,19 @@ impl<'a> MemorySections<'a> {
         Self { report, replay: None }
     }
 
-    /// The memory section of an operation's error: only an allocation failure attached to an
-    /// operation has one.
-    pub(crate) fn section(&mut self, e: &ExplainedError<'_>) -> Section {
+    /// The memory at the failure of an operation's error, with the operation's index: none
+    /// unless an allocation failure attached to an operation has one.
+    pub(crate) fn memory_of(
+        &mut self,
+        e: &ExplainedError<'_>,
+    ) -> Result<Option<(usize, Box<MemoryAtFailure>)>, ReportError> {
         let Some(index) = e.index.filter(|_| e.failure.is_some()) else { return Ok(None) };
-        let Some(memory) = self.memory(index)? else { return Ok(None) };
-        let fixes = self.report.replays().failure_fixes(index, &memory)?;
-        Ok(Some(FailureSection { memory, fixes }))
+        Ok(self.memory(index)?.map(|m| (index, m)))
+    }
+
+    /// The advice at the failure of the operation at `index`, each line replayed.
+    pub(crate) fn fixes(&self, index: usize, memory: &MemoryAtFailure) -> Result<Vec<ReplayedAdvice>, ReportError> {
+        self.report.replays().failure_fixes(index, memory)
     }
 
     /// The memory at an operation's failure (by index), replaying the graphs once when needed.

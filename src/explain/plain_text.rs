@@ -140,7 +140,7 @@ pub(super) fn operation_block(entry: &OperationAnswer, options: &ExplainOptions)
     if let Some(section) = &entry.memory {
         super::beside::push_lines(&mut out, &section.lines);
     }
-    for u in unavailable("memory_at_start") {
+    for u in unavailable("fixes").chain(unavailable("memory_at_start")) {
         let _ = writeln!(out, "  {}", paint.warning(&u.line()));
     }
     out
