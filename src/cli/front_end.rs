@@ -127,7 +127,8 @@ fn open_and_show(
     if let Some(built) = ahead {
         explanation.keep_entries(built);
     }
-    let mut stdout = BufWriter::new(std::io::stdout().lock());
+    // Not locked: a failure's memory is written on another thread while its fixes replay.
+    let mut stdout = BufWriter::new(std::io::stdout());
     let written = if flag(|a| a.target.json) {
         // Written as it is built, one operation at a time.
         write_json(&report, &explanation, &options, &mut stdout)

@@ -83,6 +83,11 @@ impl Explanation<'_> {
         self.ahead = RefCell::new(built.into_iter());
     }
 
+    /// The next entry built ahead ([`Explanation::keep_entries`]), if any.
+    pub(crate) fn built_ahead(&self) -> Option<OperationAnswer> {
+        self.ahead.borrow_mut().next()
+    }
+
     /// The entry of `e`: the next one built ahead, else built now by `entries`.
     pub(crate) fn entry(&self, entries: &mut Entries<'_>, e: &ExplainedError<'_>) -> OperationAnswer {
         let ahead = self.ahead.borrow_mut().next();

@@ -7,21 +7,23 @@ use super::explanation::{ExplainOptions, Explanation};
 use super::pretty::Pretty;
 use crate::analysis::sanitize::sanitize_line;
 use crate::answer::{
-    Entries, ErrorAnswer, ExplainedError, HeadroomEntry, LateAnswer, LogFailureAnswer, PeakAnswer, ReportAnswer,
-    TruePeaks,
+    Entries, ErrorAnswer, Found, HeadroomEntry, LateAnswer, LogFailureAnswer, MemorySectionAnswer, OperationAnswer,
+    PeakAnswer, Picture, ReportAnswer, TruePeaks,
 };
 use crate::report::MemoryReport;
 use serde::Serialize;
-use serde::ser::{SerializeSeq, Serializer};
-use std::cell::RefCell;
 use std::io::{self, Write};
 
-/// The whole document.
+/// The document's keys before its operations.
 #[derive(Serialize)]
-struct Document<'r, 'a> {
+struct Head<'r> {
     memory_report: MemoryReportJson<'r>,
     perf_report: Option<PerfReportJson>,
-    operations: OperationEntries<'r, 'a>,
+}
+
+/// The document's keys after its operations.
+#[derive(Serialize)]
+struct Tail<'r> {
     unattached_errors: Vec<ErrorAnswer>,
     /// Present with `--log` beside a report only: its failures no operation took.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -55,37 +57,16 @@ struct PerfReportJson {
     reason: Option<String>,
 }
 
-/// The operations array, streamed: each entry is built as it is written and dropped once it is;
-/// what it could not give is kept for the exit status.
-struct OperationEntries<'r, 'a> {
-    explanation: &'r Explanation<'a>,
-    operations: &'r [ExplainedError<'a>],
-    entries: RefCell<Entries<'r>>,
-}
-
-impl Serialize for OperationEntries<'_, '_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.operations.len()))?;
-        for e in self.operations {
-            let entry = self.explanation.entry(&mut self.entries.borrow_mut(), e);
-            self.explanation.note_unavailable(&entry);
-            seq.serialize_element(&entry)?;
-        }
-        seq.end()
-    }
-}
-
 /// Writes the errors of a report to `out` as one pretty-printed JSON document and a newline,
 /// an operation at a time; stops at the first write that fails.
 pub fn write_json(
     report: &MemoryReport,
     explanation: &Explanation<'_>,
     options: &ExplainOptions,
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
 ) -> io::Result<()> {
     let selection = &explanation.selection;
-    let entries = Entries::new(report, options.hex);
-    let document = Document {
+    let head = Head {
         memory_report: MemoryReportJson {
             report: ReportAnswer::new(report),
             peak: explanation.peaks.as_ref().map(|p| p.peak.as_slice()),
@@ -102,16 +83,131 @@ pub fn write_json(
             link: l.state().as_str(),
             reason: l.reason(),
         }),
+    };
+    // `{` and the head's keys, its closing line left for the operations to follow.
+    let laid = laid_out(&head, 0)?;
+    out.write_all(laid.strip_suffix(b"\n}").expect("an object with keys ends on a line of its own"))?;
+    out.write_all(b",\n  \"operations\": ")?;
+    write_operations(report, explanation, options, out)?;
+    let tail = Tail {
         unattached_errors: selection.unattached.iter().map(|e| ErrorAnswer::new(e, options.hex)).collect(),
-        operations: OperationEntries { explanation, operations: &selection.operations, entries: RefCell::new(entries) },
         log_failures: report
             .log()
             .map(|_| report.unjoined_log_failures().map(|f| LogFailureAnswer::new(f, options.hex)).collect()),
         late: explanation.late.as_ref(),
     };
-    let mut serializer = serde_json::Serializer::with_formatter(&mut *out, Pretty::default());
-    document.serialize(&mut serializer)?;
+    // The tail's keys after a comma where its `{` would open it.
+    out.write_all(b",")?;
+    tail.serialize(&mut serde_json::Serializer::with_formatter(&mut Opened::new(&mut *out), Pretty::default()))?;
     out.write_all(b"\n")
+}
+
+/// The operations array at the document's first level, an entry at a time: each built as it is
+/// written and dropped once it is; what it could not give is kept for the exit status.
+fn write_operations(
+    report: &MemoryReport,
+    explanation: &Explanation<'_>,
+    options: &ExplainOptions,
+    out: &mut (impl Write + Send),
+) -> io::Result<()> {
+    let operations = &explanation.selection.operations;
+    if operations.is_empty() {
+        return out.write_all(b"[]");
+    }
+    out.write_all(b"[")?;
+    let mut entries = Entries::new(report, options.hex);
+    for (k, e) in operations.iter().enumerate() {
+        out.write_all(if k == 0 { b"\n    " } else { b",\n    " })?;
+        let entry = match explanation.built_ahead() {
+            Some(entry) => write_entry(entry, out)?,
+            None => report.in_one_read(|| match entries.picture(e) {
+                Picture::Whole(entry) => write_entry(*entry, out),
+                Picture::Found(found) if report.threads() >= 2 => write_beside(&mut entries, found, out),
+                Picture::Found(found) => write_entry(entries.finish(found), out),
+            })?,
+        };
+        explanation.note_unavailable(&entry);
+    }
+    out.write_all(b"\n  ]")
+}
+
+/// An entry of the operations array (its second level), written; then given back.
+fn write_entry(entry: OperationAnswer, out: &mut impl Write) -> io::Result<OperationAnswer> {
+    entry.serialize(&mut serde_json::Serializer::with_formatter(&mut *out, Pretty::at(ENTRY_LEVEL)))?;
+    Ok(entry)
+}
+
+/// An entry whose memory at the failure is found, written while its fixes replay: its keys up
+/// to `memory` first, then the memory laid out on another thread as the fixes replay on this
+/// one, then the rest. The same bytes as [`write_entry`] writes of the finished entry.
+fn write_beside(
+    entries: &mut Entries<'_>,
+    found: Box<Found>,
+    out: &mut (impl Write + Send),
+) -> io::Result<OperationAnswer> {
+    let mut before = found.entry().clone();
+    before.memory =
+        Some(MemorySectionAnswer { memory: None, fixes: Vec::new(), memory_at_start: None, lines: Vec::new() });
+    let before = laid_out_entry(&before)?;
+    out.write_all(&before.0[..before.1])?;
+    let (mut entry, written) = entries.finish_beside(found, |memory| {
+        memory.serialize(&mut serde_json::Serializer::with_formatter(&mut *out, Pretty::at(ENTRY_LEVEL + 1)))
+    });
+    written?;
+    let memory = entry.memory.as_mut().and_then(|s| s.memory.take());
+    let (laid, at) = laid_out_entry(&entry)?;
+    debug_assert_eq!(laid[..at], before.0[..before.1], "the keys before the memory are the same after the replay");
+    out.write_all(&laid[at + b"null".len()..])?;
+    if let Some(s) = entry.memory.as_mut() {
+        s.memory = memory;
+    }
+    Ok(entry)
+}
+
+/// An entry laid out without its memory (`null`), and where that value starts.
+fn laid_out_entry(entry: &OperationAnswer) -> io::Result<(Vec<u8>, usize)> {
+    const KEY: &[u8] = b"\n      \"memory\": null";
+    let laid = laid_out(entry, ENTRY_LEVEL)?;
+    let at = laid.windows(KEY.len()).position(|w| w == KEY).expect("an entry with a memory section has its key");
+    Ok((laid, at + KEY.len() - b"null".len()))
+}
+
+/// The level of the operations' entries in the document (in its `operations` array).
+const ENTRY_LEVEL: usize = 2;
+
+/// `value` laid out as it would be at `level` of the document.
+fn laid_out(value: &impl Serialize, level: usize) -> io::Result<Vec<u8>> {
+    let mut laid = Vec::new();
+    value.serialize(&mut serde_json::Serializer::with_formatter(&mut laid, Pretty::at(level)))?;
+    Ok(laid)
+}
+
+/// A writer that drops the `{` its first write opens with (the tail's keys continue the
+/// document's object).
+struct Opened<'w, W> {
+    out: &'w mut W,
+    opened: bool,
+}
+
+impl<'w, W: Write> Opened<'w, W> {
+    fn new(out: &'w mut W) -> Self {
+        Self { out, opened: false }
+    }
+}
+
+impl<W: Write> Write for Opened<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !self.opened && !buf.is_empty() {
+            self.opened = true;
+            debug_assert_eq!(buf[0], b'{');
+            return Ok(1);
+        }
+        self.out.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// The document of [`write_json`] as a string.

@@ -25,6 +25,11 @@ pub(crate) struct Pretty {
 }
 
 impl Pretty {
+    /// The layout of a value written at `level` of a document (inside `level` arrays or objects).
+    pub(crate) fn at(level: usize) -> Self {
+        Self { level, has_value: false }
+    }
+
     /// A line break (after a comma, unless `first`) and the current indentation.
     fn line<W: ?Sized + Write>(&self, out: &mut W, first: bool) -> io::Result<()> {
         self.break_at(out, self.level, usize::from(first))

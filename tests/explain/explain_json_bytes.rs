@@ -42,6 +42,32 @@ fn the_document_of_a_small_report_byte_for_byte() {
     assert_eq!(String::from_utf8(o.stdout).unwrap(), expected);
 }
 
+/// Every recorded report of `fixtures/real` and `fixtures/models`: the document written with each
+/// failure's memory laid out on another thread while its fixes replay (`--threads 2`) is byte for
+/// byte the one written on one thread, and both are serde_json's pretty layout of themselves.
+#[test]
+fn a_memory_laid_out_while_its_fixes_replay_writes_the_same_document() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let (mut reports, mut memories) = (0, 0);
+    for group in ["real", "models"] {
+        let mut folders: Vec<_> = std::fs::read_dir(fixtures.join(group)).unwrap().map(|e| e.unwrap().path()).collect();
+        folders.sort();
+        for folder in folders.iter().filter(|f| f.join("db.sqlite").is_file()) {
+            let folder = folder.to_str().unwrap();
+            let one = run(&["explain", "--json", "--threads", "1", folder], None);
+            let two = run(&["explain", "--json", "--threads", "2", folder], None);
+            assert_eq!(one.status.code(), Some(0), "{folder}: {}", String::from_utf8_lossy(&one.stderr));
+            assert!(one.stdout == two.stdout, "{folder}: the documents differ");
+            let document: serde_json::Value = serde_json::from_slice(&two.stdout).unwrap();
+            let laid = serde_json::to_string_pretty(&document).unwrap() + "\n";
+            assert!(laid.as_bytes() == two.stdout, "{folder}: not serde_json's layout");
+            reports += 1;
+            memories += document["operations"].as_array().unwrap().iter().filter(|e| e["memory"].is_object()).count();
+        }
+    }
+    assert!(reports >= 38 && memories >= 29, "{reports} reports, {memories} memories at a failure");
+}
+
 #[test]
 fn a_reader_that_goes_away_ends_it_quietly() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ttnn-tui"))
