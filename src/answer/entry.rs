@@ -176,6 +176,11 @@ impl Found {
     pub fn entry(&self) -> &OperationAnswer {
         &self.entry
     }
+
+    /// How many buffers were live at the failure: what laying its memory out costs.
+    pub fn live_buffers(&self) -> usize {
+        self.memory.live_buffers.len()
+    }
 }
 
 /// Builds operation entries one at a time: the graph-only pass runs once, for the first failure

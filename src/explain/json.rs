@@ -122,7 +122,9 @@ fn write_operations(
             Some(entry) => write_entry(entry, out)?,
             None => report.in_one_read(|| match entries.picture(e) {
                 Picture::Whole(entry) => write_entry(*entry, out),
-                Picture::Found(found) if report.threads() >= 2 => write_beside(&mut entries, found, out),
+                Picture::Found(found) if report.threads() >= 2 && found.live_buffers() >= BESIDE_FROM => {
+                    write_beside(&mut entries, found, out)
+                }
                 Picture::Found(found) => write_entry(entries.finish(found), out),
             })?,
         };
@@ -171,6 +173,11 @@ fn laid_out_entry(entry: &OperationAnswer) -> io::Result<(Vec<u8>, usize)> {
     let at = laid.windows(KEY.len()).position(|w| w == KEY).expect("an entry with a memory section has its key");
     Ok((laid, at + KEY.len() - b"null".len()))
 }
+
+/// From this many live buffers at a failure, its memory is laid out on another thread while its
+/// fixes replay ([`write_beside`]); below, a thread and the entry's keys laid out twice cost more
+/// than they save, and the replay's own workers want the cores.
+const BESIDE_FROM: usize = 1024;
 
 /// The level of the operations' entries in the document (in its `operations` array).
 const ENTRY_LEVEL: usize = 2;

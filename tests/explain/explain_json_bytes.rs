@@ -42,11 +42,11 @@ fn the_document_of_a_small_report_byte_for_byte() {
     assert_eq!(String::from_utf8(o.stdout).unwrap(), expected);
 }
 
-/// Every recorded report of `fixtures/real` and `fixtures/models`: the document written with each
-/// failure's memory laid out on another thread while its fixes replay (`--threads 2`) is byte for
-/// byte the one written on one thread, and both are serde_json's pretty layout of themselves.
+/// Every recorded report of `fixtures/real` and `fixtures/models`: the document written with two
+/// threads is byte for byte the one written on one, and both are serde_json's pretty layout of
+/// themselves.
 #[test]
-fn a_memory_laid_out_while_its_fixes_replay_writes_the_same_document() {
+fn every_recorded_report_writes_the_same_document_on_one_thread_and_two() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let (mut reports, mut memories) = (0, 0);
     for group in ["real", "models"] {
@@ -66,6 +66,37 @@ fn a_memory_laid_out_while_its_fixes_replay_writes_the_same_document() {
         }
     }
     assert!(reports >= 38 && memories >= 29, "{reports} reports, {memories} memories at a failure");
+}
+
+/// A failure with 1 102 live L1 buffers (a simulated run, and 1 100 small buffers more in the
+/// failed operation's snapshot), past which its memory is laid out on another thread while its
+/// fixes replay: the document is byte for byte the one written on one thread.
+#[test]
+fn a_large_memory_laid_out_while_its_fixes_replay_writes_the_same_document() {
+    let dir = TempDir::new("json-beside");
+    let mut sim = Sim::new(Era::DecoratorWithErrors, Options::default(), 1);
+    sim.weight("w", 0, BufferType::L1, 100_000);
+    sim.run(SimOp::new("ttnn.embedding", "EmbeddingsDeviceOperation").input("w").output("a", BufferType::L1, 400_000));
+    let failed =
+        sim.fail(SimOp::new("ttnn.matmul", "MatmulDeviceOperation").input("w").output("c", BufferType::L1, 1_000_000));
+    let more = format!(
+        "INSERT INTO buffers (operation_id, device_id, address, max_size_per_bank, buffer_type, buffer_layout) \
+         WITH RECURSIVE k(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM k WHERE n < 1099) \
+         SELECT {failed}, 0, 101440 + 32 * n, 32, {}, NULL FROM k",
+        BufferType::L1.code()
+    );
+    sim.report().sql(&more).write_to(dir.path());
+    let folder = dir.path().to_str().unwrap();
+    let one = run(&["explain", "--json", "--threads", "1", folder], None);
+    let two = run(&["explain", "--json", "--threads", "2", folder], None);
+    assert_eq!(two.status.code(), Some(0), "{}", String::from_utf8_lossy(&two.stderr));
+    assert!(one.stdout == two.stdout, "the documents differ");
+    let document: serde_json::Value = serde_json::from_slice(&two.stdout).unwrap();
+    let entry = &document["operations"][0];
+    assert_eq!(entry["memory"]["live_buffers"].as_array().map(Vec::len), Some(1102));
+    assert!(entry["fixes"][0]["outcome"].is_string(), "a fix was replayed beside: {}", entry["fixes"]);
+    let laid = serde_json::to_string_pretty(&document).unwrap() + "\n";
+    assert!(laid.as_bytes() == two.stdout, "not serde_json's layout");
 }
 
 #[test]
