@@ -124,3 +124,61 @@ fn unreadable_stack_traces_are_said_and_fail_the_run() {
         format!("error: operation 12 ttnn.conv2d: {}: {}\n", line.trim_start(), db.display())
     );
 }
+
+/// A run whose second operation has a long captured graph (sixty temporary buffers) and leaves
+/// nothing live; the third fails where freeing the first one's output, never used again, would
+/// make room. The second graph's overflow chain is then cut on disk (its first overflow page
+/// points past the file's end): the memory at the failure reads, the fix's replay through the
+/// second operation does not.
+fn unreadable_replay(dir: &Path) -> PathBuf {
+    use support::BufferType;
+    use support::sim::{Era, Options, Sim, SimOp};
+    let mut sim = Sim::new(Era::DecoratorWithErrors, Options::default(), 1);
+    sim.weight("w", 0, BufferType::L1, 100_000);
+    sim.run(SimOp::new("ttnn.embedding", "EmbeddingsDeviceOperation").input("w").output("a", BufferType::L1, 400_000));
+    let long = (0..60)
+        .fold(SimOp::new("ttnn.reshard", "ReshardDeviceOperation").input("w"), |op, _| op.temp(BufferType::L1, 2048));
+    sim.run(long);
+    sim.fail(SimOp::new("ttnn.matmul", "MatmulDeviceOperation").input("w").output("c", BufferType::L1, 1_000_000));
+    sim.write_to(dir);
+    let db = dir.join("db.sqlite");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let page_size: u64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+    let first_overflow: u64 = conn
+        .query_row(
+            "SELECT pageno FROM dbstat WHERE name = 'captured_graph' AND pagetype = 'overflow' ORDER BY path LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .expect("the long graph spills onto overflow pages");
+    drop(conn);
+    let mut bytes = std::fs::read(&db).unwrap();
+    let start = ((first_overflow - 1) * page_size) as usize;
+    bytes[start..start + 4].copy_from_slice(&0x00ff_ffffu32.to_be_bytes());
+    std::fs::write(&db, bytes).unwrap();
+    db
+}
+
+#[test]
+fn an_unreadable_replay_keeps_the_memory_and_says_the_fixes_are_unavailable() {
+    let dir = TempDir::new("unreadable-replay");
+    let db = unreadable_replay(dir.path());
+    let o = run(&["explain", "--json", dir.path().to_str().unwrap()], None);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let document: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the whole document is written");
+    let entry = &document["operations"][0];
+    assert_eq!(entry["operation_id"], 3);
+    assert_eq!(entry["memory"]["buffer_type"], "L1", "the memory at the failure is kept");
+    assert_eq!(entry["fixes"], serde_json::json!([]));
+    let unavailable = entry["unavailable"].as_array().expect("the entry says what it could not give");
+    assert_eq!(unavailable.len(), 1, "{unavailable:?}");
+    assert_eq!(unavailable[0]["section"], "fixes");
+    let reason = unavailable[0]["error"].as_str().unwrap();
+    assert!(reason.starts_with("cannot read the run's records") && reason.contains("malformed"), "{reason}");
+    assert_eq!(stderr, format!("error: operation 3 ttnn.matmul: Fixes unavailable: {reason}: {}\n", db.display()));
+    let text = run(&["explain", "--color", "never", dir.path().to_str().unwrap()], None);
+    let text = String::from_utf8(text.stdout).unwrap();
+    let fixes = text.find(&format!("\n  Fixes unavailable: {reason}\n")).expect(&text);
+    assert!(text[..fixes].contains("\n  At the failure (after-failure snapshot"), "the memory is said before: {text}");
+}
