@@ -4,7 +4,7 @@
 
 use super::advice::FixAnswer;
 use super::failure::FailureAnswer;
-use super::memory::{MemoryAnswer, SnapshotAnswer};
+use super::memory::{MemoryAnswer, SnapshotAnswer, WrittenMemory};
 use super::sections::MemorySections;
 use super::select::ExplainedError;
 use crate::analysis::beside::operation_note;
@@ -234,28 +234,25 @@ impl<'r> Entries<'r> {
     pub fn finish(&mut self, found: Box<Found>) -> OperationAnswer {
         let fixes = self.sections.fixes(found.index, &found.memory);
         let answer = MemoryAnswer::new(&found.memory);
-        self.complete(found, answer, fixes)
+        self.complete(found, Some(answer), fixes)
     }
 
-    /// [`Self::finish`] with the memory's answer built on another thread while the fixes replay,
-    /// and given there to `beside` (a writer lays it out meanwhile): the entry and what `beside`
-    /// gave.
+    /// [`Self::finish`] with the memory's answer given, as it is written
+    /// ([`MemoryAnswer::written`]), to `beside` on another thread while the fixes replay (a
+    /// writer lays it out meanwhile): the entry, without the memory's answer `beside` was given,
+    /// and what `beside` gave.
     pub fn finish_beside<R: Send>(
         &mut self,
         found: Box<Found>,
-        beside: impl FnOnce(&MemoryAnswer) -> R + Send,
+        beside: impl FnOnce(&WrittenMemory<'_>) -> R + Send,
     ) -> (OperationAnswer, R) {
         let (memory, sections) = (&*found.memory, &self.sections);
-        let (fixes, (answer, given)) = std::thread::scope(|s| {
-            let worker = s.spawn(move || {
-                let answer = MemoryAnswer::new(memory);
-                let given = beside(&answer);
-                (answer, given)
-            });
+        let (fixes, given) = std::thread::scope(|s| {
+            let worker = s.spawn(move || beside(&MemoryAnswer::written(memory)));
             let fixes = sections.fixes(found.index, memory);
             (fixes, worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
         });
-        (self.complete(found, answer, fixes), given)
+        (self.complete(found, None, fixes), given)
     }
 
     /// The entry with its memory section: the memory's answer, the fixes replayed (or why they
@@ -263,7 +260,7 @@ impl<'r> Entries<'r> {
     fn complete(
         &self,
         found: Box<Found>,
-        answer: MemoryAnswer,
+        answer: Option<MemoryAnswer>,
         fixes: Result<Vec<ReplayedAdvice>, ReportError>,
     ) -> OperationAnswer {
         let Found { mut entry, memory, .. } = *found;
@@ -275,7 +272,7 @@ impl<'r> Entries<'r> {
         // The text says the first few that the user can act on; JSON has them all (§9.2).
         let sentences: Vec<String> = text_lines(&fixes).map(|(k, _)| answers[k].sentence.clone()).collect();
         let lines = failure_lines_with_fixes(&memory, &sentences, self.hex);
-        entry.memory = Some(MemorySectionAnswer { memory: Some(answer), fixes: answers, memory_at_start: None, lines });
+        entry.memory = Some(MemorySectionAnswer { memory: answer, fixes: answers, memory_at_start: None, lines });
         entry
     }
 

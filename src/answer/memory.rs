@@ -10,9 +10,10 @@ use crate::analysis::messages::reason::Reason;
 use crate::analysis::shared_text::SharedText;
 use serde::Serialize;
 
-/// The MEMORY object of docs/rules/memory.md §8: the memory at a failure.
+/// The MEMORY object of docs/rules/memory.md §8: the memory at a failure. Its two long lists
+/// are vectors, or made an entry at a time as they are written ([`MemoryAnswer::written`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MemoryAnswer {
+pub struct MemoryAnswer<L = Vec<LiveBufferAnswer>, F = Vec<BlockAnswer>> {
     /// The device the failure is placed on.
     pub device_id: u64,
     /// The buffer type that failed.
@@ -22,10 +23,10 @@ pub struct MemoryAnswer {
     snapshot_operation_id: Option<u64>,
     region: RegionAnswer,
     /// The buffers live at the failure, biggest first.
-    pub live_buffers: Vec<LiveBufferAnswer>,
+    pub live_buffers: L,
     used_per_bank: u64,
     /// The free blocks of the region, in address order.
-    pub free_blocks: Vec<BlockAnswer>,
+    pub free_blocks: F,
     largest_free_block: Option<u64>,
     check: CheckAnswer,
     reason: Option<Reason>,
@@ -166,9 +167,37 @@ struct CircularBufferAnswer {
     device_operation: Option<String>,
 }
 
+/// A list of answers made one at a time as it is written, each from an item of the picture.
+pub struct EachOf<'m, T, A>(&'m [T], fn(&T) -> A);
+
+impl<T, A: Serialize> Serialize for EachOf<'_, T, A> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(self.1))
+    }
+}
+
+/// [`MemoryAnswer`] as it is written: its lists made an entry at a time (150 000 live buffers'
+/// answers are never held at once).
+pub type WrittenMemory<'m> = MemoryAnswer<EachOf<'m, LiveBuffer, LiveBufferAnswer>, EachOf<'m, Block, BlockAnswer>>;
+
 impl MemoryAnswer {
     /// The MEMORY object of docs/rules/memory.md §8 for the memory at a failure.
     pub fn new(m: &MemoryAtFailure) -> Self {
+        let live = m.live_buffers.iter().map(LiveBufferAnswer::new).collect();
+        MemoryAnswer::with_lists(m, live, m.map.free_blocks.iter().map(BlockAnswer::new).collect())
+    }
+
+    /// [`Self::new`] as JSON writes it: the same keys and values, its lists made as they are
+    /// serialised.
+    pub fn written(m: &MemoryAtFailure) -> WrittenMemory<'_> {
+        let live = EachOf(m.live_buffers.as_slice(), LiveBufferAnswer::new as fn(&LiveBuffer) -> LiveBufferAnswer);
+        MemoryAnswer::with_lists(m, live, EachOf(m.map.free_blocks.as_slice(), BlockAnswer::new))
+    }
+}
+
+impl<L, F> MemoryAnswer<L, F> {
+    /// The answer of `m` with its two lists given.
+    fn with_lists(m: &MemoryAtFailure, live_buffers: L, free_blocks: F) -> Self {
         let region = &m.map.region;
         Self {
             device_id: m.device_id,
@@ -177,9 +206,9 @@ impl MemoryAnswer {
             basis: m.basis.as_str(),
             snapshot_operation_id: m.snapshot_operation_id,
             region: RegionAnswer { start: region.start, end: region.end, source: region.source.map(|s| s.as_str()) },
-            live_buffers: m.live_buffers.iter().map(LiveBufferAnswer::new).collect(),
+            live_buffers,
             used_per_bank: m.map.used_per_bank,
-            free_blocks: m.map.free_blocks.iter().map(BlockAnswer::new).collect(),
+            free_blocks,
             largest_free_block: m.map.largest_free_block,
             check: CheckAnswer {
                 status: m.check.status.as_str(),

@@ -32,7 +32,7 @@ pub use failure::{FailureAnswer, FiguresAnswer};
 pub use headroom::{FirstFailureAnswer, HeadroomAnswer, HeadroomEntry, headroom_of, read_headroom};
 pub use late::{LateAnswer, LateFailureAnswer, LateSummaryAnswer, LateTensorAnswer, read_late, read_late_beside};
 pub use log::{LogAnswer, LogFailureAnswer, LogSummaryAnswer, MAX_LINE_BYTES, OtherErrorAnswer, scan_log};
-pub use memory::{BlockAnswer, LiveBufferAnswer, MemoryAnswer, SnapshotAnswer};
+pub use memory::{BlockAnswer, EachOf, LiveBufferAnswer, MemoryAnswer, SnapshotAnswer, WrittenMemory};
 pub use operation::{
     MemoryAfterAnswer, OperationDetailAnswer, OperationListing, PerfRowsAnswer, find_operations, memory_after,
     operation_detail,

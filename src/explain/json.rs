@@ -152,17 +152,14 @@ fn write_beside(
         Some(MemorySectionAnswer { memory: None, fixes: Vec::new(), memory_at_start: None, lines: Vec::new() });
     let before = laid_out_entry(&before)?;
     out.write_all(&before.0[..before.1])?;
-    let (mut entry, written) = entries.finish_beside(found, |memory| {
+    let (entry, written) = entries.finish_beside(found, |memory| {
         memory.serialize(&mut serde_json::Serializer::with_formatter(&mut *out, Pretty::at(ENTRY_LEVEL + 1)))
     });
     written?;
-    let memory = entry.memory.as_mut().and_then(|s| s.memory.take());
+    // The entry comes without the memory's answer: its `null` is where the memory was written.
     let (laid, at) = laid_out_entry(&entry)?;
     debug_assert_eq!(laid[..at], before.0[..before.1], "the keys before the memory are the same after the replay");
     out.write_all(&laid[at + b"null".len()..])?;
-    if let Some(s) = entry.memory.as_mut() {
-        s.memory = memory;
-    }
     Ok(entry)
 }
 
