@@ -26,16 +26,22 @@ fn damaged_buffers(dir: &Path) -> PathBuf {
     db
 }
 
+/// `explain --json` on a report whose database cannot all be read: it exits 1 and still writes
+/// the whole document; its first operation's entry and stderr.
+fn first_entry_of_a_failed_run(dir: &Path) -> (serde_json::Value, String) {
+    let o = run(&["explain", "--json", dir.to_str().unwrap()], None);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let mut document: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the whole document is written");
+    (document["operations"][0].take(), stderr)
+}
+
 #[test]
 fn an_unreadable_memory_section_is_said_in_the_json_and_fails_the_run() {
     let dir = TempDir::new("unreadable-json");
     let db = damaged_buffers(dir.path());
     let before = std::fs::read(&db).unwrap();
-    let o = run(&["explain", "--json", dir.path().to_str().unwrap()], None);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{stderr}");
-    let document: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the whole document is written");
-    let entry = &document["operations"][0];
+    let (entry, stderr) = first_entry_of_a_failed_run(dir.path());
     assert_eq!(entry["operation_id"], 12);
     assert_eq!(entry["allocation_failure"]["kind"], "bank_out_of_memory");
     assert_eq!(entry["memory"], serde_json::Value::Null);
@@ -163,11 +169,7 @@ fn unreadable_replay(dir: &Path) -> PathBuf {
 fn an_unreadable_replay_keeps_the_memory_and_says_the_fixes_are_unavailable() {
     let dir = TempDir::new("unreadable-replay");
     let db = unreadable_replay(dir.path());
-    let o = run(&["explain", "--json", dir.path().to_str().unwrap()], None);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{stderr}");
-    let document: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the whole document is written");
-    let entry = &document["operations"][0];
+    let (entry, stderr) = first_entry_of_a_failed_run(dir.path());
     assert_eq!(entry["operation_id"], 3);
     assert_eq!(entry["memory"]["buffer_type"], "L1", "the memory at the failure is kept");
     assert_eq!(entry["fixes"], serde_json::json!([]));
