@@ -23,6 +23,7 @@ pub mod recent;
 pub mod rows;
 pub mod run_events;
 pub mod run_memory;
+mod second;
 mod tables_at_open;
 pub mod tensor_detail;
 pub(crate) mod tensor_index;

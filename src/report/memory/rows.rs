@@ -14,9 +14,9 @@ use crate::report::error::ReportError;
 use crate::report::store::Store;
 use rusqlite::params;
 use rusqlite::types::ValueRef;
-use std::cell::{OnceCell, RefCell};
+use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// At most this many `buffers` rows of one operation are read for a picture of memory.
 pub(crate) const SNAPSHOT_ROWS: usize = 250_000;
@@ -35,8 +35,20 @@ pub(crate) const DRAM_BASE_ROWS: i64 = 200_000;
 /// failure (its picture, its device, each fix's checkpoint) read the same few again and again.
 #[derive(Debug, Default)]
 pub(crate) struct SnapshotCache {
-    dram_base: OnceCell<IntMap<u64, Vec<(u64, u64)>>>,
+    /// Shared with the report's second connection ([`SnapshotCache::sharing_dram_base`]): one
+    /// read of the rows serves both threads, the later one waiting for it.
+    dram_base: Arc<Mutex<Option<Arc<DramBase>>>>,
     recent: RefCell<VecDeque<Kept>>,
+}
+
+/// The DRAM rows by device: each operation id with rows and the lowest address up to it.
+type DramBase = IntMap<u64, Vec<(u64, u64)>>;
+
+impl SnapshotCache {
+    /// An empty cache that shares this one's DRAM base, read or to read.
+    pub(crate) fn sharing_dram_base(&self) -> Self {
+        Self { dram_base: self.dram_base.clone(), recent: RefCell::default() }
+    }
 }
 
 /// A snapshot kept: its operation and rank, its rows and the note of rows cut.
@@ -165,17 +177,15 @@ impl Snapshots<'_> {
     /// allocator's first buffer sits at its base, and the run's first rows record it); a bounded
     /// read, however large the table, made once for the report's rank ([`DramBaseCache`]).
     pub(crate) fn lowest_dram_address(&self, n: u64, device: u64, rank: u32) -> rusqlite::Result<Option<u64>> {
-        let read;
-        let base = match (rank == self.store.rank, self.cache.dram_base.get()) {
-            (true, Some(base)) => base,
-            (true, None) => {
-                let _ = self.cache.dram_base.set(self.dram_base_rows(rank)?);
-                self.cache.dram_base.get().expect("just set")
+        let base = match rank == self.store.rank {
+            true => {
+                let mut kept = self.cache.dram_base.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                match &*kept {
+                    Some(base) => base.clone(),
+                    None => kept.insert(Arc::new(self.dram_base_rows(rank)?)).clone(),
+                }
             }
-            (false, _) => {
-                read = self.dram_base_rows(rank)?;
-                &read
-            }
+            false => Arc::new(self.dram_base_rows(rank)?),
         };
         let Some(lowest) = base.get(&device) else { return Ok(None) };
         let upto = lowest.partition_point(|&(operation_id, _)| operation_id <= n);
@@ -184,7 +194,7 @@ impl Snapshots<'_> {
 
     /// The valid DRAM rows among the first [`DRAM_BASE_ROWS`] rows of `buffers`, by device: each
     /// operation id with rows and the lowest address up to it, ascending.
-    fn dram_base_rows(&self, rank: u32) -> rusqlite::Result<IntMap<u64, Vec<(u64, u64)>>> {
+    fn dram_base_rows(&self, rank: u32) -> rusqlite::Result<DramBase> {
         let has = |c: &str| self.store.schema.has_column("buffers", c);
         let mut out: IntMap<u64, Vec<(u64, u64)>> = IntMap::default();
         if !self.store.schema.has_table("buffers")

@@ -1,0 +1,45 @@
+//! A second connection to an opened report, sharing what was read at open: for a worker thread
+//! that asks the same questions of the same run beside the report's own thread (print mode
+//! replays one failure's fixes there while the next failure's memory is found).
+
+use super::memory_report::MemoryReport;
+use super::tensors::TensorCache;
+use super::usage::MarkCache;
+use crate::report::store::Store;
+
+impl MemoryReport {
+    /// The report again on a read-only connection of its own, its operations, errors, devices,
+    /// error graphs (shared, not copied) and log as this one read them, its caches empty but for the
+    /// DRAM base (shared: read once for both); none
+    /// when it is held in memory or watched (its tables then change as it is read).
+    pub fn second(&self) -> Option<MemoryReport> {
+        let database = self.store.database.as_deref()?;
+        if self.is_watched() {
+            return None;
+        }
+        let (conn, _) = crate::report::database::open_database(database).ok()?;
+        let mut store = Store::new(conn, self.store.rank).ok()?;
+        store.database = Some(database.to_path_buf());
+        store.rows_in_operation_order = self.store.rows_in_operation_order;
+        store.one_rank = self.store.one_rank;
+        store.threads = self.store.threads;
+        store.chunk = self.store.chunk;
+        Some(MemoryReport {
+            source: self.source.clone(),
+            name: self.name.clone(),
+            schema_version: self.schema_version.clone(),
+            warnings: self.warnings.clone(),
+            operations: self.operations.clone(),
+            errors: self.errors.clone(),
+            devices: self.devices.clone(),
+            error_graphs: self.error_graphs.clone(),
+            store,
+            watch: None,
+            tensor_cache: TensorCache::default(),
+            marks: MarkCache::default(),
+            snapshot_cache: self.snapshot_cache.sharing_dram_base(),
+            log: self.log.clone(),
+            unjoined_log: self.unjoined_log.clone(),
+        })
+    }
+}
