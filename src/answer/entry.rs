@@ -164,11 +164,11 @@ pub enum Picture {
 /// An entry whose memory at the failure is found, its fixes still to replay.
 pub struct Found {
     /// The entry without its memory section.
-    entry: OperationAnswer,
+    pub(super) entry: OperationAnswer,
     /// The operation's index.
-    index: usize,
+    pub(super) index: usize,
     /// The memory at its failure.
-    memory: Box<MemoryAtFailure>,
+    pub(super) memory: Box<MemoryAtFailure>,
 }
 
 impl Found {
@@ -230,6 +230,11 @@ impl<'r> Entries<'r> {
         Picture::Whole(Box::new(entry))
     }
 
+    /// The fixes of a memory found at the failure, replayed.
+    pub(super) fn fixes_of(&self, found: &Found) -> Result<Vec<ReplayedAdvice>, ReportError> {
+        self.sections.fixes(found.index, &found.memory)
+    }
+
     /// The entry of a memory found at the failure: its fixes replayed, its answer built.
     pub fn finish(&mut self, found: Box<Found>) -> OperationAnswer {
         let fixes = self.sections.fixes(found.index, &found.memory);
@@ -257,7 +262,7 @@ impl<'r> Entries<'r> {
 
     /// The entry with its memory section: the memory's answer, the fixes replayed (or why they
     /// could not be: the memory stays), the section's sentences.
-    fn complete(
+    pub(super) fn complete(
         &self,
         found: Box<Found>,
         answer: Option<MemoryAnswer>,

@@ -6,6 +6,7 @@
 //! (`Unavailable`), never left as a silent null.
 
 mod advice;
+mod ahead;
 mod diff;
 mod entry;
 mod failure;
@@ -24,6 +25,7 @@ mod true_peak;
 mod whatif;
 
 pub use advice::{FixAnswer, failure_advice, your_fixes};
+pub use ahead::{ENTRIES_BESIDE_FROM, Finishing, Ready, each_entry};
 pub use diff::{Compared, DiffAnswer, PeakPair, Run, Side, compare_opened, compare_runs, diff_error, open_side};
 pub use entry::{
     Entries, ErrorAnswer, Found, LogPlaceAnswer, MemorySectionAnswer, OperationAnswer, Picture, Unavailable,

@@ -2,12 +2,13 @@
 //! and peaks asked for, and what the report could not give, kept for stderr.
 
 use crate::answer::{
-    Entries, ExplainedError, HeadroomAnswer, LateAnswer, OperationAnswer, PeaksAnswer, Selection, TruePeaks,
-    Unavailable, headroom_of, true_peaks_of,
+    ENTRIES_BESIDE_FROM, Entries, ExplainedError, HeadroomAnswer, LateAnswer, OperationAnswer, PeaksAnswer, Selection,
+    TruePeaks, Unavailable, headroom_of, true_peaks_of,
 };
 use crate::report::perf::linked::LinkedReports;
 use crate::report::{MemoryReport, ReportError};
 use std::cell::RefCell;
+use std::time::Duration;
 
 /// What to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -37,6 +38,11 @@ pub struct Explanation<'a> {
     /// The operations' entries built ahead of writing, in order ([`Explanation::keep_entries`]);
     /// the writers take them instead of building each as they write it.
     ahead: RefCell<std::vec::IntoIter<OperationAnswer>>,
+    /// How long the entries left must be expected to take for a worker to build every second one
+    /// ([`crate::answer::each_entry`]).
+    beside_from: Duration,
+    /// How many entries the worker built as they were written.
+    built_beside: std::cell::Cell<usize>,
 }
 
 /// Collects what to print; `Err` names an `--operation` id the report does not have. The memory
@@ -54,6 +60,8 @@ pub fn collect<'a>(
         passing: None,
         unavailable: RefCell::new(Vec::new()),
         ahead: RefCell::new(Vec::new().into_iter()),
+        beside_from: ENTRIES_BESIDE_FROM,
+        built_beside: std::cell::Cell::new(0),
     })
 }
 
@@ -81,6 +89,32 @@ impl Explanation<'_> {
     /// Keeps entries built by [`Explanation::entries_ahead`] for the writers.
     pub fn keep_entries(&mut self, built: Vec<OperationAnswer>) {
         self.ahead = RefCell::new(built.into_iter());
+    }
+
+    /// Builds every second entry on a worker once the entries left are expected to take `from`
+    /// (zero: from the first; [`ENTRIES_BESIDE_FROM`] by default): tests and benchmarks set it.
+    pub fn build_beside_from(&mut self, from: Duration) {
+        self.beside_from = from;
+    }
+
+    /// See [`Explanation::build_beside_from`].
+    pub(crate) fn entries_beside_from(&self) -> Duration {
+        self.beside_from
+    }
+
+    /// How many entries a worker built while they were written ([`Explanation::build_beside_from`]).
+    pub fn built_beside(&self) -> usize {
+        self.built_beside.get()
+    }
+
+    /// Counts entries a worker built as they were written.
+    pub(crate) fn note_built_beside(&self, built: usize) {
+        self.built_beside.set(self.built_beside.get() + built);
+    }
+
+    /// Whether entries were built ahead ([`Explanation::keep_entries`]) and are still to write.
+    pub(crate) fn has_built_ahead(&self) -> bool {
+        self.ahead.borrow().len() > 0
     }
 
     /// The next entry built ahead ([`Explanation::keep_entries`]), if any.

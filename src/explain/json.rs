@@ -7,8 +7,8 @@ use super::explanation::{ExplainOptions, Explanation};
 use super::pretty::Pretty;
 use crate::analysis::sanitize::sanitize_line;
 use crate::answer::{
-    Entries, ErrorAnswer, Found, HeadroomEntry, LateAnswer, LogFailureAnswer, MemorySectionAnswer, OperationAnswer,
-    PeakAnswer, Picture, ReportAnswer, TruePeaks,
+    Entries, ErrorAnswer, Finishing, HeadroomEntry, LateAnswer, LogFailureAnswer, MemorySectionAnswer, OperationAnswer,
+    PeakAnswer, Ready, ReportAnswer, TruePeaks, each_entry,
 };
 use crate::report::MemoryReport;
 use serde::Serialize;
@@ -115,20 +115,32 @@ fn write_operations(
         return out.write_all(b"[]");
     }
     out.write_all(b"[")?;
-    let mut entries = Entries::new(report, options.hex);
-    for (k, e) in operations.iter().enumerate() {
-        out.write_all(if k == 0 { b"\n    " } else { b",\n    " })?;
-        let entry = match explanation.built_ahead() {
-            Some(entry) => write_entry(entry, out)?,
-            None => report.in_one_read(|| match entries.picture(e) {
-                Picture::Whole(entry) => write_entry(*entry, out),
-                Picture::Found(found) if report.threads() >= 2 && found.live_buffers() >= BESIDE_FROM => {
-                    write_beside(&mut entries, found, out)
-                }
-                Picture::Found(found) => write_entry(entries.finish(found), out),
-            })?,
-        };
+    let mut written = 0;
+    let mut write = |ready: Ready<'_, '_>| -> io::Result<OperationAnswer> {
+        out.write_all(if written == 0 { b"\n    " } else { b",\n    " })?;
+        written += 1;
+        let entry = match ready {
+            Ready::Whole(entry) => write_entry(*entry, out),
+            Ready::Found(found) if report.threads() >= 2 && found.live_buffers() >= BESIDE_FROM => {
+                write_beside(found, out)
+            }
+            Ready::Found(found) => write_entry(found.finish(), out),
+        }?;
         explanation.note_unavailable(&entry);
+        Ok(entry)
+    };
+    match explanation.has_built_ahead() {
+        true => operations.iter().try_for_each(|e| {
+            let entry = explanation.built_ahead().unwrap_or_else(|| Entries::new(report, options.hex).operation(e));
+            write(Ready::Whole(Box::new(entry))).map(drop)
+        })?,
+        false => explanation.note_built_beside(each_entry(
+            report,
+            options.hex,
+            operations,
+            explanation.entries_beside_from(),
+            &mut write,
+        )?),
     }
     out.write_all(b"\n  ]")
 }
@@ -142,17 +154,13 @@ fn write_entry(entry: OperationAnswer, out: &mut impl Write) -> io::Result<Opera
 /// An entry whose memory at the failure is found, written while its fixes replay: its keys up
 /// to `memory` first, then the memory laid out on another thread as the fixes replay on this
 /// one, then the rest. The same bytes as [`write_entry`] writes of the finished entry.
-fn write_beside(
-    entries: &mut Entries<'_>,
-    found: Box<Found>,
-    out: &mut (impl Write + Send),
-) -> io::Result<OperationAnswer> {
+fn write_beside(found: Finishing<'_, '_>, out: &mut (impl Write + Send)) -> io::Result<OperationAnswer> {
     let mut before = found.entry().clone();
     before.memory =
         Some(MemorySectionAnswer { memory: None, fixes: Vec::new(), memory_at_start: None, lines: Vec::new() });
     let before = laid_out_entry(&before)?;
     out.write_all(&before.0[..before.1])?;
-    let (entry, written) = entries.finish_beside(found, |memory| {
+    let (entry, written) = found.finish_beside(|memory| {
         memory.serialize(&mut serde_json::Serializer::with_formatter(&mut *out, Pretty::at(ENTRY_LEVEL + 1)))
     });
     written?;

@@ -10,6 +10,7 @@ mod live;
 mod support;
 
 mod demo_replay;
+mod entries_beside;
 mod explain_beyond;
 mod explain_cli;
 mod explain_hidden;
