@@ -38,8 +38,9 @@ pub(super) struct Opened {
     /// record no allocator message. Without a REPORT, `explain --log` explains the log alone.
     #[arg(long, value_name = "PATH")]
     pub(super) log: Option<PathBuf>,
-    /// Threads that read every buffers row (the run over time, --peak, --late, free-late)
-    /// [default: the machine's cores].
+    /// Threads that read every buffers row (the run over time, --peak, --late, free-late) and
+    /// share explain's work (a long graph, the entries of many failures) [default: the machine's
+    /// cores].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub(super) threads: Option<u32>,
 }
