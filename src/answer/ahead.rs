@@ -5,7 +5,7 @@
 //! The entries are given in order, each the same as [`Entries::operation`] builds it.
 
 use super::entry::{Entries, Found, OperationAnswer, Picture};
-use super::memory::{MemoryAnswer, WrittenMemory};
+use super::memory::WrittenMemory;
 use super::select::ExplainedError;
 use crate::analysis::memory::whatif::ReplayedAdvice;
 use crate::report::{MemoryReport, ReportError};
@@ -114,11 +114,7 @@ fn write_built<E>(
 ) -> Result<OperationAnswer, E> {
     match built {
         Built::Whole(entry) => write(Ready::Whole(entry)),
-        Built::Found(found, fixes) => {
-            let mut fixes = Some(fixes);
-            let mut replayed = || fixes.take().expect("a failure's fixes are taken once");
-            write(Ready::Found(Finishing { found, fixes: Beside(entries, &mut replayed) }))
-        }
+        Built::Found(found, fixes) => write(Ready::Found(Finishing { found, fixes: Replayed(entries, fixes) })),
     }
 }
 
@@ -168,14 +164,14 @@ pub struct Finishing<'a, 'r> {
     fixes: Source<'a, 'r>,
 }
 
-use Source::{Beside, Here};
+use Source::{Here, Replayed};
 
 /// Where a failure's fixes come from.
 enum Source<'a, 'r> {
-    /// Replayed on this thread by the entries' own sections.
+    /// To replay on this thread by the entries' own sections.
     Here(&'a mut Entries<'r>),
-    /// Replayed on the worker; the function gives them.
-    Beside(&'a Entries<'r>, &'a mut dyn FnMut() -> Fixes),
+    /// Replayed on the worker.
+    Replayed(&'a Entries<'r>, Fixes),
 }
 
 impl Finishing<'_, '_> {
@@ -193,10 +189,7 @@ impl Finishing<'_, '_> {
     pub fn finish(self) -> OperationAnswer {
         match self.fixes {
             Here(entries) => entries.finish(self.found),
-            Beside(entries, fixes) => {
-                let answer = MemoryAnswer::new(&self.found.memory);
-                entries.complete(self.found, Some(answer), fixes())
-            }
+            Replayed(entries, fixes) => entries.finish_with(self.found, fixes),
         }
     }
 
@@ -206,10 +199,7 @@ impl Finishing<'_, '_> {
     pub fn finish_beside<R: Send>(self, beside: impl FnOnce(&WrittenMemory<'_>) -> R + Send) -> (OperationAnswer, R) {
         match self.fixes {
             Here(entries) => entries.finish_beside(self.found, beside),
-            Beside(entries, fixes) => {
-                let given = beside(&MemoryAnswer::written(&self.found.memory));
-                (entries.complete(self.found, None, fixes()), given)
-            }
+            Replayed(entries, fixes) => entries.finish_beside_with(self.found, fixes, beside),
         }
     }
 }

@@ -164,11 +164,11 @@ pub enum Picture {
 /// An entry whose memory at the failure is found, its fixes still to replay.
 pub struct Found {
     /// The entry without its memory section.
-    pub(super) entry: OperationAnswer,
+    entry: OperationAnswer,
     /// The operation's index.
-    pub(super) index: usize,
+    index: usize,
     /// The memory at its failure.
-    pub(super) memory: Box<MemoryAtFailure>,
+    memory: Box<MemoryAtFailure>,
 }
 
 impl Found {
@@ -237,9 +237,30 @@ impl<'r> Entries<'r> {
 
     /// The entry of a memory found at the failure: its fixes replayed, its answer built.
     pub fn finish(&mut self, found: Box<Found>) -> OperationAnswer {
-        let fixes = self.sections.fixes(found.index, &found.memory);
+        let fixes = self.fixes_of(&found);
+        self.finish_with(found, fixes)
+    }
+
+    /// [`Self::finish`] with the fixes replayed elsewhere (`ahead.rs`'s worker).
+    pub(super) fn finish_with(
+        &self,
+        found: Box<Found>,
+        fixes: Result<Vec<ReplayedAdvice>, ReportError>,
+    ) -> OperationAnswer {
         let answer = MemoryAnswer::new(&found.memory);
         self.complete(found, Some(answer), fixes)
+    }
+
+    /// [`Self::finish_beside`] with the fixes replayed elsewhere: `beside` is given the memory's
+    /// answer on this thread.
+    pub(super) fn finish_beside_with<R>(
+        &self,
+        found: Box<Found>,
+        fixes: Result<Vec<ReplayedAdvice>, ReportError>,
+        beside: impl FnOnce(&WrittenMemory<'_>) -> R,
+    ) -> (OperationAnswer, R) {
+        let given = beside(&MemoryAnswer::written(&found.memory));
+        (self.complete(found, None, fixes), given)
     }
 
     /// [`Self::finish`] with the memory's answer given, as it is written
@@ -262,7 +283,7 @@ impl<'r> Entries<'r> {
 
     /// The entry with its memory section: the memory's answer, the fixes replayed (or why they
     /// could not be: the memory stays), the section's sentences.
-    pub(super) fn complete(
+    fn complete(
         &self,
         found: Box<Found>,
         answer: Option<MemoryAnswer>,

@@ -2,8 +2,8 @@
 //! and peaks asked for, and what the report could not give, kept for stderr.
 
 use crate::answer::{
-    ENTRIES_BESIDE_FROM, Entries, ExplainedError, HeadroomAnswer, LateAnswer, OperationAnswer, PeaksAnswer, Selection,
-    TruePeaks, Unavailable, headroom_of, true_peaks_of,
+    ENTRIES_BESIDE_FROM, Entries, ExplainedError, HeadroomAnswer, LateAnswer, OperationAnswer, PeaksAnswer, Ready,
+    Selection, TruePeaks, Unavailable, each_entry, headroom_of, true_peaks_of,
 };
 use crate::report::perf::linked::LinkedReports;
 use crate::report::{MemoryReport, ReportError};
@@ -97,39 +97,45 @@ impl Explanation<'_> {
         self.beside_from = from;
     }
 
-    /// See [`Explanation::build_beside_from`].
-    pub(crate) fn entries_beside_from(&self) -> Duration {
-        self.beside_from
-    }
-
     /// How many entries a worker built while they were written ([`Explanation::build_beside_from`]).
     pub fn built_beside(&self) -> usize {
         self.built_beside.get()
     }
 
-    /// Counts entries a worker built as they were written.
-    pub(crate) fn note_built_beside(&self, built: usize) {
-        self.built_beside.set(self.built_beside.get() + built);
-    }
-
-    /// Whether entries were built ahead ([`Explanation::keep_entries`]) and are still to write.
-    pub(crate) fn has_built_ahead(&self) -> bool {
-        self.ahead.borrow().len() > 0
-    }
-
-    /// The next entry built ahead ([`Explanation::keep_entries`]), if any.
-    pub(crate) fn built_ahead(&self) -> Option<OperationAnswer> {
-        self.ahead.borrow_mut().next()
+    /// Gives each operation's entry to `write`, in order: those built ahead
+    /// ([`Explanation::keep_entries`]) whole, else as `answer::each_entry` builds them. Keeps
+    /// what each written entry could not give, and how many a worker built.
+    pub(crate) fn each_entry<E>(
+        &self,
+        report: &MemoryReport,
+        hex: bool,
+        write: &mut dyn FnMut(Ready<'_, '_>) -> Result<OperationAnswer, E>,
+    ) -> Result<(), E> {
+        let mut written = |ready: Ready<'_, '_>| {
+            let entry = write(ready)?;
+            self.note_unavailable(&entry);
+            Ok(entry)
+        };
+        let operations = &self.selection.operations;
+        if self.ahead.borrow().len() > 0 {
+            let mut entries = Entries::new(report, hex);
+            return operations
+                .iter()
+                .try_for_each(|e| written(Ready::Whole(Box::new(self.entry(&mut entries, e)))).map(drop));
+        }
+        let beside = each_entry(report, hex, operations, self.beside_from, &mut written)?;
+        self.built_beside.set(self.built_beside.get() + beside);
+        Ok(())
     }
 
     /// The entry of `e`: the next one built ahead, else built now by `entries`.
-    pub(crate) fn entry(&self, entries: &mut Entries<'_>, e: &ExplainedError<'_>) -> OperationAnswer {
+    fn entry(&self, entries: &mut Entries<'_>, e: &ExplainedError<'_>) -> OperationAnswer {
         let ahead = self.ahead.borrow_mut().next();
         ahead.unwrap_or_else(|| entries.operation(e))
     }
 
     /// Keeps what an entry could not give, once it is written.
-    pub(crate) fn note_unavailable(&self, entry: &crate::answer::OperationAnswer) {
+    fn note_unavailable(&self, entry: &crate::answer::OperationAnswer) {
         let (id, name) = (entry.error.operation_id, &entry.error.operation_name);
         self.unavailable.borrow_mut().extend(entry.unavailable.iter().map(|u| (id, name.clone(), u.clone())));
     }

@@ -7,8 +7,8 @@ use super::explanation::{ExplainOptions, Explanation};
 use super::pretty::Pretty;
 use crate::analysis::sanitize::sanitize_line;
 use crate::answer::{
-    Entries, ErrorAnswer, Finishing, HeadroomEntry, LateAnswer, LogFailureAnswer, MemorySectionAnswer, OperationAnswer,
-    PeakAnswer, Ready, ReportAnswer, TruePeaks, each_entry,
+    ErrorAnswer, Finishing, HeadroomEntry, LateAnswer, LogFailureAnswer, MemorySectionAnswer, OperationAnswer,
+    PeakAnswer, Ready, ReportAnswer, TruePeaks,
 };
 use crate::report::MemoryReport;
 use serde::Serialize;
@@ -116,32 +116,17 @@ fn write_operations(
     }
     out.write_all(b"[")?;
     let mut written = 0;
-    let mut write = |ready: Ready<'_, '_>| -> io::Result<OperationAnswer> {
+    explanation.each_entry(report, options.hex, &mut |ready| {
         out.write_all(if written == 0 { b"\n    " } else { b",\n    " })?;
         written += 1;
-        let entry = match ready {
+        match ready {
             Ready::Whole(entry) => write_entry(*entry, out),
             Ready::Found(found) if report.threads() >= 2 && found.live_buffers() >= BESIDE_FROM => {
                 write_beside(found, out)
             }
             Ready::Found(found) => write_entry(found.finish(), out),
-        }?;
-        explanation.note_unavailable(&entry);
-        Ok(entry)
-    };
-    match explanation.has_built_ahead() {
-        true => operations.iter().try_for_each(|e| {
-            let entry = explanation.built_ahead().unwrap_or_else(|| Entries::new(report, options.hex).operation(e));
-            write(Ready::Whole(Box::new(entry))).map(drop)
-        })?,
-        false => explanation.note_built_beside(each_entry(
-            report,
-            options.hex,
-            operations,
-            explanation.entries_beside_from(),
-            &mut write,
-        )?),
-    }
+        }
+    })?;
     out.write_all(b"\n  ]")
 }
 

@@ -8,7 +8,7 @@ use crate::analysis::messages::raw_message::raw_message_text;
 use crate::analysis::messages::reason::{BEYOND_REFERENCE_MEANING, failed_in};
 use crate::analysis::model::ERRORS_NOT_RECORDED;
 use crate::analysis::sanitize::sanitize_line;
-use crate::answer::{Entries, ErrorAnswer, ExplainedError, OperationAnswer, Ready, Selection, each_entry};
+use crate::answer::{ErrorAnswer, ExplainedError, OperationAnswer, Ready, Selection};
 use crate::report::MemoryReport;
 use std::fmt::Write;
 
@@ -104,30 +104,15 @@ pub(super) fn blocks(report: &MemoryReport, explanation: &Explanation<'_>, optio
         .ok();
         return out;
     }
-    let mut block = |entry: OperationAnswer| {
-        explanation.note_unavailable(&entry);
+    let built = explanation.each_entry(report, options.hex, &mut |ready| {
+        let entry = match ready {
+            Ready::Whole(entry) => *entry,
+            Ready::Found(found) => found.finish(),
+        };
         out.push_str(&operation_block(&entry, options));
         Ok::<_, std::convert::Infallible>(entry)
-    };
-    let built = match explanation.has_built_ahead() {
-        true => {
-            let mut entries = Entries::new(report, options.hex);
-            selection
-                .operations
-                .iter()
-                .try_for_each(|e| block(explanation.entry(&mut entries, e)).map(drop))
-                .map(|()| 0)
-        }
-        false => {
-            let from = explanation.entries_beside_from();
-            each_entry(report, options.hex, &selection.operations, from, &mut |ready| match ready {
-                Ready::Whole(entry) => block(*entry),
-                Ready::Found(found) => block(found.finish()),
-            })
-        }
-    };
-    let Ok(beside) = built;
-    explanation.note_built_beside(beside);
+    });
+    let Ok(()) = built;
     for e in &selection.unattached {
         out.push_str(&unattached_block(&ErrorAnswer::new(e, options.hex), options));
     }

@@ -88,6 +88,18 @@ impl Store {
         fold_in_rowid_order(&self.conn, Some(&connect), threads, pass, fold, consume)
     }
 
+    /// This store again on a read-only connection of its own ([`Self::connector`]), with its
+    /// settings; none for a database held in memory or one that cannot be opened again.
+    pub(crate) fn second(&self) -> Option<Store> {
+        let mut store = Store::new(self.connector()().ok()?, self.rank).ok()?;
+        store.database = self.database.clone();
+        store.rows_in_operation_order = self.rows_in_operation_order;
+        store.one_rank = self.one_rank;
+        store.threads = self.threads;
+        store.chunk = self.chunk;
+        Some(store)
+    }
+
     /// Opens another read-only connection to the report's database, for a pass's worker.
     pub(crate) fn connector(&self) -> impl Fn() -> rusqlite::Result<Connection> + Send + Sync + use<> {
         let database = self.database.clone();

@@ -1,29 +1,21 @@
 //! A second connection to an opened report, sharing what was read at open: for a worker thread
 //! that asks the same questions of the same run beside the report's own thread (print mode
-//! replays one failure's fixes there while the next failure's memory is found).
+//! builds every second failure's entry there while its own thread builds the others).
 
 use super::memory_report::MemoryReport;
 use super::tensors::TensorCache;
 use super::usage::MarkCache;
-use crate::report::store::Store;
 
 impl MemoryReport {
     /// The report again on a read-only connection of its own, its operations, errors, devices,
-    /// error graphs (shared, not copied) and log as this one read them, its caches empty but for the
-    /// DRAM base (shared: read once for both); none
-    /// when it is held in memory or watched (its tables then change as it is read).
+    /// error graphs (shared, not copied) and log as this one read them, its caches empty but for
+    /// the DRAM base (shared: read once for both); none when it is held in memory or watched (its
+    /// tables then change as it is read).
     pub fn second(&self) -> Option<MemoryReport> {
-        let database = self.store.database.as_deref()?;
         if self.is_watched() {
             return None;
         }
-        let (conn, _) = crate::report::database::open_database(database).ok()?;
-        let mut store = Store::new(conn, self.store.rank).ok()?;
-        store.database = Some(database.to_path_buf());
-        store.rows_in_operation_order = self.store.rows_in_operation_order;
-        store.one_rank = self.store.one_rank;
-        store.threads = self.store.threads;
-        store.chunk = self.store.chunk;
+        let store = self.store.second()?;
         Some(MemoryReport {
             source: self.source.clone(),
             name: self.name.clone(),
