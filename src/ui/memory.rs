@@ -234,18 +234,24 @@ pub fn draw(
     let ordered = ordered_holders(picture, by_address);
     let selected = holders.selected().and_then(|k| ordered.get(k)).map(|b| b.address);
     let after = fixes.after(i);
-    let (map, live, (request, band), request_at) = match (picture, after) {
+    let (map, (request, band), request_at) = match (picture, after) {
         (MemoryPicture::Failure(_), Some(a)) => {
-            (&a.map, a.live.as_slice(), (a.request.map(|r| r.1), a.circular_buffers), a.request.map(|r| r.0))
+            (&a.map, (a.request.map(|r| r.1), a.circular_buffers), a.request.map(|r| r.0))
         }
-        (MemoryPicture::Failure(m), None) => (&m.map, m.live_buffers.as_slice(), failure_marks(m), None),
-        (MemoryPicture::Operation(m), _) => (&m.map, m.live_buffers.as_slice(), (None, None), None),
+        (MemoryPicture::Failure(m), None) => (&m.map, failure_marks(m), None),
+        (MemoryPicture::Operation(m), _) => (&m.map, (None, None), None),
         _ => return,
     };
     let marks = MapMarks { request, request_at, circular_buffers: band, selected };
     let block = Block::new().borders(Borders::ALL).title_bottom(legend(theme, &marks));
     let inner = block.inner(map_area);
-    let (lines, cell) = map_lines(map, live, &marks, inner.width as usize, view.hex, theme);
+    let (width, hex) = (inner.width as usize, view.hex);
+    let (lines, cell) = match (picture, after) {
+        (MemoryPicture::Failure(_), Some(a)) => map_lines(map, &a.live, &marks, width, hex, theme),
+        (MemoryPicture::Failure(m), None) => map_lines(map, &m.live_buffers, &marks, width, hex, theme),
+        (MemoryPicture::Operation(m), _) => map_lines(map, &m.live_buffers, &marks, width, hex, theme),
+        _ => return,
+    };
     let title = match fixes.shown(i) {
         Some((_, r)) => format!(" Map after {} · {} a column ", r.advice.title(), size(cell)),
         None => format!(" Map · {} a column ", size(cell)),

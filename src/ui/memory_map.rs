@@ -6,6 +6,7 @@
 
 use super::theme::Theme;
 use crate::analysis::format::{format_address, size};
+use crate::analysis::memory::whatif::BufferAfterFix;
 use crate::analysis::memory::{LiveBuffer, MemoryMap};
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
@@ -45,13 +46,48 @@ pub fn tensor_fill(tensor: Option<u64>, theme: &Theme) -> (char, Style) {
     }
 }
 
+/// A buffer as the map draws it: where it lies and its tensor (a failure's live buffer, or one
+/// after a fix).
+pub trait Drawn {
+    /// Bank-relative address.
+    fn address(&self) -> u64;
+    /// Its end address.
+    fn end(&self) -> u64;
+    /// The tensor that holds it.
+    fn tensor_id(&self) -> Option<u64>;
+}
+
+impl Drawn for LiveBuffer {
+    fn address(&self) -> u64 {
+        self.address
+    }
+    fn end(&self) -> u64 {
+        LiveBuffer::end(self)
+    }
+    fn tensor_id(&self) -> Option<u64> {
+        self.tensor_id
+    }
+}
+
+impl Drawn for BufferAfterFix {
+    fn address(&self) -> u64 {
+        self.address
+    }
+    fn end(&self) -> u64 {
+        BufferAfterFix::end(self)
+    }
+    fn tensor_id(&self) -> Option<u64> {
+        self.tensor_id
+    }
+}
+
 /// The address range the map spans: the region when known, else the live buffers' extent.
-fn extent(map: &MemoryMap, live: &[LiveBuffer]) -> (u64, u64) {
+fn extent<B: Drawn>(map: &MemoryMap, live: &[B]) -> (u64, u64) {
     if let Some(bounds) = map.region.bounds() {
         return bounds;
     }
-    let start = live.iter().map(|b| b.address).min().unwrap_or(0);
-    let end = live.iter().map(LiveBuffer::end).max().unwrap_or(start + 1);
+    let start = live.iter().map(B::address).min().unwrap_or(0);
+    let end = live.iter().map(B::end).max().unwrap_or(start + 1);
     (start, end.max(start + 1))
 }
 
@@ -82,9 +118,9 @@ fn overlap((lo, hi): (u64, u64), (a, b): (u64, u64)) -> u64 {
 
 /// The map's lines at `width` columns: the buffers, the marks, the ticks; and the size one cell
 /// stands for.
-pub fn map_lines(
+pub fn map_lines<B: Drawn>(
     map: &MemoryMap,
-    live: &[LiveBuffer],
+    live: &[B],
     marks: &MapMarks,
     width: usize,
     hex: bool,
@@ -110,16 +146,16 @@ pub fn map_lines(
 
 /// The buffer each column shows: the one covering most of it (the later one on a tie). Every
 /// buffer is visited once, over the cells it covers, so a snapshot of many buffers stays cheap.
-fn column_holders<'a>(scale: &Scale, live: &'a [LiveBuffer]) -> Vec<Option<&'a LiveBuffer>> {
-    let mut best: Vec<Option<(u64, &LiveBuffer)>> = vec![None; scale.width];
+fn column_holders<'a, B: Drawn>(scale: &Scale, live: &'a [B]) -> Vec<Option<&'a B>> {
+    let mut best: Vec<Option<(u64, &B)>> = vec![None; scale.width];
     for b in live {
-        let (from, to) = (b.address.max(scale.start), b.end().min(scale.end));
+        let (from, to) = (b.address().max(scale.start), b.end().min(scale.end));
         if from >= to {
             continue;
         }
         let (first, last) = (scale.column(from), scale.column(to - 1));
         for (c, slot) in best.iter_mut().enumerate().take(last.min(scale.width - 1) + 1).skip(first) {
-            let covered = overlap(scale.range(c), (b.address, b.end()));
+            let covered = overlap(scale.range(c), (b.address(), b.end()));
             if covered > 0 && slot.is_none_or(|(most, _)| covered >= most) {
                 *slot = Some((covered, b));
             }
@@ -130,17 +166,17 @@ fn column_holders<'a>(scale: &Scale, live: &'a [LiveBuffer]) -> Vec<Option<&'a L
 
 /// The first line: each column's buffer in its tensor's fill (the selected one in reverse
 /// video), else the largest free block's mark, else blank.
-fn buffers_line(
+fn buffers_line<B: Drawn>(
     scale: &Scale,
-    live: &[LiveBuffer],
+    live: &[B],
     largest: Option<(u64, u64)>,
     selected: Option<u64>,
     theme: &Theme,
 ) -> Line<'static> {
     let cells = column_holders(scale, live).into_iter().enumerate().map(|(c, holder)| match holder {
         Some(b) => {
-            let (fill, style) = tensor_fill(b.tensor_id, theme);
-            let style = if selected == Some(b.address) { style.patch(theme.selected) } else { style };
+            let (fill, style) = tensor_fill(b.tensor_id(), theme);
+            let style = if selected == Some(b.address()) { style.patch(theme.selected) } else { style };
             Span::styled(fill.to_string(), style)
         }
         None if largest.is_some_and(|l| overlap(scale.range(c), l) > 0) => {
@@ -253,7 +289,7 @@ mod tests {
             largest_free_block: Some(32768),
         };
         let marks = MapMarks { request: Some(40960), request_at: None, circular_buffers: None, selected: None };
-        let (lines, _) = map_lines(&map, &[], &marks, 60, false, &Theme::plain());
+        let (lines, _) = map_lines::<LiveBuffer>(&map, &[], &marks, 60, false, &Theme::plain());
         let request = lines[1].to_string();
         assert_eq!(request, format!("▬ request 40 KiB, larger than the region {}", "▬".repeat(19)));
     }

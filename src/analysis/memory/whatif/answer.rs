@@ -3,7 +3,7 @@
 
 use super::fix::Fix;
 use super::sequence::Place;
-use crate::analysis::memory::failure::picture::{LiveBuffer, MemoryMap};
+use crate::analysis::memory::failure::picture::MemoryMap;
 use crate::analysis::messages::failure::BufferType;
 
 /// What tt-metal would do with the request.
@@ -199,6 +199,27 @@ pub enum WhatIfNote {
     },
 }
 
+/// A buffer live after the fix: where the replay put it and where the run recorded it. Only
+/// what the map draws: a failure's 150 000 live buffers are held once more for each fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferAfterFix {
+    /// Bank-relative address after the fix.
+    pub address: u64,
+    /// Bytes per bank.
+    pub size_per_bank: u64,
+    /// The tensor that holds it.
+    pub tensor_id: Option<u64>,
+    /// Where the run recorded it (the report layer names its tensor by it).
+    pub recorded_address: u64,
+}
+
+impl BufferAfterFix {
+    /// Its end address (saturating).
+    pub(crate) fn end(&self) -> u64 {
+        self.address.saturating_add(self.size_per_bank)
+    }
+}
+
 /// The memory of the request's buffer type once the fix is in and the request placed (when it
 /// fits): what the Memory tab draws for a fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,9 +227,7 @@ pub struct AfterFix {
     /// The map of the region after the fix, the request counted when placed.
     pub map: MemoryMap,
     /// The live buffers after the fix, at their new addresses (the request not among them).
-    pub live: Vec<LiveBuffer>,
-    /// Where the run recorded each of `live` (the report layer names their tensors by it).
-    pub recorded: Vec<u64>,
+    pub live: Vec<BufferAfterFix>,
     /// The request: where it lies and its size per bank, when it fits.
     pub request: Option<(u64, u64)>,
     /// The circular buffers' range, for a circular-buffer failure.

@@ -163,8 +163,8 @@ fn name_holders(answer: &mut Answer, live: &[LiveBuffer]) {
         w.tensor_id = held(w.recorded_address).or(w.tensor_id);
     }
     if let Some(after) = &mut answer.after {
-        for (b, &recorded) in after.live.iter_mut().zip(&after.recorded) {
-            b.tensor_id = held(recorded).or(b.tensor_id);
+        for b in &mut after.live {
+            b.tensor_id = held(b.recorded_address).or(b.tensor_id);
         }
     }
 }
@@ -178,11 +178,12 @@ pub(crate) fn unknown_answer(operation_id: u64, fixes: &[Fix], why: &str) -> Ans
 
 #[cfg(test)]
 mod tests {
-    use super::super::answer::InTheWay;
+    use super::super::answer::{AfterFix, BufferAfterFix, InTheWay};
     use super::super::plan::{Plan, Regions};
     use super::super::resolve_tests::memory;
     use super::super::sequence::DeviceView;
     use super::*;
+    use crate::analysis::memory::failure::picture::MemoryMap;
     use crate::analysis::messages::failure::parse_allocation_failure;
 
     const CLASH: &str = "Statically allocated circular buffers in program 8 clash with L1 buffers on core range [0-0 - 7-7]. L1 buffer allocated at ADDRESS and static circular buffer region ends at 118112";
@@ -245,8 +246,19 @@ mod tests {
             tensor_id,
         };
         answer.in_the_way = vec![way(2000, None), way(4000, Some(5))];
+        // After the fix, each buffer is named by where the run recorded it, not where it moved.
+        let moved = |address, recorded_address, tensor_id| BufferAfterFix {
+            address,
+            size_per_bank: 64,
+            tensor_id,
+            recorded_address,
+        };
+        let live = vec![moved(2000, 4000, None), moved(100, 2000, None), moved(300, 4000, Some(5))];
+        answer.after = Some(AfterFix { map: MemoryMap::default(), live, request: None, circular_buffers: None });
         name_holders(&mut answer, &memory().live_buffers);
         assert_eq!(answer.in_the_way, vec![way(2000, Some(81)), way(4000, Some(5))]);
+        let named = answer.after.as_ref().map(|a| a.live.clone());
+        assert_eq!(named, Some(vec![moved(2000, 4000, None), moved(100, 2000, Some(81)), moved(300, 4000, Some(5))]));
         assert_eq!(note_text_of(&answer), ["the replay: why is not in the report"]);
     }
 

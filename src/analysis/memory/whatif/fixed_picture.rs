@@ -1,7 +1,7 @@
 //! The fixed run's picture at the failure (docs/rules/memory.md §6, §9.3): what is in the way of
 //! a request that does not fit, and the memory of its buffer type after the fix, for drawing.
 
-use super::answer::{AfterFix, Answer, InTheWay};
+use super::answer::{AfterFix, Answer, BufferAfterFix, InTheWay};
 use super::run::WhatIfReplay;
 use super::sequence::{BufferId, Place};
 use crate::analysis::memory::failure::fit::fit;
@@ -58,28 +58,23 @@ impl WhatIfReplay {
         let place = (device, answer.buffer_type);
         let a = self.fixed.allocators.get(&place)?;
         let (start, end) = a.region();
-        let placed: Vec<(BufferId, u64, u64)> = self
+        let live: Vec<BufferAfterFix> = self
             .fixed
             .live_in(place)
             .into_iter()
             .filter(|&(_, address, _)| answer.address != Some(address) || answer.circular_buffers)
-            .collect();
-        let live: Vec<LiveBuffer> = placed
-            .iter()
-            .map(|&(id, address, size)| LiveBuffer {
+            .map(|(id, address, size)| BufferAfterFix {
                 address,
                 size_per_bank: size,
                 tensor_id: self.seq.buffers[id].tensor_id,
-                origin: Some(Origin::Earlier),
-                ..LiveBuffer::default()
+                recorded_address: self.seq.buffers[id].address,
             })
             .collect();
-        let recorded = placed.iter().map(|&(id, _, _)| self.seq.buffers[id].address).collect();
         let request = answer.address.zip(answer.size_per_bank).filter(|_| !answer.circular_buffers);
         let spans: Vec<(u64, u64)> = live.iter().map(|b| (b.address, b.size_per_bank)).chain(request).collect();
         let region = Region { start: Some(start), end: Some(end), source: Some(RegionSource::Devices) };
         let (map, _) = build_map(&spans, region);
         let circular_buffers = answer.cb_region.map(|(region_end, _)| (start, region_end));
-        Some(AfterFix { map, live, recorded, request, circular_buffers })
+        Some(AfterFix { map, live, request, circular_buffers })
     }
 }

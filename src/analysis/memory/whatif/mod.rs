@@ -40,7 +40,8 @@ pub use advice::{
 pub use advice_kind::{Advice, AdviceKind};
 pub(crate) use allocator::BankAllocator;
 pub use answer::{
-    AfterFix, Answer, CircularBufferUse, FailsOn, InTheWay, Mismatch, Outcome, ReplayCheck, Request, WhatIfNote,
+    AfterFix, Answer, BufferAfterFix, CircularBufferUse, FailsOn, InTheWay, Mismatch, Outcome, ReplayCheck, Request,
+    WhatIfNote,
 };
 pub(crate) use cb_hint::cb_hint;
 pub(crate) use device::{
