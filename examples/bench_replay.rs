@@ -131,8 +131,7 @@ fn main() {
         };
         let replayed = time(&inputs);
         let live = memory_at_failure(&inputs).map_or(0, |m| m.live_buffers.len());
-        inputs.own_snapshot = s0;
-        inputs.own_snapshot.extend(rows(live_outputs.into_iter()));
+        inputs.own_snapshot = s0.into_iter().chain(rows(live_outputs.into_iter())).collect::<Vec<_>>().into();
         let after = time(&inputs);
         let (nodes, parse) = (inputs.graph.len(), ms(parse));
         println!("| {n} | {nodes} | {parse} | {} | {} | {live} |", wall_cpu(replayed), wall_cpu(after));

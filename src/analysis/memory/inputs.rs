@@ -4,6 +4,7 @@
 
 use crate::analysis::graph::nodes::{GraphNode, SharedGraph};
 use crate::analysis::messages::failure::{AllocationFailure, BufferType};
+use std::sync::Arc;
 
 /// One `buffers` row as stored; NULL and negative values are kept, to be set aside with a note.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -139,8 +140,9 @@ pub struct FailureInputs {
     pub failure: Option<AllocationFailure>,
     /// N's captured graph, shared with the report; empty when it has none.
     pub graph: SharedGraph,
-    /// N's own `buffers` rows (every device).
-    pub own_snapshot: Vec<SnapshotRow>,
+    /// N's own `buffers` rows (every device), shared with the report's recent snapshots (a
+    /// failure's own can hold 300 000 rows).
+    pub own_snapshot: Arc<Vec<SnapshotRow>>,
     /// S0 for the failure's device, when there is one.
     pub earlier_snapshot: Option<EarlierSnapshot>,
     /// The buffers live after replaying every captured graph before N, when that pass has run.

@@ -45,7 +45,7 @@ pub fn mesh_shape<'a>(arguments: impl IntoIterator<Item = &'a str>) -> Option<Me
 /// `device` rests on (N's own, else S0): other mesh devices with live buffers at the failure.
 pub(crate) fn other_devices_with_buffers(inputs: &FailureInputs, device: u64) -> Vec<u64> {
     let rows = match inputs.own_snapshot.iter().any(|r| r.device_id == device) {
-        true => &inputs.own_snapshot,
+        true => &*inputs.own_snapshot,
         false => match &inputs.earlier_snapshot {
             Some(s) => &s.rows,
             None => return Vec::new(),
@@ -217,7 +217,7 @@ mod tests {
         let inputs = FailureInputs { earlier_snapshot: Some(earlier), ..FailureInputs::default() };
         // Device 1's only row is set aside (address 0).
         assert_eq!(other_devices_with_buffers(&inputs, 2), vec![0]);
-        let own = FailureInputs { own_snapshot: vec![row(2, 1024)], ..inputs };
+        let own = FailureInputs { own_snapshot: vec![row(2, 1024)].into(), ..inputs };
         assert_eq!(other_devices_with_buffers(&own, 2), Vec::<u64>::new());
     }
 }

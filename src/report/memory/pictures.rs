@@ -17,6 +17,7 @@ use crate::analysis::messages::failure::BufferType;
 use crate::analysis::shared_text::SharedText;
 use crate::report::error::ReportError;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// The memory at an operation's failure, as far as the report can tell it.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,9 +152,9 @@ impl<'r> Pictures<'r> {
     /// An operation's own records (by index), the snapshot-and-graph setup of every memory
     /// view: its `buffers` rows and its captured graph, with notes for rows cut off and a graph
     /// that is invalid (then read as empty).
-    fn own_records(&self, index: usize) -> rusqlite::Result<(Vec<SnapshotRow>, SharedGraph, Vec<MemoryNote>)> {
+    fn own_records(&self, index: usize) -> rusqlite::Result<(Arc<Vec<SnapshotRow>>, SharedGraph, Vec<MemoryNote>)> {
         let op = &self.report.operations[index];
-        let (snapshot, cut) = self.report.snapshots().rows(op.id, op.rank)?;
+        let (snapshot, cut) = self.report.snapshots().rows_shared(op.id, op.rank)?;
         let mut notes: Vec<MemoryNote> = cut.into_iter().collect();
         let graph = self.report.graphs().graph_arc(index).unwrap_or_else(|e| {
             notes.push(MemoryNote::InvalidGraph { reason: e.to_string() });
@@ -288,7 +289,8 @@ impl<'r> Pictures<'r> {
         let read = ReportError::read("the memory after the operation");
         let op = &self.report.operations[index];
         let started_from = index.checked_sub(1).filter(|_| !op.recorded);
-        let (mut snapshot, graph, mut notes) = self.own_records(index).map_err(&read)?;
+        let (snapshot, graph, mut notes) = self.own_records(index).map_err(&read)?;
+        let mut snapshot = Arc::unwrap_or_clone(snapshot);
         if let Some(p) = started_from {
             let (rows, cut) = self.report.snapshots().rows(self.report.operations[p].id, op.rank).map_err(&read)?;
             snapshot = rows;

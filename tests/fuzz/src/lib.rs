@@ -268,7 +268,7 @@ pub fn memory(data: &[u8]) {
         operation_id: 7,
         failure: parse_allocation_failure(&message),
         graph: graph.clone().into(),
-        own_snapshot: if byte(0) & 4 == 4 { own.to_vec() } else { Vec::new() },
+        own_snapshot: if byte(0) & 4 == 4 { own.to_vec() } else { Vec::new() }.into(),
         earlier_snapshot: (byte(0) & 8 == 8).then(|| EarlierSnapshot { operation_id: 5, rows: earlier.to_vec() }),
         replayed_before: None,
         devices_with_rows: if byte(0) & 16 == 16 { vec![1] } else { Vec::new() },

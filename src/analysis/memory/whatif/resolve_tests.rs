@@ -73,7 +73,7 @@ pub(super) fn memory() -> MemoryAtFailure {
             worker_l1_size: 12000,
             l1_num_banks: 10,
         }],
-        own_snapshot: vec![row(2000, 2000), row(4500, 5500)],
+        own_snapshot: vec![row(2000, 2000), row(4500, 5500)].into(),
         input_tensor_ids: vec![3],
         tensors: tensors(),
         ..FailureInputs::default()

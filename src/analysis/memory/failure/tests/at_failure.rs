@@ -10,7 +10,7 @@ use proptest::prelude::*;
 fn fragmented(failure: AllocationFailure) -> FailureInputs {
     let g = G::default().start("ttnn.matmul").start("MatmulDeviceOperation").aborted("MatmulDeviceOperation");
     let mut i = inputs(failure, g);
-    i.own_snapshot = vec![row(0, BufferType::L1, 2000, 2000), row(0, BufferType::L1, 4500, 5500)];
+    i.own_snapshot = vec![row(0, BufferType::L1, 2000, 2000), row(0, BufferType::L1, 4500, 5500)].into();
     i.input_tensor_ids = vec![3];
     i.tensors = vec![
         tensor(81, 2000, &[(4, "ttnn.matmul", true), (6, "ttnn.add", false)]),
@@ -81,7 +81,7 @@ fn inputs_are_pinned() {
 #[test]
 fn a_dram_window_is_the_lowest() {
     let mut i = inputs(v2_failure("DRAM", 100, 1000), G::default().start("ttnn.add"));
-    i.own_snapshot = vec![row(0, BufferType::Dram, 300, 100), row(0, BufferType::Dram, 700, 100)];
+    i.own_snapshot = vec![row(0, BufferType::Dram, 300, 100), row(0, BufferType::Dram, 700, 100)].into();
     let m = memory_at_failure(&i).unwrap();
     assert_eq!(m.map.region.source, Some(RegionSource::Message));
     // DRAM starts at the lowest DRAM address recorded (300): [300, 1300).
@@ -114,7 +114,8 @@ fn circular_buffers_and_the_l1_buffers_in_their_way() {
     let failure = parse_allocation_failure("Statically allocated circular buffers in program 5 clash with L1 buffers on core range [0-0 - 7-7]. L1 buffer allocated at 2500 and static circular buffer region ends at 3000").unwrap();
     let mut i = inputs(failure, g);
     i.own_snapshot =
-        vec![row(0, BufferType::L1, 2500, 300), row(0, BufferType::L1, 2800, 200), row(0, BufferType::L1, 4000, 100)];
+        vec![row(0, BufferType::L1, 2500, 300), row(0, BufferType::L1, 2800, 200), row(0, BufferType::L1, 4000, 100)]
+            .into();
     let m = memory_at_failure(&i).unwrap();
     let c = m.circular_buffers.clone().unwrap();
     assert_eq!((c.region_end, c.lowest_l1_address, c.clashing.clone()), (3000, Some(2500), vec![2500, 2800]));
@@ -252,7 +253,7 @@ proptest! {
             _ => parse_allocation_failure("Statically allocated circular buffers on core range [0-0 - 1-1] grow to 12000 B which is beyond max L1 size of 11000 B").unwrap(),
         };
         let mut i = inputs(failure, G(graph));
-        i.own_snapshot = own;
+        i.own_snapshot = own.into();
         i.earlier_snapshot = (!earlier.is_empty()).then_some(EarlierSnapshot { operation_id: 3, rows: earlier });
         i.replayed_before = Some(Vec::new());
         i.tensors = vec![tensor(1, 5000, &[(2, "ttnn.add", true)])];

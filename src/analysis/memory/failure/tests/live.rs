@@ -49,7 +49,8 @@ fn after_failure_snapshot_adds_the_unwinding_to_n_s_rows() {
     let mut i = inputs(l1_failure(2000, 0, 0, 0), unwound_graph());
     // N's rows: taken after the unwinding; a DRAM buffer at 9000 on device 0 stays in DRAM.
     i.own_snapshot =
-        vec![row(0, BufferType::L1, 9500, 400), row(0, BufferType::Dram, 9000, 100), row(1, BufferType::L1, 2000, 50)];
+        vec![row(0, BufferType::L1, 9500, 400), row(0, BufferType::Dram, 9000, 100), row(1, BufferType::L1, 2000, 50)]
+            .into();
     i.earlier_snapshot = earlier(9, &[(BufferType::L1, 6000, 700)]);
     let m = memory_at_failure(&i).unwrap();
     assert_eq!(m.basis, Basis::AfterFailureSnapshot);
@@ -64,7 +65,7 @@ fn after_failure_snapshot_adds_the_unwinding_to_n_s_rows() {
 fn the_earlier_snapshot_is_read_only_when_needed() {
     let mut i = inputs(l1_failure(2000, 0, 0, 0), unwound_graph());
     assert!(needs_earlier_snapshot(&i, 0));
-    i.own_snapshot = vec![row(0, BufferType::L1, 9500, 400)];
+    i.own_snapshot = vec![row(0, BufferType::L1, 9500, 400)].into();
     // N's own rows, but an unwinding to size.
     assert!(needs_earlier_snapshot(&i, 0));
     i.graph = G::default().start("ttnn.add").alloc(0, BufferType::L1, 8000, 500).aborted("ttnn.add").0.into();
@@ -75,7 +76,7 @@ fn the_earlier_snapshot_is_read_only_when_needed() {
 #[test]
 fn unwound_sizes_fall_back_to_the_free_itself() {
     let mut i = inputs(l1_failure(2000, 0, 0, 0), unwound_graph());
-    i.own_snapshot = vec![row(0, BufferType::L1, 9500, 400)];
+    i.own_snapshot = vec![row(0, BufferType::L1, 9500, 400)].into();
     // No S0: 6000's free gives size 99 999 across the message's 10 banks.
     let m = memory_at_failure(&i).unwrap();
     assert!(addresses(&m).contains(&(6000, 10_000)));
@@ -196,7 +197,8 @@ fn bad_rows_are_set_aside_with_a_note() {
         row(0, BufferType::L1, 0, 100),
         row(0, BufferType::L1, 5000, 0),
         SnapshotRow { size_per_bank: None, ..row(0, BufferType::L1, 5000, 0) },
-    ];
+    ]
+    .into();
     let m = memory_at_failure(&i).unwrap();
     assert_eq!(addresses(&m), [(9000, 1000)]);
     assert_eq!(m.notes, [MemoryNote::BadBuffers { count: 5, source: "buffers rows" }]);
@@ -258,7 +260,7 @@ fn after_failure_snapshot_keeps_n_s_buffers_the_writer_never_freed() {
         .aborted("ttnn.add")
         .capture_end();
     let mut i = inputs(l1_failure(2000, 0, 0, 0), g);
-    i.own_snapshot = vec![row(0, BufferType::L1, 9500, 400)];
+    i.own_snapshot = vec![row(0, BufferType::L1, 9500, 400)].into();
     let m = memory_at_failure(&i).unwrap();
     assert_eq!(m.basis, Basis::AfterFailureSnapshot);
     // 7000 was freed before F: not live.

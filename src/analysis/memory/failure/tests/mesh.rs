@@ -55,7 +55,7 @@ fn a_circular_buffer_clash_reads_the_mesh_s_rows() {
     let g = G::default().start("ttnn.softmax").start("SoftmaxDeviceOperation").cb_reset().cb(0, 1000, 8500);
     let mut i = inputs(failure.unwrap(), g);
     i.devices = vec![device(0), device(1)];
-    i.own_snapshot = vec![row(1, BufferType::L1, 9000, 1000)];
+    i.own_snapshot = vec![row(1, BufferType::L1, 9000, 1000)].into();
     let m = memory_at_failure(&i).unwrap();
     assert_eq!((m.device_id, m.basis), (1, Basis::AfterFailureSnapshot));
     let clash = m.circular_buffers.clone().unwrap();
@@ -76,7 +76,7 @@ fn two_chips_keep_the_note_and_their_ids() {
     let m = memory_at_failure(&i).unwrap();
     assert_eq!((m.device_id, m.named_device()), (0, 0));
     assert_eq!(m.notes, [MemoryNote::MeshDevice { found: 1, chosen: 0 }]);
-    i.own_snapshot = vec![row(1, BufferType::L1, 9600, 400)];
+    i.own_snapshot = vec![row(1, BufferType::L1, 9600, 400)].into();
     i.earlier_snapshot = None;
     i.devices_with_rows = vec![1];
     i.devices = vec![device(0), device(1), device(2)];

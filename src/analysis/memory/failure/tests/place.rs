@@ -79,7 +79,7 @@ fn regions_from_devices_and_the_message() {
 fn without_a_region_there_are_no_free_blocks_no_check_and_no_fit() {
     let mut i = inputs(l1_failure(500, 300, 8700, 8700), G::default().start("ttnn.add"));
     i.devices.clear();
-    i.own_snapshot = vec![row(0, BufferType::L1, 9000, 300)];
+    i.own_snapshot = vec![row(0, BufferType::L1, 9000, 300)].into();
     let m = memory_at_failure(&i).unwrap();
     assert_eq!((m.map.region, m.map.largest_free_block, m.map.free_blocks.len()), (Region::default(), None, 0));
     assert_eq!(m.map.used_per_bank, 300);
@@ -169,7 +169,7 @@ fn a_region_of_size_0_is_known_and_checked() {
     .unwrap();
     let mut i = inputs(failure, G::default().start("ttnn.conv2d"));
     i.devices = vec![DeviceFacts { worker_l1_size: 10_000, ..device(0) }];
-    i.own_snapshot = vec![row(0, BufferType::L1, 9000, 1000)];
+    i.own_snapshot = vec![row(0, BufferType::L1, 9000, 1000)].into();
     let m = memory_at_failure(&i).unwrap();
     assert_eq!((m.buffer_type, m.map.region.bounds()), (BufferType::L1Small, Some((10_000, 10_000))));
     assert_eq!((m.map.free_blocks.len(), m.map.largest_free_block), (0, Some(0)));
@@ -196,7 +196,7 @@ fn l1_small_allocations_labelled_l1_are_told_by_their_address_and_are_this_opera
         .aborted("Conv2dDeviceOperation")
         .capture_end();
     let mut i = inputs(v2_failure("L1_SMALL", 400, 2000), graph);
-    i.own_snapshot = vec![row(0, BufferType::L1Small, 11616, 368), row(0, BufferType::L1, 5000, 368)];
+    i.own_snapshot = vec![row(0, BufferType::L1Small, 11616, 368), row(0, BufferType::L1, 5000, 368)].into();
     let m = memory_at_failure(&i).unwrap();
     assert_eq!(m.buffer_type, BufferType::L1Small);
     let b = &m.live_buffers[0];

@@ -10,7 +10,8 @@ fn case() -> MemoryAtFailure {
         .aborted("MatmulDeviceOperation");
     let mut i = inputs(l1_failure(3000, 8000, 1000, 500), g);
     i.own_snapshot =
-        vec![row(0, BufferType::L1, 2000, 2000), row(0, BufferType::L1, 4500, 5500), row(0, BufferType::L1, 1500, 500)];
+        vec![row(0, BufferType::L1, 2000, 2000), row(0, BufferType::L1, 4500, 5500), row(0, BufferType::L1, 1500, 500)]
+            .into();
     i.input_tensor_ids = vec![3];
     i.tensors = vec![
         tensor(81, 2000, &[(4, "ttnn.matmul", true), (6, "ttnn.add", false)]),
