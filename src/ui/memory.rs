@@ -3,7 +3,7 @@
 //! holders table (only its visible rows are built).
 
 use super::memory_holders::draw_holders;
-use super::memory_map::{MapMarks, legend, map_lines};
+use super::memory_map::{MapBuffers, MapMarks, legend, map_lines};
 use super::progress::draw_progress;
 use super::theme::Theme;
 use super::view::View;
@@ -234,24 +234,21 @@ pub fn draw(
     let ordered = ordered_holders(picture, by_address);
     let selected = holders.selected().and_then(|k| ordered.get(k)).map(|b| b.address);
     let after = fixes.after(i);
-    let (map, (request, band), request_at) = match (picture, after) {
-        (MemoryPicture::Failure(_), Some(a)) => {
-            (&a.map, (a.request.map(|r| r.1), a.circular_buffers), a.request.map(|r| r.0))
-        }
-        (MemoryPicture::Failure(m), None) => (&m.map, failure_marks(m), None),
-        (MemoryPicture::Operation(m), _) => (&m.map, (None, None), None),
+    let (map, live, (request, band), request_at) = match (picture, after) {
+        (MemoryPicture::Failure(_), Some(a)) => (
+            &a.map,
+            MapBuffers::AfterFix(&a.live),
+            (a.request.map(|r| r.1), a.circular_buffers),
+            a.request.map(|r| r.0),
+        ),
+        (MemoryPicture::Failure(m), None) => (&m.map, MapBuffers::Live(&m.live_buffers), failure_marks(m), None),
+        (MemoryPicture::Operation(m), _) => (&m.map, MapBuffers::Live(&m.live_buffers), (None, None), None),
         _ => return,
     };
     let marks = MapMarks { request, request_at, circular_buffers: band, selected };
     let block = Block::new().borders(Borders::ALL).title_bottom(legend(theme, &marks));
     let inner = block.inner(map_area);
-    let (width, hex) = (inner.width as usize, view.hex);
-    let (lines, cell) = match (picture, after) {
-        (MemoryPicture::Failure(_), Some(a)) => map_lines(map, &a.live, &marks, width, hex, theme),
-        (MemoryPicture::Failure(m), None) => map_lines(map, &m.live_buffers, &marks, width, hex, theme),
-        (MemoryPicture::Operation(m), _) => map_lines(map, &m.live_buffers, &marks, width, hex, theme),
-        _ => return,
-    };
+    let (lines, cell) = map_lines(map, live, &marks, inner.width as usize, view.hex, theme);
     let title = match fixes.shown(i) {
         Some((_, r)) => format!(" Map after {} · {} a column ", r.advice.title(), size(cell)),
         None => format!(" Map · {} a column ", size(cell)),

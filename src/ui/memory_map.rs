@@ -46,48 +46,42 @@ pub fn tensor_fill(tensor: Option<u64>, theme: &Theme) -> (char, Style) {
     }
 }
 
-/// A buffer as the map draws it: where it lies and its tensor (a failure's live buffer, or one
-/// after a fix).
-pub trait Drawn {
-    /// Bank-relative address.
-    fn address(&self) -> u64;
-    /// Its end address.
-    fn end(&self) -> u64;
-    /// The tensor that holds it.
-    fn tensor_id(&self) -> Option<u64>;
+/// The buffers a map draws: a picture's live buffers, or those after a fix.
+#[derive(Clone, Copy)]
+pub enum MapBuffers<'a> {
+    /// The live buffers of a failure's or an operation's picture.
+    Live(&'a [LiveBuffer]),
+    /// The live buffers after a fix.
+    AfterFix(&'a [BufferAfterFix]),
 }
 
-impl Drawn for LiveBuffer {
-    fn address(&self) -> u64 {
-        self.address
-    }
-    fn end(&self) -> u64 {
-        LiveBuffer::end(self)
-    }
-    fn tensor_id(&self) -> Option<u64> {
-        self.tensor_id
-    }
+/// A buffer as the map draws it: where it lies and its tensor.
+#[derive(Clone, Copy)]
+struct Drawn {
+    address: u64,
+    end: u64,
+    tensor_id: Option<u64>,
 }
 
-impl Drawn for BufferAfterFix {
-    fn address(&self) -> u64 {
-        self.address
-    }
-    fn end(&self) -> u64 {
-        BufferAfterFix::end(self)
-    }
-    fn tensor_id(&self) -> Option<u64> {
-        self.tensor_id
+impl<'a> MapBuffers<'a> {
+    /// Each buffer, in order.
+    fn each(self) -> impl Iterator<Item = Drawn> + 'a {
+        let (live, after): (&[LiveBuffer], &[BufferAfterFix]) = match self {
+            Self::Live(live) => (live, &[]),
+            Self::AfterFix(after) => (&[], after),
+        };
+        let live = live.iter().map(|b| Drawn { address: b.address, end: b.end(), tensor_id: b.tensor_id });
+        live.chain(after.iter().map(|b| Drawn { address: b.address, end: b.end(), tensor_id: b.tensor_id }))
     }
 }
 
 /// The address range the map spans: the region when known, else the live buffers' extent.
-fn extent<B: Drawn>(map: &MemoryMap, live: &[B]) -> (u64, u64) {
+fn extent(map: &MemoryMap, live: MapBuffers<'_>) -> (u64, u64) {
     if let Some(bounds) = map.region.bounds() {
         return bounds;
     }
-    let start = live.iter().map(B::address).min().unwrap_or(0);
-    let end = live.iter().map(B::end).max().unwrap_or(start + 1);
+    let start = live.each().map(|b| b.address).min().unwrap_or(0);
+    let end = live.each().map(|b| b.end).max().unwrap_or(start + 1);
     (start, end.max(start + 1))
 }
 
@@ -118,9 +112,9 @@ fn overlap((lo, hi): (u64, u64), (a, b): (u64, u64)) -> u64 {
 
 /// The map's lines at `width` columns: the buffers, the marks, the ticks; and the size one cell
 /// stands for.
-pub fn map_lines<B: Drawn>(
+pub fn map_lines(
     map: &MemoryMap,
-    live: &[B],
+    live: MapBuffers<'_>,
     marks: &MapMarks,
     width: usize,
     hex: bool,
@@ -146,16 +140,16 @@ pub fn map_lines<B: Drawn>(
 
 /// The buffer each column shows: the one covering most of it (the later one on a tie). Every
 /// buffer is visited once, over the cells it covers, so a snapshot of many buffers stays cheap.
-fn column_holders<'a, B: Drawn>(scale: &Scale, live: &'a [B]) -> Vec<Option<&'a B>> {
-    let mut best: Vec<Option<(u64, &B)>> = vec![None; scale.width];
-    for b in live {
-        let (from, to) = (b.address().max(scale.start), b.end().min(scale.end));
+fn column_holders(scale: &Scale, live: MapBuffers<'_>) -> Vec<Option<Drawn>> {
+    let mut best: Vec<Option<(u64, Drawn)>> = vec![None; scale.width];
+    for b in live.each() {
+        let (from, to) = (b.address.max(scale.start), b.end.min(scale.end));
         if from >= to {
             continue;
         }
         let (first, last) = (scale.column(from), scale.column(to - 1));
         for (c, slot) in best.iter_mut().enumerate().take(last.min(scale.width - 1) + 1).skip(first) {
-            let covered = overlap(scale.range(c), (b.address(), b.end()));
+            let covered = overlap(scale.range(c), (b.address, b.end));
             if covered > 0 && slot.is_none_or(|(most, _)| covered >= most) {
                 *slot = Some((covered, b));
             }
@@ -166,17 +160,17 @@ fn column_holders<'a, B: Drawn>(scale: &Scale, live: &'a [B]) -> Vec<Option<&'a 
 
 /// The first line: each column's buffer in its tensor's fill (the selected one in reverse
 /// video), else the largest free block's mark, else blank.
-fn buffers_line<B: Drawn>(
+fn buffers_line(
     scale: &Scale,
-    live: &[B],
+    live: MapBuffers<'_>,
     largest: Option<(u64, u64)>,
     selected: Option<u64>,
     theme: &Theme,
 ) -> Line<'static> {
     let cells = column_holders(scale, live).into_iter().enumerate().map(|(c, holder)| match holder {
         Some(b) => {
-            let (fill, style) = tensor_fill(b.tensor_id(), theme);
-            let style = if selected == Some(b.address()) { style.patch(theme.selected) } else { style };
+            let (fill, style) = tensor_fill(b.tensor_id, theme);
+            let style = if selected == Some(b.address) { style.patch(theme.selected) } else { style };
             Span::styled(fill.to_string(), style)
         }
         None if largest.is_some_and(|l| overlap(scale.range(c), l) > 0) => {
@@ -266,7 +260,7 @@ mod tests {
         };
         let marks = MapMarks { request: Some(50), request_at: None, circular_buffers: None, selected: Some(60) };
         let theme = Theme::plain();
-        let (lines, cell) = map_lines(&map, &live, &marks, 10, false, &theme);
+        let (lines, cell) = map_lines(&map, MapBuffers::Live(&live), &marks, 10, false, &theme);
         assert_eq!(cell, 10);
         let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         assert_eq!(text[0], "▓▓░░░░▒  ▚");
@@ -289,7 +283,7 @@ mod tests {
             largest_free_block: Some(32768),
         };
         let marks = MapMarks { request: Some(40960), request_at: None, circular_buffers: None, selected: None };
-        let (lines, _) = map_lines::<LiveBuffer>(&map, &[], &marks, 60, false, &Theme::plain());
+        let (lines, _) = map_lines(&map, MapBuffers::Live(&[]), &marks, 60, false, &Theme::plain());
         let request = lines[1].to_string();
         assert_eq!(request, format!("▬ request 40 KiB, larger than the region {}", "▬".repeat(19)));
     }
