@@ -289,13 +289,15 @@ impl<'r> Pictures<'r> {
         let read = ReportError::read("the memory after the operation");
         let op = &self.report.operations[index];
         let started_from = index.checked_sub(1).filter(|_| !op.recorded);
-        let (snapshot, graph, mut notes) = self.own_records(index).map_err(&read)?;
-        let mut snapshot = Arc::unwrap_or_clone(snapshot);
-        if let Some(p) = started_from {
-            let (rows, cut) = self.report.snapshots().rows(self.report.operations[p].id, op.rank).map_err(&read)?;
-            snapshot = rows;
-            notes.extend(cut);
-        }
+        let (own, graph, mut notes) = self.own_records(index).map_err(&read)?;
+        let snapshot = match started_from {
+            Some(p) => {
+                let (rows, cut) = self.report.snapshots().rows(self.report.operations[p].id, op.rank).map_err(&read)?;
+                notes.extend(cut);
+                rows
+            }
+            None => Arc::unwrap_or_clone(own),
+        };
         let mut inputs = OperationInputs {
             operation_id: op.id,
             input_tensor_ids: self.input_tensor_ids(&[index]).map_err(&read)?.remove(&index).unwrap_or_default(),
